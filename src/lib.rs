@@ -1,0 +1,17 @@
+//! git-lore keeps lessons — durable, version-scoped engineering knowledge
+//! distilled from coding-session artifacts — in a dedicated git repository.
+//!
+//! Each lesson is a JSON file; every status change and every verdict is a
+//! signed commit with structured `Lore-*` trailers; `git log` is the audit
+//! trail. See `docs/ARCHITECTURE.md` for the map of this crate.
+//!
+//! The library never prints and never reads the process environment, the
+//! clock or randomness directly: callers pass them in.
+
+pub mod model;
+pub mod ops;
+pub mod process;
+pub mod schema;
+pub mod signing;
+pub mod store;
+pub mod trailers;

@@ -1,0 +1,514 @@
+//! The typed records git-lore keeps: artifact ids and lesson ids, archivist
+//! artifacts, lesson candidates, the proposal envelope that carries a candidate
+//! through its lifecycle on the ledger, declines, verdicts and the Lesson v2 pool
+//! entry.
+//!
+//! This module owns the shapes and their canonical serialisation only. It does
+//! not validate against the JSON schemas (see [`crate::schema`]), decide status
+//! transitions (see [`crate::review`]) or touch git (see [`crate::store`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// Errors from parsing the small value types of this module.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ModelError {
+    /// An id that is not a 26-character upper-case Crockford ULID.
+    #[error("not a ULID: {0:?} (expected 26 characters of 0-9 and A-Z without I, L, O, U)")]
+    BadId(String),
+    /// A visibility other than private, org or public.
+    #[error("visibility must be one of: private, org, public (got {0:?})")]
+    BadVisibility(String),
+    /// A proposal status that is not one of the five.
+    #[error("unknown status {0:?}")]
+    BadStatus(String),
+}
+
+/// A ULID as the lesson schema spells it: 26 characters of upper-case
+/// Crockford base32, first character at most `7`.
+///
+/// Parsing is strict on purpose: ids end up in paths and in trailers, so a
+/// lower-case, padded or over-long value is refused rather than normalised.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Id(ulid::Ulid);
+
+impl Id {
+    /// Builds an id from a millisecond timestamp and 80 random bits.
+    pub fn from_parts(unix_ms: u64, random: u128) -> Id {
+        Id(ulid::Ulid::from_parts(unix_ms, random))
+    }
+
+    /// The 16 raw bytes, big-endian, as stored in the index.
+    pub fn to_bytes(self) -> [u8; 16] {
+        self.0 .0.to_be_bytes()
+    }
+
+    /// The inverse of [`Id::to_bytes`].
+    pub fn from_bytes(bytes: [u8; 16]) -> Id {
+        Id(ulid::Ulid(u128::from_be_bytes(bytes)))
+    }
+
+    /// The millisecond timestamp part.
+    pub fn timestamp_ms(self) -> u64 {
+        self.0.timestamp_ms()
+    }
+
+    /// The fan-out directories of DESIGN §3: the last two characters of the
+    /// ULID (its random part), one directory level each.
+    pub fn fanout(self) -> (char, char) {
+        let s = self.0.to_string();
+        let b = s.as_bytes();
+        (b[24] as char, b[25] as char)
+    }
+}
+
+fn is_crockford(c: u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'A'..=b'H' | b'J' | b'K' | b'M' | b'N' | b'P'..=b'T' | b'V'..=b'Z')
+}
+
+impl FromStr for Id {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Id, ModelError> {
+        let b = s.as_bytes();
+        if b.len() != 26 || !b.iter().all(|&c| is_crockford(c)) || b[0] > b'7' {
+            return Err(ModelError::BadId(s.chars().take(64).collect()));
+        }
+        ulid::Ulid::from_string(s)
+            .map(Id)
+            .map_err(|_| ModelError::BadId(s.to_owned()))
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Debug for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Id, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Who may see a lesson: chosen by a human at confirmation, never defaulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Visibility {
+    Private,
+    Org,
+    Public,
+}
+
+impl Visibility {
+    pub const ALL: [Visibility; 3] = [Visibility::Private, Visibility::Org, Visibility::Public];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Private => "private",
+            Visibility::Org => "org",
+            Visibility::Public => "public",
+        }
+    }
+
+    /// The pool entry's `source` for a lesson of this visibility
+    /// (private maps to `local`; it is not a rename).
+    pub fn source(self) -> Source {
+        match self {
+            Visibility::Private => Source::Local,
+            Visibility::Org => Source::Org,
+            Visibility::Public => Source::Public,
+        }
+    }
+}
+
+impl FromStr for Visibility {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Self, ModelError> {
+        match s {
+            "private" => Ok(Visibility::Private),
+            "org" => Ok(Visibility::Org),
+            "public" => Ok(Visibility::Public),
+            _ => Err(ModelError::BadVisibility(s.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for Visibility {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A pool entry's `source`, and the name of the pool branch it lives on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Local,
+    Org,
+    Public,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Local => "local",
+            Source::Org => "org",
+            Source::Public => "public",
+        }
+    }
+}
+
+/// Where a proposal is in its lifecycle on the ledger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalStatus {
+    Pending,
+    Confirmed,
+    Passed,
+    Approved,
+    Rejected,
+}
+
+impl ProposalStatus {
+    pub const ALL: [ProposalStatus; 5] = [
+        ProposalStatus::Pending,
+        ProposalStatus::Confirmed,
+        ProposalStatus::Passed,
+        ProposalStatus::Approved,
+        ProposalStatus::Rejected,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalStatus::Pending => "pending",
+            ProposalStatus::Confirmed => "confirmed",
+            ProposalStatus::Passed => "passed",
+            ProposalStatus::Approved => "approved",
+            ProposalStatus::Rejected => "rejected",
+        }
+    }
+}
+
+impl FromStr for ProposalStatus {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Self, ModelError> {
+        ProposalStatus::ALL
+            .into_iter()
+            .find(|st| st.as_str() == s)
+            .ok_or_else(|| ModelError::BadStatus(s.to_owned()))
+    }
+}
+
+impl fmt::Display for ProposalStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A pool entry's lifecycle state. There is deliberately no `expired`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LessonStatus {
+    Active,
+    Refuted,
+    Superseded,
+    Retracted,
+}
+
+impl LessonStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LessonStatus::Active => "active",
+            LessonStatus::Refuted => "refuted",
+            LessonStatus::Superseded => "superseded",
+            LessonStatus::Retracted => "retracted",
+        }
+    }
+}
+
+/// An archivist artifact: one decision, dead end or open question from a
+/// coding session (reference §2). Unknown keys are tolerated on input.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub id: Id,
+    pub kind: String,
+    pub project_key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<String>,
+    pub summary: String,
+    #[serde(default)]
+    pub detail: Option<String>,
+    #[serde(default)]
+    pub files: Vec<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+}
+
+/// `evidence` of a candidate and of a lesson. The transform supplies only
+/// `resolution`; the tool stitches the provenance fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    pub artifact_ids: Vec<Id>,
+    pub session_ids: Vec<String>,
+    pub project_key: String,
+    pub observed_at: String,
+    pub resolution: String,
+}
+
+/// The scope union of `applies_to`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Scope {
+    Versioned { versions: BTreeMap<String, String> },
+    VersionIndependent { justification: String },
+}
+
+/// `applies_to` of a candidate and of a lesson.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppliesTo {
+    pub stack: Vec<String>,
+    pub scope: Scope,
+    pub file_patterns: Vec<String>,
+    pub task_kinds: Vec<String>,
+}
+
+/// The four fields the transform owns, provenance stitched.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Candidate {
+    pub claim: String,
+    pub rationale: String,
+    pub evidence: Evidence,
+    pub applies_to: AppliesTo,
+}
+
+/// The jury's recorded decision on a proposal (reference §3.3 step 8).
+///
+/// `judges` is kept verbatim as the judges gave it; `failed_criterion` is
+/// absent (not null) when no floor was violated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub rubric_id: Option<String>,
+    pub gate_policy: Option<String>,
+    pub score_threshold: Option<f64>,
+    pub aggregate_score: Option<f64>,
+    pub passed: bool,
+    pub reason: String,
+    pub judges: Vec<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_criterion: Option<String>,
+}
+
+/// The proposal envelope on the ledger: a candidate and everything that
+/// happened to it. Optional fields are absent, not null, until set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Proposal {
+    pub id: Id,
+    pub artifact_id: Id,
+    pub created_at: String,
+    pub status: ProposalStatus,
+    pub candidate: Candidate,
+    /// The artifact the candidate was made from, kept so that judges (and a
+    /// human reading `git lore show`) can check the lesson against its source.
+    /// The ledger never leaves the machine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<Artifact>,
+    /// The model backend that made the candidate (`offline` or a model name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_before_confirm: Option<Candidate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promoted_at: Option<String>,
+}
+
+/// Why the transform declined an artifact: a real verdict, recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeclineReason {
+    TransformInvalid,
+    NoResolution,
+    NoVersions,
+    SchemaInvalid,
+}
+
+impl DeclineReason {
+    pub const ALL: [DeclineReason; 4] = [
+        DeclineReason::TransformInvalid,
+        DeclineReason::NoResolution,
+        DeclineReason::NoVersions,
+        DeclineReason::SchemaInvalid,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeclineReason::TransformInvalid => "transform_invalid",
+            DeclineReason::NoResolution => "no_resolution",
+            DeclineReason::NoVersions => "no_versions",
+            DeclineReason::SchemaInvalid => "schema_invalid",
+        }
+    }
+}
+
+impl FromStr for DeclineReason {
+    type Err = ModelError;
+    fn from_str(s: &str) -> Result<Self, ModelError> {
+        DeclineReason::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| ModelError::BadStatus(s.to_owned()))
+    }
+}
+
+impl fmt::Display for DeclineReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A decline record on the ledger (`declined/<X>/<Y>/<artifact>.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Decline {
+    pub artifact_id: Id,
+    pub reason: DeclineReason,
+    pub detail: Option<String>,
+    pub declined_at: String,
+    /// The artifact that was declined, for the audit trail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<Artifact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+}
+
+/// `consensus` of a pool entry.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Consensus {
+    pub judges: u64,
+    pub agreed: u64,
+    pub decided_at: String,
+}
+
+/// A Lesson v2 pool entry: exactly the 13 keys of the published schema.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lesson {
+    pub id: Id,
+    pub schema_version: u8,
+    pub claim: String,
+    pub rationale: String,
+    pub evidence: Evidence,
+    pub applies_to: AppliesTo,
+    pub visibility: Visibility,
+    pub consensus: Consensus,
+    pub status: LessonStatus,
+    pub superseded_by: Option<Id>,
+    pub source: Source,
+    pub author_key: String,
+    pub promoted_at: String,
+}
+
+/// Canonical JSON as every record is written: keys sorted, two-space indent,
+/// one trailing newline. The same value always gives the same bytes.
+pub fn canonical_json<T: Serialize>(value: &T) -> Vec<u8> {
+    // Going through `Value` sorts the keys: serde_json's map is a BTreeMap
+    // unless `preserve_order` is enabled, which this crate never enables.
+    let v = serde_json::to_value(value).expect("records serialise to JSON");
+    let mut out = serde_json::to_vec_pretty(&v).expect("a Value serialises");
+    out.push(b'\n');
+    out
+}
+
+/// Formats a timestamp the way every record spells one:
+/// `YYYY-MM-DDTHH:MM:SSZ`, UTC, whole seconds.
+pub fn iso(ts: jiff::Timestamp) -> String {
+    ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_parse_strictly() {
+        let id: Id = "01KZ45MKAM734ZS7JK24D2DK0R".parse().unwrap();
+        assert_eq!(id.to_string(), "01KZ45MKAM734ZS7JK24D2DK0R");
+        assert_eq!(id.fanout(), ('0', 'R'));
+        assert_eq!(Id::from_bytes(id.to_bytes()), id);
+        for bad in [
+            "",
+            "01kz45mkam734zs7jk24d2dk0r",
+            "01KZ45MKAM734ZS7JK24D2DK0",
+            "01KZ45MKAM734ZS7JK24D2DK0RR",
+            "01KZ45MKAM734ZS7JK24D2DK0I",
+            "../../../../../../etc/passw",
+            "81KZ45MKAM734ZS7JK24D2DK0R",
+            "01KZ45MKAM734ZS7JK24D2DK0\n",
+        ] {
+            assert!(bad.parse::<Id>().is_err(), "{bad:?} must be refused");
+        }
+    }
+
+    #[test]
+    fn canonical_json_sorts_keys_and_ends_with_newline() {
+        let v = serde_json::json!({"b": 1, "a": {"d": 2, "c": [1, 2]}});
+        let s = String::from_utf8(canonical_json(&v)).unwrap();
+        assert_eq!(
+            s,
+            "{\n  \"a\": {\n    \"c\": [\n      1,\n      2\n    ],\n    \"d\": 2\n  },\n  \"b\": 1\n}\n"
+        );
+    }
+
+    #[test]
+    fn reference_records_round_trip() {
+        let proposal = r#"{"id":"01KZ4A1B2C3D4E5F6G7H8J9K0M","artifact_id":"01KZ45MKAM734ZS7JK24D2DK0R","created_at":"2026-08-03T16:05:00Z","status":"pending","candidate":{"claim":"c","rationale":"r","evidence":{"resolution":"x","artifact_ids":["01KZ45MKAM734ZS7JK24D2DK0R"],"session_ids":["sess-1"],"project_key":"6a7678979e31","observed_at":"2026-08-03T15:59:48Z"},"applies_to":{"stack":["vite"],"scope":{"kind":"versioned","versions":{"vite":"<6"}},"file_patterns":[],"task_kinds":[]}}}"#;
+        let p: Proposal = serde_json::from_str(proposal).unwrap();
+        assert_eq!(p.status, ProposalStatus::Pending);
+        let again: Proposal = serde_json::from_slice(&canonical_json(&p)).unwrap();
+        assert_eq!(p, again);
+    }
+
+    #[test]
+    fn iso_is_whole_seconds_utc() {
+        let ts = jiff::Timestamp::from_second(1_795_978_608).unwrap();
+        assert_eq!(iso(ts), "2026-11-29T16:56:48Z");
+    }
+}

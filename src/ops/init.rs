@@ -1,0 +1,131 @@
+//! `git lore init`: create the lesson repository, give it a signing key if it
+//! has none, guard it against pushing private branches, and write the signed
+//! `init` commit.
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+use rand::rngs::StdRng;
+use rand::RngCore;
+
+use super::{signing_config, Env, Lore, LoreError};
+use crate::signing::{self, Signer};
+use crate::store::{Branch, CommitSpec, InitOutcome, Store};
+use crate::trailers::{Action, LoreTrailers};
+
+/// The pre-push guard installed into every lesson repository.
+pub const PRE_PUSH_HOOK: &str = include_str!("../../hooks/pre-push");
+
+/// Where `init` keeps the dedicated signing key, relative to the git dir.
+pub const KEY_PATH: &str = "keys/lore_ed25519";
+/// Where `init` keeps the allowed-signers file, relative to the git dir.
+pub const ALLOWED_SIGNERS_PATH: &str = "allowed_signers";
+/// The author secret `author_key` is derived from, relative to the git dir.
+pub const AUTHOR_SECRET_PATH: &str = "keys/author_secret";
+
+/// What `init` did, for the CLI to report.
+#[derive(Debug)]
+pub struct InitReport {
+    pub outcome: InitOutcome,
+    pub git_dir: PathBuf,
+    /// The key `init` created, if it created one.
+    pub created_key: Option<PathBuf>,
+}
+
+/// Creates the lesson repository at `path` (see the module doc). On an
+/// existing lesson repository it reports so and changes nothing.
+pub fn init(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport), LoreError> {
+    let (mut store, outcome) = Store::create(path, env.host())?;
+    if outcome == InitOutcome::AlreadyInitialised {
+        let git_dir = store.git_dir().to_owned();
+        drop(store);
+        let lore = Lore::open(&git_dir, env, rng)?;
+        return Ok((
+            lore,
+            InitReport {
+                outcome,
+                git_dir,
+                created_key: None,
+            },
+        ));
+    }
+
+    if store.config_string("user.name").is_none() {
+        store.set_config("user.name", "git-lore")?;
+    }
+    if store.config_string("user.email").is_none() {
+        store.set_config("user.email", "git-lore@localhost")?;
+    }
+    let mut created_key = None;
+    if store.config_string("user.signingkey").is_none() {
+        let key_path = store.git_dir().join(KEY_PATH);
+        if !key_path.exists() {
+            let keys_dir = store.git_dir().join("keys");
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&keys_dir)
+                .map_err(|e| {
+                    LoreError::BadInput(format!("cannot create {}: {e}", keys_dir.display()))
+                })?;
+            let key = signing::generate_ed25519(&mut rng)?;
+            let email = store.identity().email;
+            signing::write_key_pair(&key, &key_path, &email)?;
+            let line = signing::allowed_signers_line(&email, key.public_key())?;
+            store.write_private_file(ALLOWED_SIGNERS_PATH, format!("{line}\n").as_bytes(), 0o644, false)?;
+            created_key = Some(key_path.clone());
+        }
+        let allowed = store.git_dir().join(ALLOWED_SIGNERS_PATH);
+        store.set_config("gpg.format", "ssh")?;
+        store.set_config("user.signingkey", &key_path.to_string_lossy())?;
+        store.set_config("gpg.ssh.allowedSignersFile", &allowed.to_string_lossy())?;
+    }
+    // Anyone committing into this repository by hand signs too.
+    store.set_config("commit.gpgSign", "true")?;
+    store.reload()?;
+
+    store.write_private_file("hooks/pre-push", PRE_PUSH_HOOK.as_bytes(), 0o755, false)?;
+    if !store.git_dir().join(AUTHOR_SECRET_PATH).exists() {
+        let mut secret = [0u8; 32];
+        rng.fill_bytes(&mut secret);
+        let text = format!("{}\n", hex::encode(secret));
+        match store.write_private_file(AUTHOR_SECRET_PATH, text.as_bytes(), 0o600, true) {
+            Ok(_) => {}
+            // Created meanwhile by a concurrent init: never regenerate it.
+            Err(crate::store::StoreError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+
+    let signer = Some(Signer::from_config(&signing_config(&store, &env)?)?);
+    let git_dir = store.git_dir().to_owned();
+    let mut lore = Lore {
+        store,
+        signer,
+        env,
+        rng,
+    };
+    lore.transact(Branch::Ledger, |tx| {
+        if tx.base().is_some() {
+            // A concurrent init won; its commit is as good as ours.
+            return Ok(());
+        }
+        let spec = CommitSpec::new(
+            "init: lesson repository",
+            Some("Created by git-lore. The ledger holds proposals, their lifecycle and\ndeclines; pools hold promoted lessons."),
+            LoreTrailers::new(Action::Init),
+            Vec::new(),
+        )?;
+        tx.commit(spec)?;
+        Ok(())
+    })?;
+    Ok((
+        lore,
+        InitReport {
+            outcome,
+            git_dir,
+            created_key,
+        },
+    ))
+}

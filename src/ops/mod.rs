@@ -1,0 +1,215 @@
+//! The library's use cases: each public function here is one thing a user
+//! can ask git-lore to do (initialise, ingest, confirm, judge, verify, …),
+//! composed from the store, signing, the pipeline and review logic.
+//!
+//! This layer owns orchestration and the classification of failures into
+//! refusals and outages ([`LoreError::class`]). It never prints and never
+//! reads the environment, the clock or randomness: everything arrives in
+//! [`Env`] and the caller's random generator.
+
+pub mod audit;
+pub mod init;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rand::rngs::StdRng;
+
+use crate::signing::{self, Format, Signer, SigningConfig, SigningError};
+use crate::store::{CommitSigner, Host, RetryPolicy, Store, StoreError};
+
+pub use init::init;
+
+/// What the host process hands the library: the time, where home is, how to
+/// run child programs. The CLI builds it once from the real environment.
+#[derive(Clone, Debug)]
+pub struct Env {
+    /// "Now", for records and commit dates.
+    pub now: jiff::Timestamp,
+    /// The user's home directory, for `~` in configured paths.
+    pub home: Option<PathBuf>,
+    /// The environment of child programs (git, signing programs, models).
+    pub child_env: Vec<(String, String)>,
+    /// The `git` program.
+    pub git_program: String,
+    /// Deadline for one run of an external signing program.
+    pub sign_timeout: Duration,
+    /// How hard writers try against concurrent writers.
+    pub retry: RetryPolicy,
+}
+
+impl Env {
+    /// An environment with the given time and child environment, `git` from
+    /// `PATH`, a 10 s signing deadline and the default retry policy.
+    pub fn new(now: jiff::Timestamp, home: Option<PathBuf>, child_env: Vec<(String, String)>) -> Env {
+        Env {
+            now,
+            home,
+            child_env,
+            git_program: "git".into(),
+            sign_timeout: Duration::from_secs(10),
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// How the store runs `git`.
+    pub fn host(&self) -> Host {
+        Host {
+            git_program: self.git_program.clone(),
+            git_env: self.child_env.clone(),
+        }
+    }
+}
+
+/// How a failure is reported at the edge (DESIGN §6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Usage, bad input or state error: nothing was written for it (exit 1).
+    Refused,
+    /// An outage left something undetermined; safe to retry (exit 2).
+    Undetermined,
+}
+
+/// Everything an operation can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum LoreError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Signing(#[from] SigningError),
+    #[error(transparent)]
+    Trailer(#[from] crate::trailers::TrailerError),
+    /// A request that the current state does not allow, with the message
+    /// that names the id and status involved.
+    #[error("{0}")]
+    Refused(String),
+    /// Input that is malformed.
+    #[error("{0}")]
+    BadInput(String),
+    /// An outage: nothing was written, retrying is safe.
+    #[error("{0}")]
+    Outage(String),
+}
+
+impl LoreError {
+    /// Refusal or outage.
+    pub fn class(&self) -> Class {
+        match self {
+            LoreError::Outage(_) => Class::Undetermined,
+            LoreError::Store(StoreError::Contended { .. }) => Class::Undetermined,
+            _ => Class::Refused,
+        }
+    }
+}
+
+impl CommitSigner for Signer {
+    fn sign_commit(&self, payload: &[u8]) -> Result<String, String> {
+        self.sign(payload).map_err(|e| e.to_string())
+    }
+}
+
+/// An open lesson repository with its signer: the handle every operation
+/// works through.
+pub struct Lore {
+    pub store: Store,
+    /// Built on the first write, so read-only commands never need a key.
+    signer: Option<Signer>,
+    pub env: Env,
+    rng: StdRng,
+}
+
+impl std::fmt::Debug for Lore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lore").field("store", &self.store).finish()
+    }
+}
+
+/// Expands `~/` with `home` and makes a path absolute against `base`.
+pub(crate) fn expand_path(p: &str, home: Option<&Path>, base: &Path) -> PathBuf {
+    let expanded = match (p.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ => PathBuf::from(p),
+    };
+    if expanded.is_absolute() {
+        expanded
+    } else {
+        base.join(expanded)
+    }
+}
+
+/// The signing configuration git would use for this repository.
+pub(crate) fn signing_config(store: &Store, env: &Env) -> Result<SigningConfig, LoreError> {
+    let format = Format::from_git_config(store.config_string("gpg.format").as_deref())?;
+    let ident = store.identity();
+    let mut cfg = SigningConfig::new(
+        format,
+        format!("{} <{}>", ident.name, ident.email),
+        store.git_dir(),
+    );
+    cfg.signing_key = store.config_string("user.signingkey");
+    cfg.gpg_program = store
+        .config_string("gpg.openpgp.program")
+        .or_else(|| store.config_string("gpg.program"));
+    cfg.gpg_x509_program = store.config_string("gpg.x509.program");
+    cfg.gpg_ssh_program = store.config_string("gpg.ssh.program");
+    cfg.home = env.home.clone();
+    cfg.child_env = env.child_env.clone();
+    cfg.timeout = env.sign_timeout;
+    Ok(cfg)
+}
+
+impl Lore {
+    /// Opens the lesson repository at `path`. The signer is prepared on the
+    /// first write, which fails before anything is written if no usable
+    /// signing key is configured.
+    pub fn open(path: &Path, env: Env, rng: StdRng) -> Result<Lore, LoreError> {
+        let store = Store::open(path, env.host())?;
+        let signer = None;
+        Ok(Lore {
+            store,
+            signer,
+            env,
+            rng,
+        })
+    }
+
+    /// The allowed signers in force for the ledger (`gpg.ssh.allowedSignersFile`).
+    pub fn ledger_allowed_signers(&self) -> Result<signing::AllowedSigners, LoreError> {
+        let Some(p) = self.store.config_string("gpg.ssh.allowedSignersFile") else {
+            return Ok(signing::AllowedSigners::default());
+        };
+        let path = expand_path(&p, self.env.home.as_deref(), self.store.git_dir());
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            LoreError::BadInput(format!(
+                "cannot read gpg.ssh.allowedSignersFile {}: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(signing::AllowedSigners::parse(&text)?)
+    }
+
+    /// Runs one transaction on `branch` with this repository's signer.
+    pub fn transact<T>(
+        &mut self,
+        branch: crate::store::Branch,
+        f: impl FnMut(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
+    ) -> Result<crate::store::tx::Committed<T>, LoreError> {
+        if self.signer.is_none() {
+            self.signer = Some(Signer::from_config(&signing_config(&self.store, &self.env)?)?);
+        }
+        let signer = self.signer.as_ref().expect("just set");
+        self.store.transact(
+            branch,
+            signer,
+            self.env.now,
+            &mut self.rng,
+            self.env.retry,
+            f,
+        )
+    }
+
+    /// The random generator the caller handed in.
+    pub fn rng(&mut self) -> &mut StdRng {
+        &mut self.rng
+    }
+}

@@ -1,0 +1,244 @@
+//! Reading history: commits with their parsed trailers, the paths each commit
+//! changed, and the exact bytes a commit's signature covers.
+//!
+//! This is what `git lore log` and `git lore verify` are built on. It reports
+//! facts about commits; judging them (is the signer allowed, do the trailers
+//! agree with the change) belongs to the audit, not here.
+
+use std::collections::HashSet;
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+
+use super::layout::Branch;
+use super::{GixContext, Store, StoreError};
+use crate::trailers::{self, LoreTrailers, TrailerError};
+
+/// One path a commit changed relative to its first parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedPath {
+    pub path: String,
+    /// The blob before (absent when added).
+    pub old: Option<ObjectId>,
+    /// The blob after (absent when deleted).
+    pub new: Option<ObjectId>,
+}
+
+/// What a commit says about itself.
+#[derive(Clone, Debug)]
+pub struct CommitInfo {
+    pub id: ObjectId,
+    pub parents: Vec<ObjectId>,
+    pub tree: ObjectId,
+    pub author_name: String,
+    pub author_email: String,
+    /// Committer time, seconds since the epoch.
+    pub time: i64,
+    pub subject: String,
+    pub message: String,
+    /// The typed `Lore-*` trailers, or why they could not be read.
+    pub trailers: Result<LoreTrailers, TrailerError>,
+    /// The bytes the signature covers (the commit without `gpgsig`).
+    pub payload: Vec<u8>,
+    /// The armored signature, if the commit is signed.
+    pub signature: Option<String>,
+}
+
+impl Store {
+    /// Reads one commit.
+    pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo, StoreError> {
+        let commit = self
+            .repo()
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
+        let decoded = commit.decode().ctx(|| format!("decoding commit {id}"))?;
+        let message = decoded.message.to_str_lossy().into_owned();
+        let (subject, lines) = trailers::parse(&message);
+        let (payload, signature) = match commit
+            .signature()
+            .ctx(|| format!("reading the signature of {id}"))?
+        {
+            Some((sig, signed)) => (
+                signed.to_bstring().to_vec(),
+                Some(sig.to_str_lossy().into_owned()),
+            ),
+            None => (commit.data.clone(), None),
+        };
+        Ok(CommitInfo {
+            id,
+            parents: decoded.parents().collect(),
+            tree: decoded.tree(),
+            author_name: decoded.author().map(|a| a.name.to_str_lossy().into_owned()).unwrap_or_default(),
+            author_email: decoded
+                .author()
+                .map(|a| a.email.to_str_lossy().into_owned())
+                .unwrap_or_default(),
+            time: decoded.committer().map(|c| c.seconds()).unwrap_or(0),
+            subject,
+            trailers: LoreTrailers::from_trailers(&lines),
+            message,
+            payload,
+            signature,
+        })
+    }
+
+    /// Every commit reachable from `tip`, newest first (children before
+    /// parents, then by commit time).
+    pub fn ancestors(&self, tip: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
+        let walk = self
+            .repo()
+            .rev_walk([tip])
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(Default::default()))
+            .all()
+            .ctx(|| format!("walking history from {tip}"))?;
+        let mut out = Vec::new();
+        for info in walk {
+            out.push(info.ctx(|| format!("walking history from {tip}"))?.id);
+        }
+        Ok(out)
+    }
+
+    /// Commits reachable from `tip` but not from any of `hide`, newest first.
+    pub fn range(&self, tip: ObjectId, hide: &[ObjectId]) -> Result<Vec<ObjectId>, StoreError> {
+        let hidden: HashSet<ObjectId> = hide
+            .iter()
+            .map(|h| self.ancestors(*h))
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        Ok(self
+            .ancestors(tip)?
+            .into_iter()
+            .filter(|c| !hidden.contains(c))
+            .collect())
+    }
+
+    /// Every commit on every lore branch, newest first, each once, with the
+    /// branch it was found on.
+    pub fn all_commits(&self) -> Result<Vec<(Branch, ObjectId)>, StoreError> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for b in Branch::ALL {
+            if let Some(tip) = self.tip(b)? {
+                for c in self.ancestors(tip)? {
+                    if seen.insert(c) {
+                        out.push((b, c));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Resolves a revision (`ledger`, `pool/org`, a hex id, `ledger~3`).
+    pub fn resolve(&self, rev: &str) -> Result<ObjectId, StoreError> {
+        let spec = Branch::parse(rev)
+            .map(|b| b.ref_name())
+            .unwrap_or_else(|| rev.to_owned());
+        self.repo()
+            .rev_parse_single(spec.as_str())
+            .ctx(|| format!("resolving {rev:?}"))
+            .map(|id| id.detach())
+    }
+
+    /// The blobs `commit` changed relative to its first parent.
+    pub fn changed_paths(&self, info: &CommitInfo) -> Result<Vec<ChangedPath>, StoreError> {
+        let old_tree = match info.parents.first() {
+            Some(p) => Some(
+                self.repo()
+                    .find_commit(*p)
+                    .ctx(|| format!("reading commit {p}"))?
+                    .tree_id()
+                    .ctx(|| format!("reading the tree of {p}"))?
+                    .detach(),
+            ),
+            None => None,
+        };
+        let mut out = Vec::new();
+        self.diff_trees(old_tree, Some(info.tree), String::new(), &mut out)?;
+        Ok(out)
+    }
+
+    fn tree_entries(
+        &self,
+        tree: Option<ObjectId>,
+    ) -> Result<Vec<(String, ObjectId, bool)>, StoreError> {
+        let Some(tree) = tree else {
+            return Ok(Vec::new());
+        };
+        let t = self
+            .repo()
+            .find_tree(tree)
+            .ctx(|| format!("reading tree {tree}"))?;
+        let decoded = t.decode().ctx(|| format!("decoding tree {tree}"))?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| {
+                (
+                    e.filename.to_str_lossy().into_owned(),
+                    e.oid.to_owned(),
+                    e.mode.is_tree(),
+                )
+            })
+            .collect())
+    }
+
+    fn diff_trees(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        prefix: String,
+        out: &mut Vec<ChangedPath>,
+    ) -> Result<(), StoreError> {
+        if old == new {
+            return Ok(());
+        }
+        let a = self.tree_entries(old)?;
+        let b = self.tree_entries(new)?;
+        let mut names: Vec<&String> = a.iter().map(|e| &e.0).chain(b.iter().map(|e| &e.0)).collect();
+        names.sort();
+        names.dedup();
+        for name in names {
+            let ea = a.iter().find(|e| &e.0 == name);
+            let eb = b.iter().find(|e| &e.0 == name);
+            let path = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let (a_tree, a_blob) = match ea {
+                Some((_, id, true)) => (Some(*id), None),
+                Some((_, id, false)) => (None, Some(*id)),
+                None => (None, None),
+            };
+            let (b_tree, b_blob) = match eb {
+                Some((_, id, true)) => (Some(*id), None),
+                Some((_, id, false)) => (None, Some(*id)),
+                None => (None, None),
+            };
+            if a_tree.is_some() || b_tree.is_some() {
+                self.diff_trees(a_tree, b_tree, path.clone(), out)?;
+            }
+            if a_blob != b_blob {
+                out.push(ChangedPath {
+                    path,
+                    old: a_blob,
+                    new: b_blob,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A blob's bytes.
+    pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
+        Ok(self
+            .repo()
+            .find_blob(id)
+            .ctx(|| format!("reading blob {id}"))?
+            .data
+            .clone())
+    }
+}

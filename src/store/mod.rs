@@ -1,0 +1,514 @@
+//! The lesson repository: the only code in git-lore that touches git.
+//!
+//! A bare repository holds the ledger (`refs/heads/ledger`, HEAD) and the
+//! pools (`refs/heads/pool/{local,org,public}`). Records are canonical JSON
+//! files at fan-out paths (see [`layout`]). Every change is one signed commit
+//! with `Lore-*` trailers, written off to the side and published by moving the
+//! branch with compare-and-swap (see [`tx`]). What happened to an artifact or a
+//! lesson is answered from a derived cache of history (see [`index`]).
+//!
+//! This module reads and writes git objects and refs through gix, and runs the
+//! `git` program only for what gix cannot do (config edits at init, repacking,
+//! push and fetch). It does not decide lifecycle rules, sign (it calls a
+//! [`CommitSigner`]), print, or read the process environment: the caller passes
+//! everything in through [`Host`].
+
+pub mod history;
+pub mod index;
+pub mod layout;
+pub mod tx;
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+
+pub use history::{ChangedPath, CommitInfo};
+pub use index::{ArtifactOutcome, Index, LessonEntry};
+pub use layout::Branch;
+pub use tx::{Change, CommitSpec, RetryPolicy, Tx};
+
+/// Everything that can go wrong in the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The path holds no git repository.
+    #[error("no lesson repository at {path}: run `git lore init` first")]
+    NotARepository { path: PathBuf },
+    /// The path holds something that is not a lesson repository.
+    #[error("{path} exists and is not a git-lore repository (no refs/heads/ledger)")]
+    NotALoreRepository { path: PathBuf },
+    /// A git operation failed.
+    #[error("{context}: {source}")]
+    Git {
+        context: String,
+        #[source]
+        source: gix::Error,
+    },
+    /// A file-system operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A record path that is not one of ours (traversal, odd characters).
+    #[error("refusing record path {0:?}: paths are relative, '/'-separated, and made of [A-Za-z0-9._-] components")]
+    BadPath(String),
+    /// Signing a commit failed; nothing was written.
+    #[error("could not sign the commit; nothing was written: {0}")]
+    Sign(String),
+    /// A commit message could not be formed.
+    #[error(transparent)]
+    Trailer(#[from] crate::trailers::TrailerError),
+    /// The branch kept moving under us.
+    #[error("{branch} kept changing under concurrent writers; gave up after {attempts} attempts (nothing of this change was published; retry)")]
+    Contended { branch: String, attempts: u32 },
+    /// A `git` subprocess failed.
+    #[error("`git {args}` failed: {message}")]
+    GitProgram { args: String, message: String },
+    /// The derived index file is unreadable; it is rebuilt from history.
+    #[error("index file {path} is corrupt: {why}")]
+    IndexCorrupt { path: PathBuf, why: String },
+    /// A record in the tree is not what it should be.
+    #[error("record {path} on {branch} is corrupt: {why}")]
+    CorruptRecord {
+        branch: String,
+        path: String,
+        why: String,
+    },
+}
+
+pub(crate) trait GixContext<T> {
+    fn ctx(self, context: impl FnOnce() -> String) -> Result<T, StoreError>;
+}
+
+impl<T, E: Into<gix::Error>> GixContext<T> for Result<T, E> {
+    fn ctx(self, context: impl FnOnce() -> String) -> Result<T, StoreError> {
+        self.map_err(|e| StoreError::Git {
+            context: context(),
+            source: e.into(),
+        })
+    }
+}
+
+pub(crate) fn io_ctx<T>(
+    r: std::io::Result<T>,
+    context: impl FnOnce() -> String,
+) -> Result<T, StoreError> {
+    r.map_err(|source| StoreError::Io {
+        context: context(),
+        source,
+    })
+}
+
+/// Produces the armored signature for a commit payload. Implemented by
+/// [`crate::signing::Signer`]; the store never signs by itself.
+pub trait CommitSigner {
+    /// The signature to place in the commit's `gpgsig` header.
+    fn sign_commit(&self, payload: &[u8]) -> Result<String, String>;
+}
+
+/// What the store needs from the host process: how to run `git` and who is
+/// writing. The CLI builds it from the environment; tests build it by hand.
+#[derive(Clone, Debug)]
+pub struct Host {
+    /// The `git` program to run for config edits, repacking, push and fetch.
+    pub git_program: String,
+    /// The complete environment of `git` subprocesses.
+    pub git_env: Vec<(String, String)>,
+}
+
+/// The identity commits are written as (`user.name`, `user.email`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub name: String,
+    pub email: String,
+}
+
+/// An open lesson repository.
+pub struct Store {
+    repo: gix::Repository,
+    git_dir: PathBuf,
+    host: Host,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("git_dir", &self.git_dir).finish()
+    }
+}
+
+/// What `init` found or did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InitOutcome {
+    /// A new repository was created.
+    Created,
+    /// A lesson repository was already there; nothing changed.
+    AlreadyInitialised,
+}
+
+impl Store {
+    /// Opens an existing lesson repository.
+    pub fn open(path: &Path, host: Host) -> Result<Store, StoreError> {
+        if !path.join("HEAD").is_file() || !path.join("objects").is_dir() {
+            return Err(StoreError::NotARepository {
+                path: path.to_owned(),
+            });
+        }
+        let repo = gix::open_opts(path, gix::open::Options::isolated())
+            .ctx(|| format!("opening {}", path.display()))?;
+        let store = Store {
+            git_dir: repo.git_dir().to_owned(),
+            repo,
+            host,
+        };
+        if store.tip(Branch::Ledger)?.is_none() {
+            return Err(StoreError::NotALoreRepository {
+                path: path.to_owned(),
+            });
+        }
+        Ok(store)
+    }
+
+    /// Creates an empty bare repository at `path` with `HEAD` pointing at the
+    /// (not yet existing) ledger. The caller configures signing and then writes
+    /// the `init` commit through [`Store::transact`]. Refuses a non-empty path
+    /// that is not a lesson repository; reports an existing one.
+    pub fn create(path: &Path, host: Host) -> Result<(Store, InitOutcome), StoreError> {
+        if path.join("HEAD").is_file() {
+            return match Store::open(path, host.clone()) {
+                Ok(s) => Ok((s, InitOutcome::AlreadyInitialised)),
+                Err(StoreError::NotALoreRepository { .. }) => {
+                    // HEAD already names the ledger but no init commit landed:
+                    // an earlier init was interrupted. Finish it rather than
+                    // refuse; anything else is not ours to touch.
+                    let head = fs::read(path.join("HEAD")).unwrap_or_default();
+                    if head.trim_ascii() != b"ref: refs/heads/ledger" {
+                        return Err(StoreError::NotALoreRepository {
+                            path: path.to_owned(),
+                        });
+                    }
+                    let repo = gix::open_opts(path, gix::open::Options::isolated())
+                        .ctx(|| format!("opening {}", path.display()))?;
+                    Ok((
+                        Store {
+                            git_dir: repo.git_dir().to_owned(),
+                            repo,
+                            host,
+                        },
+                        InitOutcome::Created,
+                    ))
+                }
+                Err(e) => Err(e),
+            };
+        }
+        if path.exists()
+            && fs::read_dir(path)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(true)
+        {
+            return Err(StoreError::NotALoreRepository {
+                path: path.to_owned(),
+            });
+        }
+        io_ctx(fs::create_dir_all(path), || {
+            format!("creating {}", path.display())
+        })?;
+        let repo = gix::init_bare(path).ctx(|| format!("initialising {}", path.display()))?;
+        io_ctx(
+            fs::write(path.join("HEAD"), b"ref: refs/heads/ledger\n"),
+            || "pointing HEAD at the ledger".into(),
+        )?;
+        let repo = gix::open_opts(repo.git_dir(), gix::open::Options::isolated())
+            .ctx(|| format!("opening {}", path.display()))?;
+        Ok((
+            Store {
+                git_dir: repo.git_dir().to_owned(),
+                repo,
+                host,
+            },
+            InitOutcome::Created,
+        ))
+    }
+
+    /// The repository's git directory.
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// Directory for git-lore's own files inside the git dir (index cache).
+    pub fn lore_dir(&self) -> PathBuf {
+        self.git_dir.join("lore")
+    }
+
+    pub(crate) fn repo(&self) -> &gix::Repository {
+        &self.repo
+    }
+
+    /// Re-reads the repository's configuration after it was edited.
+    pub fn reload(&mut self) -> Result<(), StoreError> {
+        self.repo = gix::open_opts(&self.git_dir, gix::open::Options::isolated())
+            .ctx(|| format!("opening {}", self.git_dir.display()))?;
+        Ok(())
+    }
+
+    /// A string value from the repository's own config (`section.key` or
+    /// `section.subsection.key`), with git's case rules.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_str_lossy().into_owned())
+    }
+
+    /// Sets a value in the repository's own config file through `git config`.
+    pub fn set_config(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        let file = self.git_dir.join("config");
+        self.run_git(&[
+            "config".as_ref(),
+            "--file".as_ref(),
+            file.as_os_str(),
+            key.as_ref(),
+            value.as_ref(),
+        ])?;
+        Ok(())
+    }
+
+    /// The identity commits are written as, from the repository's config.
+    pub fn identity(&self) -> Identity {
+        Identity {
+            name: self
+                .config_string("user.name")
+                .unwrap_or_else(|| "git-lore".into()),
+            email: self
+                .config_string("user.email")
+                .unwrap_or_else(|| "git-lore@localhost".into()),
+        }
+    }
+
+    /// Runs `git` with `args` against this repository.
+    pub fn run_git(&self, args: &[&std::ffi::OsStr]) -> Result<Vec<u8>, StoreError> {
+        run_git_in(&self.host, &self.git_dir, args)
+    }
+
+    /// The commit a branch points at, if the branch exists.
+    pub fn tip(&self, branch: Branch) -> Result<Option<ObjectId>, StoreError> {
+        self.ref_tip(&branch.ref_name())
+    }
+
+    /// The commit a full ref name points at.
+    pub fn ref_tip(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+        let r = self
+            .repo
+            .try_find_reference(name)
+            .ctx(|| format!("reading {name}"))?;
+        Ok(r.and_then(|r| r.target().try_id().map(|id| id.to_owned())))
+    }
+
+    /// The blob at `path` on `branch`'s tip, if any.
+    pub fn read(&self, branch: Branch, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.tip(branch)? {
+            Some(tip) => self.read_at(tip, path),
+            None => Ok(None),
+        }
+    }
+
+    /// The blob at `path` in commit `commit`'s tree, if any.
+    pub fn read_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let tree = self
+            .repo
+            .find_commit(commit)
+            .ctx(|| format!("reading commit {commit}"))?
+            .tree_id()
+            .ctx(|| format!("reading the tree of {commit}"))?
+            .detach();
+        self.read_in_tree(tree, path)
+    }
+
+    pub(crate) fn read_in_tree(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .ctx(|| format!("reading tree {tree}"))?;
+        let entry = tree
+            .lookup_entry(path.split('/'))
+            .ctx(|| format!("looking up {path}"))?;
+        match entry {
+            Some(e) if e.mode().is_blob() => {
+                let blob = self
+                    .repo
+                    .find_blob(e.object_id())
+                    .ctx(|| format!("reading {path}"))?;
+                Ok(Some(blob.data.clone()))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Every blob under `dir` (e.g. `proposals`) on `branch`'s tip, as
+    /// `(path, contents)` in path order. Fan-out directories are walked.
+    pub fn list(&self, branch: Branch, dir: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        let Some(tip) = self.tip(branch)? else {
+            return Ok(Vec::new());
+        };
+        let tree = self
+            .repo
+            .find_commit(tip)
+            .ctx(|| format!("reading commit {tip}"))?
+            .tree_id()
+            .ctx(|| format!("reading the tree of {tip}"))?
+            .detach();
+        let mut out = Vec::new();
+        let root = self
+            .repo
+            .find_tree(tree)
+            .ctx(|| format!("reading tree {tree}"))?;
+        let Some(entry) = root
+            .lookup_entry(dir.split('/'))
+            .ctx(|| format!("looking up {dir}"))?
+        else {
+            return Ok(out);
+        };
+        if !entry.mode().is_tree() {
+            return Ok(out);
+        }
+        self.collect_blobs(entry.object_id(), dir.to_owned(), &mut out)?;
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
+    fn collect_blobs(
+        &self,
+        tree: ObjectId,
+        prefix: String,
+        out: &mut Vec<(String, Vec<u8>)>,
+    ) -> Result<(), StoreError> {
+        let t = self
+            .repo
+            .find_tree(tree)
+            .ctx(|| format!("reading tree {prefix}"))?;
+        let decoded = t.decode().ctx(|| format!("decoding tree {prefix}"))?;
+        let entries: Vec<(String, ObjectId, bool)> = decoded
+            .entries
+            .iter()
+            .map(|e| {
+                (
+                    e.filename.to_str_lossy().into_owned(),
+                    e.oid.to_owned(),
+                    e.mode.is_tree(),
+                )
+            })
+            .collect();
+        for (name, oid, is_tree) in entries {
+            let path = format!("{prefix}/{name}");
+            if is_tree {
+                self.collect_blobs(oid, path, out)?;
+            } else {
+                let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
+                out.push((path, blob.data.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a file under the git dir atomically with the given mode,
+    /// refusing to overwrite an existing one when `create_new`.
+    pub fn write_private_file(
+        &self,
+        rel: &str,
+        bytes: &[u8],
+        mode: u32,
+        create_new: bool,
+    ) -> Result<PathBuf, StoreError> {
+        let path = self.git_dir.join(rel);
+        if let Some(parent) = path.parent() {
+            io_ctx(fs::create_dir_all(parent), || {
+                format!("creating {}", parent.display())
+            })?;
+        }
+        let mut opts = fs::OpenOptions::new();
+        opts.write(true).mode(mode);
+        if create_new {
+            opts.create_new(true);
+        } else {
+            opts.create(true).truncate(true);
+        }
+        let mut f = io_ctx(opts.open(&path), || format!("creating {}", path.display()))?;
+        io_ctx(f.write_all(bytes), || format!("writing {}", path.display()))?;
+        io_ctx(f.sync_all(), || format!("writing {}", path.display()))?;
+        Ok(path)
+    }
+
+    /// Starts `git gc --auto` in the background when loose objects pile up
+    /// the way git itself estimates it (entries in `objects/17`), so the
+    /// repository stays packed without any writer waiting for it.
+    pub fn maybe_repack(&self) {
+        let auto: i64 = self
+            .config_string("gc.auto")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(6700);
+        if auto <= 0 {
+            return;
+        }
+        let threshold = (auto + 255) / 256;
+        let count = fs::read_dir(self.git_dir.join("objects/17"))
+            .map(|d| d.count() as i64)
+            .unwrap_or(0);
+        if count <= threshold {
+            return;
+        }
+        let mut cmd = std::process::Command::new(&self.host.git_program);
+        cmd.arg("--git-dir")
+            .arg(&self.git_dir)
+            .args(["gc", "--auto", "--quiet"])
+            .env_clear()
+            .envs(self.host.git_env.iter().map(|(k, v)| (k, v)))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // Fire and forget: gc takes its own lock (gc.pid), and a writer must
+        // never wait for it. The child is reaped by init when we exit.
+        let _ = cmd.spawn();
+    }
+}
+
+/// Runs `git --git-dir DIR args…` with the host's environment.
+pub(crate) fn run_git_in(
+    host: &Host,
+    git_dir: &Path,
+    args: &[&std::ffi::OsStr],
+) -> Result<Vec<u8>, StoreError> {
+    let out = std::process::Command::new(&host.git_program)
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(args)
+        .env_clear()
+        .envs(host.git_env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| StoreError::GitProgram {
+            args: describe_args(args),
+            message: format!("could not run {}: {e}", host.git_program),
+        })?;
+    if !out.status.success() {
+        return Err(StoreError::GitProgram {
+            args: describe_args(args),
+            message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
+    }
+    Ok(out.stdout)
+}
+
+fn describe_args(args: &[&std::ffi::OsStr]) -> String {
+    args.iter()
+        .map(|a| a.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,382 @@
+//! Writing: transactions that chain signed commits off to the side and then
+//! move the branch once, by compare-and-swap.
+//!
+//! A transaction is a closure over a [`Tx`]. It reads the branch as of the
+//! transaction's own in-progress tip, asks the [`Index`] what history already
+//! says (plus what this transaction has written), and commits [`CommitSpec`]s.
+//! When the closure returns, the branch is moved from the tip it started on to
+//! the last commit — or, if another writer moved it first, the whole closure is
+//! run again on the new tip after a jittered backoff, so the change is
+//! re-derived (and idempotency re-checked) rather than replayed blindly.
+//!
+//! Objects are written before the ref moves; a crash at any instant leaves the
+//! branch on a fully written commit, and the unreferenced objects of a lost
+//! attempt are collected by `git gc` in time. No lock is held while the closure
+//! runs: the only lock is the ref's own `.lock` file during the swap.
+
+use std::time::Duration;
+
+use gix::refs::transaction::{Change as RefChange, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::Target;
+use gix::ObjectId;
+use rand::RngCore;
+
+use super::index::{Index, Overlay};
+use super::layout::{is_safe_path, Branch};
+use super::{CommitSigner, GixContext, Store, StoreError};
+use crate::model::Id;
+use crate::trailers::{LoreTrailers, Message};
+
+/// One file change inside a commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// Create or replace the file at `path`.
+    Put { path: String, bytes: Vec<u8> },
+    /// Remove the file at `path` (no error if absent).
+    Delete { path: String },
+}
+
+/// One commit: its message (with trailers) and its file changes.
+#[derive(Clone, Debug)]
+pub struct CommitSpec {
+    pub message: Message,
+    /// The typed trailers the message was rendered from; the index learns
+    /// from them.
+    pub trailers: LoreTrailers,
+    pub changes: Vec<Change>,
+}
+
+impl CommitSpec {
+    /// A commit whose subject is `subject`, carrying `trailers`.
+    pub fn new(
+        subject: &str,
+        body: Option<&str>,
+        trailers: LoreTrailers,
+        changes: Vec<Change>,
+    ) -> Result<CommitSpec, StoreError> {
+        Ok(CommitSpec {
+            message: Message::new(subject, body, &trailers)?,
+            trailers,
+            changes,
+        })
+    }
+}
+
+/// How hard to try when other writers keep winning the race.
+#[derive(Clone, Copy, Debug)]
+pub struct RetryPolicy {
+    pub max_attempts: u32,
+    pub base_delay: Duration,
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 200,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(50),
+        }
+    }
+}
+
+/// The in-progress state of one transaction attempt.
+pub struct Tx<'s> {
+    store: &'s Store,
+    branch: Branch,
+    base: Option<ObjectId>,
+    head: Option<ObjectId>,
+    editor: gix::objs::tree::Editor<'s>,
+    index: &'s Index,
+    overlay: Overlay,
+    signer: &'s dyn CommitSigner,
+    time: gix::date::Time,
+    commits: Vec<ObjectId>,
+}
+
+impl<'s> Tx<'s> {
+    /// The branch this transaction writes.
+    pub fn branch(&self) -> Branch {
+        self.branch
+    }
+
+    /// The tip this attempt started from.
+    pub fn base(&self) -> Option<ObjectId> {
+        self.base
+    }
+
+    /// Commits made so far in this attempt, oldest first.
+    pub fn commits(&self) -> &[ObjectId] {
+        &self.commits
+    }
+
+    /// Reads `path` as of this transaction's in-progress tree.
+    pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let entry = self
+            .editor
+            .get(path.split('/'))
+            .map(|e| (e.mode, e.oid));
+        match entry {
+            Some((mode, oid)) if mode.is_blob() => {
+                let blob = self
+                    .store
+                    .repo()
+                    .find_blob(oid)
+                    .ctx(|| format!("reading {path}"))?;
+                Ok(Some(blob.data.clone()))
+            }
+            Some(_) => Ok(None),
+            None => {
+                // The editor only knows trees it has loaded or written; fall
+                // back to the tree of the in-progress head.
+                match self.head {
+                    Some(h) => self.store.read_at(h, path),
+                    None => Ok(None),
+                }
+            }
+        }
+    }
+
+    /// What history (and this transaction) says happened to an artifact.
+    pub fn artifact(&self, artifact: Id) -> Option<super::ArtifactOutcome> {
+        self.overlay
+            .artifact(artifact)
+            .or_else(|| self.index.artifact(artifact))
+    }
+
+    /// Where a lesson stands, per history and this transaction.
+    pub fn lesson(&self, lesson: Id) -> Option<super::LessonEntry> {
+        self.overlay
+            .lesson(lesson)
+            .or_else(|| self.index.lesson(lesson))
+    }
+
+    /// Writes one signed commit on top of the in-progress head.
+    pub fn commit(&mut self, spec: CommitSpec) -> Result<ObjectId, StoreError> {
+        let repo = self.store.repo();
+        for change in &spec.changes {
+            match change {
+                Change::Put { path, bytes } => {
+                    if !is_safe_path(path) {
+                        return Err(StoreError::BadPath(path.clone()));
+                    }
+                    let blob = repo
+                        .write_blob(bytes)
+                        .ctx(|| format!("writing {path}"))?
+                        .detach();
+                    self.editor
+                        .upsert(path.split('/'), gix::objs::tree::EntryKind::Blob, blob)
+                        .ctx(|| format!("placing {path}"))?;
+                }
+                Change::Delete { path } => {
+                    if !is_safe_path(path) {
+                        return Err(StoreError::BadPath(path.clone()));
+                    }
+                    self.editor
+                        .remove(path.split('/'))
+                        .ctx(|| format!("removing {path}"))?;
+                }
+            }
+        }
+        let tree = self
+            .editor
+            .write(|t| repo.write_object(t).map(|id| id.detach()))
+            .ctx(|| "writing trees".into())?;
+        let ident = self.store.identity();
+        let sig = gix::actor::Signature {
+            name: ident.name.into(),
+            email: ident.email.into(),
+            time: self.time,
+        };
+        let mut commit = gix::objs::Commit {
+            tree,
+            parents: self.head.into_iter().collect(),
+            author: sig.clone(),
+            committer: sig,
+            encoding: None,
+            message: spec.message.render().into(),
+            extra_headers: Vec::new(),
+        };
+        let mut payload = Vec::with_capacity(512);
+        gix::objs::WriteTo::write_to(&commit, &mut payload)
+            .map_err(|e| StoreError::Io {
+                context: "serialising a commit".into(),
+                source: e,
+            })?;
+        let armored = self.signer.sign_commit(&payload).map_err(StoreError::Sign)?;
+        commit
+            .extra_headers
+            .push(("gpgsig".into(), armored.into()));
+        let id = repo
+            .write_object(&commit)
+            .ctx(|| "writing a commit".into())?
+            .detach();
+        self.head = Some(id);
+        self.commits.push(id);
+        self.overlay.apply(self.branch, &spec.trailers);
+        Ok(id)
+    }
+}
+
+/// The result of a transaction: what the closure returned, and the commits
+/// that were published.
+#[derive(Debug)]
+pub struct Committed<T> {
+    pub value: T,
+    pub commits: Vec<ObjectId>,
+    /// How many times the race was lost before this attempt won.
+    pub retries: u32,
+}
+
+impl Store {
+    /// Runs `f` as one transaction on `branch`: every commit it makes is
+    /// published at once, or — if `f` fails — none is. See the module doc.
+    pub fn transact<T, E>(
+        &self,
+        branch: Branch,
+        signer: &dyn CommitSigner,
+        now: jiff::Timestamp,
+        rng: &mut dyn RngCore,
+        policy: RetryPolicy,
+        mut f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<Committed<T>, E>
+    where
+        E: From<StoreError>,
+    {
+        let time = gix::date::Time::new(now.as_second(), 0);
+        let mut retries = 0;
+        loop {
+            let index = Index::load(self).map_err(E::from)?;
+            let base = self.tip(branch).map_err(E::from)?;
+            let base_tree = match base {
+                Some(b) => self
+                    .repo()
+                    .find_commit(b)
+                    .ctx(|| format!("reading {branch} tip {b}"))
+                    .and_then(|c| c.tree_id().ctx(|| format!("reading the tree of {b}")))
+                    .map_err(E::from)?
+                    .detach(),
+                None => ObjectId::empty_tree(self.repo().object_hash()),
+            };
+            let editor = self
+                .repo()
+                .edit_tree(base_tree)
+                .ctx(|| format!("reading {branch}"))
+                .map_err(E::from)?
+                .detach();
+            let mut tx = Tx {
+                store: self,
+                branch,
+                base,
+                head: base,
+                editor,
+                index: &index,
+                overlay: Overlay::default(),
+                signer,
+                time,
+                commits: Vec::new(),
+            };
+            let value = f(&mut tx)?;
+            let (head, commits, overlay) = (tx.head, tx.commits, tx.overlay);
+            if commits.is_empty() {
+                return Ok(Committed {
+                    value,
+                    commits,
+                    retries,
+                });
+            }
+            let head = head.expect("commits were made");
+            match self.swap(branch, base, head) {
+                Ok(()) => {
+                    index.remember(self, branch, base, head, &overlay);
+                    self.maybe_repack();
+                    return Ok(Committed {
+                        value,
+                        commits,
+                        retries,
+                    });
+                }
+                Err(SwapError::Lost) if retries + 1 < policy.max_attempts => {
+                    retries += 1;
+                    let exp = policy
+                        .base_delay
+                        .saturating_mul(1u32 << retries.min(16))
+                        .min(policy.max_delay);
+                    let jitter = (rng.next_u64() % (exp.as_micros() as u64 + 1)) as u64;
+                    std::thread::sleep(Duration::from_micros(jitter));
+                }
+                Err(SwapError::Lost) => {
+                    return Err(E::from(StoreError::Contended {
+                        branch: branch.to_string(),
+                        attempts: retries + 1,
+                    }))
+                }
+                Err(SwapError::Other(e)) => return Err(E::from(e)),
+            }
+        }
+    }
+
+    /// Moves `branch` from `expected` to `new`, or reports that it moved.
+    fn swap(
+        &self,
+        branch: Branch,
+        expected: Option<ObjectId>,
+        new: ObjectId,
+    ) -> Result<(), SwapError> {
+        let name = branch.ref_name();
+        let edit = RefEdit {
+            change: RefChange::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: format!("git-lore: {branch}").into(),
+                },
+                expected: match expected {
+                    Some(e) => PreviousValue::MustExistAndMatch(Target::Object(e)),
+                    None => PreviousValue::MustNotExist,
+                },
+                new: Target::Object(new),
+            },
+            name: name
+                .as_str()
+                .try_into()
+                .map_err(|e: gix::validate::reference::name::Error| {
+                    SwapError::Other(StoreError::Git {
+                        context: format!("naming {name}"),
+                        source: gix::Error::from_error(e),
+                    })
+                })?,
+            deref: false,
+        };
+        let ident = self.identity();
+        let committer = gix::actor::Signature {
+            name: ident.name.into(),
+            email: ident.email.into(),
+            time: gix::date::Time::new(0, 0),
+        };
+        let mut buf = gix::date::parse::TimeBuf::default();
+        match self
+            .repo()
+            .edit_references_as(Some(edit), Some(committer.to_ref(&mut buf)))
+        {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                if e.is_conflict() || e.is_retryable() || e.is_not_found() {
+                    // Out of date, a concurrent lock holder, or the branch
+                    // vanished under us: re-read and re-derive.
+                    Err(SwapError::Lost)
+                } else {
+                    Err(SwapError::Other(StoreError::Git {
+                        context: format!("moving {name}"),
+                        source: e,
+                    }))
+                }
+            }
+        }
+    }
+}
+
+enum SwapError {
+    Lost,
+    Other(StoreError),
+}
