@@ -97,12 +97,12 @@ impl AllowedSigners {
         let mut entries = Vec::new();
         for (index, line) in text.split('\n').enumerate() {
             let number = index + 1;
-            if let Some(entry) = parse_line(line, number).map_err(|reason| {
-                SigningError::AllowedSigners {
+            if let Some(entry) =
+                parse_line(line, number).map_err(|reason| SigningError::AllowedSigners {
                     line: number,
                     reason,
-                }
-            })? {
+                })?
+            {
                 entries.push(entry);
             }
         }
@@ -206,9 +206,7 @@ fn parse_line(line: &str, number: usize) -> Result<Option<Entry>, String> {
         return Ok(None);
     }
     let (principals, rest) = if let Some(quoted) = s.strip_prefix('"') {
-        let close = quoted
-            .find('"')
-            .ok_or("unterminated quote in principals")?;
+        let close = quoted.find('"').ok_or("unterminated quote in principals")?;
         (
             &quoted[..close],
             quoted[close + 1..].trim_start_matches(is_blank),
@@ -226,7 +224,7 @@ fn parse_line(line: &str, number: usize) -> Result<Option<Entry>, String> {
     let (options, key_part) = if KEY_TYPES.contains(&first) {
         ("", rest)
     } else {
-        let end = options_end(rest);
+        let end = options_end(rest).ok_or("invalid options: unterminated quote")?;
         let key_part = rest[end..].trim_start_matches(is_blank);
         if key_part.is_empty() {
             return Err("missing key after the options".into());
@@ -264,17 +262,22 @@ fn parse_line(line: &str, number: usize) -> Result<Option<Entry>, String> {
     Ok(Some(entry))
 }
 
-/// Where the options field ends: the first blank outside double quotes.
-fn options_end(s: &str) -> usize {
+/// Where the options field ends: the first blank outside double quotes
+/// (`\"` does not count as a quote). `None` for an unterminated quote.
+fn options_end(s: &str) -> Option<usize> {
     let mut quoted = false;
-    for (i, c) in s.char_indices() {
-        if c == '"' {
-            quoted = !quoted;
-        } else if !quoted && (c == ' ' || c == '\t') {
-            return i;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if chars.peek().map(|&(_, n)| n) == Some('"') => {
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ' ' | '\t' if !quoted => return Some(i),
+            _ => {}
         }
     }
-    s.len()
+    (!quoted).then_some(s.len())
 }
 
 /// `name=` at the start of `s`, case-insensitively, returning what follows.
@@ -449,7 +452,8 @@ pub(crate) fn match_pattern_list(s: &str, list: &str) -> i32 {
 mod tests {
     use super::*;
 
-    const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOq22fb9wwzpriM19dfCSTkON2O5jw3auPD52R2TyJkN";
+    const KEY: &str =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOq22fb9wwzpriM19dfCSTkON2O5jw3auPD52R2TyJkN";
 
     fn err_line(text: &str) -> (usize, String) {
         match AllowedSigners::parse(text) {
@@ -474,8 +478,14 @@ mod tests {
         assert_eq!(e[1].line, 6);
         assert_eq!(e[1].principals, "c d@x");
         assert_eq!(e[1].namespaces.as_deref(), Some("git,file"));
-        assert_eq!(e[1].valid_after, Some("2020-01-01T00:00:00Z".parse().unwrap()));
-        assert_eq!(e[1].valid_before, Some("2030-01-01T12:00:00Z".parse().unwrap()));
+        assert_eq!(
+            e[1].valid_after,
+            Some("2020-01-01T00:00:00Z".parse().unwrap())
+        );
+        assert_eq!(
+            e[1].valid_before,
+            Some("2030-01-01T12:00:00Z".parse().unwrap())
+        );
         assert!(e[2].cert_authority);
         assert_eq!(e[3].namespaces.as_deref(), Some("g\"it"));
         assert!(AllowedSigners::parse("").unwrap().is_empty());
@@ -489,14 +499,29 @@ mod tests {
             ("\"a@x ssh-ed25519 AAAA", "unterminated quote"),
             ("a@x bogus=\"1\" KEY", "unknown key option"),
             ("a@x namespaces=git KEY", "missing start quote"),
-            ("a@x namespaces=\"git KEY", "missing key"),
-            ("a@x namespaces=\"git\",namespaces=\"file\" KEY", "multiple \"namespaces\""),
-            ("a@x valid-after=\"2020\" KEY", "invalid \"valid-after\" time"),
-            ("a@x valid-before=\"20201341\" KEY", "invalid \"valid-before\" time"),
-            ("a@x valid-after=\"20300101\",valid-before=\"20200101\" KEY", "before \"valid-after\""),
+            ("a@x namespaces=\"git KEY", "unterminated quote"),
+            (
+                "a@x namespaces=\"git\",namespaces=\"file\" KEY",
+                "multiple \"namespaces\"",
+            ),
+            (
+                "a@x valid-after=\"2020\" KEY",
+                "invalid \"valid-after\" time",
+            ),
+            (
+                "a@x valid-before=\"20201341\" KEY",
+                "invalid \"valid-before\" time",
+            ),
+            (
+                "a@x valid-after=\"20300101\",valid-before=\"20200101\" KEY",
+                "before \"valid-after\"",
+            ),
             ("a@x namespaces=\"git\", KEY", "unexpected end-of-options"),
             ("a@x ssh-ed25519 !!!!", "not base64"),
-            ("a@x ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIOq22fb9wwzpriM19dfCSTkON2O5jw3auPD52R2TyJkN", "does not match"),
+            (
+                "a@x ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIOq22fb9wwzpriM19dfCSTkON2O5jw3auPD52R2TyJkN",
+                "does not match",
+            ),
             ("a@x foo-key AAAA", "unknown key type"),
             ("a@x namespaces=\"git\" foo-key AAAA", "unknown key type"),
             ("a@x ssh-ed25519", "no key data"),
@@ -516,9 +541,23 @@ mod tests {
         let t = |s| parse_time(s).map(|t| t.to_string());
         assert_eq!(t("20240229").as_deref(), Some("2024-02-29T00:00:00Z"));
         assert_eq!(t("202402291230").as_deref(), Some("2024-02-29T12:30:00Z"));
-        assert_eq!(t("20240229123005Z").as_deref(), Some("2024-02-29T12:30:05Z"));
-        assert_eq!(t("20240229123005utc").as_deref(), Some("2024-02-29T12:30:05Z"));
-        for bad in ["20230229", "2024022912", "2024-02-29", "19700101", "1969123Z", "Z", ""] {
+        assert_eq!(
+            t("20240229123005Z").as_deref(),
+            Some("2024-02-29T12:30:05Z")
+        );
+        assert_eq!(
+            t("20240229123005utc").as_deref(),
+            Some("2024-02-29T12:30:05Z")
+        );
+        for bad in [
+            "20230229",
+            "2024022912",
+            "2024-02-29",
+            "19700101",
+            "1969123Z",
+            "Z",
+            "",
+        ] {
             assert_eq!(t(bad), None, "{bad}");
         }
     }

@@ -60,10 +60,7 @@ pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
 /// `SHA256:<base64 without padding>` of a public key blob, as ssh-keygen and
 /// git print it.
 pub(crate) fn fingerprint(key_blob: &[u8]) -> String {
-    format!(
-        "SHA256:{}",
-        base64_encode(&Sha256::digest(key_blob), false)
-    )
+    format!("SHA256:{}", base64_encode(&Sha256::digest(key_blob), false))
 }
 
 /// Reads SSH wire-format values from a byte slice.
@@ -91,10 +88,6 @@ impl<'a> Reader<'a> {
     pub(crate) fn string(&mut self) -> Option<&'a [u8]> {
         let n = usize::try_from(self.u32()?).ok()?;
         self.take(n)
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
     }
 }
 

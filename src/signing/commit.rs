@@ -162,7 +162,8 @@ gpgsig not a header here\n"
 
     #[test]
     fn pgp_signature_with_blank_line_round_trips() {
-        let pgp = "-----BEGIN PGP SIGNATURE-----\n\niHUEABYKAB0=\n=abcd\n-----END PGP SIGNATURE-----\n";
+        let pgp =
+            "-----BEGIN PGP SIGNATURE-----\n\niHUEABYKAB0=\n=abcd\n-----END PGP SIGNATURE-----\n";
         let signed = insert_gpgsig(&unsigned(), pgp);
         assert!(String::from_utf8_lossy(&signed).contains("SIGNATURE-----\n \n iHUE"));
         let (payload, sig) = split_signed_commit(&signed);
@@ -175,7 +176,10 @@ gpgsig not a header here\n"
         let raw = b"tree t\ncommitter C <c@e> 1 +0000\n";
         let signed = insert_gpgsig(raw, SIG);
         assert!(signed.starts_with(raw));
-        assert_eq!(split_signed_commit(&signed), (raw.to_vec(), Some(SIG.to_string())));
+        assert_eq!(
+            split_signed_commit(&signed),
+            (raw.to_vec(), Some(SIG.to_string()))
+        );
     }
 
     #[test]
@@ -184,6 +188,9 @@ gpgsig not a header here\n"
             committer_timestamp(&unsigned()).map(|t| t.as_second()),
             Some(1_700_000_001)
         );
-        assert_eq!(committer_timestamp(b"tree t\n\ncommitter X <x> 5 +0000\n"), None);
+        assert_eq!(
+            committer_timestamp(b"tree t\n\ncommitter X <x> 5 +0000\n"),
+            None
+        );
     }
 }

@@ -97,7 +97,10 @@ pub fn allowed_signers_line(principal: &str, key: &PublicKey) -> Result<String, 
     if principal.is_empty() {
         return Err(invalid("it is empty"));
     }
-    if principal.chars().any(|c| c.is_whitespace() || c == '"' || c == ',') {
+    if principal
+        .chars()
+        .any(|c| c.is_whitespace() || c == '"' || c == ',')
+    {
         return Err(invalid("it must not contain blanks, quotes or commas"));
     }
     if principal.starts_with('#') || principal.starts_with('!') {
@@ -154,7 +157,10 @@ mod tests {
         fs::write(pub_path(&path2), "precious").unwrap();
         let err = write_key_pair(&key(), &path2, "c").unwrap_err();
         assert!(matches!(err, SigningError::KeyExists { .. }), "{err}");
-        assert!(!path2.exists(), "nothing written when the .pub is in the way");
+        assert!(
+            !path2.exists(),
+            "nothing written when the .pub is in the way"
+        );
     }
 
     #[test]

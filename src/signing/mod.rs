@@ -19,7 +19,9 @@
 //!
 //! It must not: print, prompt, read process environment variables, the clock or
 //! randomness on its own. Callers pass the home directory, the child
-//! environment, the verification time and a random number generator. It never
+//! environment, the verification time and a random number generator (the one
+//! fallback: with no [`SigningConfig::temp_dir`], `gpg.ssh.program` temporary
+//! files go to [`std::env::temp_dir`], where git puts them). It never
 //! writes an unsigned commit and never decides trust policy beyond "is this
 //! signature good for a key listed in these allowed signers".
 
@@ -232,7 +234,10 @@ pub enum SigningError {
     },
     /// Key generation or encoding failed.
     #[error("cannot {action} ssh key: {reason}")]
-    Key { action: &'static str, reason: String },
+    Key {
+        action: &'static str,
+        reason: String,
+    },
     /// A principal that cannot be written to an allowed-signers file.
     #[error("invalid allowed-signers principal {principal:?}: {reason}")]
     InvalidPrincipal { principal: String, reason: String },

@@ -334,7 +334,9 @@ fn sign_with_ssh_program(
     let inv = Invocation {
         argv,
         env: env.to_vec(),
-        cwd: Some(dir.path().to_path_buf()),
+        // Inherit the working directory: relative key paths (joined to a
+        // relative base_dir) stay valid.
+        cwd: None,
         timeout,
         max_output: MAX_OUTPUT,
     };

@@ -141,7 +141,10 @@ pub fn verify_ssh(
         return SignatureStatus::UnknownSigner { fingerprint: fp };
     };
     // ssh-keygen prints the principals one per line, stopping at an empty one.
-    let candidates: Vec<&str> = principals.split(',').take_while(|p| !p.is_empty()).collect();
+    let candidates: Vec<&str> = principals
+        .split(',')
+        .take_while(|p| !p.is_empty())
+        .collect();
     if candidates.is_empty() {
         // Nothing printed: git falls back to an unvalidated check.
         return SignatureStatus::UnknownSigner { fingerprint: fp };

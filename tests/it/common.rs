@@ -1,0 +1,188 @@
+//! The hermetic test environment.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The fixed "now" every test runs at.
+pub const NOW: &str = "2026-08-05T10:00:00Z";
+
+pub struct TestEnv {
+    pub dir: tempfile::TempDir,
+}
+
+/// A finished command, with its output as text.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(o: Output) -> Run {
+        Run {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+
+    /// Asserts success and returns stdout.
+    #[track_caller]
+    pub fn ok(&self) -> &str {
+        assert_eq!(self.code, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        &self.stdout
+    }
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let dir = tempfile::Builder::new().prefix("git-lore-test-").tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+        TestEnv { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.path().join("home")
+    }
+
+    /// The lesson repository every command uses by default.
+    pub fn repo(&self) -> PathBuf {
+        self.path().join("lessons.git")
+    }
+
+    /// The environment every child gets: nothing inherited but PATH.
+    pub fn vars(&self) -> Vec<(String, String)> {
+        let path = format!(
+            "{}:{}",
+            self.path().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        vec![
+            ("PATH".into(), path),
+            ("HOME".into(), self.home().display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+            ("GIT_LORE_REPO".into(), self.repo().display().to_string()),
+            ("GIT_LORE_NOW".into(), NOW.into()),
+            ("LC_ALL".into(), "C".into()),
+            ("TZ".into(), "UTC".into()),
+        ]
+    }
+
+    pub fn lore_cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_git-lore"));
+        c.args(args).env_clear().envs(self.vars()).current_dir(self.path());
+        c
+    }
+
+    /// Runs `git-lore args…`.
+    pub fn lore(&self, args: &[&str]) -> Run {
+        Run::from(self.lore_cmd(args).output().expect("run git-lore"))
+    }
+
+    /// Runs `git-lore args…` with `input` on stdin.
+    pub fn lore_stdin(&self, args: &[&str], input: &[u8]) -> Run {
+        use std::io::Write;
+        let mut c = self.lore_cmd(args);
+        c.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().expect("spawn git-lore");
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        Run::from(child.wait_with_output().unwrap())
+    }
+
+    /// Runs `git args…` against the lesson repository.
+    pub fn git(&self, args: &[&str]) -> Run {
+        let mut c = Command::new("git");
+        c.arg("--git-dir").arg(self.repo()).args(args).env_clear().envs(self.vars());
+        Run::from(c.output().expect("run git"))
+    }
+
+    /// Runs `git args…` with `input` on stdin.
+    pub fn git_stdin(&self, args: &[&str], input: &str) -> Run {
+        use std::io::Write;
+        let mut c = Command::new("git");
+        c.arg("--git-dir")
+            .arg(self.repo())
+            .args(args)
+            .env_clear()
+            .envs(self.vars())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        Run::from(child.wait_with_output().unwrap())
+    }
+
+    /// `git lore init`, asserted to succeed.
+    pub fn init(&self) {
+        self.lore(&["init"]).ok();
+    }
+
+    /// `git fsck --full` is clean (dangling objects of lost races are fine).
+    #[track_caller]
+    pub fn assert_fsck(&self) {
+        let r = self.git(&["fsck", "--full", "--no-dangling"]);
+        assert_eq!(r.code, 0, "fsck failed:\n{}\n{}", r.stdout, r.stderr);
+        assert!(!r.stderr.contains("error"), "fsck reported errors:\n{}", r.stderr);
+    }
+
+    /// Writes an executable stub program into the PATH directory.
+    pub fn stub(&self, name: &str, script: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let p = self.path().join("bin").join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{script}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    /// Writes a file relative to the test directory.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// The ledger's commit ids, newest first.
+    pub fn ledger_commits(&self) -> Vec<String> {
+        self.git(&["rev-list", "ledger"]).ok().lines().map(str::to_owned).collect()
+    }
+}
+
+/// An archivist artifact with the given id, summary and detail.
+pub fn artifact(id: &str, summary: &str, detail: &str) -> serde_json::Value {
+    serde_json::json!({
+        "id": id, "kind": "decision", "project_key": "6a7678979e31", "source": "local",
+        "created_at": "2026-08-03T15:59:48Z", "updated_at": "2026-08-03T15:59:48Z",
+        "summary": summary, "detail": detail, "files": [], "session_id": "sess-1", "trigger": "auto"
+    })
+}
+
+/// A deterministic ULID for test item `n` of series `series`.
+pub fn ulid(series: u8, n: u32) -> String {
+    let mut b = [0u8; 16];
+    b[0] = 0x01;
+    b[1] = 0x90;
+    b[6] = series;
+    b[12..16].copy_from_slice(&n.to_be_bytes());
+    ulid_text(u128::from_be_bytes(b))
+}
+
+fn ulid_text(mut v: u128) -> String {
+    const A: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let mut out = [b'0'; 26];
+    for i in (0..26).rev() {
+        out[i] = A[(v & 31) as usize];
+        v >>= 5;
+    }
+    String::from_utf8(out.to_vec()).unwrap()
+}

@@ -1,0 +1,186 @@
+//! The lesson repository core: init, signing cross-checked with stock git,
+//! trailers, verify, the index, concurrency and crash safety.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::common::TestEnv;
+
+#[test]
+fn init_creates_a_repository_stock_git_verifies() {
+    let env = TestEnv::new();
+    let r = env.lore(&["init"]);
+    assert_eq!(r.ok(), format!("Initialized lesson repository in {}\n", env.repo().display()));
+    assert!(r.stderr.contains("created signing key"), "{}", r.stderr);
+
+    // HEAD names the ledger; the key is private; the hook is executable.
+    assert_eq!(std::fs::read_to_string(env.repo().join("HEAD")).unwrap(), "ref: refs/heads/ledger\n");
+    let key = env.repo().join("keys/lore_ed25519");
+    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
+    let secret = env.repo().join("keys/author_secret");
+    assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o600);
+    assert!(std::fs::metadata(env.repo().join("hooks/pre-push")).unwrap().permissions().mode() & 0o111 != 0);
+
+    // Stock git reports a good signature with no further setup.
+    let v = env.git(&["verify-commit", "ledger"]);
+    assert_eq!(v.code, 0, "{}", v.stderr);
+    assert!(v.stderr.contains("Good \"git\" signature for git-lore@localhost with ED25519 key"), "{}", v.stderr);
+    let log = env.git(&["log", "--show-signature", "ledger"]);
+    assert!(log.ok().contains("Good \"git\" signature"), "{}", log.stdout);
+    assert_eq!(env.git(&["log", "-1", "--format=%G?", "ledger"]).ok(), "G\n");
+
+    // Trailers read back identically through git.
+    let body = env.git(&["log", "-1", "--format=%B", "ledger"]);
+    let parsed = env.git_stdin(&["interpret-trailers", "--parse"], body.ok());
+    assert_eq!(parsed.ok(), "Lore-Format: 1\nLore-Action: init\n");
+    let action = env.git(&["log", "-1", "--format=%(trailers:key=Lore-Action,valueonly)", "ledger"]);
+    assert_eq!(action.ok().trim(), "init");
+
+    // Running it again reports and changes nothing.
+    let before = env.ledger_commits();
+    let again = env.lore(&["init"]);
+    assert!(again.ok().contains("already exists"), "{}", again.stdout);
+    assert_eq!(env.ledger_commits(), before);
+    env.assert_fsck();
+}
+
+#[test]
+fn pre_push_hook_refuses_private_branches() {
+    let env = TestEnv::new();
+    env.init();
+    let remote = env.path().join("remote.git");
+    assert_eq!(std::process::Command::new("git").args(["init", "-q", "--bare"]).arg(&remote).status().unwrap().code(), Some(0));
+    let r = env.git(&["push", remote.to_str().unwrap(), "ledger"]);
+    assert_ne!(r.code, 0);
+    assert!(r.stderr.contains("refusing to push refs/heads/ledger"), "{}", r.stderr);
+    let refs = std::process::Command::new("git").arg("--git-dir").arg(&remote).args(["for-each-ref"]).output().unwrap();
+    assert!(refs.stdout.is_empty(), "nothing reached the remote");
+}
+
+/// Builds a commit on the ledger with plain git and moves the ledger to it.
+fn git_commit_on_ledger(env: &TestEnv, extra: &[&str], message: &str, add: Option<(&str, &str)>) -> String {
+    let tree = match add {
+        None => env.git(&["rev-parse", "ledger^{tree}"]).ok().trim().to_owned(),
+        Some((path, content)) => {
+            let blob = env.git_stdin(&["hash-object", "-w", "--stdin"], content).ok().trim().to_owned();
+            let index = env.path().join("tmp-index");
+            let idx = index.to_str().unwrap();
+            let with_index = |args: &[&str]| {
+                let mut c = std::process::Command::new("git");
+                c.arg("--git-dir").arg(env.repo()).args(args).env_clear().envs(env.vars()).env("GIT_INDEX_FILE", idx);
+                let o = c.output().unwrap();
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+                String::from_utf8_lossy(&o.stdout).into_owned()
+            };
+            with_index(&["read-tree", "ledger"]);
+            with_index(&["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{path}")]);
+            let t = with_index(&["write-tree"]);
+            let _ = std::fs::remove_file(&index);
+            t.trim().to_owned()
+        }
+    };
+    // A message starting with "-S\0" asks for a signed commit.
+    let (sign, message) = match message.strip_prefix("-S\0") {
+        Some(m) => (true, m),
+        None => (false, message),
+    };
+    let mut args = extra.to_vec();
+    args.extend(["commit-tree", tree.as_str(), "-p", "ledger"]);
+    if sign {
+        args.push("-S");
+    }
+    args.extend(["-m", message]);
+    let id = env.git(&args).ok().trim().to_owned();
+    env.git(&["update-ref", "refs/heads/ledger", &id]).ok();
+    id
+}
+
+#[test]
+fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
+    let env = TestEnv::new();
+    env.init();
+    let clean = env.lore(&["verify"]);
+    assert_eq!(clean.ok(), "verified 1 commits: every signature good, trailers and records consistent\n");
+
+    let config_msg = "config: tweak\n\nLore-Format: 1\nLore-Action: config";
+    let unsigned = git_commit_on_ledger(&env, &["-c", "commit.gpgSign=false"], config_msg, None);
+
+    let other = env.path().join("other_key");
+    let kg = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "intruder", "-f"])
+        .arg(&other)
+        .status()
+        .unwrap();
+    assert!(kg.success());
+    let other_key = format!("user.signingkey={}", other.display());
+    let stranger = git_commit_on_ledger(&env, &["-c", &other_key], &format!("-S\0{config_msg}"), None);
+
+    // Signed by the right key, but says "config" while it adds a proposal.
+    let sneaky = git_commit_on_ledger(
+        &env,
+        &[],
+        &format!("-S\0{config_msg}"),
+        Some(("proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json", "{}\n")),
+    );
+    assert_eq!(env.git(&["log", "-1", "--format=%G?", &sneaky]).ok(), "G\n", "git itself trusts the key");
+
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines.contains(&format!("{unsigned} (ledger): unsigned commit").as_str()), "{}", r.stdout);
+    assert!(
+        lines.iter().any(|l| l.starts_with(&format!("{stranger} (ledger): signed by a key not in the allowed signers (SHA256:"))),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        lines.contains(&format!("{sneaky} (ledger): config commit changed records").as_str()),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.contains("problems in 4 commits"), "{}", r.stderr);
+
+    // The JSON form names the same commits.
+    let j: serde_json::Value = serde_json::from_str(&env.lore(&["verify", "--json"]).stdout).unwrap();
+    assert_eq!(j["ok"], false);
+    let commits: Vec<&str> = j["problems"].as_array().unwrap().iter().map(|p| p["commit"].as_str().unwrap()).collect();
+    assert!(commits.contains(&unsigned.as_str()) && commits.contains(&stranger.as_str()) && commits.contains(&sneaky.as_str()));
+
+    // A range that excludes the bad commits is clean.
+    let first = env.ledger_commits().last().unwrap().clone();
+    assert_eq!(env.lore(&["verify", &first]).code, 0);
+
+    // log shows the signature status of each.
+    let log = env.lore(&["log"]);
+    assert!(log.ok().contains("signature: unsigned"), "{}", log.stdout);
+    assert!(log.stdout.contains("signature: unknown signer (SHA256:"), "{}", log.stdout);
+    assert!(log.stdout.contains("signature: good (git-lore@localhost)"), "{}", log.stdout);
+}
+
+#[test]
+fn a_trailer_value_with_a_newline_is_refused_and_nothing_is_written() {
+    use git_lore::store::{Branch, CommitSpec};
+    use git_lore::trailers::{Action, LoreTrailers};
+    use rand::SeedableRng;
+
+    let env = TestEnv::new();
+    env.init();
+    let before = env.ledger_commits();
+    let genv = git_lore::ops::Env::new(jiff::Timestamp::from_second(1_785_000_000).unwrap(), Some(env.home()), env.vars());
+    let mut lore = git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7)).unwrap();
+    for bad in ["two\nlines", "carriage\rreturn", "bell\u{7}", "Lore-Status: approved\nLore-Action: judge"] {
+        let err = lore
+            .transact(Branch::Ledger, |tx| {
+                let mut t = LoreTrailers::new(Action::Config);
+                t.reason = Some(bad.to_owned());
+                tx.commit(CommitSpec::new("config: x", None, t, Vec::new())?)?;
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("trailer Lore-Reason has a control character or line break"),
+            "{bad:?}: {err}"
+        );
+    }
+    assert_eq!(env.ledger_commits(), before, "nothing was written");
+    env.assert_fsck();
+}

@@ -1,0 +1,7 @@
+//! The one integration-test binary. Every test runs the real `git-lore`
+//! binary and the real `git` and `ssh-keygen` in a hermetic environment:
+//! a temporary HOME, no system or global git config, a fixed clock, and stub
+//! programs in place of models.
+
+mod common;
+mod core;
