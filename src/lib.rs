@@ -10,6 +10,7 @@
 
 pub mod model;
 pub mod ops;
+pub mod pipeline;
 pub mod process;
 pub mod schema;
 pub mod signing;

@@ -512,3 +512,30 @@ mod tests {
         assert_eq!(iso(ts), "2026-11-29T16:56:48Z");
     }
 }
+
+/// The 12-hex project key of upstream: sha256 of `remote:<origin url>`, or
+/// of `root:<real path of the top>` when there is no origin, first 12 hex.
+pub fn project_key(origin_url: Option<&str>, root: &std::path::Path) -> String {
+    use sha2::{Digest, Sha256};
+    let input = match origin_url {
+        Some(url) => format!("remote:{url}"),
+        None => format!("root:{}", root.display()),
+    };
+    hex::encode(Sha256::digest(input.as_bytes()))[..12].to_owned()
+}
+
+#[cfg(test)]
+mod project_key_tests {
+    #[test]
+    fn project_key_hashes_the_origin_url_else_the_root() {
+        // printf 'remote:git@github.com:acme/app.git' | sha256sum | cut -c1-12
+        assert_eq!(
+            super::project_key(Some("git@github.com:acme/app.git"), std::path::Path::new("/x")),
+            "eeb19897e349"
+        );
+        assert_ne!(
+            super::project_key(None, std::path::Path::new("/x")),
+            super::project_key(None, std::path::Path::new("/y"))
+        );
+    }
+}

@@ -282,7 +282,10 @@ fn push_violations(error: &ValidationError<'_>, out: &mut Vec<Violation>) {
             return;
         }
         let path = error.instance_path().as_str().to_owned();
-        out.push(Violation::new(path, one_of_message(error.instance(), context)));
+        out.push(Violation::new(
+            path,
+            one_of_message(error.instance(), context),
+        ));
         return;
     }
     out.push(Violation::new(
@@ -452,19 +455,19 @@ mod tests {
 
     #[test]
     fn reference_examples_validate() {
-        let lesson: Value =
-            pool_entry();
+        let lesson: Value = pool_entry();
         assert_eq!(errs(SchemaKind::Lesson, &lesson), Vec::<String>::new());
-        let proposal: Value =
-            pending_proposal();
+        let proposal: Value = pending_proposal();
         assert_eq!(errs(SchemaKind::Proposal, &proposal), Vec::<String>::new());
-        assert_eq!(errs(SchemaKind::Candidate, &candidate()), Vec::<String>::new());
+        assert_eq!(
+            errs(SchemaKind::Candidate, &candidate()),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
     fn private_pool_entries_are_not_ingest_valid() {
-        let mut lesson: Value =
-            pool_entry();
+        let mut lesson: Value = pool_entry();
         lesson["consensus"]["judges"] = json!(0);
         assert_eq!(
             errs(SchemaKind::Lesson, &lesson),
@@ -544,9 +547,21 @@ mod tests {
         a["created_at"] = json!("2026-08-03 15:59:48");
         let e = errs(SchemaKind::Artifact, &a);
         assert_eq!(e.len(), 4, "{e:?}");
-        assert!(e.iter().any(|m| m.starts_with("/kind: \"musing\" is not one of")), "{e:?}");
-        assert!(e.iter().any(|m| m.starts_with("/trigger: \"cron\" is not one of")), "{e:?}");
-        assert!(e.iter().any(|m| m.starts_with("/detail: 7 is not of types")), "{e:?}");
+        assert!(
+            e.iter()
+                .any(|m| m.starts_with("/kind: \"musing\" is not one of")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter()
+                .any(|m| m.starts_with("/trigger: \"cron\" is not one of")),
+            "{e:?}"
+        );
+        assert!(
+            e.iter()
+                .any(|m| m.starts_with("/detail: 7 is not of types")),
+            "{e:?}"
+        );
         assert!(e.iter().any(|m| m.starts_with("/created_at: ")), "{e:?}");
         a.as_object_mut().unwrap().remove("summary");
         assert!(errs(SchemaKind::Artifact, &a)
@@ -555,12 +570,17 @@ mod tests {
 
     #[test]
     fn proposal_status_implies_its_fields() {
-        let mut p: Value =
-            pending_proposal();
+        let mut p: Value = pending_proposal();
         p["status"] = json!("approved");
         let e = errs(SchemaKind::Proposal, &p);
-        assert!(e.contains(&"(root): \"visibility\" is a required property".to_owned()), "{e:?}");
-        assert!(e.contains(&"(root): \"verdict\" is a required property".to_owned()), "{e:?}");
+        assert!(
+            e.contains(&"(root): \"visibility\" is a required property".to_owned()),
+            "{e:?}"
+        );
+        assert!(
+            e.contains(&"(root): \"verdict\" is a required property".to_owned()),
+            "{e:?}"
+        );
         p["status"] = json!("pending");
         p["extra"] = json!(1);
         assert_eq!(

@@ -9,9 +9,12 @@
 
 mod demo;
 mod index;
+mod ingest;
 mod init;
+mod list;
 mod log;
 mod seen;
+mod show;
 mod verify;
 
 use std::io::{self, Write};
@@ -45,6 +48,9 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Init(init::Args),
+    Ingest(ingest::Args),
+    List(list::Args),
+    Show(show::Args),
     Seen(seen::Args),
     Log(log::Args),
     Verify(verify::Args),
@@ -184,6 +190,9 @@ pub fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Init(a) => init::run(a, &ctx),
+        Command::Ingest(a) => ingest::run(a, &ctx),
+        Command::List(a) => list::run(a, &ctx),
+        Command::Show(a) => show::run(a, &ctx),
         Command::Seen(a) => seen::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),
         Command::Verify(a) => verify::run(a, &ctx),

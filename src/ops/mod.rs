@@ -8,7 +8,9 @@
 //! [`Env`] and the caller's random generator.
 
 pub mod audit;
+pub mod ingest;
 pub mod init;
+pub mod query;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -156,80 +156,8 @@ impl Store {
             None => None,
         };
         let mut out = Vec::new();
-        self.diff_trees(old_tree, Some(info.tree), String::new(), &mut out)?;
+        diff_trees(self.repo(), old_tree, Some(info.tree), String::new(), &mut out)?;
         Ok(out)
-    }
-
-    fn tree_entries(
-        &self,
-        tree: Option<ObjectId>,
-    ) -> Result<Vec<(String, ObjectId, bool)>, StoreError> {
-        let Some(tree) = tree else {
-            return Ok(Vec::new());
-        };
-        let t = self
-            .repo()
-            .find_tree(tree)
-            .ctx(|| format!("reading tree {tree}"))?;
-        let decoded = t.decode().ctx(|| format!("decoding tree {tree}"))?;
-        Ok(decoded
-            .entries
-            .iter()
-            .map(|e| {
-                (
-                    e.filename.to_str_lossy().into_owned(),
-                    e.oid.to_owned(),
-                    e.mode.is_tree(),
-                )
-            })
-            .collect())
-    }
-
-    fn diff_trees(
-        &self,
-        old: Option<ObjectId>,
-        new: Option<ObjectId>,
-        prefix: String,
-        out: &mut Vec<ChangedPath>,
-    ) -> Result<(), StoreError> {
-        if old == new {
-            return Ok(());
-        }
-        let a = self.tree_entries(old)?;
-        let b = self.tree_entries(new)?;
-        let mut names: Vec<&String> = a.iter().map(|e| &e.0).chain(b.iter().map(|e| &e.0)).collect();
-        names.sort();
-        names.dedup();
-        for name in names {
-            let ea = a.iter().find(|e| &e.0 == name);
-            let eb = b.iter().find(|e| &e.0 == name);
-            let path = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let (a_tree, a_blob) = match ea {
-                Some((_, id, true)) => (Some(*id), None),
-                Some((_, id, false)) => (None, Some(*id)),
-                None => (None, None),
-            };
-            let (b_tree, b_blob) = match eb {
-                Some((_, id, true)) => (Some(*id), None),
-                Some((_, id, false)) => (None, Some(*id)),
-                None => (None, None),
-            };
-            if a_tree.is_some() || b_tree.is_some() {
-                self.diff_trees(a_tree, b_tree, path.clone(), out)?;
-            }
-            if a_blob != b_blob {
-                out.push(ChangedPath {
-                    path,
-                    old: a_blob,
-                    new: b_blob,
-                });
-            }
-        }
-        Ok(())
     }
 
     /// A blob's bytes.
@@ -242,3 +170,75 @@ impl Store {
             .clone())
     }
 }
+
+fn tree_entries(
+repo: &gix::Repository,
+    tree: Option<ObjectId>,
+) -> Result<Vec<(String, ObjectId, bool)>, StoreError> {
+    let Some(tree) = tree else {
+        return Ok(Vec::new());
+    };
+    let t = repo
+        .find_tree(tree)
+        .ctx(|| format!("reading tree {tree}"))?;
+    let decoded = t.decode().ctx(|| format!("decoding tree {tree}"))?;
+    Ok(decoded
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                e.filename.to_str_lossy().into_owned(),
+                e.oid.to_owned(),
+                e.mode.is_tree(),
+            )
+        })
+        .collect())
+}
+
+pub(crate) fn diff_trees(
+repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    prefix: String,
+    out: &mut Vec<ChangedPath>,
+) -> Result<(), StoreError> {
+    if old == new {
+        return Ok(());
+    }
+    let a = tree_entries(repo, old)?;
+    let b = tree_entries(repo, new)?;
+    let mut names: Vec<&String> = a.iter().map(|e| &e.0).chain(b.iter().map(|e| &e.0)).collect();
+    names.sort();
+    names.dedup();
+    for name in names {
+        let ea = a.iter().find(|e| &e.0 == name);
+        let eb = b.iter().find(|e| &e.0 == name);
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let (a_tree, a_blob) = match ea {
+            Some((_, id, true)) => (Some(*id), None),
+            Some((_, id, false)) => (None, Some(*id)),
+            None => (None, None),
+        };
+        let (b_tree, b_blob) = match eb {
+            Some((_, id, true)) => (Some(*id), None),
+            Some((_, id, false)) => (None, Some(*id)),
+            None => (None, None),
+        };
+        if a_tree.is_some() || b_tree.is_some() {
+            diff_trees(repo, a_tree, b_tree, path.clone(), out)?;
+        }
+        if a_blob != b_blob {
+            out.push(ChangedPath {
+                path,
+                old: a_blob,
+                new: b_blob,
+            });
+        }
+    }
+    Ok(())
+}
+

@@ -16,6 +16,7 @@
 pub mod history;
 pub mod index;
 pub mod layout;
+pub mod mine;
 pub mod tx;
 
 use std::fs;

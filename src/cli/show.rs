@@ -1,0 +1,68 @@
+use clap::Args as ClapArgs;
+
+use super::{error, out, out_json, report, Ctx, Outcome};
+use git_lore::model::{Id, Scope};
+use git_lore::ops::query;
+
+/// Show one lesson: id, status, visibility, artifact, claim, rationale,
+/// resolution, stack and scope.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The lesson id (ULID).
+    #[arg(value_name = "ID")]
+    id: String,
+    /// Print the whole proposal record as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Outcome {
+    let id: Id = match args.id.parse() {
+        Ok(id) => id,
+        Err(e) => {
+            error(e);
+            return Outcome::Refused;
+        }
+    };
+    let lore = match ctx.open() {
+        Ok(l) => l,
+        Err(e) => return report(e),
+    };
+    let p = match query::proposal(&lore, id) {
+        Ok(p) => p,
+        Err(e) => return report(e),
+    };
+    if args.json {
+        out_json(&p);
+        return Outcome::Done;
+    }
+    let c = &p.candidate;
+    let scope = match &c.applies_to.scope {
+        Scope::Versioned { .. } | Scope::VersionIndependent { .. } => {
+            serde_json::to_string(&c.applies_to.scope).unwrap_or_default()
+        }
+    };
+    let mut s = String::new();
+    s.push_str(&format!("id:          {}\n", p.id));
+    s.push_str(&format!("status:      {}\n", p.status));
+    s.push_str(&format!(
+        "visibility:  {}\n",
+        p.visibility.map(|v| v.to_string()).unwrap_or_else(|| "—".into())
+    ));
+    s.push_str(&format!("artifact:    {}\n", p.artifact_id));
+    s.push_str(&format!("claim:       {}\n", c.claim));
+    s.push_str(&format!("rationale:   {}\n", c.rationale));
+    s.push_str(&format!("resolution:  {}\n", c.evidence.resolution));
+    s.push_str(&format!("stack:       {}\n", c.applies_to.stack.join(", ")));
+    s.push_str(&format!("scope:       {scope}\n"));
+    if let Some(v) = &p.verdict {
+        s.push_str(&format!(
+            "verdict:     {} ({}){}\n",
+            if v.passed { "approved" } else { "rejected" },
+            v.reason,
+            v.aggregate_score.map(|a| format!(", score {a}")).unwrap_or_default()
+        ));
+    }
+    out(&s);
+    Outcome::Done
+}

@@ -1,0 +1,441 @@
+//! Ingest (stage 5): artifacts become proposals or declines, each one signed
+//! commit on the ledger; outages leave artifacts untouched.
+//!
+//! Order of operations per artifact, as upstream: seen (from history, via the
+//! index) → pre-gate → model → parse → refusal → stitch provenance → validate
+//! → write. Model calls happen outside any transaction; the write re-checks
+//! idempotency against the tip it lands on, so concurrent ingests of the same
+//! artifacts produce exactly one outcome each.
+
+use std::time::Duration;
+
+use rand::RngCore;
+
+use super::{Lore, LoreError};
+use crate::model::{canonical_json, iso, Artifact, Decline, DeclineReason, Id, Proposal, ProposalStatus};
+use crate::pipeline::{self, transform};
+use crate::process::{self, Invocation};
+use crate::store::{layout, Branch, Change, CommitSpec, Index};
+use crate::trailers::{Action, LoreTrailers};
+
+/// The default transform program (DESIGN §4); `{model}` is replaced by
+/// `lore.transform.model`.
+pub const DEFAULT_COMMAND: &str = "claude -p --max-turns 1 --model {model}";
+/// The default transform model.
+pub const DEFAULT_MODEL: &str = "claude-haiku-4-5-20251001";
+/// The default per-call timeout (`lore.transform.timeout`, seconds).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+/// At most this much of a model's answer is kept.
+pub const MAX_ANSWER: usize = 1 << 20;
+/// Artifacts written per transaction: the ref moves once per chunk, so a
+/// crash loses at most one chunk's writes (never a half-written one).
+pub const CHUNK: usize = 256;
+
+/// Where model work goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The deterministic built-in transform (DESIGN §4).
+    Offline,
+    /// A program that reads the prompt on stdin and prints its answer.
+    Command {
+        argv: Vec<String>,
+        model: String,
+        timeout: Duration,
+    },
+}
+
+impl Backend {
+    /// The name recorded in `Lore-Model` and the proposal's `model`.
+    pub fn model_name(&self) -> &str {
+        match self {
+            Backend::Offline => "offline",
+            Backend::Command { model, .. } => model,
+        }
+    }
+
+    /// The backend the repository's config asks for: `command` when
+    /// `lore.transform.command` is set (or `lore.backend = command`),
+    /// otherwise `offline`. `choice` overrides (`--backend`).
+    pub fn from_config(lore: &Lore, choice: Option<&str>) -> Result<Backend, LoreError> {
+        let cfg = |k: &str| lore.store.config_string(k);
+        let command = cfg("lore.transform.command");
+        let kind = choice
+            .map(str::to_owned)
+            .or_else(|| cfg("lore.backend"))
+            .unwrap_or_else(|| if command.is_some() { "command".into() } else { "offline".into() });
+        match kind.as_str() {
+            "offline" => Ok(Backend::Offline),
+            "command" => {
+                let model = cfg("lore.transform.model").unwrap_or_else(|| DEFAULT_MODEL.into());
+                if model.chars().any(char::is_control) || model.trim().is_empty() {
+                    return Err(LoreError::BadInput(format!("lore.transform.model is not a usable name: {model:?}")));
+                }
+                let template = command.unwrap_or_else(|| DEFAULT_COMMAND.into());
+                let argv: Vec<String> = shell_words::split(&template)
+                    .map_err(|e| LoreError::BadInput(format!("lore.transform.command {template:?} does not parse: {e}")))?
+                    .into_iter()
+                    .map(|a| a.replace("{model}", &model))
+                    .collect();
+                if argv.is_empty() {
+                    return Err(LoreError::BadInput("lore.transform.command is empty".into()));
+                }
+                let timeout = match cfg("lore.transform.timeout") {
+                    None => DEFAULT_TIMEOUT,
+                    Some(t) => t
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|s| s.is_finite() && *s > 0.0)
+                        .map(Duration::from_secs_f64)
+                        .ok_or_else(|| LoreError::BadInput(format!("lore.transform.timeout must be a positive number of seconds, got {t:?}")))?,
+                };
+                Ok(Backend::Command { argv, model, timeout })
+            }
+            other => Err(LoreError::BadInput(format!("backend must be offline or command, got {other:?}"))),
+        }
+    }
+}
+
+/// One input item: an artifact, or why its source could not be read as one.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub source: String,
+    pub artifact: Result<Artifact, String>,
+}
+
+/// Why an artifact was skipped without a model call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    Seen,
+    Pregate,
+}
+
+/// What happened to one input item.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Proposed { lesson: Id, artifact: Id },
+    Declined { artifact: Id, reason: DeclineReason },
+    Skipped { artifact: Id, why: Skip },
+    Untouched { artifact: Id, why: String },
+    Invalid { source: String, why: String },
+}
+
+impl Outcome {
+    /// The line `git lore ingest` prints for it.
+    pub fn line(&self) -> String {
+        match self {
+            Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
+            Outcome::Declined { artifact, reason } => format!("declined {artifact} {reason}"),
+            Outcome::Skipped { artifact, why } => format!(
+                "skipped {artifact} {}",
+                match why {
+                    Skip::Seen => "seen",
+                    Skip::Pregate => "pregate",
+                }
+            ),
+            Outcome::Untouched { artifact, why } => format!("untouched {artifact} {why}"),
+            Outcome::Invalid { source, why } => format!("invalid {source} {why}"),
+        }
+    }
+}
+
+/// A determination waiting to be written.
+enum Pending {
+    Propose { lesson: Id, artifact: Artifact, candidate: crate::model::Candidate },
+    Decline { artifact: Artifact, reason: DeclineReason, detail: Option<String> },
+}
+
+impl Pending {
+    fn artifact_id(&self) -> Id {
+        match self {
+            Pending::Propose { artifact, .. } | Pending::Decline { artifact, .. } => artifact.id,
+        }
+    }
+}
+
+/// Replaces control characters and cuts a text to one short subject line.
+fn subject_text(s: &str, max: usize) -> String {
+    let one: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let one = one.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > max {
+        format!("{}…", one.chars().take(max).collect::<String>())
+    } else {
+        one
+    }
+}
+
+/// Asks the backend about one artifact. `Err` is an outage.
+fn ask(backend: &Backend, template: &str, artifact: &Artifact, env: &[(String, String)]) -> Result<transform::Outcome, String> {
+    let decided = match backend {
+        Backend::Offline => transform::decide(pipeline::offline::transform(artifact).as_bytes(), artifact),
+        Backend::Command { argv, timeout, .. } => {
+            let prompt = transform::render_prompt(template, artifact);
+            let inv = Invocation {
+                argv: argv.clone(),
+                env: env.to_vec(),
+                cwd: None,
+                timeout: *timeout,
+                max_output: MAX_ANSWER,
+            };
+            transform::decide_run(process::run(&inv, prompt.as_bytes()), artifact)
+        }
+    };
+    decided.map_err(|e| e.to_string())
+}
+
+/// Runs stage 5 over `items`. `progress` is told about each outcome as it is
+/// determined. Returns one outcome per item, in input order.
+pub fn ingest(
+    lore: &mut Lore,
+    items: Vec<Item>,
+    backend: &Backend,
+    progress: &mut dyn FnMut(&Outcome),
+) -> Result<Vec<Outcome>, LoreError> {
+    let template = lore
+        .store
+        .config_string("lore.transform.template")
+        .map(|p| std::fs::read_to_string(super::expand_path(&p, lore.env.home.as_deref(), lore.store.git_dir())))
+        .transpose()
+        .map_err(|e| LoreError::BadInput(format!("cannot read lore.transform.template: {e}")))?
+        .unwrap_or_else(|| transform::DEFAULT_TEMPLATE.to_owned());
+    let index = Index::load(&lore.store)?;
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; items.len()];
+    let mut seen_here = std::collections::HashSet::new();
+    let mut pending: Vec<(usize, Pending)> = Vec::new();
+    let env = lore.env.child_env.clone();
+
+    for (i, item) in items.into_iter().enumerate() {
+        let artifact = match item.artifact {
+            Ok(a) => a,
+            Err(why) => {
+                let o = Outcome::Invalid { source: item.source, why };
+                progress(&o);
+                outcomes[i] = Some(o);
+                continue;
+            }
+        };
+        let id = artifact.id;
+        if index.artifact(id).is_some() || !seen_here.insert(id) {
+            let o = Outcome::Skipped { artifact: id, why: Skip::Seen };
+            progress(&o);
+            outcomes[i] = Some(o);
+            continue;
+        }
+        if !pipeline::pregate::passes(&artifact) {
+            let o = Outcome::Skipped { artifact: id, why: Skip::Pregate };
+            progress(&o);
+            outcomes[i] = Some(o);
+            continue;
+        }
+        match ask(backend, &template, &artifact, &env) {
+            Err(why) => {
+                let o = Outcome::Untouched { artifact: id, why };
+                progress(&o);
+                outcomes[i] = Some(o);
+            }
+            Ok(transform::Outcome::Propose { candidate }) => {
+                let lesson = Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng()));
+                pending.push((i, Pending::Propose { lesson, artifact, candidate }));
+            }
+            Ok(transform::Outcome::Decline { reason, detail }) => {
+                pending.push((i, Pending::Decline { artifact, reason, detail }));
+            }
+        }
+        if pending.len() >= CHUNK {
+            write_chunk(lore, backend, std::mem::take(&mut pending), &mut outcomes, progress)?;
+        }
+    }
+    write_chunk(lore, backend, pending, &mut outcomes, progress)?;
+    Ok(outcomes.into_iter().map(|o| o.expect("every item has an outcome")).collect())
+}
+
+fn random80(rng: &mut dyn RngCore) -> u128 {
+    let mut b = [0u8; 16];
+    rng.fill_bytes(&mut b[6..]);
+    u128::from_be_bytes(b)
+}
+
+fn write_chunk(
+    lore: &mut Lore,
+    backend: &Backend,
+    pending: Vec<(usize, Pending)>,
+    outcomes: &mut [Option<Outcome>],
+    progress: &mut dyn FnMut(&Outcome),
+) -> Result<(), LoreError> {
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let now = iso(lore.env.now);
+    let model = backend.model_name().to_owned();
+    let done = lore.transact(Branch::Ledger, |tx| {
+        let mut results = Vec::with_capacity(pending.len());
+        for (i, p) in &pending {
+            let aid = p.artifact_id();
+            if tx.artifact(aid).is_some() {
+                // Another writer determined it while we asked the model.
+                results.push((*i, Outcome::Skipped { artifact: aid, why: Skip::Seen }));
+                continue;
+            }
+            match p {
+                Pending::Propose { lesson, artifact, candidate } => {
+                    let proposal = Proposal {
+                        id: *lesson,
+                        artifact_id: aid,
+                        created_at: now.clone(),
+                        status: ProposalStatus::Pending,
+                        candidate: candidate.clone(),
+                        artifact: Some(artifact.clone()),
+                        model: Some(model.clone()),
+                        visibility: None,
+                        confirmed_at: None,
+                        candidate_before_confirm: None,
+                        passed_at: None,
+                        pass_reason: None,
+                        judged_at: None,
+                        verdict: None,
+                        promoted_at: None,
+                    };
+                    let mut t = LoreTrailers::new(Action::Propose);
+                    t.lesson = Some(*lesson);
+                    t.artifact = Some(aid);
+                    t.status = Some("pending".into());
+                    t.model = Some(model.clone());
+                    tx.commit(CommitSpec::new(
+                        &format!("propose {lesson}: {}", subject_text(&candidate.claim, 72)),
+                        None,
+                        t,
+                        vec![Change::Put { path: layout::proposal_path(*lesson), bytes: canonical_json(&proposal) }],
+                    )?)?;
+                    results.push((*i, Outcome::Proposed { lesson: *lesson, artifact: aid }));
+                }
+                Pending::Decline { artifact, reason, detail } => {
+                    let record = Decline {
+                        artifact_id: aid,
+                        reason: *reason,
+                        detail: detail.clone(),
+                        declined_at: now.clone(),
+                        artifact: Some(artifact.clone()),
+                        model: Some(model.clone()),
+                    };
+                    let mut t = LoreTrailers::new(Action::Decline);
+                    t.artifact = Some(aid);
+                    t.reason = Some(reason.to_string());
+                    t.model = Some(model.clone());
+                    tx.commit(CommitSpec::new(
+                        &format!("decline {aid}: {reason}"),
+                        None,
+                        t,
+                        vec![Change::Put { path: layout::decline_path(aid), bytes: canonical_json(&record) }],
+                    )?)?;
+                    results.push((*i, Outcome::Declined { artifact: aid, reason: *reason }));
+                }
+            }
+        }
+        Ok(results)
+    })?;
+    for (i, o) in done.value {
+        progress(&o);
+        outcomes[i] = Some(o);
+    }
+    Ok(())
+}
+
+/// The most a single input (file or stdin) may hold.
+pub const MAX_INPUT: usize = pipeline::input::MAX_INPUT_BYTES;
+
+/// The items in one input's bytes (a JSON object, an array, or JSON Lines).
+pub fn items_from_bytes(source: &str, bytes: &[u8]) -> Vec<Item> {
+    pipeline::read_artifacts(source, bytes)
+        .into_iter()
+        .map(|i| Item {
+            source: i.source,
+            artifact: i.artifact.map_err(|e| e.to_string()),
+        })
+        .collect()
+}
+
+/// The items in a file, or in every `*.json` / `*.jsonl` file below a
+/// directory (in path order). Unreadable paths become `invalid` items.
+pub fn items_from_path(path: &std::path::Path) -> Vec<Item> {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    collect_files(path, &mut files, &mut errors);
+    let mut items: Vec<Item> = errors;
+    for f in files {
+        let source = f.display().to_string();
+        match std::fs::metadata(&f) {
+            Ok(m) if m.len() as usize > MAX_INPUT => items.push(Item {
+                source,
+                artifact: Err(format!("file is {} bytes; inputs are limited to {MAX_INPUT} bytes", m.len())),
+            }),
+            _ => match std::fs::read(&f) {
+                Ok(bytes) => items.extend(items_from_bytes(&source, &bytes)),
+                Err(e) => items.push(Item {
+                    source,
+                    artifact: Err(format!("cannot read: {e}")),
+                }),
+            },
+        }
+    }
+    items
+}
+
+fn collect_files(path: &std::path::Path, files: &mut Vec<std::path::PathBuf>, errors: &mut Vec<Item>) {
+    match std::fs::metadata(path) {
+        Err(e) => errors.push(Item {
+            source: path.display().to_string(),
+            artifact: Err(format!("cannot read: {e}")),
+        }),
+        Ok(m) if m.is_dir() => {
+            let mut entries: Vec<std::path::PathBuf> = match std::fs::read_dir(path) {
+                Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+                Err(e) => {
+                    errors.push(Item {
+                        source: path.display().to_string(),
+                        artifact: Err(format!("cannot read directory: {e}")),
+                    });
+                    return;
+                }
+            };
+            entries.sort();
+            for e in entries {
+                let is_dir = std::fs::symlink_metadata(&e).map(|m| m.is_dir()).unwrap_or(false);
+                let is_json = e
+                    .extension()
+                    .is_some_and(|x| x == "json" || x == "jsonl");
+                if is_dir || is_json {
+                    collect_files(&e, files, errors);
+                }
+            }
+        }
+        Ok(_) => files.push(path.to_owned()),
+    }
+}
+
+/// The artifacts of a project's default branch (see [`crate::store::mine`]),
+/// as the upstream commit miner makes them.
+pub fn items_from_commits(dir: &std::path::Path, since: Option<&str>) -> Result<Vec<Item>, LoreError> {
+    let mined = crate::store::mine::mine(dir, since)?;
+    let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
+    let mut items = Vec::new();
+    for c in mined.commits {
+        let source = format!("commit {}", c.sha);
+        let mc = pipeline::MinedCommit {
+            sha: c.sha,
+            time_ms: c.time_ms,
+            message: c.message,
+            changed_paths: c.changed_paths,
+            project_key: key.clone(),
+        };
+        match pipeline::artifacts_from_commit(&mc) {
+            Ok(list) => items.extend(list.into_iter().map(|a| Item {
+                source: source.clone(),
+                artifact: Ok(a),
+            })),
+            Err(e) => items.push(Item {
+                source,
+                artifact: Err(e.to_string()),
+            }),
+        }
+    }
+    Ok(items)
+}

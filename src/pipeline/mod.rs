@@ -1,0 +1,40 @@
+//! Ingest, the pure part: how a session artifact becomes a lesson candidate,
+//! a decline, or nothing (stage 5 of the upstream pipeline, reference §3.1).
+//!
+//! ```text
+//! bytes ──input──► Artifact ──pregate──► (skip: no version token)
+//! commits ─commits─┘    │
+//!                       └─ model answer (command backend, or offline) ─┐
+//!                                                                       ▼
+//!     transform::decide: parse ─► stitch provenance ─► validate ─► Outcome
+//!                        (Propose | Decline{reason}) or Outage (nothing recorded)
+//! ```
+//!
+//! - [`input`]: artifacts from JSON, JSON arrays and JSON Lines, per-item errors.
+//! - [`commits`]: artifacts from a project's commits, with content-addressed ids.
+//! - [`pregate`]: the upstream version-token regex.
+//! - [`transform`]: the prompt, reading a model's answer, provenance, the
+//!   failure taxonomy (verdict vs outage).
+//! - [`offline`]: the deterministic, network-free transform backend.
+//! - [`validate`]: the model-side and human-side candidate validators and the
+//!   cross-field rules.
+//! - [`range`]: the version-range language, typed, with matching.
+//!
+//! Everything here is pure logic over typed data. It never prints, reads the
+//! environment, the clock or randomness, and never touches git: running the
+//! model program is `crate::process`, recording outcomes and idempotency are
+//! the store's. Each module has its own error type.
+
+pub mod commits;
+pub mod input;
+pub mod offline;
+pub mod pregate;
+pub mod range;
+pub mod transform;
+pub mod validate;
+
+pub use commits::{artifacts_from_commit, CommitError, MinedCommit};
+pub use input::{read_artifacts, InputError, Item};
+pub use range::{Range, RangeError, Version};
+pub use transform::{decide, decide_run, render_prompt, Outage, Outcome, Response};
+pub use validate::{validate_candidate, validate_confirmed, Invalid};

@@ -1,0 +1,375 @@
+//! The two candidate validators: what a model may propose, and what a human
+//! may confirm. They are not redundant; they encode different trust.
+//!
+//! - [`validate_candidate`] (model side): the candidate schema (the vendored
+//!   evidence and applies-to sub-schemas under a strict four-key object),
+//!   **versioned scope only**, and the cross-field rules.
+//! - [`validate_confirmed`] (human side): the same, but the scope may also be
+//!   `version_independent` with a justification that is not blank after
+//!   trimming whitespace.
+//!
+//! Cross-field rules no JSON schema can express:
+//! 1. every key of `applies_to.scope.versions` names an entry of
+//!    `applies_to.stack` (otherwise the lesson never matches, or silently
+//!    never expires);
+//! 2. no two-sided range is inverted or empty (`>6 <2`, `>=4 <4`; see
+//!    [`crate::pipeline::range`]).
+//!
+//! Decisions: the candidate object is strict at the top level too (exactly
+//! `claim`, `rationale`, `evidence`, `applies_to`; upstream's jq validator
+//! let extra top-level keys through). `claim`, `rationale` and `resolution`
+//! need only be non-empty, as upstream; only the justification is trimmed,
+//! because upstream's CLI refuses a blank one.
+//!
+//! Every problem found is reported, each with the JSON pointer of the value
+//! at fault. This module is pure; it never prints or records anything.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::model::Candidate;
+use crate::pipeline::range::Range;
+use crate::schema::{self, SchemaKind, Violation};
+
+/// At most this many violations are spelled out in [`Invalid`]'s `Display`
+/// (the rest are counted), so a decline's detail stays readable.
+pub const MAX_REPORTED: usize = 8;
+
+/// A candidate that does not validate, and every reason why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct Invalid {
+    /// One entry per problem, in the order found; never empty.
+    pub violations: Vec<Violation>,
+}
+
+impl fmt::Display for Invalid {
+    /// One line: `path: message; path: message; … (and N more)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, v) in self.violations.iter().take(MAX_REPORTED).enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            // Keep the line a line: messages may quote values with newlines.
+            write!(f, "{}", v.to_string().replace(['\n', '\r'], " "))?;
+        }
+        if self.violations.len() > MAX_REPORTED {
+            write!(f, " (and {} more)", self.violations.len() - MAX_REPORTED)?;
+        }
+        Ok(())
+    }
+}
+
+/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
+fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+const VERSIONS: &str = "/applies_to/scope/versions";
+
+/// Which scope kinds a validator admits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Model,
+    Human,
+}
+
+fn check(value: &Value, side: Side) -> Vec<Violation> {
+    let mut out = match schema::validate(SchemaKind::Candidate, value) {
+        Ok(()) => Vec::new(),
+        Err(vs) => vs,
+    };
+    // A range the schema refuses: say why in words, not by quoting the pattern.
+    for v in &mut out {
+        if let Some(key) = v.instance_path.strip_prefix(&format!("{VERSIONS}/")) {
+            if v.message.contains("does not match") {
+                let key = key.replace("~1", "/").replace("~0", "~");
+                if let Some(Value::String(text)) = value.pointer(VERSIONS).and_then(|m| m.get(&key))
+                {
+                    if let Err(e) = Range::parse(text) {
+                        *v = Violation::new(v.instance_path.clone(), format!("{text:?}: {e}"));
+                    }
+                }
+            }
+        }
+    }
+    let Some(applies_to) = value.get("applies_to") else {
+        return out;
+    };
+    let Some(scope) = applies_to.get("scope") else {
+        return out;
+    };
+    match scope.get("kind").and_then(Value::as_str) {
+        Some("version_independent") => match side {
+            Side::Model => out.push(Violation::new(
+                "/applies_to/scope/kind",
+                "the transform may only propose a versioned scope; version_independent is a human choice made at confirmation",
+            )),
+            Side::Human => {
+                if let Some(Value::String(j)) = scope.get("justification") {
+                    if !j.is_empty() && j.trim().is_empty() {
+                        out.push(Violation::new(
+                            "/applies_to/scope/justification",
+                            "justification is blank after trimming whitespace",
+                        ));
+                    }
+                }
+            }
+        },
+        Some("versioned") => {
+            let stack: Vec<&str> = applies_to
+                .get("stack")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(Value::Object(versions)) = scope.get("versions") {
+                for (key, range) in versions {
+                    let path = format!("{VERSIONS}/{}", pointer_token(key));
+                    if !stack.contains(&key.as_str()) {
+                        out.push(Violation::new(
+                            path.clone(),
+                            format!("{key:?} is not named in applies_to.stack; every versions key must be a stack entry"),
+                        ));
+                    }
+                    if let Some(text) = range.as_str() {
+                        if Range::parse(text).is_ok_and(|r| r.is_inverted()) {
+                            out.push(Violation::new(
+                                path,
+                                format!("{text:?} matches no version: its lower bound is not below its upper bound"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Validates what a model proposed (provenance already stitched) and returns
+/// it typed. Model side: the versioned scope only.
+pub fn validate_candidate(value: &Value) -> Result<Candidate, Invalid> {
+    let violations = check(value, Side::Model);
+    if !violations.is_empty() {
+        return Err(Invalid { violations });
+    }
+    serde_json::from_value(value.clone()).map_err(|e| Invalid {
+        violations: vec![Violation::new("", format!("does not fit a candidate: {e}"))],
+    })
+}
+
+/// Validates a candidate a human is confirming: versioned, or
+/// version_independent with a non-blank justification.
+pub fn validate_confirmed(candidate: &Candidate) -> Result<(), Invalid> {
+    let value = serde_json::to_value(candidate).map_err(|e| Invalid {
+        violations: vec![Violation::new("", format!("cannot be serialised: {e}"))],
+    })?;
+    let violations = check(&value, Side::Human);
+    if violations.is_empty() {
+        Ok(())
+    } else {
+        Err(Invalid { violations })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::range::tests::CORPUS;
+    use serde_json::json;
+
+    fn candidate() -> Value {
+        json!({
+            "claim": "Vitest 4 cannot import vite/module-runner on Vite 5",
+            "rationale": "vite/module-runner ships in Vite 6; Vitest 4 assumes it exists.",
+            "evidence": {
+                "resolution": "Pin vitest to 3.x until Vite 6 lands.",
+                "artifact_ids": ["01KZ45MKAM734ZS7JK24D2DK0R"],
+                "session_ids": ["sess-1"],
+                "project_key": "6a7678979e31",
+                "observed_at": "2026-08-03T15:59:48Z"
+            },
+            "applies_to": {
+                "stack": ["vite", "vitest"],
+                "scope": {"kind": "versioned", "versions": {"vite": "<6", "vitest": ">=4"}},
+                "file_patterns": [],
+                "task_kinds": []
+            }
+        })
+    }
+
+    fn messages(r: Result<impl std::fmt::Debug, Invalid>) -> Vec<String> {
+        r.unwrap_err()
+            .violations
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn independent(justification: &str) -> Value {
+        let mut c = candidate();
+        c["applies_to"]["scope"] =
+            json!({"kind": "version_independent", "justification": justification});
+        c
+    }
+
+    #[test]
+    fn the_reference_candidate_validates_on_both_sides() {
+        let c = validate_candidate(&candidate()).unwrap();
+        assert_eq!(c.applies_to.stack, vec!["vite", "vitest"]);
+        assert_eq!(validate_confirmed(&c), Ok(()));
+    }
+
+    #[test]
+    fn the_model_side_refuses_version_independent() {
+        assert_eq!(
+            messages(validate_candidate(&independent("true everywhere"))),
+            vec!["/applies_to/scope/kind: the transform may only propose a versioned scope; version_independent is a human choice made at confirmation"]
+        );
+    }
+
+    #[test]
+    fn the_human_side_accepts_version_independent_with_a_real_justification() {
+        let c: Candidate = serde_json::from_value(independent("holds in every release")).unwrap();
+        assert_eq!(validate_confirmed(&c), Ok(()));
+        let blank: Candidate = serde_json::from_value(independent(" \t\n")).unwrap();
+        assert_eq!(
+            messages(validate_confirmed(&blank)),
+            vec![
+                "/applies_to/scope/justification: justification is blank after trimming whitespace"
+            ]
+        );
+        let empty: Candidate = serde_json::from_value(independent("")).unwrap();
+        assert_eq!(
+            messages(validate_confirmed(&empty)),
+            vec!["/applies_to/scope/justification: \"\" is shorter than 1 character"]
+        );
+    }
+
+    #[test]
+    fn every_versions_key_must_name_a_stack_entry() {
+        let mut c = candidate();
+        c["applies_to"]["stack"] = json!(["vite"]);
+        c["applies_to"]["scope"]["versions"]["@scope/pkg~x"] = json!("=1.2.3");
+        assert_eq!(
+            messages(validate_candidate(&c)),
+            vec![
+                "/applies_to/scope/versions/@scope~1pkg~0x: \"@scope/pkg~x\" is not named in applies_to.stack; every versions key must be a stack entry",
+                "/applies_to/scope/versions/vitest: \"vitest\" is not named in applies_to.stack; every versions key must be a stack entry",
+            ]
+        );
+    }
+
+    #[test]
+    fn inverted_and_empty_ranges_are_refused() {
+        for range in [">6 <2", ">=4 <4", ">4 <=4"] {
+            let mut c = candidate();
+            c["applies_to"]["scope"]["versions"]["vite"] = json!(range);
+            assert_eq!(
+                messages(validate_candidate(&c)),
+                vec![format!("/applies_to/scope/versions/vite: {range:?} matches no version: its lower bound is not below its upper bound")]
+            );
+        }
+    }
+
+    #[test]
+    fn the_corpus_through_the_model_validator() {
+        for &(range, _, accepted) in CORPUS {
+            let mut c = candidate();
+            c["applies_to"]["scope"]["versions"]["vite"] = json!(range);
+            assert_eq!(validate_candidate(&c).is_ok(), accepted, "{range:?}");
+        }
+    }
+
+    #[test]
+    fn bad_ranges_are_explained_in_words() {
+        let mut c = candidate();
+        c["applies_to"]["scope"]["versions"]["vite"] = json!("^5.4.21");
+        c["applies_to"]["scope"]["versions"]["vitest"] = json!(">=0");
+        assert_eq!(
+            messages(validate_candidate(&c)),
+            vec![
+                "/applies_to/scope/versions/vite: \"^5.4.21\": npm-style '^' ranges are not allowed; write comparators, e.g. \">=5.4.21 <6\"",
+                "/applies_to/scope/versions/vitest: \">=0\": \">=0\" is an unbounded lower bound: it matches every version and would never expire",
+            ]
+        );
+    }
+
+    #[test]
+    fn structural_problems_are_all_reported_with_pointers() {
+        let mut c = candidate();
+        c["claim"] = json!("");
+        c["eligible"] = json!(true);
+        c["evidence"]["artifact_ids"] = json!(["not-a-ulid"]);
+        c["evidence"]["session_ids"] = json!([""]);
+        c["applies_to"]["scope"]["versions"] = json!({});
+        let m = messages(validate_candidate(&c));
+        assert_eq!(m.len(), 5, "{m:?}");
+        assert!(
+            m.contains(&"/claim: \"\" is shorter than 1 character".to_owned()),
+            "{m:?}"
+        );
+        assert!(
+            m.contains(
+                &"(root): Additional properties are not allowed ('eligible' was unexpected)"
+                    .to_owned()
+            ),
+            "{m:?}"
+        );
+        assert!(
+            m.iter()
+                .any(|s| s.starts_with("/evidence/artifact_ids/0: \"not-a-ulid\" does not match")),
+            "{m:?}"
+        );
+        assert!(
+            m.contains(&"/evidence/session_ids/0: \"\" is shorter than 1 character".to_owned()),
+            "{m:?}"
+        );
+        assert!(
+            m.contains(&"/applies_to/scope/versions: {} has less than 1 property".to_owned()),
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn non_objects_and_missing_parts() {
+        assert_eq!(
+            messages(validate_candidate(&json!([1]))),
+            vec!["(root): [1] is not of type \"object\""]
+        );
+        let mut c = candidate();
+        c.as_object_mut().unwrap().remove("applies_to");
+        assert_eq!(
+            messages(validate_candidate(&c)),
+            vec!["(root): \"applies_to\" is a required property"]
+        );
+    }
+
+    #[test]
+    fn a_schema_valid_id_the_model_type_refuses_is_still_invalid() {
+        // The schema's ULID pattern allows a first character above 7; a real
+        // ULID (128 bits) does not.
+        let mut c = candidate();
+        c["evidence"]["artifact_ids"] = json!(["81KZ45MKAM734ZS7JK24D2DK0R"]);
+        let m = messages(validate_candidate(&c));
+        assert_eq!(m.len(), 1);
+        assert!(
+            m[0].starts_with("(root): does not fit a candidate: not a ULID"),
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn invalid_displays_on_one_capped_line() {
+        let invalid = Invalid {
+            violations: (0..10)
+                .map(|i| Violation::new(format!("/x/{i}"), "bad\nvalue"))
+                .collect(),
+        };
+        let s = invalid.to_string();
+        assert!(!s.contains('\n'));
+        assert!(s.starts_with("/x/0: bad value; /x/1: bad value"));
+        assert!(s.ends_with("/x/7: bad value (and 2 more)"), "{s}");
+    }
+}

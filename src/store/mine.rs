@@ -1,0 +1,107 @@
+//! Reading a project's own repository for `git lore ingest --from-commits`:
+//! the commits of its default branch, each with its message, time and the
+//! paths it changed, plus the facts the project key is derived from.
+//!
+//! Read-only: nothing in the project repository is written.
+
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+
+use super::history::diff_trees;
+use super::{GixContext, StoreError};
+
+/// One commit of the project's default branch.
+#[derive(Clone, Debug)]
+pub struct RawCommit {
+    pub sha: String,
+    /// Committer time in milliseconds since the epoch.
+    pub time_ms: i64,
+    pub message: String,
+    /// Paths changed relative to the first parent.
+    pub changed_paths: Vec<String>,
+}
+
+/// What the miner found.
+#[derive(Clone, Debug)]
+pub struct Mined {
+    /// `remote.origin.url`, if the project has one.
+    pub origin_url: Option<String>,
+    /// The real path of the work tree's top (or the git dir for a bare repo).
+    pub root: PathBuf,
+    /// Oldest first.
+    pub commits: Vec<RawCommit>,
+}
+
+/// Walks the default branch of the repository at `dir` (its
+/// `refs/remotes/origin/HEAD` target if set, else `HEAD`), first parent
+/// only, oldest first, stopping before `since` when given.
+pub fn mine(dir: &Path, since: Option<&str>) -> Result<Mined, StoreError> {
+    let repo = gix::discover(dir).ctx(|| format!("opening the project repository at {}", dir.display()))?;
+    let origin_url = repo
+        .config_snapshot()
+        .string("remote.origin.url")
+        .map(|u| u.to_str_lossy().into_owned());
+    let root = repo
+        .workdir()
+        .map(Path::to_owned)
+        .unwrap_or_else(|| repo.git_dir().to_owned());
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let tip = default_branch_tip(&repo)?;
+    let stop: Option<ObjectId> = match since {
+        None => None,
+        Some(rev) => Some(
+            repo.rev_parse_single(rev)
+                .ctx(|| format!("resolving --since {rev:?} in {}", dir.display()))?
+                .detach(),
+        ),
+    };
+    let mut commits = Vec::new();
+    let mut next = tip;
+    while let Some(id) = next {
+        if Some(id) == stop {
+            break;
+        }
+        let commit = repo.find_commit(id).ctx(|| format!("reading commit {id}"))?;
+        let decoded = commit.decode().ctx(|| format!("decoding commit {id}"))?;
+        let parent = decoded.parents().next();
+        let old_tree = match parent {
+            Some(p) => Some(
+                repo.find_commit(p)
+                    .ctx(|| format!("reading commit {p}"))?
+                    .tree_id()
+                    .ctx(|| format!("reading the tree of {p}"))?
+                    .detach(),
+            ),
+            None => None,
+        };
+        let mut changed = Vec::new();
+        diff_trees(&repo, old_tree, Some(decoded.tree()), String::new(), &mut changed)?;
+        commits.push(RawCommit {
+            sha: id.to_string(),
+            time_ms: decoded.committer().map(|c| c.seconds()).unwrap_or(0) * 1000,
+            message: decoded.message.to_str_lossy().into_owned(),
+            changed_paths: changed.into_iter().map(|c| c.path).collect(),
+        });
+        next = parent;
+    }
+    commits.reverse();
+    Ok(Mined {
+        origin_url,
+        root,
+        commits,
+    })
+}
+
+fn default_branch_tip(repo: &gix::Repository) -> Result<Option<ObjectId>, StoreError> {
+    if let Ok(Some(mut r)) = repo.try_find_reference("refs/remotes/origin/HEAD") {
+        if let Ok(id) = r.peel_to_id() {
+            return Ok(Some(id.detach()));
+        }
+    }
+    match repo.head_id() {
+        Ok(id) => Ok(Some(id.detach())),
+        Err(_) => Ok(None), // an unborn branch has no commits to mine
+    }
+}
