@@ -25,6 +25,9 @@ pub enum ModelError {
     /// A proposal status that is not one of the five.
     #[error("unknown status {0:?}")]
     BadStatus(String),
+    /// A decline reason that is not one of the four.
+    #[error("unknown decline reason {0:?}")]
+    BadReason(String),
 }
 
 /// A ULID as the lesson schema spells it: 26 characters of upper-case
@@ -393,7 +396,7 @@ impl FromStr for DeclineReason {
         DeclineReason::ALL
             .into_iter()
             .find(|r| r.as_str() == s)
-            .ok_or_else(|| ModelError::BadStatus(s.to_owned()))
+            .ok_or_else(|| ModelError::BadReason(s.to_owned()))
     }
 }
 
@@ -509,7 +512,7 @@ mod tests {
     #[test]
     fn iso_is_whole_seconds_utc() {
         let ts = jiff::Timestamp::from_second(1_795_978_608).unwrap();
-        assert_eq!(iso(ts), "2026-11-29T16:56:48Z");
+        assert_eq!(iso(ts), "2026-11-29T18:56:48Z");
     }
 }
 
@@ -530,7 +533,10 @@ mod project_key_tests {
     fn project_key_hashes_the_origin_url_else_the_root() {
         // printf 'remote:git@github.com:acme/app.git' | sha256sum | cut -c1-12
         assert_eq!(
-            super::project_key(Some("git@github.com:acme/app.git"), std::path::Path::new("/x")),
+            super::project_key(
+                Some("git@github.com:acme/app.git"),
+                std::path::Path::new("/x")
+            ),
             "eeb19897e349"
         );
         assert_ne!(

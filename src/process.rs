@@ -225,9 +225,6 @@ mod tests {
     fn missing_program_is_not_found() {
         let mut inv = sh("", 1000);
         inv.argv = vec!["/nonexistent/model-program".into()];
-        assert!(matches!(
-            run(&inv, b""),
-            Err(ProcessError::NotFound { .. })
-        ));
+        assert!(matches!(run(&inv, b""), Err(ProcessError::NotFound { .. })));
     }
 }

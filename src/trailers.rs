@@ -318,10 +318,11 @@ impl LoreTrailers {
             if t.key.eq_ignore_ascii_case("Lore-Judge") {
                 out.judges.push(t.value.clone());
             } else if t.key.eq_ignore_ascii_case("Lore-Target") {
-                out.targets.push(t.value.parse().map_err(|_| TrailerError::BadId {
-                    key: "Lore-Target".into(),
-                    value: t.value.clone(),
-                })?);
+                out.targets
+                    .push(t.value.parse().map_err(|_| TrailerError::BadId {
+                        key: "Lore-Target".into(),
+                        value: t.value.clone(),
+                    })?);
             } else if t.key.len() > 5
                 && t.key[..5].eq_ignore_ascii_case("Lore-")
                 && !KNOWN.iter().any(|k| k.eq_ignore_ascii_case(&t.key))
@@ -452,7 +453,12 @@ mod tests {
         t.status = Some("approved".into());
         t.score = Some("0.85".into());
         t.judges = vec!["standard 0.90 pass".into(), "adversarial 0.80 pass".into()];
-        let m = Message::new("judge 01KZ4A1B2C3D4E5F6G7H8J9K0M: approved", Some("why"), &t).unwrap();
+        let m = Message::new(
+            "judge 01KZ4A1B2C3D4E5F6G7H8J9K0M: approved",
+            Some("why"),
+            &t,
+        )
+        .unwrap();
         let text = m.render();
         assert!(text.starts_with("judge 01KZ4A1B2C3D4E5F6G7H8J9K0M: approved\n\nwhy\n\nLore-Format: 1\nLore-Action: judge\n"));
         assert!(text.ends_with("Lore-Judge: adversarial 0.80 pass\n"));
@@ -463,7 +469,13 @@ mod tests {
 
     #[test]
     fn refuses_line_breaks_and_control_characters() {
-        for bad in ["a\nLore-Status: approved", "a\rb", "tab\there", "nul\0", "esc\u{1b}[31m"] {
+        for bad in [
+            "a\nLore-Status: approved",
+            "a\rb",
+            "tab\there",
+            "nul\0",
+            "esc\u{1b}[31m",
+        ] {
             let mut t = LoreTrailers::new(Action::Pass);
             t.reason = Some(bad.into());
             let err = t.to_trailers().unwrap_err();
@@ -474,7 +486,10 @@ mod tests {
         }
         let mut t = LoreTrailers::new(Action::Pass);
         t.reason = Some(" padded".into());
-        assert!(matches!(t.to_trailers(), Err(TrailerError::BadValue { .. })));
+        assert!(matches!(
+            t.to_trailers(),
+            Err(TrailerError::BadValue { .. })
+        ));
         assert!(Message::new("two\nlines", None, &LoreTrailers::new(Action::Init)).is_err());
     }
 
@@ -500,7 +515,9 @@ mod tests {
 
     #[test]
     fn prose_last_paragraph_has_no_trailers() {
-        assert!(parse("subject\n\nLore-Format: 1\n\njust prose here\n").1.is_empty());
+        assert!(parse("subject\n\nLore-Format: 1\n\njust prose here\n")
+            .1
+            .is_empty());
         assert!(parse("Lore-Format: 1\n").1.is_empty());
         let (_, t) = parse("s\n\nKey: a\n  folded\nOther: b\n");
         assert_eq!(t[0].value, "a folded");

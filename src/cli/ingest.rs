@@ -40,7 +40,10 @@ pub struct Args {
 fn read_items(args: &Args) -> Result<Vec<Item>, String> {
     let mut items = Vec::new();
     if args.paths.is_empty() {
-        return Err("name artifact files or directories to ingest, `-` for stdin, or --from-commits DIR".into());
+        return Err(
+            "name artifact files or directories to ingest, `-` for stdin, or --from-commits DIR"
+                .into(),
+        );
     }
     for p in &args.paths {
         if p.as_os_str() == "-" {
@@ -79,8 +82,20 @@ fn row(o: &Outcome) -> Row {
         source,
     };
     match o {
-        Outcome::Proposed { lesson, artifact } => r("proposed", Some(artifact.to_string()), Some(lesson.to_string()), None, None),
-        Outcome::Declined { artifact, reason } => r("declined", Some(artifact.to_string()), None, Some(reason.to_string()), None),
+        Outcome::Proposed { lesson, artifact } => r(
+            "proposed",
+            Some(artifact.to_string()),
+            Some(lesson.to_string()),
+            None,
+            None,
+        ),
+        Outcome::Declined { artifact, reason } => r(
+            "declined",
+            Some(artifact.to_string()),
+            None,
+            Some(reason.to_string()),
+            None,
+        ),
         Outcome::Skipped { artifact, why } => r(
             "skipped",
             Some(artifact.to_string()),
@@ -91,8 +106,20 @@ fn row(o: &Outcome) -> Row {
             }),
             None,
         ),
-        Outcome::Untouched { artifact, why } => r("untouched", Some(artifact.to_string()), None, Some(why.clone()), None),
-        Outcome::Invalid { source, why } => r("invalid", None, None, Some(why.clone()), Some(source.clone())),
+        Outcome::Untouched { artifact, why } => r(
+            "untouched",
+            Some(artifact.to_string()),
+            None,
+            Some(why.clone()),
+            None,
+        ),
+        Outcome::Invalid { source, why } => r(
+            "invalid",
+            None,
+            None,
+            Some(why.clone()),
+            Some(source.clone()),
+        ),
     }
 }
 

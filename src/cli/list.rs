@@ -17,8 +17,9 @@ pub struct Args {
 }
 
 fn parse_status(s: &str) -> Result<ProposalStatus, String> {
-    s.parse()
-        .map_err(|_| format!("status must be one of: pending, confirmed, passed, approved, rejected (got {s:?})"))
+    s.parse().map_err(|_| {
+        format!("status must be one of: pending, confirmed, passed, approved, rejected (got {s:?})")
+    })
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Outcome {

@@ -65,7 +65,10 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
             e.branch,
             e.subject
         ));
-        let mut line = format!("    {}", e.action.as_deref().unwrap_or("(not a lore commit)"));
+        let mut line = format!(
+            "    {}",
+            e.action.as_deref().unwrap_or("(not a lore commit)")
+        );
         match (&e.from, &e.to) {
             (Some(f), Some(t)) => line.push_str(&format!(" {f} -> {t}")),
             (None, Some(t)) => line.push_str(&format!(" -> {t}")),
@@ -88,10 +91,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
                         let text = diff
                             .unified_diff()
                             .context_radius(3)
-                            .header(
-                                &format!("a/{}", d.path),
-                                &format!("b/{}", d.path),
-                            )
+                            .header(&format!("a/{}", d.path), &format!("b/{}", d.path))
                             .to_string();
                         for l in text.lines() {
                             s.push_str("    ");

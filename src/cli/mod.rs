@@ -34,7 +34,12 @@ use git_lore::ops::{Class, Env, Lore, LoreError};
 /// nothing written for what was refused), 2 undetermined (an outage left
 /// something untouched; safe to retry).
 #[derive(Parser, Debug)]
-#[command(name = "git-lore", bin_name = "git lore", version, max_term_width = 100)]
+#[command(
+    name = "git-lore",
+    bin_name = "git lore",
+    version,
+    max_term_width = 100
+)]
 pub struct Cli {
     /// The lesson repository [default: $GIT_LORE_REPO, else
     /// $XDG_DATA_HOME/git-lore/lessons.git, else ~/.local/share/git-lore/lessons.git]
@@ -138,7 +143,10 @@ pub fn error(msg: impl std::fmt::Display) {
 /// Writes to stdout, treating a closed pipe as success (`git lore log | head`).
 pub fn out(text: &str) {
     let mut stdout = io::stdout().lock();
-    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
         if e.kind() != io::ErrorKind::BrokenPipe {
             error(format!("writing output: {e}"));
         }
@@ -178,7 +186,10 @@ pub fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let repo = cli.repo.clone().unwrap_or_else(|| default_repo(home.as_ref()));
+    let repo = cli
+        .repo
+        .clone()
+        .unwrap_or_else(|| default_repo(home.as_ref()));
     let mut env = Env::new(now, home, child_env());
     if let Some(git) = var("GIT_LORE_GIT") {
         env.git_program = git;

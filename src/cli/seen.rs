@@ -71,7 +71,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
                 outcome: "declined",
                 lesson: None,
                 status: None,
-                reason: Some(reason.map(|r| r.to_string()).unwrap_or_else(|| "unknown".into())),
+                reason: Some(
+                    reason
+                        .map(|r| r.to_string())
+                        .unwrap_or_else(|| "unknown".into()),
+                ),
             },
         })
         .collect();
@@ -81,7 +85,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
         let mut s = String::new();
         for r in &rows {
             let detail = match (r.outcome, &r.lesson, &r.status, &r.reason) {
-                ("proposed", Some(l), st, _) => format!(" {l} {}", st.as_deref().unwrap_or("unknown")),
+                ("proposed", Some(l), st, _) => {
+                    format!(" {l} {}", st.as_deref().unwrap_or("unknown"))
+                }
                 ("declined", _, _, Some(reason)) => format!(" {reason}"),
                 _ => String::new(),
             };

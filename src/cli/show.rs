@@ -47,7 +47,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
     s.push_str(&format!("status:      {}\n", p.status));
     s.push_str(&format!(
         "visibility:  {}\n",
-        p.visibility.map(|v| v.to_string()).unwrap_or_else(|| "—".into())
+        p.visibility
+            .map(|v| v.to_string())
+            .unwrap_or_else(|| "—".into())
     ));
     s.push_str(&format!("artifact:    {}\n", p.artifact_id));
     s.push_str(&format!("claim:       {}\n", c.claim));
@@ -60,7 +62,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
             "verdict:     {} ({}){}\n",
             if v.passed { "approved" } else { "rejected" },
             v.reason,
-            v.aggregate_score.map(|a| format!(", score {a}")).unwrap_or_default()
+            v.aggregate_score
+                .map(|a| format!(", score {a}"))
+                .unwrap_or_default()
         ));
     }
     out(&s);

@@ -37,7 +37,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
         Some(r) => {
             let resolved = match r.split_once("..") {
                 Some((a, b)) => lore.store.resolve(a).and_then(|a| {
-                    lore.store.resolve(b).and_then(|b| lore.store.range(b, &[a]))
+                    lore.store
+                        .resolve(b)
+                        .and_then(|b| lore.store.range(b, &[a]))
                 }),
                 None => lore
                     .store

@@ -56,7 +56,9 @@ pub fn describe_signature(s: &SignatureStatus) -> (&'static str, Option<String>)
     match s {
         SignatureStatus::Good { principal, .. } => ("good", Some(principal.clone())),
         SignatureStatus::Bad { .. } => ("bad", None),
-        SignatureStatus::UnknownSigner { fingerprint } => ("unknown signer", Some(fingerprint.clone())),
+        SignatureStatus::UnknownSigner { fingerprint } => {
+            ("unknown signer", Some(fingerprint.clone()))
+        }
         SignatureStatus::Unsigned => ("unsigned", None),
         SignatureStatus::Unverifiable { .. } => ("unverifiable", None),
     }
@@ -78,7 +80,11 @@ impl<'a> Trust<'a> {
         })
     }
 
-    fn allowed_for(&mut self, branch: Branch, info: &CommitInfo) -> Result<&AllowedSigners, LoreError> {
+    fn allowed_for(
+        &mut self,
+        branch: Branch,
+        info: &CommitInfo,
+    ) -> Result<&AllowedSigners, LoreError> {
         let parent = match (branch, info.parents.first()) {
             (Branch::Pool(_), Some(p)) => Some(*p),
             _ => None,
@@ -142,7 +148,9 @@ pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
         let t = info.trailers.as_ref().ok();
         let keep = match filter {
             LogFilter::All => true,
-            LogFilter::Lesson(l) => t.is_some_and(|t| t.lesson == Some(l) || t.targets.contains(&l)),
+            LogFilter::Lesson(l) => {
+                t.is_some_and(|t| t.lesson == Some(l) || t.targets.contains(&l))
+            }
             LogFilter::Artifact(a) => t.is_some_and(|t| t.artifact == Some(a)),
         };
         if !keep {
@@ -173,7 +181,10 @@ pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
 
 /// Checks every commit reachable from the given branches (or the given
 /// commits). An empty result means the history is clean.
-pub fn verify(lore: &Lore, commits: Option<Vec<ObjectId>>) -> Result<(usize, Vec<Problem>), LoreError> {
+pub fn verify(
+    lore: &Lore,
+    commits: Option<Vec<ObjectId>>,
+) -> Result<(usize, Vec<Problem>), LoreError> {
     let all = commits_of(lore, &Branch::ALL)?;
     let branch_of: HashMap<ObjectId, Branch> = all.iter().map(|(b, c)| (*c, *b)).collect();
     let list: Vec<(Branch, ObjectId)> = match commits {
@@ -210,7 +221,9 @@ pub fn verify(lore: &Lore, commits: Option<Vec<ObjectId>>) -> Result<(usize, Vec
                 SignatureStatus::UnknownSigner { fingerprint } => {
                     format!("signed by a key not in the allowed signers ({fingerprint})")
                 }
-                SignatureStatus::Unverifiable { reason } => format!("signature cannot be verified: {reason}"),
+                SignatureStatus::Unverifiable { reason } => {
+                    format!("signature cannot be verified: {reason}")
+                }
                 SignatureStatus::Good { .. } => unreachable!(),
             });
         }
@@ -230,7 +243,11 @@ pub fn verify(lore: &Lore, commits: Option<Vec<ObjectId>>) -> Result<(usize, Vec
     Ok((list.len(), problems))
 }
 
-fn is_pure_merge(lore: &Lore, info: &CommitInfo, trusted: &HashMap<ObjectId, bool>) -> Result<bool, LoreError> {
+fn is_pure_merge(
+    lore: &Lore,
+    info: &CommitInfo,
+    trusted: &HashMap<ObjectId, bool>,
+) -> Result<bool, LoreError> {
     if info.parents.len() != 2 || !info.parents.iter().all(|p| trusted.get(p) == Some(&true)) {
         return Ok(false);
     }
@@ -272,20 +289,31 @@ pub fn legal_transition(action: Action, from: ProposalStatus, to: ProposalStatus
 
 /// Checks that a single-parent commit's trailers agree with its changes and
 /// that every record it touched is valid.
-fn check_change(lore: &Lore, branch: Branch, info: &CommitInfo, t: &LoreTrailers) -> Result<Vec<String>, LoreError> {
+fn check_change(
+    lore: &Lore,
+    branch: Branch,
+    info: &CommitInfo,
+    t: &LoreTrailers,
+) -> Result<Vec<String>, LoreError> {
     let mut problems = Vec::new();
     let changes = lore.store.changed_paths(info)?;
     let mut records = Vec::new();
     for c in &changes {
         if c.path.starts_with(".lore/") {
             if !matches!(t.action, Action::Config | Action::Init | Action::Promote) {
-                problems.push(format!("{} changed {} (only init, config and promote commits may)", t.action, c.path));
+                problems.push(format!(
+                    "{} changed {} (only init, config and promote commits may)",
+                    t.action, c.path
+                ));
             }
             continue;
         }
         match layout::classify(&c.path) {
             Some(rp) => records.push((rp, c)),
-            None => problems.push(format!("changed {} which is not a git-lore record path", c.path)),
+            None => problems.push(format!(
+                "changed {} which is not a git-lore record path",
+                c.path
+            )),
         }
     }
     // Schema validity of every record written.
@@ -315,7 +343,10 @@ fn check_change(lore: &Lore, branch: Branch, info: &CommitInfo, t: &LoreTrailers
         }
         if let Err(violations) = schema::validate(kind, &value) {
             for v in violations.iter().take(3) {
-                problems.push(format!("{}: schema: {} at {:?}", c.path, v.message, v.instance_path));
+                problems.push(format!(
+                    "{}: schema: {} at {:?}",
+                    c.path, v.message, v.instance_path
+                ));
             }
         }
     }
@@ -330,10 +361,16 @@ fn check_change(lore: &Lore, branch: Branch, info: &CommitInfo, t: &LoreTrailers
             }
         }
         (Branch::Ledger, Action::Propose) => match records.as_slice() {
-            [(RecordPath::Proposal(id), c)] if c.old.is_none() && named(&RecordPath::Proposal(*id)).is_some() => {
+            [(RecordPath::Proposal(id), c)]
+                if c.old.is_none() && named(&RecordPath::Proposal(*id)).is_some() =>
+            {
                 let v = parse_json(&lore.store.blob(c.new.expect("added"))?).unwrap_or(Value::Null);
-                if v.get("artifact_id").and_then(Value::as_str) != t.artifact.map(|a| a.to_string()).as_deref() {
-                    problems.push("propose: Lore-Artifact does not match the proposal's artifact_id".into());
+                if v.get("artifact_id").and_then(Value::as_str)
+                    != t.artifact.map(|a| a.to_string()).as_deref()
+                {
+                    problems.push(
+                        "propose: Lore-Artifact does not match the proposal's artifact_id".into(),
+                    );
                 }
                 if status_of(&v) != Some(ProposalStatus::Pending) {
                     problems.push("propose: a new proposal must be pending".into());
@@ -342,48 +379,77 @@ fn check_change(lore: &Lore, branch: Branch, info: &CommitInfo, t: &LoreTrailers
             _ => problems.push("propose must add exactly the proposal named by Lore-Lesson".into()),
         },
         (Branch::Ledger, Action::Decline) => match records.as_slice() {
-            [(RecordPath::Decline(id), c)] if c.old.is_none() && named(&RecordPath::Decline(*id)).is_some() => {
+            [(RecordPath::Decline(id), c)]
+                if c.old.is_none() && named(&RecordPath::Decline(*id)).is_some() =>
+            {
                 let v = parse_json(&lore.store.blob(c.new.expect("added"))?).unwrap_or(Value::Null);
                 if v.get("reason").and_then(Value::as_str) != t.reason.as_deref() {
                     problems.push("decline: Lore-Reason does not match the record's reason".into());
                 }
             }
-            _ => problems.push("decline must add exactly the decline record named by Lore-Artifact".into()),
+            _ => problems
+                .push("decline must add exactly the decline record named by Lore-Artifact".into()),
         },
-        (Branch::Ledger, action @ (Action::Confirm | Action::Unconfirm | Action::Pass | Action::Judge | Action::Promote)) => {
-            match records.as_slice() {
-                [(RecordPath::Proposal(id), c)] if named(&RecordPath::Proposal(*id)).is_some() => {
-                    let (Some(old), Some(new)) = (c.old, c.new) else {
-                        problems.push(format!("{action} must modify an existing proposal"));
-                        return Ok(problems);
-                    };
-                    let old = parse_json(&lore.store.blob(old)?).ok().and_then(|v| status_of(&v));
-                    let new = parse_json(&lore.store.blob(new)?).ok().and_then(|v| status_of(&v));
-                    match (old, new) {
-                        (Some(o), Some(n)) => {
-                            if t.from.as_deref() != Some(o.as_str()) || t.status.as_deref() != Some(n.as_str()) {
-                                problems.push(format!(
-                                    "{action}: trailers say {} -> {} but the record went {o} -> {n}",
-                                    t.from.as_deref().unwrap_or("?"),
-                                    t.status.as_deref().unwrap_or("?")
-                                ));
-                            }
-                            if !legal_transition(action, o, n) {
-                                problems.push(format!("{action}: illegal status transition {o} -> {n}"));
-                            }
+        (
+            Branch::Ledger,
+            action @ (Action::Confirm
+            | Action::Unconfirm
+            | Action::Pass
+            | Action::Judge
+            | Action::Promote),
+        ) => match records.as_slice() {
+            [(RecordPath::Proposal(id), c)] if named(&RecordPath::Proposal(*id)).is_some() => {
+                let (Some(old), Some(new)) = (c.old, c.new) else {
+                    problems.push(format!("{action} must modify an existing proposal"));
+                    return Ok(problems);
+                };
+                let old = parse_json(&lore.store.blob(old)?)
+                    .ok()
+                    .and_then(|v| status_of(&v));
+                let new = parse_json(&lore.store.blob(new)?)
+                    .ok()
+                    .and_then(|v| status_of(&v));
+                match (old, new) {
+                    (Some(o), Some(n)) => {
+                        if t.from.as_deref() != Some(o.as_str())
+                            || t.status.as_deref() != Some(n.as_str())
+                        {
+                            problems.push(format!(
+                                "{action}: trailers say {} -> {} but the record went {o} -> {n}",
+                                t.from.as_deref().unwrap_or("?"),
+                                t.status.as_deref().unwrap_or("?")
+                            ));
                         }
-                        _ => problems.push(format!("{action}: proposal status unreadable")),
+                        if !legal_transition(action, o, n) {
+                            problems
+                                .push(format!("{action}: illegal status transition {o} -> {n}"));
+                        }
                     }
+                    _ => problems.push(format!("{action}: proposal status unreadable")),
                 }
-                _ => problems.push(format!("{action} must modify exactly the proposal named by Lore-Lesson")),
             }
-        }
+            _ => problems.push(format!(
+                "{action} must modify exactly the proposal named by Lore-Lesson"
+            )),
+        },
         (Branch::Pool(_), Action::Promote) => match records.as_slice() {
-            [(RecordPath::Lesson(id), c)] if c.old.is_none() && named(&RecordPath::Lesson(*id)).is_some() => {}
+            [(RecordPath::Lesson(id), c)]
+                if c.old.is_none() && named(&RecordPath::Lesson(*id)).is_some() => {}
             _ => problems.push("promote must add exactly the lesson named by Lore-Lesson".into()),
         },
-        (Branch::Pool(_), Action::Supersede | Action::Merge | Action::Refine | Action::Contradict | Action::Retract | Action::Relate) => {
-            if records.iter().any(|(rp, _)| !matches!(rp, RecordPath::Lesson(_))) {
+        (
+            Branch::Pool(_),
+            Action::Supersede
+            | Action::Merge
+            | Action::Refine
+            | Action::Contradict
+            | Action::Retract
+            | Action::Relate,
+        ) => {
+            if records
+                .iter()
+                .any(|(rp, _)| !matches!(rp, RecordPath::Lesson(_)))
+            {
                 problems.push(format!("{} on a pool may only change lessons", t.action));
             }
         }

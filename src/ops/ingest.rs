@@ -12,7 +12,9 @@ use std::time::Duration;
 use rand::RngCore;
 
 use super::{Lore, LoreError};
-use crate::model::{canonical_json, iso, Artifact, Decline, DeclineReason, Id, Proposal, ProposalStatus};
+use crate::model::{
+    canonical_json, iso, Artifact, Decline, DeclineReason, Id, Proposal, ProposalStatus,
+};
 use crate::pipeline::{self, transform};
 use crate::process::{self, Invocation};
 use crate::store::{layout, Branch, Change, CommitSpec, Index};
@@ -62,22 +64,36 @@ impl Backend {
         let kind = choice
             .map(str::to_owned)
             .or_else(|| cfg("lore.backend"))
-            .unwrap_or_else(|| if command.is_some() { "command".into() } else { "offline".into() });
+            .unwrap_or_else(|| {
+                if command.is_some() {
+                    "command".into()
+                } else {
+                    "offline".into()
+                }
+            });
         match kind.as_str() {
             "offline" => Ok(Backend::Offline),
             "command" => {
                 let model = cfg("lore.transform.model").unwrap_or_else(|| DEFAULT_MODEL.into());
                 if model.chars().any(char::is_control) || model.trim().is_empty() {
-                    return Err(LoreError::BadInput(format!("lore.transform.model is not a usable name: {model:?}")));
+                    return Err(LoreError::BadInput(format!(
+                        "lore.transform.model is not a usable name: {model:?}"
+                    )));
                 }
                 let template = command.unwrap_or_else(|| DEFAULT_COMMAND.into());
                 let argv: Vec<String> = shell_words::split(&template)
-                    .map_err(|e| LoreError::BadInput(format!("lore.transform.command {template:?} does not parse: {e}")))?
+                    .map_err(|e| {
+                        LoreError::BadInput(format!(
+                            "lore.transform.command {template:?} does not parse: {e}"
+                        ))
+                    })?
                     .into_iter()
                     .map(|a| a.replace("{model}", &model))
                     .collect();
                 if argv.is_empty() {
-                    return Err(LoreError::BadInput("lore.transform.command is empty".into()));
+                    return Err(LoreError::BadInput(
+                        "lore.transform.command is empty".into(),
+                    ));
                 }
                 let timeout = match cfg("lore.transform.timeout") {
                     None => DEFAULT_TIMEOUT,
@@ -88,9 +104,15 @@ impl Backend {
                         .map(Duration::from_secs_f64)
                         .ok_or_else(|| LoreError::BadInput(format!("lore.transform.timeout must be a positive number of seconds, got {t:?}")))?,
                 };
-                Ok(Backend::Command { argv, model, timeout })
+                Ok(Backend::Command {
+                    argv,
+                    model,
+                    timeout,
+                })
             }
-            other => Err(LoreError::BadInput(format!("backend must be offline or command, got {other:?}"))),
+            other => Err(LoreError::BadInput(format!(
+                "backend must be offline or command, got {other:?}"
+            ))),
         }
     }
 }
@@ -140,8 +162,16 @@ impl Outcome {
 
 /// A determination waiting to be written.
 enum Pending {
-    Propose { lesson: Id, artifact: Artifact, candidate: crate::model::Candidate },
-    Decline { artifact: Artifact, reason: DeclineReason, detail: Option<String> },
+    Propose {
+        lesson: Id,
+        artifact: Artifact,
+        candidate: crate::model::Candidate,
+    },
+    Decline {
+        artifact: Artifact,
+        reason: DeclineReason,
+        detail: Option<String>,
+    },
 }
 
 impl Pending {
@@ -154,7 +184,10 @@ impl Pending {
 
 /// Replaces control characters and cuts a text to one short subject line.
 fn subject_text(s: &str, max: usize) -> String {
-    let one: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+    let one: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     let one = one.split_whitespace().collect::<Vec<_>>().join(" ");
     if one.chars().count() > max {
         format!("{}…", one.chars().take(max).collect::<String>())
@@ -164,9 +197,16 @@ fn subject_text(s: &str, max: usize) -> String {
 }
 
 /// Asks the backend about one artifact. `Err` is an outage.
-fn ask(backend: &Backend, template: &str, artifact: &Artifact, env: &[(String, String)]) -> Result<transform::Outcome, String> {
+fn ask(
+    backend: &Backend,
+    template: &str,
+    artifact: &Artifact,
+    env: &[(String, String)],
+) -> Result<transform::Outcome, String> {
     let decided = match backend {
-        Backend::Offline => transform::decide(pipeline::offline::transform(artifact).as_bytes(), artifact),
+        Backend::Offline => {
+            transform::decide(pipeline::offline::transform(artifact).as_bytes(), artifact)
+        }
         Backend::Command { argv, timeout, .. } => {
             let prompt = transform::render_prompt(template, artifact);
             let inv = Invocation {
@@ -193,7 +233,13 @@ pub fn ingest(
     let template = lore
         .store
         .config_string("lore.transform.template")
-        .map(|p| std::fs::read_to_string(super::expand_path(&p, lore.env.home.as_deref(), lore.store.git_dir())))
+        .map(|p| {
+            std::fs::read_to_string(super::expand_path(
+                &p,
+                lore.env.home.as_deref(),
+                lore.store.git_dir(),
+            ))
+        })
         .transpose()
         .map_err(|e| LoreError::BadInput(format!("cannot read lore.transform.template: {e}")))?
         .unwrap_or_else(|| transform::DEFAULT_TEMPLATE.to_owned());
@@ -207,7 +253,10 @@ pub fn ingest(
         let artifact = match item.artifact {
             Ok(a) => a,
             Err(why) => {
-                let o = Outcome::Invalid { source: item.source, why };
+                let o = Outcome::Invalid {
+                    source: item.source,
+                    why,
+                };
                 progress(&o);
                 outcomes[i] = Some(o);
                 continue;
@@ -215,13 +264,19 @@ pub fn ingest(
         };
         let id = artifact.id;
         if index.artifact(id).is_some() || !seen_here.insert(id) {
-            let o = Outcome::Skipped { artifact: id, why: Skip::Seen };
+            let o = Outcome::Skipped {
+                artifact: id,
+                why: Skip::Seen,
+            };
             progress(&o);
             outcomes[i] = Some(o);
             continue;
         }
         if !pipeline::pregate::passes(&artifact) {
-            let o = Outcome::Skipped { artifact: id, why: Skip::Pregate };
+            let o = Outcome::Skipped {
+                artifact: id,
+                why: Skip::Pregate,
+            };
             progress(&o);
             outcomes[i] = Some(o);
             continue;
@@ -233,19 +288,43 @@ pub fn ingest(
                 outcomes[i] = Some(o);
             }
             Ok(transform::Outcome::Propose { candidate }) => {
-                let lesson = Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng()));
-                pending.push((i, Pending::Propose { lesson, artifact, candidate }));
+                let lesson =
+                    Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng()));
+                pending.push((
+                    i,
+                    Pending::Propose {
+                        lesson,
+                        artifact,
+                        candidate,
+                    },
+                ));
             }
             Ok(transform::Outcome::Decline { reason, detail }) => {
-                pending.push((i, Pending::Decline { artifact, reason, detail }));
+                pending.push((
+                    i,
+                    Pending::Decline {
+                        artifact,
+                        reason,
+                        detail,
+                    },
+                ));
             }
         }
         if pending.len() >= CHUNK {
-            write_chunk(lore, backend, std::mem::take(&mut pending), &mut outcomes, progress)?;
+            write_chunk(
+                lore,
+                backend,
+                std::mem::take(&mut pending),
+                &mut outcomes,
+                progress,
+            )?;
         }
     }
     write_chunk(lore, backend, pending, &mut outcomes, progress)?;
-    Ok(outcomes.into_iter().map(|o| o.expect("every item has an outcome")).collect())
+    Ok(outcomes
+        .into_iter()
+        .map(|o| o.expect("every item has an outcome"))
+        .collect())
 }
 
 fn random80(rng: &mut dyn RngCore) -> u128 {
@@ -272,11 +351,21 @@ fn write_chunk(
             let aid = p.artifact_id();
             if tx.artifact(aid).is_some() {
                 // Another writer determined it while we asked the model.
-                results.push((*i, Outcome::Skipped { artifact: aid, why: Skip::Seen }));
+                results.push((
+                    *i,
+                    Outcome::Skipped {
+                        artifact: aid,
+                        why: Skip::Seen,
+                    },
+                ));
                 continue;
             }
             match p {
-                Pending::Propose { lesson, artifact, candidate } => {
+                Pending::Propose {
+                    lesson,
+                    artifact,
+                    candidate,
+                } => {
                     let proposal = Proposal {
                         id: *lesson,
                         artifact_id: aid,
@@ -303,11 +392,24 @@ fn write_chunk(
                         &format!("propose {lesson}: {}", subject_text(&candidate.claim, 72)),
                         None,
                         t,
-                        vec![Change::Put { path: layout::proposal_path(*lesson), bytes: canonical_json(&proposal) }],
+                        vec![Change::Put {
+                            path: layout::proposal_path(*lesson),
+                            bytes: canonical_json(&proposal),
+                        }],
                     )?)?;
-                    results.push((*i, Outcome::Proposed { lesson: *lesson, artifact: aid }));
+                    results.push((
+                        *i,
+                        Outcome::Proposed {
+                            lesson: *lesson,
+                            artifact: aid,
+                        },
+                    ));
                 }
-                Pending::Decline { artifact, reason, detail } => {
+                Pending::Decline {
+                    artifact,
+                    reason,
+                    detail,
+                } => {
                     let record = Decline {
                         artifact_id: aid,
                         reason: *reason,
@@ -324,9 +426,18 @@ fn write_chunk(
                         &format!("decline {aid}: {reason}"),
                         None,
                         t,
-                        vec![Change::Put { path: layout::decline_path(aid), bytes: canonical_json(&record) }],
+                        vec![Change::Put {
+                            path: layout::decline_path(aid),
+                            bytes: canonical_json(&record),
+                        }],
                     )?)?;
-                    results.push((*i, Outcome::Declined { artifact: aid, reason: *reason }));
+                    results.push((
+                        *i,
+                        Outcome::Declined {
+                            artifact: aid,
+                            reason: *reason,
+                        },
+                    ));
                 }
             }
         }
@@ -365,7 +476,10 @@ pub fn items_from_path(path: &std::path::Path) -> Vec<Item> {
         match std::fs::metadata(&f) {
             Ok(m) if m.len() as usize > MAX_INPUT => items.push(Item {
                 source,
-                artifact: Err(format!("file is {} bytes; inputs are limited to {MAX_INPUT} bytes", m.len())),
+                artifact: Err(format!(
+                    "file is {} bytes; inputs are limited to {MAX_INPUT} bytes",
+                    m.len()
+                )),
             }),
             _ => match std::fs::read(&f) {
                 Ok(bytes) => items.extend(items_from_bytes(&source, &bytes)),
@@ -379,7 +493,11 @@ pub fn items_from_path(path: &std::path::Path) -> Vec<Item> {
     items
 }
 
-fn collect_files(path: &std::path::Path, files: &mut Vec<std::path::PathBuf>, errors: &mut Vec<Item>) {
+fn collect_files(
+    path: &std::path::Path,
+    files: &mut Vec<std::path::PathBuf>,
+    errors: &mut Vec<Item>,
+) {
     match std::fs::metadata(path) {
         Err(e) => errors.push(Item {
             source: path.display().to_string(),
@@ -398,10 +516,10 @@ fn collect_files(path: &std::path::Path, files: &mut Vec<std::path::PathBuf>, er
             };
             entries.sort();
             for e in entries {
-                let is_dir = std::fs::symlink_metadata(&e).map(|m| m.is_dir()).unwrap_or(false);
-                let is_json = e
-                    .extension()
-                    .is_some_and(|x| x == "json" || x == "jsonl");
+                let is_dir = std::fs::symlink_metadata(&e)
+                    .map(|m| m.is_dir())
+                    .unwrap_or(false);
+                let is_json = e.extension().is_some_and(|x| x == "json" || x == "jsonl");
                 if is_dir || is_json {
                     collect_files(&e, files, errors);
                 }
@@ -413,7 +531,10 @@ fn collect_files(path: &std::path::Path, files: &mut Vec<std::path::PathBuf>, er
 
 /// The artifacts of a project's default branch (see [`crate::store::mine`]),
 /// as the upstream commit miner makes them.
-pub fn items_from_commits(dir: &std::path::Path, since: Option<&str>) -> Result<Vec<Item>, LoreError> {
+pub fn items_from_commits(
+    dir: &std::path::Path,
+    since: Option<&str>,
+) -> Result<Vec<Item>, LoreError> {
     let mined = crate::store::mine::mine(dir, since)?;
     let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
     let mut items = Vec::new();

@@ -72,7 +72,12 @@ pub fn init(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport)
             let email = store.identity().email;
             signing::write_key_pair(&key, &key_path, &email)?;
             let line = signing::allowed_signers_line(&email, key.public_key())?;
-            store.write_private_file(ALLOWED_SIGNERS_PATH, format!("{line}\n").as_bytes(), 0o644, false)?;
+            store.write_private_file(
+                ALLOWED_SIGNERS_PATH,
+                format!("{line}\n").as_bytes(),
+                0o644,
+                false,
+            )?;
             created_key = Some(key_path.clone());
         }
         let allowed = store.git_dir().join(ALLOWED_SIGNERS_PATH);

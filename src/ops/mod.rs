@@ -43,7 +43,11 @@ pub struct Env {
 impl Env {
     /// An environment with the given time and child environment, `git` from
     /// `PATH`, a 10 s signing deadline and the default retry policy.
-    pub fn new(now: jiff::Timestamp, home: Option<PathBuf>, child_env: Vec<(String, String)>) -> Env {
+    pub fn new(
+        now: jiff::Timestamp,
+        home: Option<PathBuf>,
+        child_env: Vec<(String, String)>,
+    ) -> Env {
         Env {
             now,
             home,
@@ -197,7 +201,10 @@ impl Lore {
         f: impl FnMut(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
     ) -> Result<crate::store::tx::Committed<T>, LoreError> {
         if self.signer.is_none() {
-            self.signer = Some(Signer::from_config(&signing_config(&self.store, &self.env)?)?);
+            self.signer = Some(Signer::from_config(&signing_config(
+                &self.store,
+                &self.env,
+            )?)?);
         }
         let signer = self.signer.as_ref().expect("just set");
         self.store.transact(

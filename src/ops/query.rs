@@ -48,7 +48,8 @@ pub fn list(lore: &Lore, status: ProposalStatus) -> Result<Vec<Proposal>, LoreEr
 /// How many proposals are in each status.
 pub fn counts(lore: &Lore) -> Result<Vec<(ProposalStatus, usize)>, LoreError> {
     let index = Index::load(&lore.store)?;
-    let mut counts: Vec<(ProposalStatus, usize)> = ProposalStatus::ALL.iter().map(|s| (*s, 0)).collect();
+    let mut counts: Vec<(ProposalStatus, usize)> =
+        ProposalStatus::ALL.iter().map(|s| (*s, 0)).collect();
     for (_, e) in index.lessons() {
         if let Some(c) = counts.iter_mut().find(|(s, _)| *s == e.status) {
             c.1 += 1;

@@ -255,7 +255,6 @@ fn sentences(text: &str) -> Vec<String> {
         let t = s
             .trim()
             .trim_start_matches(['-', '*', '•'])
-            .trim()
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ");

@@ -461,6 +461,38 @@ pub(crate) mod tests {
         schema::validate(SchemaKind::AppliesTo, &applies_to).is_ok()
     }
 
+    /// Whether the full lesson v2 schema (the upstream lookahead form of the
+    /// pattern, run by the fancy-regex engine) accepts `range`.
+    fn lesson_accepts(range: &str) -> bool {
+        let lesson = json!({
+            "id": "01KZ4A1B2C3D4E5F6G7H8J9K0M",
+            "schema_version": 2,
+            "claim": "c",
+            "rationale": "r",
+            "evidence": {
+                "resolution": "x",
+                "artifact_ids": ["01KZ45MKAM734ZS7JK24D2DK0R"],
+                "session_ids": ["s"],
+                "project_key": "6a7678979e31",
+                "observed_at": "2026-08-03T15:59:48Z"
+            },
+            "applies_to": {
+                "stack": ["pkg"],
+                "scope": {"kind": "versioned", "versions": {"pkg": range}},
+                "file_patterns": [],
+                "task_kinds": []
+            },
+            "visibility": "org",
+            "consensus": {"judges": 2, "agreed": 2, "decided_at": "2026-08-05T10:00:00Z"},
+            "status": "active",
+            "superseded_by": null,
+            "source": "org",
+            "author_key": "a8cf0203e178702412d37d5f796adbdc",
+            "promoted_at": "2026-08-05T10:00:01Z"
+        });
+        schema::validate(SchemaKind::Lesson, &lesson).is_ok()
+    }
+
     fn v(s: &str) -> Version {
         Version::parse(s).unwrap()
     }
@@ -473,6 +505,7 @@ pub(crate) mod tests {
     fn corpus_agrees_with_the_schema_except_the_inverted_range() {
         for &(text, by_schema, by_rule) in CORPUS {
             assert_eq!(schema_accepts(text), by_schema, "schema on {text:?}");
+            assert_eq!(lesson_accepts(text), by_schema, "lesson schema on {text:?}");
             let parsed = Range::parse(text);
             assert_eq!(
                 parsed.is_ok(),
@@ -541,6 +574,11 @@ pub(crate) mod tests {
         for s in &inputs {
             let schema = schema_accepts(s);
             assert_eq!(Range::parse(s).is_ok(), schema, "disagree on {s:?}");
+            assert_eq!(
+                lesson_accepts(s),
+                schema,
+                "the two pattern forms disagree on {s:?}"
+            );
             accepted += usize::from(schema);
         }
         assert!(inputs.len() > 8000, "{}", inputs.len());

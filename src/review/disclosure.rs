@@ -68,8 +68,9 @@ use regex::Regex;
 
 use crate::model::{Candidate, Scope};
 
-/// What a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// What a finding is. Serialises as its snake_case name (`as_str`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     PrivateKey,
     Jwt,
@@ -113,13 +114,14 @@ impl fmt::Display for FindingKind {
 }
 
 /// One thing the scanner found.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
     pub kind: FindingKind,
     /// A redacted excerpt: the first four characters and the length.
     pub excerpt: String,
     /// Where in a lesson it was found (`claim`, `evidence.resolution`,
     /// `applies_to.stack[1]`, …); `None` from [`scan`] on plain text.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
 }
 
@@ -743,6 +745,10 @@ mod tests {
         assert_eq!(found[0].kind, FindingKind::GithubToken);
         assert_eq!(found[0].excerpt, "ghp_… (40 characters)");
         assert!(!found[0].to_string().contains("16C7e42F"));
+        assert_eq!(
+            serde_json::to_value(&found[0]).unwrap(),
+            serde_json::json!({"kind": "github_token", "excerpt": "ghp_… (40 characters)"})
+        );
         // URL credentials swallow the host and address inside them.
         assert_eq!(
             kinds("postgres://app:s3cr3tPw@db.internal/app"),

@@ -68,7 +68,10 @@ impl Store {
             id,
             parents: decoded.parents().collect(),
             tree: decoded.tree(),
-            author_name: decoded.author().map(|a| a.name.to_str_lossy().into_owned()).unwrap_or_default(),
+            author_name: decoded
+                .author()
+                .map(|a| a.name.to_str_lossy().into_owned())
+                .unwrap_or_default(),
             author_email: decoded
                 .author()
                 .map(|a| a.email.to_str_lossy().into_owned())
@@ -88,7 +91,9 @@ impl Store {
         let walk = self
             .repo()
             .rev_walk([tip])
-            .sorting(gix::revision::walk::Sorting::ByCommitTime(Default::default()))
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                Default::default(),
+            ))
             .all()
             .ctx(|| format!("walking history from {tip}"))?;
         let mut out = Vec::new();
@@ -156,7 +161,13 @@ impl Store {
             None => None,
         };
         let mut out = Vec::new();
-        diff_trees(self.repo(), old_tree, Some(info.tree), String::new(), &mut out)?;
+        diff_trees(
+            self.repo(),
+            old_tree,
+            Some(info.tree),
+            String::new(),
+            &mut out,
+        )?;
         Ok(out)
     }
 
@@ -172,7 +183,7 @@ impl Store {
 }
 
 fn tree_entries(
-repo: &gix::Repository,
+    repo: &gix::Repository,
     tree: Option<ObjectId>,
 ) -> Result<Vec<(String, ObjectId, bool)>, StoreError> {
     let Some(tree) = tree else {
@@ -196,7 +207,7 @@ repo: &gix::Repository,
 }
 
 pub(crate) fn diff_trees(
-repo: &gix::Repository,
+    repo: &gix::Repository,
     old: Option<ObjectId>,
     new: Option<ObjectId>,
     prefix: String,
@@ -207,7 +218,11 @@ repo: &gix::Repository,
     }
     let a = tree_entries(repo, old)?;
     let b = tree_entries(repo, new)?;
-    let mut names: Vec<&String> = a.iter().map(|e| &e.0).chain(b.iter().map(|e| &e.0)).collect();
+    let mut names: Vec<&String> = a
+        .iter()
+        .map(|e| &e.0)
+        .chain(b.iter().map(|e| &e.0))
+        .collect();
     names.sort();
     names.dedup();
     for name in names {
@@ -241,4 +256,3 @@ repo: &gix::Repository,
     }
     Ok(())
 }
-

@@ -85,7 +85,8 @@ impl Overlay {
         match (branch, t.action) {
             (Branch::Ledger, Action::Propose) => {
                 if let (Some(a), Some(l)) = (t.artifact, t.lesson) {
-                    self.artifacts.insert(a, ArtifactOutcome::Proposed { lesson: l });
+                    self.artifacts
+                        .insert(a, ArtifactOutcome::Proposed { lesson: l });
                     self.lessons.insert(
                         l,
                         LessonEntry {
@@ -101,7 +102,8 @@ impl Overlay {
             (Branch::Ledger, Action::Decline) => {
                 if let Some(a) = t.artifact {
                     let reason = t.reason.as_deref().and_then(|r| r.parse().ok());
-                    self.artifacts.insert(a, ArtifactOutcome::Declined { reason });
+                    self.artifacts
+                        .insert(a, ArtifactOutcome::Declined { reason });
                 }
             }
             (_, action) => {
@@ -159,7 +161,10 @@ pub struct Index {
 }
 
 fn code_of<T: PartialEq + Copy>(all: &[T], v: T) -> u8 {
-    all.iter().position(|x| *x == v).map(|p| p as u8).unwrap_or(255)
+    all.iter()
+        .position(|x| *x == v)
+        .map(|p| p as u8)
+        .unwrap_or(255)
 }
 
 fn id_at(data: &[u8], off: usize) -> Id {
@@ -441,7 +446,9 @@ impl Index {
                 }
                 ArtifactOutcome::Declined { reason } => {
                     out.extend_from_slice(&[0u8; 16]);
-                    let code = reason.map(|r| code_of(&DeclineReason::ALL, r)).unwrap_or(255);
+                    let code = reason
+                        .map(|r| code_of(&DeclineReason::ALL, r))
+                        .unwrap_or(255);
                     out.extend_from_slice(&[2, code]);
                 }
             }
@@ -450,7 +457,11 @@ impl Index {
             out.extend_from_slice(&id.to_bytes());
             out.extend_from_slice(&e.artifact.to_bytes());
             out.push(code_of(&ProposalStatus::ALL, e.status));
-            out.push(e.visibility.map(|v| code_of(&Visibility::ALL, v) + 1).unwrap_or(0));
+            out.push(
+                e.visibility
+                    .map(|v| code_of(&Visibility::ALL, v) + 1)
+                    .unwrap_or(0),
+            );
             out.push(match e.pool {
                 None => 0,
                 Some(Source::Local) => 1,
@@ -460,15 +471,16 @@ impl Index {
             out.push(u8::from(e.promoted));
         }
         let dir = self.path.parent().expect("index lives in a directory");
-        super::io_ctx(fs::create_dir_all(dir), || format!("creating {}", dir.display()))?;
+        super::io_ctx(fs::create_dir_all(dir), || {
+            format!("creating {}", dir.display())
+        })?;
         let mut tmp = super::io_ctx(tempfile::NamedTempFile::new_in(dir), || {
             format!("writing the index in {}", dir.display())
         })?;
         super::io_ctx(tmp.write_all(&out), || "writing the index".into())?;
-        super::io_ctx(
-            tmp.persist(&self.path).map_err(|e| e.error),
-            || format!("replacing {}", self.path.display()),
-        )?;
+        super::io_ctx(tmp.persist(&self.path).map_err(|e| e.error), || {
+            format!("replacing {}", self.path.display())
+        })?;
         let art_n = arts.len();
         let les_n = lessons.len();
         self.data = out;
@@ -522,7 +534,9 @@ fn walk(
         if !seen.insert(id) {
             continue;
         }
-        let commit = repo.find_commit(id).ctx(|| format!("reading commit {id}"))?;
+        let commit = repo
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
         let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
         let message = commit.message_raw_sloppy().to_string();
         let (_, lines) = trailers::parse(&message);

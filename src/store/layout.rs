@@ -143,16 +143,24 @@ mod tests {
     #[test]
     fn paths_fan_out_on_the_random_part() {
         let id: Id = "01KZ45MKAM734ZS7JK24D2DK0R".parse().unwrap();
-        assert_eq!(proposal_path(id), "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json");
+        assert_eq!(
+            proposal_path(id),
+            "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
+        );
         assert_eq!(classify(&proposal_path(id)), Some(RecordPath::Proposal(id)));
         assert_eq!(classify(&lesson_path(id)), Some(RecordPath::Lesson(id)));
-        assert_eq!(classify("proposals/0/Q/01KZ45MKAM734ZS7JK24D2DK0R.json"), None);
+        assert_eq!(
+            classify("proposals/0/Q/01KZ45MKAM734ZS7JK24D2DK0R.json"),
+            None
+        );
         assert_eq!(classify("proposals/01KZ45MKAM734ZS7JK24D2DK0R.json"), None);
     }
 
     #[test]
     fn unsafe_paths_are_refused() {
-        for bad in ["", "/abs", "a//b", "../x", "a/../b", "a/./b", "a b", "a\nb", "é"] {
+        for bad in [
+            "", "/abs", "a//b", "../x", "a/../b", "a/./b", "a b", "a\nb", "é",
+        ] {
             assert!(!is_safe_path(bad), "{bad:?}");
         }
         assert!(is_safe_path(".lore/allowed_signers"));

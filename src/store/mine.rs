@@ -38,7 +38,8 @@ pub struct Mined {
 /// `refs/remotes/origin/HEAD` target if set, else `HEAD`), first parent
 /// only, oldest first, stopping before `since` when given.
 pub fn mine(dir: &Path, since: Option<&str>) -> Result<Mined, StoreError> {
-    let repo = gix::discover(dir).ctx(|| format!("opening the project repository at {}", dir.display()))?;
+    let repo = gix::discover(dir)
+        .ctx(|| format!("opening the project repository at {}", dir.display()))?;
     let origin_url = repo
         .config_snapshot()
         .string("remote.origin.url")
@@ -63,7 +64,9 @@ pub fn mine(dir: &Path, since: Option<&str>) -> Result<Mined, StoreError> {
         if Some(id) == stop {
             break;
         }
-        let commit = repo.find_commit(id).ctx(|| format!("reading commit {id}"))?;
+        let commit = repo
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
         let decoded = commit.decode().ctx(|| format!("decoding commit {id}"))?;
         let parent = decoded.parents().next();
         let old_tree = match parent {
@@ -77,7 +80,13 @@ pub fn mine(dir: &Path, since: Option<&str>) -> Result<Mined, StoreError> {
             None => None,
         };
         let mut changed = Vec::new();
-        diff_trees(&repo, old_tree, Some(decoded.tree()), String::new(), &mut changed)?;
+        diff_trees(
+            &repo,
+            old_tree,
+            Some(decoded.tree()),
+            String::new(),
+            &mut changed,
+        )?;
         commits.push(RawCommit {
             sha: id.to_string(),
             time_ms: decoded.committer().map(|c| c.seconds()).unwrap_or(0) * 1000,

@@ -138,7 +138,9 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("git_dir", &self.git_dir).finish()
+        f.debug_struct("Store")
+            .field("git_dir", &self.git_dir)
+            .finish()
     }
 }
 

@@ -112,10 +112,7 @@ impl<'s> Tx<'s> {
 
     /// Reads `path` as of this transaction's in-progress tree.
     pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let entry = self
-            .editor
-            .get(path.split('/'))
-            .map(|e| (e.mode, e.oid));
+        let entry = self.editor.get(path.split('/')).map(|e| (e.mode, e.oid));
         match entry {
             Some((mode, oid)) if mode.is_blob() => {
                 let blob = self
@@ -198,15 +195,15 @@ impl<'s> Tx<'s> {
             extra_headers: Vec::new(),
         };
         let mut payload = Vec::with_capacity(512);
-        gix::objs::WriteTo::write_to(&commit, &mut payload)
-            .map_err(|e| StoreError::Io {
-                context: "serialising a commit".into(),
-                source: e,
-            })?;
-        let armored = self.signer.sign_commit(&payload).map_err(StoreError::Sign)?;
-        commit
-            .extra_headers
-            .push(("gpgsig".into(), armored.into()));
+        gix::objs::WriteTo::write_to(&commit, &mut payload).map_err(|e| StoreError::Io {
+            context: "serialising a commit".into(),
+            source: e,
+        })?;
+        let armored = self
+            .signer
+            .sign_commit(&payload)
+            .map_err(StoreError::Sign)?;
+        commit.extra_headers.push(("gpgsig".into(), armored.into()));
         let id = repo
             .write_object(&commit)
             .ctx(|| "writing a commit".into())?
@@ -337,15 +334,14 @@ impl Store {
                 },
                 new: Target::Object(new),
             },
-            name: name
-                .as_str()
-                .try_into()
-                .map_err(|e: gix::validate::reference::name::Error| {
+            name: name.as_str().try_into().map_err(
+                |e: gix::validate::reference::name::Error| {
                     SwapError::Other(StoreError::Git {
                         context: format!("naming {name}"),
                         source: gix::Error::from_error(e),
                     })
-                })?,
+                },
+            )?,
             deref: false,
         };
         let ident = self.identity();

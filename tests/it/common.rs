@@ -30,14 +30,21 @@ impl Run {
     /// Asserts success and returns stdout.
     #[track_caller]
     pub fn ok(&self) -> &str {
-        assert_eq!(self.code, 0, "expected success\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         &self.stdout
     }
 }
 
 impl TestEnv {
     pub fn new() -> TestEnv {
-        let dir = tempfile::Builder::new().prefix("git-lore-test-").tempdir().expect("tempdir");
+        let dir = tempfile::Builder::new()
+            .prefix("git-lore-test-")
+            .tempdir()
+            .expect("tempdir");
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         std::fs::create_dir_all(dir.path().join("bin")).unwrap();
         TestEnv { dir }
@@ -77,7 +84,10 @@ impl TestEnv {
 
     pub fn lore_cmd(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_git-lore"));
-        c.args(args).env_clear().envs(self.vars()).current_dir(self.path());
+        c.args(args)
+            .env_clear()
+            .envs(self.vars())
+            .current_dir(self.path());
         c
     }
 
@@ -101,7 +111,11 @@ impl TestEnv {
     /// Runs `git args…` against the lesson repository.
     pub fn git(&self, args: &[&str]) -> Run {
         let mut c = Command::new("git");
-        c.arg("--git-dir").arg(self.repo()).args(args).env_clear().envs(self.vars());
+        c.arg("--git-dir")
+            .arg(self.repo())
+            .args(args)
+            .env_clear()
+            .envs(self.vars());
         Run::from(c.output().expect("run git"))
     }
 
@@ -118,7 +132,12 @@ impl TestEnv {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         let mut child = c.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
         Run::from(child.wait_with_output().unwrap())
     }
 
@@ -132,7 +151,11 @@ impl TestEnv {
     pub fn assert_fsck(&self) {
         let r = self.git(&["fsck", "--full", "--no-dangling"]);
         assert_eq!(r.code, 0, "fsck failed:\n{}\n{}", r.stdout, r.stderr);
-        assert!(!r.stderr.contains("error"), "fsck reported errors:\n{}", r.stderr);
+        assert!(
+            !r.stderr.contains("error"),
+            "fsck reported errors:\n{}",
+            r.stderr
+        );
     }
 
     /// Writes an executable stub program into the PATH directory.
@@ -154,7 +177,11 @@ impl TestEnv {
 
     /// The ledger's commit ids, newest first.
     pub fn ledger_commits(&self) -> Vec<String> {
-        self.git(&["rev-list", "ledger"]).ok().lines().map(str::to_owned).collect()
+        self.git(&["rev-list", "ledger"])
+            .ok()
+            .lines()
+            .map(str::to_owned)
+            .collect()
     }
 }
 
@@ -185,4 +212,45 @@ fn ulid_text(mut v: u128) -> String {
         v >>= 5;
     }
     String::from_utf8(out.to_vec()).unwrap()
+}
+
+/// An artifact the offline backend proposes: it names `widgetN 1.N.0` and
+/// states a fix.
+pub fn proposable(series: u8, n: u32) -> serde_json::Value {
+    artifact(
+        &ulid(series, n),
+        &format!("widget{n} 1.{n}.0 crashes on start"),
+        "The loader rejects the config file on boot. Fixed by setting the timeout to 30 in config.yml.",
+    )
+}
+
+impl TestEnv {
+    /// Writes artifacts as one JSON Lines file and returns its path.
+    pub fn artifacts_file(&self, name: &str, artifacts: &[serde_json::Value]) -> PathBuf {
+        let text: String = artifacts.iter().map(|a| format!("{a}\n")).collect();
+        self.write(name, &text)
+    }
+
+    /// Sets a config value in the lesson repository.
+    pub fn config(&self, key: &str, value: &str) {
+        self.git(&["config", key, value]).ok();
+    }
+
+    /// Points the command backend at a stub program with this script.
+    pub fn model_stub(&self, script: &str) {
+        let p = self.stub("model", script);
+        self.config("lore.transform.command", p.to_str().unwrap());
+    }
+
+    /// A file in the ledger's tip, if present.
+    pub fn ledger_file(&self, path: &str) -> Option<String> {
+        let r = self.git(&["show", &format!("ledger:{path}")]);
+        (r.code == 0).then(|| r.stdout)
+    }
+}
+
+/// The fan-out path of a record.
+pub fn fanout(dir: &str, id: &str) -> String {
+    let b = id.as_bytes();
+    format!("{dir}/{}/{}/{id}.json", b[24] as char, b[25] as char)
 }

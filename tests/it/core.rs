@@ -9,30 +9,69 @@ use crate::common::TestEnv;
 fn init_creates_a_repository_stock_git_verifies() {
     let env = TestEnv::new();
     let r = env.lore(&["init"]);
-    assert_eq!(r.ok(), format!("Initialized lesson repository in {}\n", env.repo().display()));
+    assert_eq!(
+        r.ok(),
+        format!(
+            "Initialized lesson repository in {}\n",
+            env.repo().display()
+        )
+    );
     assert!(r.stderr.contains("created signing key"), "{}", r.stderr);
 
     // HEAD names the ledger; the key is private; the hook is executable.
-    assert_eq!(std::fs::read_to_string(env.repo().join("HEAD")).unwrap(), "ref: refs/heads/ledger\n");
+    assert_eq!(
+        std::fs::read_to_string(env.repo().join("HEAD")).unwrap(),
+        "ref: refs/heads/ledger\n"
+    );
     let key = env.repo().join("keys/lore_ed25519");
-    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&key).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let secret = env.repo().join("keys/author_secret");
-    assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o600);
-    assert!(std::fs::metadata(env.repo().join("hooks/pre-push")).unwrap().permissions().mode() & 0o111 != 0);
+    assert_eq!(
+        std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(
+        std::fs::metadata(env.repo().join("hooks/pre-push"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o111
+            != 0
+    );
 
     // Stock git reports a good signature with no further setup.
     let v = env.git(&["verify-commit", "ledger"]);
     assert_eq!(v.code, 0, "{}", v.stderr);
-    assert!(v.stderr.contains("Good \"git\" signature for git-lore@localhost with ED25519 key"), "{}", v.stderr);
+    assert!(
+        v.stderr
+            .contains("Good \"git\" signature for git-lore@localhost with ED25519 key"),
+        "{}",
+        v.stderr
+    );
     let log = env.git(&["log", "--show-signature", "ledger"]);
-    assert!(log.ok().contains("Good \"git\" signature"), "{}", log.stdout);
-    assert_eq!(env.git(&["log", "-1", "--format=%G?", "ledger"]).ok(), "G\n");
+    assert!(
+        log.ok().contains("Good \"git\" signature"),
+        "{}",
+        log.stdout
+    );
+    assert_eq!(
+        env.git(&["log", "-1", "--format=%G?", "ledger"]).ok(),
+        "G\n"
+    );
 
     // Trailers read back identically through git.
     let body = env.git(&["log", "-1", "--format=%B", "ledger"]);
     let parsed = env.git_stdin(&["interpret-trailers", "--parse"], body.ok());
     assert_eq!(parsed.ok(), "Lore-Format: 1\nLore-Action: init\n");
-    let action = env.git(&["log", "-1", "--format=%(trailers:key=Lore-Action,valueonly)", "ledger"]);
+    let action = env.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Lore-Action,valueonly)",
+        "ledger",
+    ]);
     assert_eq!(action.ok().trim(), "init");
 
     // Running it again reports and changes nothing.
@@ -48,31 +87,71 @@ fn pre_push_hook_refuses_private_branches() {
     let env = TestEnv::new();
     env.init();
     let remote = env.path().join("remote.git");
-    assert_eq!(std::process::Command::new("git").args(["init", "-q", "--bare"]).arg(&remote).status().unwrap().code(), Some(0));
+    assert_eq!(
+        std::process::Command::new("git")
+            .args(["init", "-q", "--bare"])
+            .arg(&remote)
+            .status()
+            .unwrap()
+            .code(),
+        Some(0)
+    );
     let r = env.git(&["push", remote.to_str().unwrap(), "ledger"]);
     assert_ne!(r.code, 0);
-    assert!(r.stderr.contains("refusing to push refs/heads/ledger"), "{}", r.stderr);
-    let refs = std::process::Command::new("git").arg("--git-dir").arg(&remote).args(["for-each-ref"]).output().unwrap();
+    assert!(
+        r.stderr.contains("refusing to push refs/heads/ledger"),
+        "{}",
+        r.stderr
+    );
+    let refs = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(&remote)
+        .args(["for-each-ref"])
+        .output()
+        .unwrap();
     assert!(refs.stdout.is_empty(), "nothing reached the remote");
 }
 
 /// Builds a commit on the ledger with plain git and moves the ledger to it.
-fn git_commit_on_ledger(env: &TestEnv, extra: &[&str], message: &str, add: Option<(&str, &str)>) -> String {
+fn git_commit_on_ledger(
+    env: &TestEnv,
+    extra: &[&str],
+    message: &str,
+    add: Option<(&str, &str)>,
+) -> String {
     let tree = match add {
-        None => env.git(&["rev-parse", "ledger^{tree}"]).ok().trim().to_owned(),
+        None => env
+            .git(&["rev-parse", "ledger^{tree}"])
+            .ok()
+            .trim()
+            .to_owned(),
         Some((path, content)) => {
-            let blob = env.git_stdin(&["hash-object", "-w", "--stdin"], content).ok().trim().to_owned();
+            let blob = env
+                .git_stdin(&["hash-object", "-w", "--stdin"], content)
+                .ok()
+                .trim()
+                .to_owned();
             let index = env.path().join("tmp-index");
             let idx = index.to_str().unwrap();
             let with_index = |args: &[&str]| {
                 let mut c = std::process::Command::new("git");
-                c.arg("--git-dir").arg(env.repo()).args(args).env_clear().envs(env.vars()).env("GIT_INDEX_FILE", idx);
+                c.arg("--git-dir")
+                    .arg(env.repo())
+                    .args(args)
+                    .env_clear()
+                    .envs(env.vars())
+                    .env("GIT_INDEX_FILE", idx);
                 let o = c.output().unwrap();
                 assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
                 String::from_utf8_lossy(&o.stdout).into_owned()
             };
             with_index(&["read-tree", "ledger"]);
-            with_index(&["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{path}")]);
+            with_index(&[
+                "update-index",
+                "--add",
+                "--cacheinfo",
+                &format!("100644,{blob},{path}"),
+            ]);
             let t = with_index(&["write-tree"]);
             let _ = std::fs::remove_file(&index);
             t.trim().to_owned()
@@ -99,7 +178,10 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
     let env = TestEnv::new();
     env.init();
     let clean = env.lore(&["verify"]);
-    assert_eq!(clean.ok(), "verified 1 commits: every signature good, trailers and records consistent\n");
+    assert_eq!(
+        clean.ok(),
+        "verified 1 commits: every signature good, trailers and records consistent\n"
+    );
 
     let config_msg = "config: tweak\n\nLore-Format: 1\nLore-Action: config";
     let unsigned = git_commit_on_ledger(&env, &["-c", "commit.gpgSign=false"], config_msg, None);
@@ -112,7 +194,12 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         .unwrap();
     assert!(kg.success());
     let other_key = format!("user.signingkey={}", other.display());
-    let stranger = git_commit_on_ledger(&env, &["-c", &other_key], &format!("-S\0{config_msg}"), None);
+    let stranger = git_commit_on_ledger(
+        &env,
+        &["-c", &other_key],
+        &format!("-S\0{config_msg}"),
+        None,
+    );
 
     // Signed by the right key, but says "config" while it adds a proposal.
     let sneaky = git_commit_on_ledger(
@@ -121,14 +208,24 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         &format!("-S\0{config_msg}"),
         Some(("proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json", "{}\n")),
     );
-    assert_eq!(env.git(&["log", "-1", "--format=%G?", &sneaky]).ok(), "G\n", "git itself trusts the key");
+    assert_eq!(
+        env.git(&["log", "-1", "--format=%G?", &sneaky]).ok(),
+        "G\n",
+        "git itself trusts the key"
+    );
 
     let r = env.lore(&["verify"]);
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();
-    assert!(lines.contains(&format!("{unsigned} (ledger): unsigned commit").as_str()), "{}", r.stdout);
     assert!(
-        lines.iter().any(|l| l.starts_with(&format!("{stranger} (ledger): signed by a key not in the allowed signers (SHA256:"))),
+        lines.contains(&format!("{unsigned} (ledger): unsigned commit").as_str()),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with(&format!(
+            "{stranger} (ledger): signed by a key not in the allowed signers (SHA256:"
+        ))),
         "{}",
         r.stdout
     );
@@ -140,10 +237,20 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
     assert!(r.stderr.contains("problems in 4 commits"), "{}", r.stderr);
 
     // The JSON form names the same commits.
-    let j: serde_json::Value = serde_json::from_str(&env.lore(&["verify", "--json"]).stdout).unwrap();
+    let j: serde_json::Value =
+        serde_json::from_str(&env.lore(&["verify", "--json"]).stdout).unwrap();
     assert_eq!(j["ok"], false);
-    let commits: Vec<&str> = j["problems"].as_array().unwrap().iter().map(|p| p["commit"].as_str().unwrap()).collect();
-    assert!(commits.contains(&unsigned.as_str()) && commits.contains(&stranger.as_str()) && commits.contains(&sneaky.as_str()));
+    let commits: Vec<&str> = j["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["commit"].as_str().unwrap())
+        .collect();
+    assert!(
+        commits.contains(&unsigned.as_str())
+            && commits.contains(&stranger.as_str())
+            && commits.contains(&sneaky.as_str())
+    );
 
     // A range that excludes the bad commits is clean.
     let first = env.ledger_commits().last().unwrap().clone();
@@ -152,8 +259,16 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
     // log shows the signature status of each.
     let log = env.lore(&["log"]);
     assert!(log.ok().contains("signature: unsigned"), "{}", log.stdout);
-    assert!(log.stdout.contains("signature: unknown signer (SHA256:"), "{}", log.stdout);
-    assert!(log.stdout.contains("signature: good (git-lore@localhost)"), "{}", log.stdout);
+    assert!(
+        log.stdout.contains("signature: unknown signer (SHA256:"),
+        "{}",
+        log.stdout
+    );
+    assert!(
+        log.stdout.contains("signature: good (git-lore@localhost)"),
+        "{}",
+        log.stdout
+    );
 }
 
 #[test]
@@ -165,9 +280,19 @@ fn a_trailer_value_with_a_newline_is_refused_and_nothing_is_written() {
     let env = TestEnv::new();
     env.init();
     let before = env.ledger_commits();
-    let genv = git_lore::ops::Env::new(jiff::Timestamp::from_second(1_785_000_000).unwrap(), Some(env.home()), env.vars());
-    let mut lore = git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7)).unwrap();
-    for bad in ["two\nlines", "carriage\rreturn", "bell\u{7}", "Lore-Status: approved\nLore-Action: judge"] {
+    let genv = git_lore::ops::Env::new(
+        jiff::Timestamp::from_second(1_785_000_000).unwrap(),
+        Some(env.home()),
+        env.vars(),
+    );
+    let mut lore =
+        git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7)).unwrap();
+    for bad in [
+        "two\nlines",
+        "carriage\rreturn",
+        "bell\u{7}",
+        "Lore-Status: approved\nLore-Action: judge",
+    ] {
         let err = lore
             .transact(Branch::Ledger, |tx| {
                 let mut t = LoreTrailers::new(Action::Config);
@@ -177,10 +302,211 @@ fn a_trailer_value_with_a_newline_is_refused_and_nothing_is_written() {
             })
             .unwrap_err();
         assert!(
-            err.to_string().contains("trailer Lore-Reason has a control character or line break"),
+            err.to_string()
+                .contains("trailer Lore-Reason has a control character or line break"),
             "{bad:?}: {err}"
         );
     }
     assert_eq!(env.ledger_commits(), before, "nothing was written");
     env.assert_fsck();
+}
+
+#[test]
+fn eight_processes_writing_100_records_each_lose_nothing() {
+    let env = TestEnv::new();
+    env.init();
+    let files: Vec<_> = (0..8u8)
+        .map(|p| {
+            let arts: Vec<_> = (0..100)
+                .map(|n| crate::common::proposable(10 + p, n))
+                .collect();
+            env.artifacts_file(&format!("p{p}.jsonl"), &arts)
+        })
+        .collect();
+    let children: Vec<_> = files
+        .iter()
+        .map(|f| {
+            env.lore_cmd(&["ingest", f.to_str().unwrap()])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .filter(|l| l.starts_with("proposed "))
+                .count(),
+            100
+        );
+    }
+    let commits = env.ledger_commits();
+    assert_eq!(commits.len(), 801, "800 records and the init commit");
+    assert_eq!(
+        env.git(&["rev-list", "--merges", "ledger"]).ok(),
+        "",
+        "history is linear"
+    );
+    let letters = env.git(&["log", "--format=%G?", "-n", "20", "ledger"]);
+    assert!(
+        letters.ok().lines().all(|l| l == "G"),
+        "stock git: {}",
+        letters.stdout
+    );
+    let v = env.lore(&["verify"]);
+    assert_eq!(
+        v.ok(),
+        "verified 801 commits: every signature good, trailers and records consistent\n"
+    );
+    for p in 0..8u8 {
+        for n in [0, 57, 99] {
+            let id = crate::common::ulid(10 + p, n);
+            assert!(env.lore(&["seen", &id]).ok().contains(" proposed "), "{id}");
+        }
+    }
+    env.assert_fsck();
+}
+
+#[test]
+fn a_batch_killed_mid_run_leaves_a_consistent_repository() {
+    let env = TestEnv::new();
+    env.init();
+    let arts: Vec<_> = (0..3000)
+        .map(|n| crate::common::proposable(30, n))
+        .collect();
+    let f = env.artifacts_file("big.jsonl", &arts);
+    let first = env.ledger_commits()[0].clone();
+    let mut child = env
+        .lore_cmd(&["ingest", f.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until at least one chunk has landed, then kill it mid-run.
+    let mut moved = false;
+    for _ in 0..2000 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        if env.git(&["rev-parse", "ledger"]).stdout.trim() != first {
+            moved = true;
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+    }
+    assert!(moved, "the batch should have published a chunk");
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    let status = child.wait().unwrap();
+    let written = env.ledger_commits().len() - 1;
+    assert!(
+        written < 3000,
+        "killed before the end (status {status:?}, {written} written)"
+    );
+    assert_eq!(env.git(&["cat-file", "-t", "ledger"]).ok(), "commit\n");
+    env.assert_fsck();
+    assert_eq!(env.lore(&["verify"]).code, 0);
+
+    // The index agrees with history: written artifacts are seen, the rest not.
+    let artifacts = env.git(&[
+        "log",
+        "--format=%(trailers:key=Lore-Artifact,valueonly,separator=)",
+        "ledger",
+    ]);
+    let in_history: std::collections::HashSet<String> = artifacts
+        .ok()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(in_history.len(), written);
+    let ids: Vec<String> = (0..3000).map(|n| crate::common::ulid(30, n)).collect();
+    let mut args = vec!["seen", "--json"];
+    args.extend(ids.iter().map(String::as_str));
+    let seen: serde_json::Value = serde_json::from_str(env.lore(&args).ok()).unwrap();
+    for row in seen.as_array().unwrap() {
+        let id = row["artifact"].as_str().unwrap();
+        let expect = if in_history.contains(id) {
+            "proposed"
+        } else {
+            "unseen"
+        };
+        assert_eq!(row["outcome"], expect, "{id}");
+    }
+    // Re-running finishes the job without repeating anything.
+    let again = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(
+        again
+            .stdout
+            .lines()
+            .filter(|l| l.ends_with(" seen"))
+            .count(),
+        written
+    );
+    assert_eq!(env.ledger_commits().len(), 3001);
+    env.assert_fsck();
+}
+
+#[test]
+fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
+    let env = TestEnv::new();
+    env.init();
+    let mut arts: Vec<_> = (0..6).map(|n| crate::common::proposable(40, n)).collect();
+    arts.push(crate::common::artifact(
+        &crate::common::ulid(40, 99),
+        "lib 2.0.1 broke the build",
+        "Nobody knows why yet.",
+    ));
+    let f = env.artifacts_file("a.jsonl", &arts);
+    env.lore(&["ingest", f.to_str().unwrap()]).ok();
+    let ids: Vec<String> = (0..6)
+        .map(|n| crate::common::ulid(40, n))
+        .chain([crate::common::ulid(40, 99)])
+        .collect();
+    let mut args = vec!["seen", "--json"];
+    args.extend(ids.iter().map(String::as_str));
+    let answers = env.lore(&args).ok().to_owned();
+    assert!(answers.contains("\"declined\""), "{answers}");
+
+    std::fs::remove_file(env.repo().join("lore/index")).ok();
+    assert_eq!(
+        env.lore(&args).ok(),
+        answers,
+        "deleting the index changes no answer"
+    );
+    std::fs::create_dir_all(env.repo().join("lore")).unwrap();
+    std::fs::write(env.repo().join("lore/index"), b"garbage").unwrap();
+    assert_eq!(env.lore(&args).ok(), answers, "a corrupt index is rebuilt");
+
+    // Rewrite history: drop the last three commits.
+    env.git(&["update-ref", "refs/heads/ledger", "ledger~3"])
+        .ok();
+    let after = env.lore(&args).ok().to_owned();
+    std::fs::remove_file(env.repo().join("lore/index")).ok();
+    let fresh = env.lore(&args).ok().to_owned();
+    assert_eq!(
+        after, fresh,
+        "after a rewrite the index agrees with a fresh build"
+    );
+    let unseen = serde_json::from_str::<serde_json::Value>(&after).unwrap();
+    assert_eq!(
+        unseen
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["outcome"] == "unseen")
+            .count(),
+        3
+    );
+    let r = env.lore(&["index", "--rebuild"]);
+    assert_eq!(
+        r.ok(),
+        "index: 4 artifacts, 4 lessons (rebuilt from history)\n"
+    );
 }

@@ -1,0 +1,444 @@
+//! Ingest: the failure taxonomy (verdict vs outage), provenance, idempotency
+//! from history, and concurrent ingests.
+
+use crate::common::{artifact, fanout, proposable, ulid, TestEnv};
+
+const REAL_VITEST: &str = include_str!("../fixtures/artifacts/real-vitest-no-resolution.json");
+const POSITIVE: &str = include_str!("../fixtures/artifacts/positive-synthetic.json");
+const CANDIDATE: &str = include_str!("../fixtures/responses/candidate.json");
+
+fn vitest_id() -> &'static str {
+    "01KZ45MKAM734ZS7JK24D2DK0R"
+}
+
+/// Ingests one artifact through the command backend with `script` as the
+/// model, and checks nothing but the exit code and line.
+fn ingest_with(env: &TestEnv, script: &str, artifact_json: &str) -> crate::common::Run {
+    env.model_stub(script);
+    let f = env.write("a.json", artifact_json);
+    env.lore(&["ingest", f.to_str().unwrap()])
+}
+
+#[test]
+fn each_outage_leaves_the_artifact_untouched_and_writes_nothing() {
+    let env = TestEnv::new();
+    env.init();
+    env.config("lore.transform.timeout", "1");
+    let before = env.ledger_commits();
+    let cases = [
+        ("exec sleep 30", "model program"),
+        ("sleep 30 & sleep 30; wait", "did not answer within 1s"),
+        (
+            "echo boom >&2; exit 3",
+            "the model program failed (exit code 3): boom",
+        ),
+        (
+            "kill -9 $$",
+            "the model program failed (killed by a signal)",
+        ),
+        ("cat >/dev/null", "the model printed nothing"),
+        ("printf '  \\n\\n'", "the model printed nothing"),
+    ];
+    for (script, why) in cases {
+        let r = ingest_with(&env, script, REAL_VITEST);
+        assert_eq!(r.code, 2, "{script}: {}\n{}", r.stdout, r.stderr);
+        assert!(
+            r.stdout.starts_with(&format!("untouched {} ", vitest_id())),
+            "{script}: {}",
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains(why),
+            "{script}: expected {why:?} in {}",
+            r.stdout
+        );
+        assert!(
+            r.stderr
+                .contains("0 proposed, 0 declined, 0 skipped, 1 untouched"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(
+            env.ledger_commits(),
+            before,
+            "{script}: nothing may be written"
+        );
+    }
+    // A program that is not there at all.
+    env.config("lore.transform.command", "/nonexistent/model --flag");
+    let f = env.write("a.json", REAL_VITEST);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    assert!(r.stdout.contains("could not be started"), "{}", r.stdout);
+    assert_eq!(env.ledger_commits(), before);
+    assert_eq!(
+        env.lore(&["seen", vitest_id()]).ok(),
+        format!("{} unseen\n", vitest_id())
+    );
+    env.assert_fsck();
+}
+
+#[test]
+fn each_verdict_is_recorded_as_a_signed_decline() {
+    let cases: [(&str, &str); 6] = [
+        (
+            r#"echo '{"eligible": false, "reason": "no_resolution"}'"#,
+            "no_resolution",
+        ),
+        (
+            r#"echo '{"eligible": false, "reason": "no_versions"}'"#,
+            "no_versions",
+        ),
+        (
+            r#"echo '{"eligible": false, "reason": "tired"}'"#,
+            "transform_invalid",
+        ),
+        ("echo 'I cannot help with that.'", "transform_invalid"),
+        (
+            "head -c 10000000 /dev/zero | tr '\\0' 'x'",
+            "transform_invalid",
+        ),
+        (
+            r#"echo '{"claim":"c","rationale":"r","evidence":{"resolution":"x"},"applies_to":{"stack":["vite"],"scope":{"kind":"versioned","versions":{"vitest":"<6"}},"file_patterns":[],"task_kinds":[]}}'"#,
+            "schema_invalid",
+        ),
+    ];
+    for (script, reason) in cases {
+        let env = TestEnv::new();
+        env.init();
+        let r = ingest_with(&env, script, REAL_VITEST);
+        assert_eq!(r.code, 0, "{script}: {}", r.stderr);
+        assert_eq!(
+            r.stdout,
+            format!("declined {} {reason}\n", vitest_id()),
+            "{script}"
+        );
+        let record: serde_json::Value = serde_json::from_str(
+            &env.ledger_file(&fanout("declined", vitest_id()))
+                .expect("decline record"),
+        )
+        .unwrap();
+        assert_eq!(record["reason"], reason);
+        assert_eq!(record["artifact_id"], vitest_id());
+        let trailers = env.git(&[
+            "log",
+            "-1",
+            "--format=%(trailers:key=Lore-Reason,valueonly,separator=)",
+            "ledger",
+        ]);
+        assert_eq!(trailers.ok().trim(), reason);
+        assert_eq!(
+            env.git(&["log", "-1", "--format=%G?", "ledger"]).ok(),
+            "G\n"
+        );
+        assert_eq!(
+            env.lore(&["seen", vitest_id()]).ok(),
+            format!("{} declined {reason}\n", vitest_id())
+        );
+        assert_eq!(env.lore(&["verify"]).code, 0);
+    }
+}
+
+#[test]
+fn a_range_the_schema_refuses_is_schema_invalid() {
+    for bad in ["^5.4.21", "~5", "5.x", "5.4.21", ">=0", ">6 <2"] {
+        let env = TestEnv::new();
+        env.init();
+        let answer = serde_json::json!({
+            "claim": "c", "rationale": "r", "evidence": {"resolution": "x"},
+            "applies_to": {"stack": ["vite"], "scope": {"kind": "versioned", "versions": {"vite": bad}},
+                           "file_patterns": [], "task_kinds": []}
+        });
+        env.write("answer.json", &answer.to_string());
+        let r = ingest_with(
+            &env,
+            &format!("cat {}", env.path().join("answer.json").display()),
+            REAL_VITEST,
+        );
+        assert_eq!(
+            r.stdout,
+            format!("declined {} schema_invalid\n", vitest_id()),
+            "{bad}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn prose_around_valid_json_is_a_proposal_with_provenance_stitched() {
+    let env = TestEnv::new();
+    env.init();
+    env.write(
+        "answer.txt",
+        &format!(
+            "Sure! Here is the lesson:\n```json\n{}\n```\nHope that helps.",
+            CANDIDATE.trim()
+        ),
+    );
+    let r = ingest_with(
+        &env,
+        &format!("cat {}", env.path().join("answer.txt").display()),
+        POSITIVE,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (word, lesson, art) = {
+        let parts: Vec<&str> = r.stdout.split_whitespace().collect();
+        (
+            parts[0].to_owned(),
+            parts[1].to_owned(),
+            parts[2].to_owned(),
+        )
+    };
+    assert_eq!((word.as_str(), art.as_str()), ("proposed", vitest_id()));
+    let p: serde_json::Value =
+        serde_json::from_str(&env.lore(&["show", &lesson, "--json"]).stdout).unwrap();
+    assert_eq!(p["status"], "pending");
+    assert_eq!(
+        p["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"vite": "<6", "vitest": ">=4"})
+    );
+    // Provenance comes from the artifact, never from the model.
+    assert_eq!(
+        p["candidate"]["evidence"]["artifact_ids"],
+        serde_json::json!([vitest_id()])
+    );
+    assert_eq!(
+        p["candidate"]["evidence"]["session_ids"],
+        serde_json::json!(["sess-1"])
+    );
+    assert_eq!(p["candidate"]["evidence"]["project_key"], "6a7678979e31");
+    assert_eq!(
+        p["candidate"]["evidence"]["observed_at"],
+        "2026-08-03T15:59:48Z"
+    );
+    assert_eq!(p["model"], "claude-haiku-4-5-20251001");
+
+    // The lesson's trailers read back through git.
+    let lesson_trailer = env.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Lore-Lesson,valueonly)",
+        "ledger",
+    ]);
+    assert_eq!(lesson_trailer.ok().trim(), lesson);
+    let body = env.git(&["log", "-1", "--format=%B", "ledger"]);
+    let parsed = env.git_stdin(&["interpret-trailers", "--parse"], body.ok());
+    assert_eq!(
+        parsed.ok(),
+        format!(
+            "Lore-Format: 1\nLore-Action: propose\nLore-Lesson: {lesson}\nLore-Artifact: {}\nLore-Status: pending\nLore-Model: claude-haiku-4-5-20251001\n",
+            vitest_id()
+        )
+    );
+    assert_eq!(
+        env.lore(&["list"]).ok(),
+        format!("{lesson}  Vitest 4 cannot import vite/module-runner on Vite 5\n")
+    );
+}
+
+#[test]
+fn the_real_vitest_artifact_is_declined_no_resolution_by_stub_and_offline() {
+    let env = TestEnv::new();
+    env.init();
+    let r = ingest_with(
+        &env,
+        r#"echo '{ "eligible": false, "reason": "no_resolution" }'"#,
+        REAL_VITEST,
+    );
+    assert_eq!(
+        r.stdout,
+        format!("declined {} no_resolution\n", vitest_id())
+    );
+
+    let env = TestEnv::new();
+    env.init();
+    let f = env.write("a.json", REAL_VITEST);
+    let r = env.lore(&["ingest", "--backend", "offline", f.to_str().unwrap()]);
+    assert_eq!(
+        r.stdout,
+        format!("declined {} no_resolution\n", vitest_id())
+    );
+    let model = env.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Lore-Model,valueonly)",
+        "ledger",
+    ]);
+    assert_eq!(model.ok().trim(), "offline");
+}
+
+#[test]
+fn seen_and_pregate_paths_never_call_the_model() {
+    let env = TestEnv::new();
+    env.init();
+    let marker = env.path().join("model-was-called");
+    let f = env.artifacts_file("a.jsonl", &[proposable(1, 1)]);
+    assert!(env
+        .lore(&["ingest", "--backend", "offline", f.to_str().unwrap()])
+        .ok()
+        .starts_with("proposed "));
+    env.model_stub(&format!("touch {}; exit 1", marker.display()));
+    let version_free = artifact(
+        &ulid(1, 2),
+        "Prefer functional patterns",
+        "User said so during review.",
+    );
+    let f = env.artifacts_file("b.jsonl", &[proposable(1, 1), version_free]);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "skipped {} seen\nskipped {} pregate\n",
+            ulid(1, 1),
+            ulid(1, 2)
+        )
+    );
+    assert!(!marker.exists(), "the model must not be called");
+    assert_eq!(
+        env.lore(&["seen", &ulid(1, 2)]).ok(),
+        format!("{} unseen\n", ulid(1, 2))
+    );
+}
+
+#[test]
+fn an_artifact_stays_seen_after_its_record_is_deleted_from_the_tree() {
+    let env = TestEnv::new();
+    env.init();
+    let f = env.artifacts_file("a.jsonl", &[proposable(2, 1)]);
+    let out = env.lore(&["ingest", f.to_str().unwrap()]);
+    let lesson = out.ok().split_whitespace().nth(1).unwrap().to_owned();
+    // Remove the proposal with a signed commit made by plain git.
+    let path = fanout("proposals", &lesson);
+    let idx = env.path().join("idx");
+    let with_index = |args: &[&str]| {
+        let o = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(env.repo())
+            .args(args)
+            .env_clear()
+            .envs(env.vars())
+            .env("GIT_INDEX_FILE", &idx)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).trim().to_owned()
+    };
+    with_index(&["read-tree", "ledger"]);
+    with_index(&["rm", "--cached", "-q", &path]);
+    let tree = with_index(&["write-tree"]);
+    let c = env
+        .git(&["commit-tree", "-S", &tree, "-p", "ledger", "-m", "drop it"])
+        .ok()
+        .trim()
+        .to_owned();
+    env.git(&["update-ref", "refs/heads/ledger", &c]).ok();
+    assert!(env.ledger_file(&path).is_none());
+    std::fs::remove_file(env.repo().join("lore/index")).ok();
+
+    let again = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(again.ok(), format!("skipped {} seen\n", ulid(2, 1)));
+}
+
+#[test]
+fn bad_input_is_refused_per_item_and_the_rest_go_on() {
+    let env = TestEnv::new();
+    env.init();
+    let good = proposable(3, 1);
+    let mut wrong_type = proposable(3, 2);
+    wrong_type["summary"] = serde_json::json!(42);
+    let mut bad_id = proposable(3, 3);
+    bad_id["id"] = serde_json::json!("../../etc/passwd");
+    let text = format!("{good}\n{{not json\n{wrong_type}\n{bad_id}\n");
+    let f = env.write("mixed.jsonl", &text);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(
+        r.code, 1,
+        "invalid items make the run a refusal: {}",
+        r.stderr
+    );
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", r.stdout);
+    assert!(lines[0].starts_with("proposed "), "{}", r.stdout);
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.starts_with(&format!("invalid {}", f.display()))),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("summary"),
+        "names the bad field: {}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .contains("1 proposed, 0 declined, 0 skipped, 0 untouched, 3 invalid"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        env.ledger_commits().len(),
+        2,
+        "only the good artifact was written"
+    );
+    // stdin works too.
+    let r = env.lore_stdin(
+        &["ingest", "-"],
+        format!("{}\n", proposable(3, 9)).as_bytes(),
+    );
+    assert!(r.ok().starts_with("proposed "), "{}", r.stdout);
+}
+
+#[test]
+fn four_processes_ingesting_the_same_200_artifacts_give_one_outcome_each() {
+    let env = TestEnv::new();
+    env.init();
+    let arts: Vec<serde_json::Value> = (0..200).map(|n| proposable(4, n)).collect();
+    let f = env.artifacts_file("same.jsonl", &arts);
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            env.lore_cmd(&["ingest", f.to_str().unwrap()])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut proposed = std::collections::HashMap::<String, usize>::new();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for line in String::from_utf8_lossy(&o.stdout).lines() {
+            let parts: Vec<&str> = line.split_whitespace().collect();
+            match parts[0] {
+                "proposed" => *proposed.entry(parts[2].to_owned()).or_default() += 1,
+                "skipped" => assert_eq!(parts[2], "seen"),
+                other => panic!("unexpected outcome {other}: {line}"),
+            }
+        }
+    }
+    assert_eq!(
+        proposed.len(),
+        200,
+        "every artifact was proposed by someone"
+    );
+    assert!(
+        proposed.values().all(|&n| n == 1),
+        "and by exactly one process"
+    );
+    let artifacts = env.git(&[
+        "log",
+        "--format=%(trailers:key=Lore-Artifact,valueonly,separator=)",
+        "ledger",
+    ]);
+    let mut seen: Vec<&str> = artifacts.ok().lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(seen.len(), 200);
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 200, "no artifact written twice");
+    assert_eq!(env.git(&["rev-list", "--merges", "ledger"]).ok(), "");
+    env.assert_fsck();
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
