@@ -77,7 +77,6 @@ pub enum Outcome {
 pub struct Ctx {
     pub repo: PathBuf,
     pub env: Env,
-    pub color: bool,
 }
 
 impl Ctx {
@@ -194,11 +193,8 @@ pub fn main() -> ExitCode {
     if let Some(git) = var("GIT_LORE_GIT") {
         env.git_program = git;
     }
-    let ctx = Ctx {
-        repo,
-        env,
-        color: var("NO_COLOR").is_none(),
-    };
+    // git-lore prints no colour at all, so NO_COLOR holds trivially.
+    let ctx = Ctx { repo, env };
     let outcome = match cli.command {
         Command::Init(a) => init::run(a, &ctx),
         Command::Ingest(a) => ingest::run(a, &ctx),

@@ -164,11 +164,11 @@ impl Outcome {
 enum Pending {
     Propose {
         lesson: Id,
-        artifact: Artifact,
-        candidate: crate::model::Candidate,
+        artifact: Box<Artifact>,
+        candidate: Box<crate::model::Candidate>,
     },
     Decline {
-        artifact: Artifact,
+        artifact: Box<Artifact>,
         reason: DeclineReason,
         detail: Option<String>,
     },
@@ -294,8 +294,8 @@ pub fn ingest(
                     i,
                     Pending::Propose {
                         lesson,
-                        artifact,
-                        candidate,
+                        artifact: Box::new(artifact),
+                        candidate: Box::new(candidate),
                     },
                 ));
             }
@@ -303,7 +303,7 @@ pub fn ingest(
                 pending.push((
                     i,
                     Pending::Decline {
-                        artifact,
+                        artifact: Box::new(artifact),
                         reason,
                         detail,
                     },
@@ -371,8 +371,8 @@ fn write_chunk(
                         artifact_id: aid,
                         created_at: now.clone(),
                         status: ProposalStatus::Pending,
-                        candidate: candidate.clone(),
-                        artifact: Some(artifact.clone()),
+                        candidate: (**candidate).clone(),
+                        artifact: Some((**artifact).clone()),
                         model: Some(model.clone()),
                         visibility: None,
                         confirmed_at: None,
@@ -415,7 +415,7 @@ fn write_chunk(
                         reason: *reason,
                         detail: detail.clone(),
                         declined_at: now.clone(),
-                        artifact: Some(artifact.clone()),
+                        artifact: Some((**artifact).clone()),
                         model: Some(model.clone()),
                     };
                     let mut t = LoreTrailers::new(Action::Decline);

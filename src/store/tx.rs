@@ -299,7 +299,7 @@ impl Store {
                         .base_delay
                         .saturating_mul(1u32 << retries.min(16))
                         .min(policy.max_delay);
-                    let jitter = (rng.next_u64() % (exp.as_micros() as u64 + 1)) as u64;
+                    let jitter = rng.next_u64() % (exp.as_micros() as u64 + 1);
                     std::thread::sleep(Duration::from_micros(jitter));
                 }
                 Err(SwapError::Lost) => {

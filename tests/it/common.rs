@@ -245,7 +245,7 @@ impl TestEnv {
     /// A file in the ledger's tip, if present.
     pub fn ledger_file(&self, path: &str) -> Option<String> {
         let r = self.git(&["show", &format!("ledger:{path}")]);
-        (r.code == 0).then(|| r.stdout)
+        (r.code == 0).then_some(r.stdout)
     }
 }
 
