@@ -12,6 +12,7 @@ pub mod model;
 pub mod ops;
 pub mod pipeline;
 pub mod process;
+pub mod review;
 pub mod schema;
 pub mod signing;
 pub mod store;

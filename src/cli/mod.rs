@@ -7,14 +7,21 @@
 //! `run` that calls the library and prints what it returns. Data goes to
 //! stdout; status and errors go to stderr.
 
+mod confirm;
 mod demo;
 mod index;
 mod ingest;
 mod init;
+mod judge;
 mod list;
 mod log;
+mod pass;
+mod promote;
+mod rubrics;
 mod seen;
 mod show;
+mod status;
+mod unconfirm;
 mod verify;
 
 use std::io::{self, Write};
@@ -56,6 +63,13 @@ enum Command {
     Ingest(ingest::Args),
     List(list::Args),
     Show(show::Args),
+    Confirm(confirm::Args),
+    Pass(pass::Args),
+    Unconfirm(unconfirm::Args),
+    Judge(judge::Args),
+    Promote(promote::Args),
+    Status(status::Args),
+    Rubrics(rubrics::Args),
     Seen(seen::Args),
     Log(log::Args),
     Verify(verify::Args),
@@ -134,6 +148,17 @@ fn child_env() -> Vec<(String, String)> {
         .collect()
 }
 
+/// Parses a lesson or artifact id, reporting a bad one.
+pub fn parse_id(s: &str) -> Option<git_lore::model::Id> {
+    match s.parse() {
+        Ok(id) => Some(id),
+        Err(e) => {
+            error(e);
+            None
+        }
+    }
+}
+
 /// Prints an error the one way errors are printed.
 pub fn error(msg: impl std::fmt::Display) {
     let _ = writeln!(io::stderr(), "git-lore: {msg}");
@@ -200,6 +225,13 @@ pub fn main() -> ExitCode {
         Command::Ingest(a) => ingest::run(a, &ctx),
         Command::List(a) => list::run(a, &ctx),
         Command::Show(a) => show::run(a, &ctx),
+        Command::Confirm(a) => confirm::run(a, &ctx),
+        Command::Pass(a) => pass::run(a, &ctx),
+        Command::Unconfirm(a) => unconfirm::run(a, &ctx),
+        Command::Judge(a) => judge::run(a, &ctx),
+        Command::Promote(a) => promote::run(a, &ctx),
+        Command::Status(a) => status::run(a, &ctx),
+        Command::Rubrics(a) => rubrics::run(a, &ctx),
         Command::Seen(a) => seen::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),
         Command::Verify(a) => verify::run(a, &ctx),

@@ -11,6 +11,7 @@ pub mod audit;
 pub mod ingest;
 pub mod init;
 pub mod query;
+pub mod review;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

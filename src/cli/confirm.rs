@@ -1,0 +1,60 @@
+use clap::Args as ClapArgs;
+
+use super::{out, parse_id, report, Ctx, Outcome};
+use git_lore::model::Visibility;
+use git_lore::ops::review::{self, Done};
+
+/// Confirm a pending lesson for the jury at a visibility you choose: private
+/// (no jury; stays on this machine), org or public.
+///
+/// There is no default visibility. `--justification` turns the scope into
+/// version_independent, which is refused at private (no jury would check the
+/// justification, and the lesson would never expire). An identical repeat is
+/// a no-op; a different one is refused. Never calls a model.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The lesson id (ULID).
+    #[arg(value_name = "ID")]
+    id: String,
+    /// private, org or public.
+    #[arg(value_name = "VISIBILITY", value_parser = parse_visibility)]
+    visibility: Visibility,
+    /// Why the lesson holds regardless of version (makes its scope
+    /// version_independent).
+    #[arg(long, value_name = "TEXT")]
+    justification: Option<String>,
+}
+
+fn parse_visibility(s: &str) -> Result<Visibility, String> {
+    s.parse()
+        .map_err(|e: git_lore::model::ModelError| e.to_string())
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> Outcome {
+    let Some(id) = parse_id(&args.id) else {
+        return Outcome::Refused;
+    };
+    let mut lore = match ctx.open() {
+        Ok(l) => l,
+        Err(e) => return report(e),
+    };
+    match review::confirm(
+        &mut lore,
+        id,
+        args.visibility,
+        args.justification.as_deref(),
+    ) {
+        Ok(Done::Changed(_)) => {
+            out(&format!(
+                "Confirmed {id} at {} visibility.\n",
+                args.visibility
+            ));
+            Outcome::Done
+        }
+        Ok(Done::Unchanged(n)) => {
+            out(&format!("{n}\n"));
+            Outcome::Done
+        }
+        Err(e) => report(e),
+    }
+}
