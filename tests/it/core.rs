@@ -484,7 +484,16 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
     std::fs::write(env.repo().join("lore/index"), b"garbage").unwrap();
     assert_eq!(env.lore(&args).ok(), answers, "a corrupt index is rebuilt");
 
-    // Rewrite history: drop the last three commits.
+    // Persist the index (small catch-ups stay in memory), then rewrite
+    // history under it: drop the last three commits.
+    assert_eq!(
+        env.lore(&["index", "--rebuild"]).ok(),
+        "index: 7 artifacts, 6 lessons (rebuilt from history)\n"
+    );
+    assert_eq!(
+        env.lore(&["index"]).ok(),
+        "index: 7 artifacts, 6 lessons (up to date)\n"
+    );
     env.git(&["update-ref", "refs/heads/ledger", "ledger~3"])
         .ok();
     let after = env.lore(&args).ok().to_owned();

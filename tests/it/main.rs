@@ -6,3 +6,4 @@
 mod common;
 mod core;
 mod ingest;
+mod review;

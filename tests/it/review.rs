@@ -1,0 +1,572 @@
+//! Review and the jury: the human verbs, every case of the judging plan's
+//! coverage table, promotion into the pools — each pinned by its message and
+//! by what was (or was not) committed.
+
+use serde_json::{json, Value};
+
+use crate::common::{fanout, TestEnv};
+
+const CANDIDATE: &str = include_str!("../fixtures/responses/candidate.json");
+const POSITIVE: &str = include_str!("../fixtures/artifacts/positive-synthetic.json");
+
+/// A repository with one pending lesson whose scope is
+/// `{"vite": "<6", "vitest": ">=4"}`, and a model stub that must never run
+/// again. Returns the lesson id.
+fn pending(env: &TestEnv) -> String {
+    env.init();
+    env.write("answer.json", CANDIDATE);
+    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    let f = env.write("a.json", POSITIVE);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    let id = r.ok().split_whitespace().nth(1).unwrap().to_owned();
+    // From here on any model or judge call fails loudly.
+    let marker = env.path().join("model-called");
+    env.model_stub(&format!("touch {}; exit 1", marker.display()));
+    env.config(
+        "lore.judge.command",
+        env.path().join("bin/model").to_str().unwrap(),
+    );
+    id
+}
+
+fn assert_no_model_call(env: &TestEnv) {
+    assert!(
+        !env.path().join("model-called").exists(),
+        "a model was called"
+    );
+}
+
+fn proposal(env: &TestEnv, id: &str) -> Value {
+    serde_json::from_str(&env.ledger_file(&fanout("proposals", id)).expect("proposal")).unwrap()
+}
+
+fn blob(env: &TestEnv, id: &str) -> String {
+    env.git(&["rev-parse", &format!("ledger:{}", fanout("proposals", id))])
+        .ok()
+        .trim()
+        .to_owned()
+}
+
+fn trailer(env: &TestEnv, key: &str) -> String {
+    env.git(&[
+        "log",
+        "-1",
+        &format!("--format=%(trailers:key={key},valueonly,separator=%x2C)"),
+        "ledger",
+    ])
+    .ok()
+    .trim()
+    .to_owned()
+}
+
+fn verdicts(pass: &[(&str, f64, bool)]) -> String {
+    let v: Vec<Value> = pass
+        .iter()
+        .map(|(t, s, p)| {
+            json!({"judge_type": t, "score": s, "passed": p, "confidence": 0.9,
+                   "criterion_scores": {"grounding": s, "scope_accuracy": s, "generality": s, "disclosure": 0.95},
+                   "feedback_summary": "x"})
+        })
+        .collect();
+    Value::Array(v).to_string()
+}
+
+#[test]
+fn confirm_pass_unconfirm_follow_the_upstream_rules() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let before = blob(&env, &id);
+    let commits = env.ledger_commits().len();
+
+    let r = env.lore(&["confirm", &id]);
+    assert_eq!(r.code, 1, "no default visibility");
+    let r = env.lore(&["confirm", &id, "secret"]);
+    assert!(
+        r.stderr
+            .contains("visibility must be one of: private, org, public"),
+        "{}",
+        r.stderr
+    );
+    let r = env.lore(&[
+        "confirm",
+        &id,
+        "private",
+        "--justification",
+        "holds everywhere",
+    ]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("version_independent requires org or public visibility"),
+        "{}",
+        r.stderr
+    );
+    let r = env.lore(&["confirm", &id, "org", "--justification", "   "]);
+    assert!(
+        r.stderr
+            .contains("justification is blank after trimming whitespace"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        env.ledger_commits().len(),
+        commits,
+        "refusals write nothing"
+    );
+
+    let r = env.lore(&[
+        "confirm",
+        &id,
+        "public",
+        "--justification",
+        "git aborts checkout on a dirty tree regardless of version.",
+    ]);
+    assert_eq!(r.ok(), format!("Confirmed {id} at public visibility.\n"));
+    let p = proposal(&env, &id);
+    assert_eq!(p["status"], "confirmed");
+    assert_eq!(
+        p["candidate"]["applies_to"]["scope"],
+        json!({"kind": "version_independent", "justification": "git aborts checkout on a dirty tree regardless of version."})
+    );
+    assert_eq!(
+        p["candidate_before_confirm"]["applies_to"]["scope"]["kind"],
+        "versioned"
+    );
+    assert_eq!(trailer(&env, "Lore-From"), "pending");
+    assert_eq!(trailer(&env, "Lore-Status"), "confirmed");
+    assert_eq!(trailer(&env, "Lore-Visibility"), "public");
+
+    // An identical repeat is a no-op; a differing one is refused.
+    let n = env.ledger_commits().len();
+    let r = env.lore(&[
+        "confirm",
+        &id,
+        "public",
+        "--justification",
+        "git aborts checkout on a dirty tree regardless of version.",
+    ]);
+    assert_eq!(r.code, 0);
+    assert_eq!(env.ledger_commits().len(), n);
+    let r = env.lore(&["confirm", &id, "org"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains(&format!(
+            "lesson {id} is already confirmed; visibility or scope differs from the request"
+        )),
+        "{}",
+        r.stderr
+    );
+    let r = env.lore(&["pass", &id]);
+    assert!(
+        r.stderr.contains(&format!(
+            "lesson {id} is confirmed for the jury; it cannot be passed on now"
+        )),
+        "{}",
+        r.stderr
+    );
+
+    // Unconfirm restores the pending record byte for byte.
+    assert_eq!(
+        env.lore(&["unconfirm", &id]).ok(),
+        format!("Unconfirmed {id}; it is pending again.\n")
+    );
+    assert_eq!(blob(&env, &id), before, "byte-identical round trip");
+    assert_eq!(
+        env.lore(&["unconfirm", &id]).ok(),
+        format!("lesson {id} was already pending; nothing to take back\n")
+    );
+
+    // A pass reason must be one line: refused, nothing written.
+    let n = env.ledger_commits().len();
+    let r = env.lore(&["pass", &id, "not useful\nLore-Status: approved"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .contains("trailer Lore-Reason has a control character or line break"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(env.ledger_commits().len(), n);
+    assert_eq!(
+        env.lore(&["pass", &id, "not worth sharing"]).ok(),
+        format!("Passed on {id}.\n")
+    );
+    assert_eq!(proposal(&env, &id)["status"], "passed");
+    assert_eq!(trailer(&env, "Lore-Reason"), "not worth sharing");
+    let r = env.lore(&["confirm", &id, "org"]);
+    assert!(
+        r.stderr.contains(&format!(
+            "lesson {id} was passed on; it cannot be confirmed"
+        )),
+        "{}",
+        r.stderr
+    );
+    let r = env.lore(&["unconfirm", &id]);
+    assert!(
+        r.stderr.contains(&format!(
+            "lesson {id} was passed on, not confirmed; unconfirm does not undo that"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        env.lore(&["list", "--status", "passed"])
+            .ok()
+            .split_whitespace()
+            .next(),
+        Some(id.as_str())
+    );
+    assert_no_model_call(&env);
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
+fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "private"]).ok();
+    let r = env.lore(&["judge", &id, "[]"]);
+    assert_eq!(
+        r.ok(),
+        format!("Lesson {id} is now approved.\nLesson {id} promoted to pool/local.\n")
+    );
+    assert_no_model_call(&env);
+    let p = proposal(&env, &id);
+    assert_eq!(
+        p["verdict"],
+        json!({"rubric_id": null, "gate_policy": null, "score_threshold": null,
+        "aggregate_score": null, "passed": true, "reason": "private_no_jury", "judges": []})
+    );
+    assert!(p["promoted_at"].is_string());
+    let entry: Value = serde_json::from_str(
+        &env.git(&["show", &format!("pool/local:{}", fanout("lessons", &id))])
+            .ok(),
+    )
+    .unwrap();
+    assert_eq!(
+        entry["id"],
+        id.as_str(),
+        "the lesson keeps its id end to end"
+    );
+    assert_eq!(entry["source"], "local");
+    assert_eq!(entry["consensus"]["judges"], 0);
+    assert_eq!(entry.as_object().unwrap().len(), 13);
+    // Promote again: a no-op.
+    let n = env.git(&["rev-list", "--count", "--all"]).ok().to_owned();
+    assert!(env
+        .lore(&["promote", &id])
+        .ok()
+        .contains("already promoted"));
+    assert_eq!(env.git(&["rev-list", "--count", "--all"]).ok(), n);
+    // The pool carries its allowed signers; everything verifies.
+    assert!(env
+        .git(&["show", "pool/local:.lore/allowed_signers"])
+        .ok()
+        .contains("namespaces=\"git\" ssh-ed25519"));
+    assert_eq!(env.git(&["verify-commit", "pool/local"]).code, 0);
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
+fn org_majority_approves_and_promotes_a_schema_valid_entry() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "org"]).ok();
+    let panel = env.write(
+        "pass.json",
+        include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
+    );
+    let r = env.lore(&["judge", &id, &format!("@{}", panel.display())]);
+    assert_eq!(
+        r.ok(),
+        format!("Lesson {id} is now approved.\nLesson {id} promoted to pool/org.\n")
+    );
+    let judge_commit = env
+        .git(&["log", "-1", "--format=%B", "ledger~1"])
+        .ok()
+        .to_owned();
+    let parsed = env.git_stdin(&["interpret-trailers", "--parse"], &judge_commit);
+    assert!(parsed.ok().contains("Lore-Action: judge\n"));
+    for line in [
+        "Lore-Rubric: lesson-promotion",
+        "Lore-Gate: majority",
+        "Lore-Score: 0.85",
+        "Lore-Reason: gate_passed",
+        "Lore-Judge: standard 0.90 pass",
+        "Lore-Judge: adversarial 0.80 pass",
+    ] {
+        assert!(parsed.stdout.contains(line), "{line} in\n{}", parsed.stdout);
+    }
+    let entry: Value = serde_json::from_str(
+        &env.git(&["show", &format!("pool/org:{}", fanout("lessons", &id))])
+            .ok(),
+    )
+    .unwrap();
+    assert_eq!(
+        entry["consensus"],
+        json!({"judges": 2, "agreed": 2, "decided_at": "2026-08-05T10:00:00Z"})
+    );
+    assert_eq!(entry["status"], "active");
+    assert!(entry["author_key"].as_str().unwrap().len() == 32);
+    assert_eq!(
+        entry["applies_to"]["scope"]["versions"],
+        json!({"vite": "<6", "vitest": ">=4"})
+    );
+    let r = env.lore(&["judge", &id, "[]"]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains(&format!(
+            "lesson {id} is not confirmed; its status is: approved"
+        )),
+        "{}",
+        r.stderr
+    );
+    let r = env.lore(&["unconfirm", &id]);
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains(&format!(
+            "lesson {id} cannot be unconfirmed from status: approved"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+/// Confirms a fresh lesson at `visibility`, judges it with `panel`, and
+/// returns (exit code, proposal after, ledger commits before, after).
+fn judged(
+    visibility: &str,
+    panel: &str,
+    rubrics: Option<&str>,
+) -> (crate::common::Run, Value, usize, usize, String) {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    if let Some(r) = rubrics {
+        let f = env.write("rubrics.json", r);
+        env.lore(&["rubrics", f.to_str().unwrap()]).ok();
+    }
+    env.lore(&["confirm", &id, visibility]).ok();
+    let before = env.ledger_commits().len();
+    let r = env.lore(&["judge", &id, panel]);
+    let after = env.ledger_commits().len();
+    let p = proposal(&env, &id);
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    (r, p, before, after, id)
+}
+
+#[test]
+fn a_split_panel_is_rejected_at_both_tiers_and_keeps_its_record() {
+    let split = verdicts(&[("standard", 0.95, true), ("adversarial", 0.75, false)]);
+    let (r, p, ..) = judged("org", &split, None);
+    assert_eq!(r.code, 0);
+    assert_eq!(p["status"], "rejected");
+    assert_eq!(p["verdict"]["reason"], "jury_not_majority");
+    assert_eq!(p["verdict"]["rubric_id"], "lesson-promotion");
+    let (r, p, _, _, id) = judged("public", &split, None);
+    assert_eq!(r.stdout, format!("Lesson {id} is now rejected.\nLesson {id} is rejected; its verdict stays on the ledger.\n"));
+    assert_eq!(p["verdict"]["reason"], "jury_not_unanimous");
+    assert_eq!(p["verdict"]["rubric_id"], "lesson-promotion-public");
+    assert_eq!(p["verdict"]["gate_policy"], "unanimous");
+    assert!(p["promoted_at"].is_string(), "stamped, the record kept");
+}
+
+#[test]
+fn three_judges_one_dissent_passes_org_and_fails_public() {
+    let rubrics = json!({"min_criterion_coverage": 0.6, "rubrics": [
+        {"id": "lesson-promotion", "criteria": [{"name": "grounding", "weight": 0.45, "min_pass": 0.7},
+            {"name": "scope_accuracy", "weight": 0.35, "min_pass": 0.7}, {"name": "generality", "weight": 0.2, "min_pass": 0.6}],
+         "score_threshold": 0.75, "judge_types": ["standard", "adversarial", "domain"], "gate_policy": "majority"},
+        {"id": "lesson-promotion-public", "criteria": [{"name": "grounding", "weight": 0.32, "min_pass": 0.7},
+            {"name": "scope_accuracy", "weight": 0.24, "min_pass": 0.7}, {"name": "generality", "weight": 0.14, "min_pass": 0.6},
+            {"name": "disclosure", "weight": 0.3, "min_pass": 0.9}],
+         "score_threshold": 0.75, "judge_types": ["standard", "adversarial", "domain"], "gate_policy": "unanimous"}]})
+    .to_string();
+    let panel = verdicts(&[
+        ("standard", 0.9, true),
+        ("adversarial", 0.9, true),
+        ("domain", 0.8, false),
+    ]);
+    let (_, p, ..) = judged("org", &panel, Some(&rubrics));
+    assert_eq!(
+        (p["status"].as_str(), p["verdict"]["reason"].as_str()),
+        (Some("approved"), Some("gate_passed"))
+    );
+    let (_, p, ..) = judged("public", &panel, Some(&rubrics));
+    assert_eq!(
+        (p["status"].as_str(), p["verdict"]["reason"].as_str()),
+        (Some("rejected"), Some("jury_not_unanimous"))
+    );
+}
+
+#[test]
+fn below_threshold_and_floor_violations_name_their_reason() {
+    let low = verdicts(&[("standard", 0.72, true), ("adversarial", 0.72, true)]);
+    let (_, p, ..) = judged("org", &low, None);
+    assert_eq!(p["verdict"]["reason"], "below_threshold");
+    let floor = json!([
+        {"judge_type": "standard", "score": 0.9, "passed": true,
+         "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95}},
+        {"judge_type": "adversarial", "score": 0.9, "passed": true,
+         "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.65, "generality": 0.95}}
+    ])
+    .to_string();
+    let (_, p, ..) = judged("org", &floor, None);
+    assert_eq!(p["status"], "rejected");
+    assert_eq!(p["verdict"]["reason"], "criterion_floor");
+    assert_eq!(p["verdict"]["failed_criterion"], "scope_accuracy");
+}
+
+#[test]
+fn an_unusable_panel_writes_nothing_and_exits_2() {
+    let one = verdicts(&[("standard", 0.9, true)]);
+    let dup = verdicts(&[("standard", 0.9, true), ("standard", 0.9, true)]);
+    let mut string_passed: Value = serde_json::from_str(&verdicts(&[
+        ("standard", 0.9, true),
+        ("adversarial", 0.9, true),
+    ]))
+    .unwrap();
+    string_passed[0]["passed"] = json!("true");
+    let missing_floor = json!([
+        {"judge_type": "standard", "score": 0.9, "passed": true, "criterion_scores": {"grounding": 0.9, "scope_accuracy": 0.9, "generality": 0.9}},
+        {"judge_type": "adversarial", "score": 0.9, "passed": true, "criterion_scores": {"grounding": 0.9, "scope_accuracy": 0.9, "generality": 0.9}}
+    ]);
+    let thin = json!([
+        {"judge_type": "standard", "score": 0.9, "passed": true, "criterion_scores": {"generality": 0.9}},
+        {"judge_type": "adversarial", "score": 0.9, "passed": true, "criterion_scores": {"generality": 0.9}}
+    ]);
+    // Coverage is only reachable when some criteria carry no floor.
+    let unfloored = json!({"min_criterion_coverage": 0.6, "rubrics": [
+        {"id": "lesson-promotion", "criteria": [{"name": "grounding", "weight": 0.45},
+            {"name": "scope_accuracy", "weight": 0.35}, {"name": "generality", "weight": 0.2, "min_pass": 0.6}],
+         "score_threshold": 0.75, "judge_types": ["standard", "adversarial"], "gate_policy": "majority"},
+        {"id": "lesson-promotion-public", "criteria": [{"name": "grounding", "weight": 0.32, "min_pass": 0.7},
+            {"name": "scope_accuracy", "weight": 0.24, "min_pass": 0.7}, {"name": "generality", "weight": 0.14, "min_pass": 0.6},
+            {"name": "disclosure", "weight": 0.3, "min_pass": 0.9}],
+         "score_threshold": 0.75, "judge_types": ["standard", "adversarial"], "gate_policy": "unanimous"}]})
+    .to_string();
+    let cases: Vec<(&str, String, Option<&str>, &str)> = vec![
+        ("org", one, None, "panel"),
+        ("org", dup, None, "panel"),
+        ("org", string_passed.to_string(), None, "panel"),
+        (
+            "public",
+            missing_floor.to_string(),
+            None,
+            "no judge scored these floored criteria, so the panel cannot be trusted: disclosure",
+        ),
+        (
+            "org",
+            thin.to_string(),
+            Some(&unfloored),
+            "the panel scored only 0.2 of the rubric weight (minimum 0.6)",
+        ),
+        ("org", "this is not json".into(), None, "not JSON"),
+    ];
+    for (vis, panel, rubrics, why) in cases {
+        let (r, p, before, after, id) = judged(vis, &panel, rubrics);
+        assert_eq!(r.code, 2, "{panel}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!(
+                "lesson {id} could not be judged; it stays confirmed"
+            )),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stderr.contains(why), "{why:?} in {}", r.stderr);
+        assert_eq!(before, after, "nothing written for {panel}");
+        assert_eq!(p["status"], "confirmed");
+    }
+}
+
+#[test]
+fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
+    let env = TestEnv::new();
+    env.init();
+    let leaky = json!({"claim": "Builds fail against the registry on npm 10.2.4",
+        "rationale": "The mirror at artifacts.corp.internal rejects npm 10.2.4 lockfiles.",
+        "evidence": {"resolution": "Pin npm to 10.2.3 and mail ops@acme-internal.com for access."},
+        "applies_to": {"stack": ["npm"], "scope": {"kind": "versioned", "versions": {"npm": "=10.2.4"}},
+                       "file_patterns": [], "task_kinds": []}});
+    env.write("answer.json", &leaky.to_string());
+    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    let f = env.write("a.json", POSITIVE);
+    let id = env
+        .lore(&["ingest", f.to_str().unwrap()])
+        .ok()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_owned();
+    env.lore(&["confirm", &id, "public"]).ok();
+    let panel = verdicts(&[("standard", 0.95, true), ("adversarial", 0.95, true)]);
+    let r = env.lore(&["judge", &id, &panel]);
+    assert_eq!(r.code, 0);
+    let p = proposal(&env, &id);
+    assert_eq!(p["status"], "rejected");
+    assert_eq!(p["verdict"]["reason"], "disclosure_scan");
+    assert_eq!(p["verdict"]["failed_criterion"], "disclosure");
+    assert_eq!(
+        env.git(&["rev-parse", "--verify", "-q", "pool/public"])
+            .code,
+        1,
+        "nothing reached the public pool"
+    );
+}
+
+#[test]
+fn judge_all_asks_first_and_records_each_verdict() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "org"]).ok();
+    env.git(&["config", "--unset", "lore.judge.command"]).ok();
+    let r = env.lore(&["judge", "--all"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("1 confirmed lessons (0 public, 0 private with no jury) to judge with the offline judges"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("refusing to judge without --yes"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(proposal(&env, &id)["status"], "confirmed");
+    let r = env.lore(&["judge", "--all", "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("judged: 1 approved, 0 rejected, 0 could not judge"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(proposal(&env, &id)["status"], "approved");
+    // A judge program that fails is an outage: could not judge, nothing written.
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "org"]).ok();
+    let n = env.ledger_commits().len();
+    let r = env.lore(&["judge", "--all", "--yes"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains(&format!("0 approved, 0 rejected, 1 could not judge: {id}")),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(env.ledger_commits().len(), n);
+}
+
+#[test]
+fn status_counts_what_awaits_a_decision() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    assert_eq!(
+        env.lore(&["status"]).ok().lines().next(),
+        Some("lessons pending: 1")
+    );
+    env.lore(&["confirm", &id, "org"]).ok();
+    let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(j["pending"], 0);
+    assert_eq!(j["confirmed"], 1);
+    assert_eq!(j["awaiting_decision"], 1);
+    assert_eq!(env.lore(&["list"]).ok(), "No pending lessons.\n");
+    assert_eq!(env.lore(&["list", "--json"]).ok(), "[]\n");
+}
