@@ -1,14 +1,18 @@
+use std::path::Path;
 use std::process::Command;
 
 use clap::Args as ClapArgs;
 
-use super::{error, out, report, Ctx, Outcome};
-use git_lore::ops::{self, audit};
+use super::{error, out, Ctx, Outcome};
 
 /// Run the whole pipeline on bundled examples in a temporary directory,
-/// offline: initialise a lesson repository, exercise every stage, then print
-/// the `git log` of the result and the `verify` summary.
+/// offline: initialise a lesson repository, ingest session artifacts (each
+/// kind of outcome), confirm lessons at all three visibilities, judge them
+/// with the offline jury (one public lesson is rejected by the disclosure
+/// scanner), promote them into the pools, then print the `git log` of the
+/// result and the `verify` summary.
 ///
+/// Every step runs the real `git lore` command and shows its real output.
 /// Nothing outside the temporary directory is touched; `--keep` leaves it in
 /// place to explore with git.
 #[derive(ClapArgs, Debug)]
@@ -16,6 +20,112 @@ pub struct Args {
     /// Keep the temporary directory and print its path.
     #[arg(long)]
     keep: bool,
+}
+
+/// The bundled example artifacts: (file name, JSON).
+const ARTIFACTS: [(&str, &str); 7] = [
+    (
+        "next-hydration.json",
+        include_str!("../../tests/fixtures/artifacts/fix-with-versions.json"),
+    ),
+    (
+        "psycopg2-alpine.json",
+        include_str!("../../tests/fixtures/artifacts/upgrade-fixed.json"),
+    ),
+    (
+        "vitest-pin.json",
+        include_str!("../../tests/fixtures/artifacts/positive-synthetic.json"),
+    ),
+    ("npm-registry.json", LEAKY),
+    (
+        "vitest-open.json",
+        include_str!("../../tests/fixtures/artifacts/open-question.json"),
+    ),
+    (
+        "no-versions.json",
+        include_str!("../../tests/fixtures/artifacts/fix-without-versions.json"),
+    ),
+    (
+        "version-free.json",
+        include_str!("../../tests/fixtures/artifacts/version-free.json"),
+    ),
+];
+
+/// A lesson that would leak an internal host name and an e-mail address.
+const LEAKY: &str = r#"{
+  "id": "01M1J2K3M4N5P6Q7R8S9T0V1W2",
+  "kind": "decision",
+  "project_key": "3f9c2a7b1d04",
+  "source": "local",
+  "created_at": "2026-09-03T11:00:00Z",
+  "updated_at": "2026-09-03T11:00:00Z",
+  "summary": "npm 10.2.4 fails with E401 against the registry mirror",
+  "detail": "Every install in CI failed with E401 after the runner image moved to npm 10.2.4. Fixed by pointing .npmrc at https://npm.corp.internal/ with a token from ops@acme-internal.com.",
+  "files": [".npmrc"],
+  "session_id": "sess-demo-4",
+  "trigger": "auto"
+}"#;
+
+struct Demo<'a> {
+    exe: std::path::PathBuf,
+    env: Vec<(String, String)>,
+    dir: &'a Path,
+}
+
+impl Demo<'_> {
+    /// Runs `git lore args…`, echoing the command and its output.
+    fn lore(&self, args: &[&str]) -> Option<String> {
+        out(&format!("\n$ git lore {}\n", args.join(" ")));
+        let o = Command::new(&self.exe)
+            .args(args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(self.dir)
+            .stdin(std::process::Stdio::null())
+            .output();
+        match o {
+            Ok(o) => {
+                let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+                out(&stdout);
+                let stderr = String::from_utf8_lossy(&o.stderr);
+                if !stderr.trim().is_empty() {
+                    out(&format!(
+                        "{}\n",
+                        stderr.trim_end().replace("git-lore: ", "(stderr) ")
+                    ));
+                }
+                Some(stdout)
+            }
+            Err(e) => {
+                error(format!("could not run {}: {e}", self.exe.display()));
+                None
+            }
+        }
+    }
+
+    fn git(&self, git: &str, args: &[&str]) -> Option<String> {
+        out(&format!("\n$ git {}\n", args.join(" ")));
+        let o = Command::new(git)
+            .arg("--git-dir")
+            .arg(self.dir.join("lessons.git"))
+            .args(args)
+            .env_clear()
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .ok()?;
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        out(&text);
+        Some(text)
+    }
+}
+
+/// The lesson id proposed for `artifact` in `ingest` output.
+fn lesson_for(ingest: &str, artifact: &str) -> Option<String> {
+    ingest.lines().find_map(|l| {
+        let parts: Vec<&str> = l.split_whitespace().collect();
+        (parts.first() == Some(&"proposed") && parts.get(2) == Some(&artifact))
+            .then(|| parts[1].to_owned())
+    })
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Outcome {
@@ -26,57 +136,96 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
             return Outcome::Refused;
         }
     };
-    let repo = dir.path().join("lessons.git");
-    let mut env = ctx.env.clone();
-    // The demo's repository has a fresh key and identity of its own, and
-    // never a model program: it runs offline whatever the user configured.
-    env.child_env.retain(|(k, _)| !k.starts_with("GIT_LORE_"));
-    out(&format!("$ git lore init --repo {}\n", repo.display()));
-    let (lore, report_) = match ops::init(&repo, env, ctx.rng()) {
-        Ok(r) => r,
-        Err(e) => return report(e),
-    };
-    out(&format!(
-        "Initialized lesson repository in {}\n\n",
-        report_.git_dir.display()
-    ));
-
-    out("$ git log --show-signature --format=… ledger\n");
-    let log = Command::new(&ctx.env.git_program)
-        .arg("--git-dir")
-        .arg(&repo)
-        .args([
-            "-c",
-            "log.showSignature=false",
-            "log",
-            "--format=%h %G? %an  %s%n%(trailers:key=Lore-Action,key=Lore-Lesson,key=Lore-Artifact,key=Lore-Status,key=Lore-Reason,separator=%x2C )%n",
-            "--all",
-        ])
-        .env_clear()
-        .envs(ctx.env.child_env.iter().map(|(k, v)| (k, v)))
-        .output();
-    match log {
-        Ok(o) => out(&String::from_utf8_lossy(&o.stdout)),
-        Err(e) => error(format!("could not run git log: {e}")),
-    }
-
-    out("$ git lore verify\n");
-    match audit::verify(&lore, None) {
-        Ok((n, problems)) if problems.is_empty() => out(&format!(
-            "verified {n} commits: every signature good, trailers and records consistent\n"
-        )),
-        Ok((n, problems)) => {
-            for p in &problems {
-                out(&format!("{} ({}): {}\n", p.commit, p.branch, p.problem));
-            }
-            error(format!("{} problems in {n} commits", problems.len()));
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            error(format!("cannot find the git-lore executable: {e}"));
             return Outcome::Refused;
         }
-        Err(e) => return report(e),
+    };
+    // The demo's repository has its own fresh key and identity, never reads
+    // the user's git config, and never runs a model: it is offline whatever
+    // the user configured.
+    let mut env: Vec<(String, String)> = ctx
+        .env
+        .child_env
+        .iter()
+        .filter(|(k, _)| !k.starts_with("GIT_"))
+        .cloned()
+        .collect();
+    env.push((
+        "GIT_LORE_REPO".into(),
+        dir.path().join("lessons.git").display().to_string(),
+    ));
+    env.push(("GIT_CONFIG_NOSYSTEM".into(), "1".into()));
+    env.push(("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()));
+    let demo = Demo {
+        exe,
+        env,
+        dir: dir.path(),
+    };
+    let inbox = dir.path().join("artifacts");
+    if let Err(e) = std::fs::create_dir_all(&inbox) {
+        error(format!("cannot create {}: {e}", inbox.display()));
+        return Outcome::Refused;
     }
+    for (name, text) in ARTIFACTS {
+        if let Err(e) = std::fs::write(inbox.join(name), text) {
+            error(format!("cannot write {name}: {e}"));
+            return Outcome::Refused;
+        }
+    }
+    out(&format!(
+        "git-lore demo in {} (offline: no model, no network)\n",
+        dir.path().display()
+    ));
+
+    demo.lore(&["init"]);
+    let Some(ingested) = demo.lore(&["ingest", "artifacts"]) else {
+        return Outcome::Refused;
+    };
+    demo.lore(&["ingest", "artifacts"]);
+    demo.lore(&["list"]);
+
+    let ids = [
+        lesson_for(&ingested, "01M1E3VM1GAD8DSR0D4BG72GC0"), // next/react → org
+        lesson_for(&ingested, "01M1GKTGT0CZM08AJC6X1VR4QP"), // psycopg2 → public
+        lesson_for(&ingested, "01KZ45MKAM734ZS7JK24D2DK0R"), // vitest → private
+        lesson_for(&ingested, "01M1J2K3M4N5P6Q7R8S9T0V1W2"), // leaky → public
+    ];
+    let [Some(org), Some(public), Some(private), Some(leaky)] = ids else {
+        error("the bundled examples did not produce the expected proposals");
+        return Outcome::Refused;
+    };
+    demo.lore(&["show", &org]);
+    demo.lore(&["confirm", &org, "org"]);
+    demo.lore(&["confirm", &public, "public"]);
+    demo.lore(&["confirm", &private, "private"]);
+    demo.lore(&["confirm", &leaky, "public"]);
+    demo.lore(&["status"]);
+    demo.lore(&["judge", "--all", "--yes"]);
+    demo.lore(&["show", &leaky]);
+    demo.lore(&["log", &org]);
+
+    demo.git(
+        &ctx.env.git_program,
+        &[
+            "log",
+            "--all",
+            "--format=%h %G? %<(16,trunc)%D %s%n        %(trailers:key=Lore-Action,key=Lore-From,key=Lore-Status,key=Lore-Reason,separator=%x2C )",
+        ],
+    );
+    let verified = demo.lore(&["verify"]);
     if args.keep {
         let path = dir.keep();
-        out(&format!("\nkept {}\n", path.display()));
+        out(&format!(
+            "\nkept {}; try: GIT_LORE_REPO={}/lessons.git git lore log -p\n",
+            path.display(),
+            path.display()
+        ));
     }
-    Outcome::Done
+    match verified {
+        Some(v) if v.starts_with("verified ") => Outcome::Done,
+        _ => Outcome::Refused,
+    }
 }

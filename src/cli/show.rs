@@ -59,9 +59,13 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
     s.push_str(&format!("scope:       {scope}\n"));
     if let Some(v) = &p.verdict {
         s.push_str(&format!(
-            "verdict:     {} ({}){}\n",
+            "verdict:     {} ({}){}{}\n",
             if v.passed { "approved" } else { "rejected" },
             v.reason,
+            v.failed_criterion
+                .as_ref()
+                .map(|c| format!(", failed criterion: {c}"))
+                .unwrap_or_default(),
             v.aggregate_score
                 .map(|a| format!(", score {a}"))
                 .unwrap_or_default()

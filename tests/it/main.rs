@@ -5,5 +5,6 @@
 
 mod common;
 mod core;
+mod hooks;
 mod ingest;
 mod review;
