@@ -239,7 +239,7 @@ fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
     );
     assert!(p["promoted_at"].is_string());
     let entry: Value = serde_json::from_str(
-        &env.git(&["show", &format!("pool/local:{}", fanout("lessons", &id))])
+        env.git(&["show", &format!("pool/local:{}", fanout("lessons", &id))])
             .ok(),
     )
     .unwrap();
@@ -298,7 +298,7 @@ fn org_majority_approves_and_promotes_a_schema_valid_entry() {
         assert!(parsed.stdout.contains(line), "{line} in\n{}", parsed.stdout);
     }
     let entry: Value = serde_json::from_str(
-        &env.git(&["show", &format!("pool/org:{}", fanout("lessons", &id))])
+        env.git(&["show", &format!("pool/org:{}", fanout("lessons", &id))])
             .ok(),
     )
     .unwrap();
