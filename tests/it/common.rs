@@ -39,6 +39,17 @@ impl Run {
     }
 }
 
+/// Every test that wrote a lesson repository leaves it `git fsck --full`
+/// clean: checked when the environment is dropped (unless the test already
+/// failed).
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        if !std::thread::panicking() && self.repo().join("HEAD").exists() {
+            self.assert_fsck();
+        }
+    }
+}
+
 impl TestEnv {
     pub fn new() -> TestEnv {
         let dir = tempfile::Builder::new()

@@ -442,3 +442,101 @@ fn four_processes_ingesting_the_same_200_artifacts_give_one_outcome_each() {
     env.assert_fsck();
     assert_eq!(env.lore(&["verify"]).code, 0);
 }
+
+/// Runs git in a project work tree.
+fn project_git(dir: &std::path::Path, env: &TestEnv, args: &[&str]) -> String {
+    let o = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.vars())
+        .env("GIT_AUTHOR_NAME", "Dev")
+        .env("GIT_AUTHOR_EMAIL", "dev@example.com")
+        .env("GIT_COMMITTER_NAME", "Dev")
+        .env("GIT_COMMITTER_EMAIL", "dev@example.com")
+        .env("GIT_AUTHOR_DATE", "2026-08-01T12:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-08-01T12:00:00Z")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
+    let env = TestEnv::new();
+    env.init();
+    let proj = env.path().join("project");
+    std::fs::create_dir_all(&proj).unwrap();
+    project_git(&proj, &env, &["init", "-q", "-b", "main"]);
+    project_git(
+        &proj,
+        &env,
+        &["remote", "add", "origin", "git@example.com:acme/app.git"],
+    );
+    std::fs::write(proj.join("package.json"), "{}\n").unwrap();
+    project_git(&proj, &env, &["add", "."]);
+    project_git(&proj, &env, &["commit", "-q", "-m", "Initial commit"]);
+    std::fs::write(proj.join("package.json"), "{\"react\": \"18.2.0\"}\n").unwrap();
+    project_git(&proj, &env, &["add", "."]);
+    project_git(
+        &proj,
+        &env,
+        &[
+            "commit", "-q", "-m",
+            "Hydration crash in next 14.2.3 with react 18.3.1\n\nuseId rendered mismatched ids on the client. Fixed by pinning react to 18.2.0 in package.json.\n\nClaude-Session: sess-42",
+        ],
+    );
+    let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", r.stdout);
+    assert!(
+        lines[0].starts_with("skipped ") && lines[0].ends_with(" pregate"),
+        "{}",
+        r.stdout
+    );
+    assert!(lines[1].starts_with("proposed "), "{}", r.stdout);
+    let lesson = lines[1].split_whitespace().nth(1).unwrap();
+    let p: serde_json::Value =
+        serde_json::from_str(env.lore(&["show", lesson, "--json"]).ok()).unwrap();
+    assert_eq!(p["artifact"]["trigger"], "commit");
+    assert_eq!(p["artifact"]["session_id"], "sess-42");
+    assert_eq!(p["artifact"]["files"], serde_json::json!(["package.json"]));
+    // sha256("remote:git@example.com:acme/app.git"), first 12 hex.
+    use sha2::Digest;
+    let key = hex::encode(sha2::Sha256::digest(b"remote:git@example.com:acme/app.git"));
+    assert_eq!(p["candidate"]["evidence"]["project_key"], key[..12]);
+    assert_eq!(
+        p["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"next": "=14.2.3", "react": "=18.3.1"})
+    );
+
+    // Amending the commit (a new sha, same message and author time) keeps
+    // the content-addressed artifact id: it is seen, not proposed again.
+    project_git(
+        &proj,
+        &env,
+        &["commit", "-q", "--amend", "--no-edit", "--reset-author"],
+    );
+    let again = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    assert!(
+        again.ok().lines().nth(1).unwrap().ends_with(" seen"),
+        "{}",
+        again.stdout
+    );
+    // --since limits the walk.
+    let head = project_git(&proj, &env, &["rev-parse", "HEAD~1"]);
+    let since = env.lore(&[
+        "ingest",
+        "--from-commits",
+        proj.to_str().unwrap(),
+        "--since",
+        head.trim(),
+    ]);
+    assert_eq!(since.ok().lines().count(), 1);
+}

@@ -570,3 +570,27 @@ fn status_counts_what_awaits_a_decision() {
     assert_eq!(env.lore(&["list"]).ok(), "No pending lessons.\n");
     assert_eq!(env.lore(&["list", "--json"]).ok(), "[]\n");
 }
+
+#[test]
+fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
+    let env = TestEnv::new();
+    env.init();
+    let bad = json!({"min_criterion_coverage": 0.6, "rubrics": [
+        {"id": "lesson-promotion", "criteria": [{"name": "grounding", "weight": 0.5, "min_pass": 0.7},
+            {"name": "scope_accuracy", "weight": 0.35, "min_pass": 0.7}],
+         "score_threshold": 0.75, "judge_types": ["standard", "adversarial"], "gate_policy": "majority"}]});
+    let f = env.write("bad.json", &bad.to_string());
+    let n = env.ledger_commits().len();
+    let r = env.lore(&["rubrics", f.to_str().unwrap()]);
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("rubrics file refused"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("lesson-promotion"),
+        "names the rubric: {}",
+        r.stderr
+    );
+    assert_eq!(env.ledger_commits().len(), n, "nothing written");
+    // The builtins stay in force and are shown.
+    let shown: Value = serde_json::from_str(env.lore(&["rubrics"]).ok()).unwrap();
+    assert_eq!(shown["rubrics"][1]["gate_policy"], "unanimous");
+}
