@@ -93,7 +93,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
             return Outcome::Undetermined;
         }
     };
-    match review::judge(&mut lore, id, &verdicts) {
+    match review::judge(&mut lore, id, &verdicts, None) {
         Ok(Judged::Recorded(p)) => {
             after_verdict(&mut lore, &p);
             Outcome::Done
@@ -151,11 +151,16 @@ fn run_all(lore: &mut git_lore::ops::Lore, args: &Args) -> Outcome {
             return Outcome::Done;
         }
     }
-    let mut each = |j: &Judged, promoted: Option<&Done>| match j {
+    let mut each = |j: &Judged, promoted: Option<&review::Promoted>| match j {
         Judged::Recorded(p) => {
             out(&format!("Lesson {} is now {}.\n", p.id, p.status));
-            if let Some(Done::Changed(p)) = promoted {
-                out(&super::promote::promoted_line(p));
+            match promoted {
+                Some(Ok(Done::Changed(p))) => out(&super::promote::promoted_line(p)),
+                Some(Err(e)) => error(format!(
+                    "lesson {} was judged but not promoted ({e}); run `git lore promote {}` to retry",
+                    p.id, p.id
+                )),
+                _ => {}
             }
         }
         Judged::Unjudged { id, why } => out(&format!(

@@ -107,15 +107,15 @@ fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn default_repo(home: Option<&PathBuf>) -> PathBuf {
+fn default_repo(home: Option<&PathBuf>) -> Result<PathBuf, String> {
     if let Some(r) = var("GIT_LORE_REPO") {
-        return PathBuf::from(r);
+        return Ok(PathBuf::from(r));
     }
     let data = var("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| home.map(|h| h.join(".local/share")))
-        .unwrap_or_else(|| PathBuf::from(".local/share"));
-    data.join("git-lore/lessons.git")
+        .ok_or("no lesson repository: pass --repo PATH or set GIT_LORE_REPO (neither HOME nor XDG_DATA_HOME is set)")?;
+    Ok(data.join("git-lore/lessons.git"))
 }
 
 /// "Now": `GIT_LORE_NOW` (RFC 3339 or seconds since the epoch) when set — for
@@ -210,10 +210,16 @@ pub fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let repo = cli
-        .repo
-        .clone()
-        .unwrap_or_else(|| default_repo(home.as_ref()));
+    let repo = match cli.repo.clone() {
+        Some(r) => r,
+        None => match default_repo(home.as_ref()) {
+            Ok(r) => r,
+            Err(e) => {
+                error(e);
+                return ExitCode::from(1);
+            }
+        },
+    };
     let mut env = Env::new(now, home, child_env());
     if let Some(git) = var("GIT_LORE_GIT") {
         env.git_program = git;

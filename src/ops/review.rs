@@ -206,7 +206,12 @@ pub const DISCLOSURE_REASON: &str = "disclosure_scan";
 
 /// `judge ID VERDICTS`: records the jury's verdict (or refuses, or reports
 /// that the panel could not be trusted).
-pub fn judge(lore: &mut Lore, id: Id, verdicts: &Value) -> Result<Judged, LoreError> {
+pub fn judge(
+    lore: &mut Lore,
+    id: Id,
+    verdicts: &Value,
+    model: Option<&str>,
+) -> Result<Judged, LoreError> {
     let rubrics = rubrics(lore)?;
     let now = lore.env.now;
     let r = lore.transact(Branch::Ledger, |tx| {
@@ -245,6 +250,7 @@ pub fn judge(lore: &mut Lore, id: Id, verdicts: &Value) -> Result<Judged, LoreEr
         t.score = verdict.aggregate_score.map(|s| format!("{s}"));
         t.reason = Some(verdict.reason.clone());
         t.judges = review::jury::judge_lines(verdict);
+        t.model = model.map(str::to_owned);
         let subject = format!(
             "judge {}: {}{}",
             after.id,
@@ -367,15 +373,28 @@ fn check_lesson(lesson: &Lesson) -> Result<(), LoreError> {
     Ok(())
 }
 
+/// The allowed signers a new pool starts with: the repository's own. A pool
+/// must name who may sign it, so an empty list is refused.
 fn ledger_allowed_text(lore: &Lore) -> Result<String, LoreError> {
-    match lore.store.config_string("gpg.ssh.allowedSignersFile") {
-        None => Ok(String::new()),
+    let text = match lore.store.config_string("gpg.ssh.allowedSignersFile") {
+        None => String::new(),
         Some(p) => {
             let path = super::expand_path(&p, lore.env.home.as_deref(), lore.store.git_dir());
             std::fs::read_to_string(&path)
-                .map_err(|e| LoreError::BadInput(format!("cannot read {}: {e}", path.display())))
+                .map_err(|e| LoreError::BadInput(format!("cannot read {}: {e}", path.display())))?
         }
+    };
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return Err(LoreError::Refused(
+            "promote needs gpg.ssh.allowedSignersFile naming the keys allowed to sign the pools; \
+             nothing written (git lore init sets it up for the key it creates)"
+                .into(),
+        ));
     }
+    Ok(text)
 }
 
 /// Where judging goes.
@@ -398,6 +417,14 @@ pub const DEFAULT_JUDGE_COMMAND: &str = "claude -p --max-turns 1 --model {model}
 pub const DEFAULT_JUDGE_MODEL: &str = "claude-opus-4-1";
 
 impl JudgeBackend {
+    /// The name recorded in `Lore-Model`.
+    pub fn model_name(&self) -> &str {
+        match self {
+            JudgeBackend::Offline => "offline",
+            JudgeBackend::Command { model, .. } => model,
+        }
+    }
+
     /// The backend config asks for (`lore.judge.backend`, default `command`
     /// when `lore.judge.command` is set, else `offline`); `choice` overrides.
     pub fn from_config(lore: &Lore, choice: Option<&str>) -> Result<JudgeBackend, LoreError> {
@@ -512,12 +539,15 @@ pub fn run_panel(
     }
 }
 
+/// What promoting a freshly judged lesson gave.
+pub type Promoted = Result<Done, LoreError>;
+
 /// `judge --all`: judges every confirmed lesson, one verdict recorded before
 /// the next lesson is judged. `each` hears about every lesson as it is done.
 pub fn judge_all(
     lore: &mut Lore,
     backend: &JudgeBackend,
-    each: &mut dyn FnMut(&Judged, Option<&Done>),
+    each: &mut dyn FnMut(&Judged, Option<&Promoted>),
 ) -> Result<Vec<Judged>, LoreError> {
     let rubrics = rubrics(lore)?;
     let confirmed = super::query::list(lore, ProposalStatus::Confirmed)?;
@@ -528,10 +558,12 @@ pub fn judge_all(
                 id: p.id,
                 why: format!("lesson {}: {why}", p.id),
             },
-            Ok(panel) => judge(lore, p.id, &panel)?,
+            Ok(panel) => judge(lore, p.id, &panel, Some(backend.model_name()))?,
         };
+        // A promote that fails does not stop the run: the verdict stands and
+        // `git lore promote` finishes it later.
         let promoted = match &judged {
-            Judged::Recorded(_) => Some(promote(lore, p.id)?),
+            Judged::Recorded(_) => Some(promote(lore, p.id)),
             Judged::Unjudged { .. } => None,
         };
         each(&judged, promoted.as_ref());

@@ -16,7 +16,7 @@ use super::{GixContext, StoreError};
 #[derive(Clone, Debug)]
 pub struct RawCommit {
     pub sha: String,
-    /// Committer time in milliseconds since the epoch.
+    /// Author time in milliseconds since the epoch.
     pub time_ms: i64,
     pub message: String,
     /// Paths changed relative to the first parent.
@@ -89,7 +89,9 @@ pub fn mine(dir: &Path, since: Option<&str>) -> Result<Mined, StoreError> {
         )?;
         commits.push(RawCommit {
             sha: id.to_string(),
-            time_ms: decoded.committer().map(|c| c.seconds()).unwrap_or(0) * 1000,
+            // The author time survives a rebase or an amend that keeps the
+            // author; the content-addressed artifact id depends on it.
+            time_ms: decoded.author().map(|a| a.seconds()).unwrap_or(0) * 1000,
             message: decoded.message.to_str_lossy().into_owned(),
             changed_paths: changed.into_iter().map(|c| c.path).collect(),
         });

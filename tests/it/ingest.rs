@@ -445,6 +445,11 @@ fn four_processes_ingesting_the_same_200_artifacts_give_one_outcome_each() {
 
 /// Runs git in a project work tree.
 fn project_git(dir: &std::path::Path, env: &TestEnv, args: &[&str]) -> String {
+    project_git_at(dir, env, args, "2026-08-01T12:00:00Z")
+}
+
+/// Runs git in a project work tree with the given committer date.
+fn project_git_at(dir: &std::path::Path, env: &TestEnv, args: &[&str], committed: &str) -> String {
     let o = std::process::Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -455,7 +460,7 @@ fn project_git(dir: &std::path::Path, env: &TestEnv, args: &[&str]) -> String {
         .env("GIT_COMMITTER_NAME", "Dev")
         .env("GIT_COMMITTER_EMAIL", "dev@example.com")
         .env("GIT_AUTHOR_DATE", "2026-08-01T12:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-08-01T12:00:00Z")
+        .env("GIT_COMMITTER_DATE", committed)
         .output()
         .unwrap();
     assert!(
@@ -516,12 +521,20 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
         serde_json::json!({"next": "=14.2.3", "react": "=18.3.1"})
     );
 
-    // Amending the commit (a new sha, same message and author time) keeps
-    // the content-addressed artifact id: it is seen, not proposed again.
-    project_git(
+    // Rewriting the commit as a rebase does (a new sha and committer date,
+    // the same message and author time) keeps the content-addressed
+    // artifact id: it is seen, not proposed again.
+    let old_head = project_git(&proj, &env, &["rev-parse", "HEAD"]);
+    project_git_at(
         &proj,
         &env,
-        &["commit", "-q", "--amend", "--no-edit", "--reset-author"],
+        &["commit", "-q", "--amend", "--no-edit"],
+        "2026-08-09T08:00:00Z",
+    );
+    assert_ne!(
+        project_git(&proj, &env, &["rev-parse", "HEAD"]),
+        old_head,
+        "a new commit"
     );
     let again = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
     assert!(

@@ -538,6 +538,17 @@ fn judge_all_asks_first_and_records_each_verdict() {
         r.stderr
     );
     assert_eq!(proposal(&env, &id)["status"], "approved");
+    let model = env.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Lore-Model,valueonly)",
+        "ledger~1",
+    ]);
+    assert_eq!(
+        model.ok().trim(),
+        "offline",
+        "the judge commit names its judges' model"
+    );
     // A judge program that fails is an outage: could not judge, nothing written.
     let env = TestEnv::new();
     let id = pending(&env);
