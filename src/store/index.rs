@@ -133,10 +133,6 @@ impl Overlay {
         }
     }
 
-    pub(crate) fn apply(&mut self, branch: Branch, t: &LoreTrailers) {
-        self.apply_with(&|_| None, branch, t)
-    }
-
     fn is_empty(&self) -> bool {
         self.artifacts.is_empty() && self.lessons.is_empty()
     }
@@ -305,7 +301,10 @@ impl Index {
         self.walked = walked;
         self.tips = current;
         if self.rebuilt || walked >= PERSIST_AFTER {
-            self.persist()?;
+            // Best effort: the index is a cache. A repository whose cache
+            // cannot be written (read-only, disk full) still answers, by
+            // walking history again next time.
+            let _ = self.persist();
         }
         Ok(())
     }

@@ -90,7 +90,7 @@ pub struct Tx<'s> {
     index: &'s Index,
     overlay: Overlay,
     signer: &'s dyn CommitSigner,
-    time: gix::date::Time,
+    author: gix::actor::Signature,
     commits: Vec<ObjectId>,
 }
 
@@ -179,17 +179,11 @@ impl<'s> Tx<'s> {
             .editor
             .write(|t| repo.write_object(t).map(|id| id.detach()))
             .ctx(|| "writing trees".into())?;
-        let ident = self.store.identity();
-        let sig = gix::actor::Signature {
-            name: ident.name.into(),
-            email: ident.email.into(),
-            time: self.time,
-        };
         let mut commit = gix::objs::Commit {
             tree,
             parents: self.head.into_iter().collect(),
-            author: sig.clone(),
-            committer: sig,
+            author: self.author.clone(),
+            committer: self.author.clone(),
             encoding: None,
             message: spec.message.render().into(),
             extra_headers: Vec::new(),
@@ -210,7 +204,9 @@ impl<'s> Tx<'s> {
             .detach();
         self.head = Some(id);
         self.commits.push(id);
-        self.overlay.apply(self.branch, &spec.trailers);
+        let index = self.index;
+        self.overlay
+            .apply_with(&|id| index.lesson(id), self.branch, &spec.trailers);
         Ok(id)
     }
 }
@@ -240,11 +236,19 @@ impl Store {
     where
         E: From<StoreError>,
     {
-        let time = gix::date::Time::new(now.as_second(), 0);
+        let ident = self.identity();
+        let author = gix::actor::Signature {
+            name: ident.name.into(),
+            email: ident.email.into(),
+            time: gix::date::Time::new(now.as_second(), 0),
+        };
         let mut retries = 0;
         loop {
-            let index = Index::load(self).map_err(E::from)?;
+            // The base first, then the index: the index then knows at least
+            // every commit the base contains, so an idempotency check made
+            // through it can never miss a commit the swap builds on.
             let base = self.tip(branch).map_err(E::from)?;
+            let index = Index::load(self).map_err(E::from)?;
             let base_tree = match base {
                 Some(b) => self
                     .repo()
@@ -270,7 +274,7 @@ impl Store {
                 index: &index,
                 overlay: Overlay::default(),
                 signer,
-                time,
+                author: author.clone(),
                 commits: Vec::new(),
             };
             let value = f(&mut tx)?;
@@ -283,7 +287,7 @@ impl Store {
                 });
             }
             let head = head.expect("commits were made");
-            match self.swap(branch, base, head) {
+            match self.swap(branch, base, head, &author) {
                 Ok(()) => {
                     index.remember(self, branch, base, head, &overlay);
                     self.maybe_repack();
@@ -319,6 +323,7 @@ impl Store {
         branch: Branch,
         expected: Option<ObjectId>,
         new: ObjectId,
+        author: &gix::actor::Signature,
     ) -> Result<(), SwapError> {
         let name = branch.ref_name();
         let edit = RefEdit {
@@ -344,12 +349,7 @@ impl Store {
             )?,
             deref: false,
         };
-        let ident = self.identity();
-        let committer = gix::actor::Signature {
-            name: ident.name.into(),
-            email: ident.email.into(),
-            time: gix::date::Time::new(0, 0),
-        };
+        let committer = author;
         let mut buf = gix::date::parse::TimeBuf::default();
         match self
             .repo()

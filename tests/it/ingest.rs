@@ -553,3 +553,48 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
     ]);
     assert_eq!(since.ok().lines().count(), 1);
 }
+
+#[test]
+fn many_short_concurrent_ingests_of_the_same_artifacts_write_each_once() {
+    // Six processes each ingest the same 30 artifacts one invocation at a
+    // time, as hooks do: the races are between short writers whose index
+    // catch-up overlaps another writer's swap.
+    let env = TestEnv::new();
+    env.init();
+    let files: Vec<std::path::PathBuf> = (0..30)
+        .map(|n| env.artifacts_file(&format!("one-{n}.jsonl"), &[proposable(6, n)]))
+        .collect();
+    let script: String = files
+        .iter()
+        .map(|f| format!("\"$LORE\" ingest {} >/dev/null 2>&1\n", f.display()))
+        .collect();
+    let runner = env.write("run.sh", &script);
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            std::process::Command::new("/bin/sh")
+                .arg(&runner)
+                .env_clear()
+                .envs(env.vars())
+                .env("LORE", env!("CARGO_BIN_EXE_git-lore"))
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success());
+    }
+    let artifacts = env.git(&[
+        "log",
+        "--format=%(trailers:key=Lore-Artifact,valueonly,separator=)",
+        "ledger",
+    ]);
+    let mut seen: Vec<&str> = artifacts.ok().lines().filter(|l| !l.is_empty()).collect();
+    let total = seen.len();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(
+        (total, seen.len()),
+        (30, 30),
+        "each artifact written exactly once"
+    );
+}
