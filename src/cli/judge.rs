@@ -83,26 +83,32 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
             return Outcome::Refused;
         }
     };
-    let verdicts = match git_lore::review::jury::parse_panel(&text) {
-        Ok(v) => v,
-        Err(why) => {
-            error(format!(
-                "lesson {id} could not be judged; it stays confirmed: {}",
-                why.message(id)
-            ));
-            return Outcome::Undetermined;
-        }
+    // Verdicts that are not JSON are an unusable panel — but only once the
+    // lesson is known to be confirmed (a missing or decided lesson is a
+    // refusal, a private one needs no panel), so the order stays upstream's.
+    let (verdicts, not_json) = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(v) => (v, None),
+        Err(e) => (serde_json::Value::String(text.clone()), Some(e)),
     };
-    match review::judge(&mut lore, id, &verdicts, None) {
+    match review::judge(&mut lore, id, &verdicts, None, None) {
         Ok(Judged::Recorded(p)) => {
             after_verdict(&mut lore, &p);
             Outcome::Done
         }
         Ok(Judged::Unjudged { id, why }) => {
+            let extra = not_json
+                .map(|e| format!(" (the verdicts are not JSON: {e})"))
+                .unwrap_or_default();
             error(format!(
-                "lesson {id} could not be judged; it stays confirmed. Re-run to retry: {why}"
+                "lesson {id} could not be judged; it stays confirmed. Re-run to retry: {why}{extra}"
             ));
             Outcome::Undetermined
+        }
+        Ok(Judged::Skipped { id, status }) => {
+            out(&format!(
+                "Lesson {id} was decided meanwhile; it is {status}.\n"
+            ));
+            Outcome::Done
         }
         Err(e) => report(e),
     }
@@ -165,6 +171,9 @@ fn run_all(lore: &mut git_lore::ops::Lore, args: &Args) -> Outcome {
         }
         Judged::Unjudged { id, why } => out(&format!(
             "Lesson {id} could not be judged; it stays confirmed: {why}\n"
+        )),
+        Judged::Skipped { id, status } => out(&format!(
+            "Lesson {id} was decided meanwhile; it is {status}.\n"
         )),
     };
     let results = match review::judge_all(lore, &backend, &mut each) {

@@ -199,23 +199,45 @@ pub enum Judged {
     Recorded(Box<Proposal>),
     /// Could not judge: nothing written, the lesson stays confirmed.
     Unjudged { id: Id, why: String },
+    /// Decided meanwhile by another writer (a concurrent `judge --all`);
+    /// nothing written by this one.
+    Skipped { id: Id, status: ProposalStatus },
 }
 
 /// The reason a public lesson is blocked by the disclosure scanner.
 pub const DISCLOSURE_REASON: &str = "disclosure_scan";
 
 /// `judge ID VERDICTS`: records the jury's verdict (or refuses, or reports
-/// that the panel could not be trusted).
+/// that the panel could not be trusted). `judged` is the record the judges
+/// saw, when they were run by git-lore: if the lesson changed since, the
+/// verdict is not applied to content the jury never read.
 pub fn judge(
     lore: &mut Lore,
     id: Id,
     verdicts: &Value,
     model: Option<&str>,
+    judged: Option<&Proposal>,
 ) -> Result<Judged, LoreError> {
     let rubrics = rubrics(lore)?;
     let now = lore.env.now;
     let r = lore.transact(Branch::Ledger, |tx| {
         let before = read(tx, id)?;
+        if let Some(seen) = judged {
+            if before != *seen {
+                if before.status != ProposalStatus::Confirmed {
+                    return Ok(Judged::Skipped {
+                        id,
+                        status: before.status,
+                    });
+                }
+                return Ok(Judged::Unjudged {
+                    id,
+                    why: format!(
+                        "lesson {id} changed while the jury deliberated; its verdict is not applied"
+                    ),
+                });
+            }
+        }
         let after =
             match review::judge_proposal(&before, &rubrics, verdicts, now).map_err(review_err)? {
                 JudgeResult::Unjudged(why) => {
@@ -558,13 +580,13 @@ pub fn judge_all(
                 id: p.id,
                 why: format!("lesson {}: {why}", p.id),
             },
-            Ok(panel) => judge(lore, p.id, &panel, Some(backend.model_name()))?,
+            Ok(panel) => judge(lore, p.id, &panel, Some(backend.model_name()), Some(&p))?,
         };
         // A promote that fails does not stop the run: the verdict stands and
         // `git lore promote` finishes it later.
         let promoted = match &judged {
             Judged::Recorded(_) => Some(promote(lore, p.id)),
-            Judged::Unjudged { .. } => None,
+            Judged::Unjudged { .. } | Judged::Skipped { .. } => None,
         };
         each(&judged, promoted.as_ref());
         out.push(judged);

@@ -605,3 +605,91 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
     let shown: Value = serde_json::from_str(env.lore(&["rubrics"]).ok()).unwrap();
     assert_eq!(shown["rubrics"][1]["gate_policy"], "unanimous");
 }
+
+#[test]
+fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "org"]).ok();
+    // Judges that take their time and would approve anything.
+    env.write(
+        "verdict.json",
+        &json!({"score": 0.95, "passed": true, "confidence": 0.9,
+        "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95},
+        "feedback_summary": "fine"})
+        .to_string(),
+    );
+    let judge = env.stub(
+        "slow-judge",
+        &format!(
+            "cat >/dev/null; sleep 1; cat {}",
+            env.path().join("verdict.json").display()
+        ),
+    );
+    env.config("lore.judge.command", judge.to_str().unwrap());
+    let child = env
+        .lore_cmd(&["judge", "--all", "--yes"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Meanwhile the human widens the scope to "every version ever released".
+    env.lore(&["unconfirm", &id]).ok();
+    env.lore(&[
+        "confirm",
+        &id,
+        "org",
+        "--justification",
+        "holds for every version ever released",
+    ])
+    .ok();
+    let o = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("changed while the jury deliberated"),
+        "{stdout}"
+    );
+    let p = proposal(&env, &id);
+    assert_eq!(
+        p["status"], "confirmed",
+        "no verdict on content the jury never saw"
+    );
+    assert_eq!(
+        p["candidate"]["applies_to"]["scope"]["kind"],
+        "version_independent"
+    );
+}
+
+#[test]
+fn verdicts_are_checked_only_after_the_lesson_is() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let r = env.lore(&["judge", "01KZ4A1B2C3D4E5F6G7H8J9K0M", "not json"]);
+    assert_eq!(r.code, 1, "a missing lesson is a refusal: {}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("lesson 01KZ4A1B2C3D4E5F6G7H8J9K0M not found"),
+        "{}",
+        r.stderr
+    );
+    let r = env.lore(&["judge", &id, "not json"]);
+    assert_eq!(r.code, 1, "a pending lesson is a refusal: {}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "lesson {id} is not confirmed; its status is: pending"
+        )),
+        "{}",
+        r.stderr
+    );
+    env.lore(&["confirm", &id, "private"]).ok();
+    let r = env.lore(&["judge", &id, "not json"]);
+    assert_eq!(r.code, 0, "a private lesson needs no panel: {}", r.stderr);
+    assert_eq!(proposal(&env, &id)["verdict"]["reason"], "private_no_jury");
+}
