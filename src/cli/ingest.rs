@@ -158,8 +158,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Exit {
             b.inc(1);
         }
     };
-    let outcomes = match ingest::ingest(&mut lore, items, &backend, &mut progress) {
-        Ok(o) => o,
+    let ingest::Report {
+        outcomes,
+        error: stopped,
+    } = match ingest::ingest(&mut lore, items, &backend, &mut progress) {
+        Ok(r) => r,
         Err(e) => {
             if let Some(b) = &bar {
                 b.finish_and_clear();
@@ -187,6 +190,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Exit {
         count(|o| matches!(o, Outcome::Declined { .. })),
         count(|o| matches!(o, Outcome::Skipped { .. })),
     ));
+    // A run stopped by an error still printed every outcome above, so what
+    // was written before it is on record; the error decides the exit.
+    if let Some(e) = stopped {
+        return report(e);
+    }
     if untouched > 0 {
         Exit::Undetermined
     } else if invalid > 0 {

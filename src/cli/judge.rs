@@ -47,7 +47,9 @@ fn read_verdicts(arg: &str) -> Result<String, String> {
             .map_err(|e| format!("reading stdin: {e}"))?;
         Ok(s)
     } else if let Some(path) = arg.strip_prefix('@') {
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+        let bytes = git_lore::ops::ingest::read_bounded(std::path::Path::new(path))
+            .map_err(|e| format!("{path}: {e}"))?;
+        String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text"))
     } else {
         Ok(arg.to_owned())
     }

@@ -222,14 +222,27 @@ fn ask(
     decided.map_err(|e| e.to_string())
 }
 
+/// One slot per input item, filled as outcomes are determined.
+type Slots = Vec<Option<Outcome>>;
+
+/// The result of an ingest run.
+#[derive(Debug)]
+pub struct Report {
+    /// One outcome per input item, in input order.
+    pub outcomes: Vec<Outcome>,
+    /// The error that stopped the run, if any. Items written before it keep
+    /// their outcomes; the rest say they were not written.
+    pub error: Option<LoreError>,
+}
+
 /// Runs stage 5 over `items`. `progress` is told about each outcome as it is
-/// determined. Returns one outcome per item, in input order.
+/// determined. Fails only for setup errors, before anything is written.
 pub fn ingest(
     lore: &mut Lore,
     items: Vec<Item>,
     backend: &Backend,
     progress: &mut dyn FnMut(&Outcome),
-) -> Result<Vec<Outcome>, LoreError> {
+) -> Result<Report, LoreError> {
     let template = lore
         .store
         .config_string("lore.transform.template")
@@ -244,49 +257,80 @@ pub fn ingest(
         .map_err(|e| LoreError::BadInput(format!("cannot read lore.transform.template: {e}")))?
         .unwrap_or_else(|| transform::DEFAULT_TEMPLATE.to_owned());
     let index = Index::load(&lore.store)?;
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; items.len()];
-    let mut seen_here = std::collections::HashSet::new();
+    let total = items.len();
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; total];
+    let mut first_of: std::collections::HashMap<Id, usize> = std::collections::HashMap::new();
+    let mut repeats: Vec<(usize, usize)> = Vec::new();
     let mut pending: Vec<(usize, Pending)> = Vec::new();
+    let mut error = None;
     let env = lore.env.child_env.clone();
+    let mut decide = |i: usize, o: Outcome, outcomes: &mut Slots| {
+        progress(&o);
+        outcomes[i] = Some(o);
+    };
 
     for (i, item) in items.into_iter().enumerate() {
+        if error.is_some() {
+            let why = "not attempted: the run stopped at an earlier error".to_owned();
+            let o = match item.artifact {
+                Ok(a) => Outcome::Untouched {
+                    artifact: a.id,
+                    why,
+                },
+                Err(_) => Outcome::Invalid {
+                    source: item.source,
+                    why,
+                },
+            };
+            decide(i, o, &mut outcomes);
+            continue;
+        }
         let artifact = match item.artifact {
             Ok(a) => a,
             Err(why) => {
-                let o = Outcome::Invalid {
-                    source: item.source,
-                    why,
-                };
-                progress(&o);
-                outcomes[i] = Some(o);
+                decide(
+                    i,
+                    Outcome::Invalid {
+                        source: item.source,
+                        why,
+                    },
+                    &mut outcomes,
+                );
                 continue;
             }
         };
         let id = artifact.id;
-        if index.artifact(id).is_some() || !seen_here.insert(id) {
-            let o = Outcome::Skipped {
-                artifact: id,
-                why: Skip::Seen,
-            };
-            progress(&o);
-            outcomes[i] = Some(o);
+        if let Some(&first) = first_of.get(&id) {
+            // The same artifact twice in one input: it gets its first
+            // copy's fate, decided once that copy is written.
+            repeats.push((i, first));
+            continue;
+        }
+        first_of.insert(id, i);
+        if index.artifact(id).is_some() {
+            decide(
+                i,
+                Outcome::Skipped {
+                    artifact: id,
+                    why: Skip::Seen,
+                },
+                &mut outcomes,
+            );
             continue;
         }
         if !pipeline::pregate::passes(&artifact) {
-            let o = Outcome::Skipped {
-                artifact: id,
-                why: Skip::Pregate,
-            };
-            progress(&o);
-            outcomes[i] = Some(o);
+            decide(
+                i,
+                Outcome::Skipped {
+                    artifact: id,
+                    why: Skip::Pregate,
+                },
+                &mut outcomes,
+            );
             continue;
         }
         match ask(backend, &template, &artifact, &env) {
-            Err(why) => {
-                let o = Outcome::Untouched { artifact: id, why };
-                progress(&o);
-                outcomes[i] = Some(o);
-            }
+            Err(why) => decide(i, Outcome::Untouched { artifact: id, why }, &mut outcomes),
             Ok(transform::Outcome::Propose { candidate }) => {
                 let lesson =
                     Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng()));
@@ -299,32 +343,74 @@ pub fn ingest(
                     },
                 ));
             }
-            Ok(transform::Outcome::Decline { reason, detail }) => {
-                pending.push((
-                    i,
-                    Pending::Decline {
-                        artifact: Box::new(artifact),
-                        reason,
-                        detail,
-                    },
-                ));
-            }
+            Ok(transform::Outcome::Decline { reason, detail }) => pending.push((
+                i,
+                Pending::Decline {
+                    artifact: Box::new(artifact),
+                    reason,
+                    detail,
+                },
+            )),
         }
         if pending.len() >= CHUNK {
-            write_chunk(
-                lore,
-                backend,
-                std::mem::take(&mut pending),
-                &mut outcomes,
-                progress,
-            )?;
+            let batch = std::mem::take(&mut pending);
+            if let Err(e) = write(lore, backend, &batch, &mut outcomes, &mut decide) {
+                error = Some(e);
+            }
         }
     }
-    write_chunk(lore, backend, pending, &mut outcomes, progress)?;
-    Ok(outcomes
+    if error.is_none() {
+        if let Err(e) = write(lore, backend, &pending, &mut outcomes, &mut decide) {
+            error = Some(e);
+        }
+    }
+    // Whatever was determined but could not be written says so.
+    if let Some(e) = &error {
+        for (i, slot) in outcomes.iter_mut().enumerate() {
+            if slot.is_none() {
+                if let Some((_, p)) = pending.iter().find(|(j, _)| *j == i) {
+                    *slot = Some(Outcome::Untouched {
+                        artifact: p.artifact_id(),
+                        why: format!("not written: {e}"),
+                    });
+                }
+            }
+        }
+    }
+    for (i, first) in repeats {
+        let o = match &outcomes[first] {
+            Some(Outcome::Skipped {
+                why: Skip::Pregate,
+                artifact,
+            }) => Outcome::Skipped {
+                artifact: *artifact,
+                why: Skip::Pregate,
+            },
+            Some(Outcome::Untouched { artifact, why }) => Outcome::Untouched {
+                artifact: *artifact,
+                why: why.clone(),
+            },
+            Some(Outcome::Proposed { artifact, .. })
+            | Some(Outcome::Declined { artifact, .. })
+            | Some(Outcome::Skipped { artifact, .. }) => Outcome::Skipped {
+                artifact: *artifact,
+                why: Skip::Seen,
+            },
+            Some(Outcome::Invalid { .. }) | None => continue,
+        };
+        decide(i, o, &mut outcomes);
+    }
+    let outcomes = outcomes
         .into_iter()
-        .map(|o| o.expect("every item has an outcome"))
-        .collect())
+        .enumerate()
+        .map(|(i, o)| {
+            o.unwrap_or_else(|| Outcome::Invalid {
+                source: format!("item {i}"),
+                why: "no outcome (this is a bug)".into(),
+            })
+        })
+        .collect();
+    Ok(Report { outcomes, error })
 }
 
 fn random80(rng: &mut dyn RngCore) -> u128 {
@@ -333,121 +419,130 @@ fn random80(rng: &mut dyn RngCore) -> u128 {
     u128::from_be_bytes(b)
 }
 
-fn write_chunk(
+/// Writes determinations, as few transactions as the ledger allows: a
+/// transaction starts with the whole batch and halves what it carries each
+/// time it loses the race, so short writers (hooks confirming a lesson)
+/// cannot starve a large batch. Each transaction re-checks idempotency at
+/// the tip it lands on.
+fn write(
     lore: &mut Lore,
     backend: &Backend,
-    pending: Vec<(usize, Pending)>,
-    outcomes: &mut [Option<Outcome>],
-    progress: &mut dyn FnMut(&Outcome),
+    pending: &[(usize, Pending)],
+    outcomes: &mut Slots,
+    decide: &mut dyn FnMut(usize, Outcome, &mut Slots),
 ) -> Result<(), LoreError> {
-    if pending.is_empty() {
-        return Ok(());
-    }
     let now = iso(lore.env.now);
     let model = backend.model_name().to_owned();
-    let done = lore.transact(Branch::Ledger, |tx| {
-        let mut results = Vec::with_capacity(pending.len());
-        for (i, p) in &pending {
-            let aid = p.artifact_id();
-            if tx.artifact(aid).is_some() {
-                // Another writer determined it while we asked the model.
-                results.push((
-                    *i,
-                    Outcome::Skipped {
-                        artifact: aid,
-                        why: Skip::Seen,
-                    },
-                ));
-                continue;
+    let mut rest = pending;
+    while !rest.is_empty() {
+        let mut attempt = 0u32;
+        let done = lore.transact(Branch::Ledger, |tx| {
+            let take = (rest.len() >> attempt.min(31)).max(1);
+            attempt += 1;
+            let mut results = Vec::with_capacity(take);
+            for (i, p) in &rest[..take] {
+                results.push((*i, write_one(tx, p, &now, &model)?));
             }
-            match p {
-                Pending::Propose {
-                    lesson,
-                    artifact,
-                    candidate,
-                } => {
-                    let proposal = Proposal {
-                        id: *lesson,
-                        artifact_id: aid,
-                        created_at: now.clone(),
-                        status: ProposalStatus::Pending,
-                        candidate: (**candidate).clone(),
-                        artifact: Some((**artifact).clone()),
-                        model: Some(model.clone()),
-                        visibility: None,
-                        confirmed_at: None,
-                        candidate_before_confirm: None,
-                        passed_at: None,
-                        pass_reason: None,
-                        judged_at: None,
-                        verdict: None,
-                        promoted_at: None,
-                    };
-                    let mut t = LoreTrailers::new(Action::Propose);
-                    t.lesson = Some(*lesson);
-                    t.artifact = Some(aid);
-                    t.status = Some("pending".into());
-                    t.model = Some(model.clone());
-                    tx.commit(CommitSpec::new(
-                        &format!("propose {lesson}: {}", subject_text(&candidate.claim, 72)),
-                        None,
-                        t,
-                        vec![Change::Put {
-                            path: layout::proposal_path(*lesson),
-                            bytes: canonical_json(&proposal),
-                        }],
-                    )?)?;
-                    results.push((
-                        *i,
-                        Outcome::Proposed {
-                            lesson: *lesson,
-                            artifact: aid,
-                        },
-                    ));
-                }
-                Pending::Decline {
-                    artifact,
-                    reason,
-                    detail,
-                } => {
-                    let record = Decline {
-                        artifact_id: aid,
-                        reason: *reason,
-                        detail: detail.clone(),
-                        declined_at: now.clone(),
-                        artifact: Some((**artifact).clone()),
-                        model: Some(model.clone()),
-                    };
-                    let mut t = LoreTrailers::new(Action::Decline);
-                    t.artifact = Some(aid);
-                    t.reason = Some(reason.to_string());
-                    t.model = Some(model.clone());
-                    tx.commit(CommitSpec::new(
-                        &format!("decline {aid}: {reason}"),
-                        None,
-                        t,
-                        vec![Change::Put {
-                            path: layout::decline_path(aid),
-                            bytes: canonical_json(&record),
-                        }],
-                    )?)?;
-                    results.push((
-                        *i,
-                        Outcome::Declined {
-                            artifact: aid,
-                            reason: *reason,
-                        },
-                    ));
-                }
-            }
+            Ok(results)
+        })?;
+        let n = done.value.len();
+        for (i, o) in done.value {
+            decide(i, o, outcomes);
         }
-        Ok(results)
-    })?;
-    for (i, o) in done.value {
-        progress(&o);
-        outcomes[i] = Some(o);
+        rest = &rest[n..];
     }
     Ok(())
+}
+
+/// Commits one determination, unless history already has the artifact.
+fn write_one(
+    tx: &mut crate::store::Tx<'_>,
+    p: &Pending,
+    now: &str,
+    model: &str,
+) -> Result<Outcome, LoreError> {
+    let aid = p.artifact_id();
+    if tx.artifact(aid).is_some() {
+        // Another writer determined it while we asked the model.
+        return Ok(Outcome::Skipped {
+            artifact: aid,
+            why: Skip::Seen,
+        });
+    }
+    match p {
+        Pending::Propose {
+            lesson,
+            artifact,
+            candidate,
+        } => {
+            let proposal = Proposal {
+                id: *lesson,
+                artifact_id: aid,
+                created_at: now.to_owned(),
+                status: ProposalStatus::Pending,
+                candidate: (**candidate).clone(),
+                artifact: Some((**artifact).clone()),
+                model: Some(model.to_owned()),
+                visibility: None,
+                confirmed_at: None,
+                candidate_before_confirm: None,
+                passed_at: None,
+                pass_reason: None,
+                judged_at: None,
+                verdict: None,
+                promoted_at: None,
+            };
+            let mut t = LoreTrailers::new(Action::Propose);
+            t.lesson = Some(*lesson);
+            t.artifact = Some(aid);
+            t.status = Some("pending".into());
+            t.model = Some(model.to_owned());
+            tx.commit(CommitSpec::new(
+                &format!("propose {lesson}: {}", subject_text(&candidate.claim, 72)),
+                None,
+                t,
+                vec![Change::Put {
+                    path: layout::proposal_path(*lesson),
+                    bytes: canonical_json(&proposal),
+                }],
+            )?)?;
+            Ok(Outcome::Proposed {
+                lesson: *lesson,
+                artifact: aid,
+            })
+        }
+        Pending::Decline {
+            artifact,
+            reason,
+            detail,
+        } => {
+            let record = Decline {
+                artifact_id: aid,
+                reason: *reason,
+                detail: detail.clone(),
+                declined_at: now.to_owned(),
+                artifact: Some((**artifact).clone()),
+                model: Some(model.to_owned()),
+            };
+            let mut t = LoreTrailers::new(Action::Decline);
+            t.artifact = Some(aid);
+            t.reason = Some(reason.to_string());
+            t.model = Some(model.to_owned());
+            tx.commit(CommitSpec::new(
+                &format!("decline {aid}: {reason}"),
+                None,
+                t,
+                vec![Change::Put {
+                    path: layout::decline_path(aid),
+                    bytes: canonical_json(&record),
+                }],
+            )?)?;
+            Ok(Outcome::Declined {
+                artifact: aid,
+                reason: *reason,
+            })
+        }
+    }
 }
 
 /// The most a single input (file or stdin) may hold.
@@ -464,6 +559,24 @@ pub fn items_from_bytes(source: &str, bytes: &[u8]) -> Vec<Item> {
         .collect()
 }
 
+/// Reads at most [`MAX_INPUT`] bytes of a file, refusing a longer one. The
+/// size is measured by reading, not from metadata, so a device or a FIFO
+/// cannot make it read forever.
+pub fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() > MAX_INPUT {
+        return Err(format!(
+            "larger than {MAX_INPUT} bytes; inputs are limited to that"
+        ));
+    }
+    Ok(bytes)
+}
+
 /// The items in a file, or in every `*.json` / `*.jsonl` file below a
 /// directory (in path order). Unreadable paths become `invalid` items.
 pub fn items_from_path(path: &std::path::Path) -> Vec<Item> {
@@ -473,21 +586,12 @@ pub fn items_from_path(path: &std::path::Path) -> Vec<Item> {
     let mut items: Vec<Item> = errors;
     for f in files {
         let source = f.display().to_string();
-        match std::fs::metadata(&f) {
-            Ok(m) if m.len() as usize > MAX_INPUT => items.push(Item {
+        match read_bounded(&f) {
+            Ok(bytes) => items.extend(items_from_bytes(&source, &bytes)),
+            Err(why) => items.push(Item {
                 source,
-                artifact: Err(format!(
-                    "file is {} bytes; inputs are limited to {MAX_INPUT} bytes",
-                    m.len()
-                )),
+                artifact: Err(why),
             }),
-            _ => match std::fs::read(&f) {
-                Ok(bytes) => items.extend(items_from_bytes(&source, &bytes)),
-                Err(e) => items.push(Item {
-                    source,
-                    artifact: Err(format!("cannot read: {e}")),
-                }),
-            },
         }
     }
     items

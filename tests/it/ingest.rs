@@ -598,3 +598,45 @@ fn many_short_concurrent_ingests_of_the_same_artifacts_write_each_once() {
         "each artifact written exactly once"
     );
 }
+
+#[test]
+fn a_device_or_endless_input_is_refused_without_reading_it_all() {
+    let env = TestEnv::new();
+    env.init();
+    let r = env.lore(&["ingest", "/dev/zero"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "invalid /dev/zero larger than 16777216 bytes; inputs are limited to that\n"
+    );
+    assert_eq!(env.ledger_commits().len(), 1);
+}
+
+#[test]
+fn a_repeated_artifact_in_one_input_gets_its_first_copys_fate() {
+    let env = TestEnv::new();
+    env.init();
+    let free = artifact(
+        &ulid(7, 1),
+        "Prefer functional patterns",
+        "User said so during review.",
+    );
+    let f = env.artifacts_file(
+        "twice.jsonl",
+        &[free.clone(), proposable(7, 2), free, proposable(7, 2)],
+    );
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    let lines: Vec<&str> = r.ok().lines().collect();
+    assert_eq!(lines[0], format!("skipped {} pregate", ulid(7, 1)));
+    assert!(lines[1].starts_with("proposed "), "{}", r.stdout);
+    assert_eq!(
+        lines[2],
+        format!("skipped {} pregate", ulid(7, 1)),
+        "not 'seen': history has not seen it"
+    );
+    assert_eq!(lines[3], format!("skipped {} seen", ulid(7, 2)));
+    assert_eq!(
+        env.lore(&["seen", &ulid(7, 1)]).ok(),
+        format!("{} unseen\n", ulid(7, 1))
+    );
+}
