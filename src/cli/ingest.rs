@@ -129,7 +129,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Exit {
         Err(e) => return report(e),
     };
     let items = match &args.from_commits {
-        Some(dir) => match ingest::items_from_commits(dir, args.since.as_deref()) {
+        Some(dir) => match ingest::items_from_commits(&lore, dir, args.since.as_deref()) {
             Ok(i) => i,
             Err(e) => return report(e),
         },

@@ -636,10 +636,27 @@ fn collect_files(
 /// The artifacts of a project's default branch (see [`crate::store::mine`]),
 /// as the upstream commit miner makes them.
 pub fn items_from_commits(
+    lore: &Lore,
     dir: &std::path::Path,
     since: Option<&str>,
 ) -> Result<Vec<Item>, LoreError> {
-    let mined = crate::store::mine::mine(dir, since)?;
+    // Paths are only worth a tree diff for commits with an artifact that
+    // history has not seen (the id depends on time and message alone).
+    let index = Index::load(&lore.store)?;
+    let mut wants_paths = |time_ms: i64, message: &str| {
+        let probe = pipeline::MinedCommit {
+            sha: String::new(),
+            time_ms,
+            message: message.to_owned(),
+            changed_paths: Vec::new(),
+            project_key: "000000000000".into(),
+        };
+        match pipeline::artifacts_from_commit(&probe) {
+            Ok(list) => list.iter().any(|a| index.artifact(a.id).is_none()),
+            Err(_) => true,
+        }
+    };
+    let mined = crate::store::mine::mine(dir, since, &mut wants_paths)?;
     let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
     let mut items = Vec::new();
     for c in mined.commits {

@@ -33,8 +33,33 @@ pub struct InitReport {
 }
 
 /// Creates the lesson repository at `path` (see the module doc). On an
-/// existing lesson repository it reports so and changes nothing.
-pub fn init(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport), LoreError> {
+/// existing lesson repository it reports so and changes nothing. When
+/// several inits race, the losers wait briefly for the winner's `init`
+/// commit and report the repository as already there.
+pub fn init(path: &Path, env: Env, rng: StdRng) -> Result<(Lore, InitReport), LoreError> {
+    match init_once(path, env.clone(), rng.clone()) {
+        Ok(r) => Ok(r),
+        Err(e) => {
+            for _ in 0..50 {
+                if let Ok(lore) = Lore::open(path, env.clone(), rng.clone()) {
+                    let git_dir = lore.store.git_dir().to_owned();
+                    return Ok((
+                        lore,
+                        InitReport {
+                            outcome: InitOutcome::AlreadyInitialised,
+                            git_dir,
+                            created_key: None,
+                        },
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(40));
+            }
+            Err(e)
+        }
+    }
+}
+
+fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport), LoreError> {
     let (mut store, outcome) = Store::create(path, env.host())?;
     if outcome == InitOutcome::AlreadyInitialised {
         let git_dir = store.git_dir().to_owned();

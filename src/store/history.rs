@@ -216,31 +216,34 @@ pub(crate) fn diff_trees(
     if old == new {
         return Ok(());
     }
-    let a = tree_entries(repo, old)?;
-    let b = tree_entries(repo, new)?;
-    let mut names: Vec<&String> = a
-        .iter()
-        .map(|e| &e.0)
-        .chain(b.iter().map(|e| &e.0))
+    // Entries keyed by name: one pass over each side, not a scan per name.
+    let a: std::collections::BTreeMap<String, (ObjectId, bool)> = tree_entries(repo, old)?
+        .into_iter()
+        .map(|(n, id, t)| (n, (id, t)))
         .collect();
+    let b: std::collections::BTreeMap<String, (ObjectId, bool)> = tree_entries(repo, new)?
+        .into_iter()
+        .map(|(n, id, t)| (n, (id, t)))
+        .collect();
+    let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
     names.sort();
     names.dedup();
     for name in names {
-        let ea = a.iter().find(|e| &e.0 == name);
-        let eb = b.iter().find(|e| &e.0 == name);
+        let ea = a.get(name).map(|(id, t)| (name, *id, *t));
+        let eb = b.get(name).map(|(id, t)| (name, *id, *t));
         let path = if prefix.is_empty() {
             name.clone()
         } else {
             format!("{prefix}/{name}")
         };
         let (a_tree, a_blob) = match ea {
-            Some((_, id, true)) => (Some(*id), None),
-            Some((_, id, false)) => (None, Some(*id)),
+            Some((_, id, true)) => (Some(id), None),
+            Some((_, id, false)) => (None, Some(id)),
             None => (None, None),
         };
         let (b_tree, b_blob) = match eb {
-            Some((_, id, true)) => (Some(*id), None),
-            Some((_, id, false)) => (None, Some(*id)),
+            Some((_, id, true)) => (Some(id), None),
+            Some((_, id, false)) => (None, Some(id)),
             None => (None, None),
         };
         if a_tree.is_some() || b_tree.is_some() {

@@ -37,7 +37,15 @@ pub struct Mined {
 /// Walks the default branch of the repository at `dir` (its
 /// `refs/remotes/origin/HEAD` target if set, else `HEAD`), first parent
 /// only, oldest first, stopping before `since` when given.
-pub fn mine(dir: &Path, since: Option<&str>) -> Result<Mined, StoreError> {
+///
+/// `wants_paths(time_ms, message)` says whether a commit's changed paths are
+/// needed; a commit whose artifacts history has already seen needs none, and
+/// diffing it would be wasted work.
+pub fn mine(
+    dir: &Path,
+    since: Option<&str>,
+    wants_paths: &mut dyn FnMut(i64, &str) -> bool,
+) -> Result<Mined, StoreError> {
     let repo = gix::discover(dir)
         .ctx(|| format!("opening the project repository at {}", dir.display()))?;
     let origin_url = repo
@@ -79,20 +87,24 @@ pub fn mine(dir: &Path, since: Option<&str>) -> Result<Mined, StoreError> {
             ),
             None => None,
         };
+        // The author time survives a rebase or an amend that keeps the
+        // author; the content-addressed artifact id depends on it.
+        let time_ms = decoded.author().map(|a| a.seconds()).unwrap_or(0) * 1000;
+        let message = decoded.message.to_str_lossy().into_owned();
         let mut changed = Vec::new();
-        diff_trees(
-            &repo,
-            old_tree,
-            Some(decoded.tree()),
-            String::new(),
-            &mut changed,
-        )?;
+        if wants_paths(time_ms, &message) {
+            diff_trees(
+                &repo,
+                old_tree,
+                Some(decoded.tree()),
+                String::new(),
+                &mut changed,
+            )?;
+        }
         commits.push(RawCommit {
             sha: id.to_string(),
-            // The author time survives a rebase or an amend that keeps the
-            // author; the content-addressed artifact id depends on it.
-            time_ms: decoded.author().map(|a| a.seconds()).unwrap_or(0) * 1000,
-            message: decoded.message.to_str_lossy().into_owned(),
+            time_ms,
+            message,
             changed_paths: changed.into_iter().map(|c| c.path).collect(),
         });
         next = parent;

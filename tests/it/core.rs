@@ -519,3 +519,35 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
         "index: 4 artifacts, 4 lessons (rebuilt from history)\n"
     );
 }
+
+#[test]
+fn concurrent_inits_all_succeed_and_leave_one_repository() {
+    let env = TestEnv::new();
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            env.lore_cmd(&["init"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut created = 0;
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        if stdout.starts_with("Initialized") {
+            created += 1;
+        } else {
+            assert!(stdout.contains("already exists"), "{stdout}");
+        }
+    }
+    assert!(created >= 1);
+    assert_eq!(env.ledger_commits().len(), 1, "one init commit");
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
