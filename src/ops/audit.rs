@@ -115,22 +115,6 @@ impl<'a> Trust<'a> {
     }
 }
 
-/// Which branch to attribute a commit to when walking several.
-fn commits_of(lore: &Lore, branches: &[Branch]) -> Result<Vec<(Branch, ObjectId)>, LoreError> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for b in branches {
-        if let Some(tip) = lore.store.tip(*b)? {
-            for c in lore.store.ancestors(tip)? {
-                if seen.insert(c) {
-                    out.push((*b, c));
-                }
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// What to show in the log.
 #[derive(Clone, Copy, Debug)]
 pub enum LogFilter {
@@ -143,7 +127,7 @@ pub enum LogFilter {
 pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
     let mut trust = Trust::new(lore)?;
     let mut out = Vec::new();
-    for (branch, id) in commits_of(lore, &Branch::ALL)? {
+    for (branch, id) in lore.store.all_commits()? {
         let info = lore.store.commit_info(id)?;
         let t = info.trailers.as_ref().ok();
         let keep = match filter {
@@ -185,7 +169,7 @@ pub fn verify(
     lore: &Lore,
     commits: Option<Vec<ObjectId>>,
 ) -> Result<(usize, Vec<Problem>), LoreError> {
-    let all = commits_of(lore, &Branch::ALL)?;
+    let all = lore.store.all_commits()?;
     let branch_of: HashMap<ObjectId, Branch> = all.iter().map(|(b, c)| (*c, *b)).collect();
     let list: Vec<(Branch, ObjectId)> = match commits {
         Some(ids) => ids

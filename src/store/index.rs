@@ -315,7 +315,6 @@ impl Index {
     /// cache, and a failure here only costs a later catch-up.
     pub(crate) fn remember(
         mut self,
-        _store: &Store,
         branch: Branch,
         base: Option<ObjectId>,
         head: ObjectId,

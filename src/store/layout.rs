@@ -54,11 +54,6 @@ impl Branch {
             Branch::Pool(Source::Public) => 3,
         }
     }
-
-    /// The inverse of [`Branch::code`].
-    pub fn from_code(c: u8) -> Option<Branch> {
-        Branch::ALL.into_iter().find(|b| b.code() == c)
-    }
 }
 
 impl std::fmt::Display for Branch {

@@ -289,7 +289,7 @@ impl Store {
             let head = head.expect("commits were made");
             match self.swap(branch, base, head, &author) {
                 Ok(()) => {
-                    index.remember(self, branch, base, head, &overlay);
+                    index.remember(branch, base, head, &overlay);
                     self.maybe_repack();
                     return Ok(Committed {
                         value,

@@ -551,3 +551,50 @@ fn concurrent_inits_all_succeed_and_leave_one_repository() {
     assert_eq!(env.ledger_commits().len(), 1, "one init commit");
     assert_eq!(env.lore(&["verify"]).code, 0);
 }
+
+#[test]
+fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
+    use git_lore::store::{layout, Branch, Host, Store};
+    let env = TestEnv::new();
+    env.init();
+    let f = env.artifacts_file(
+        "a.jsonl",
+        &[
+            crate::common::proposable(60, 1),
+            crate::common::proposable(60, 2),
+        ],
+    );
+    env.lore(&["ingest", f.to_str().unwrap()]).ok();
+    let store = Store::open(
+        &env.repo(),
+        Host {
+            git_program: "git".into(),
+            git_env: env.vars(),
+        },
+    )
+    .unwrap();
+    let records = store.list(Branch::Ledger, "proposals").unwrap();
+    assert_eq!(records.len(), 2);
+    for (path, bytes) in &records {
+        let p: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        let id: git_lore::model::Id = p["id"].as_str().unwrap().parse().unwrap();
+        assert_eq!(path, &layout::proposal_path(id));
+        assert_eq!(
+            store.read(Branch::Ledger, path).unwrap().as_deref(),
+            Some(bytes.as_slice())
+        );
+    }
+    let history = store.all_commits().unwrap();
+    assert_eq!(history.len(), 3);
+    let newest = store.commit_info(history[0].1).unwrap();
+    let t = newest.trailers.unwrap();
+    assert_eq!(t.action, git_lore::trailers::Action::Propose);
+    assert!(newest
+        .signature
+        .unwrap()
+        .starts_with("-----BEGIN SSH SIGNATURE-----"));
+    assert!(store
+        .read(Branch::Ledger, "proposals/nope.json")
+        .unwrap()
+        .is_none());
+}
