@@ -135,6 +135,7 @@ fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport
         signer,
         env,
         rng,
+        wrote: false,
     };
     lore.transact(Branch::Ledger, |tx| {
         if tx.base().is_some() {

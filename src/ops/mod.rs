@@ -123,6 +123,20 @@ pub struct Lore {
     signer: Option<Signer>,
     pub env: Env,
     rng: StdRng,
+    /// Whether this handle published any commit.
+    wrote: bool,
+}
+
+/// When a handle that wrote is dropped — at the end of a command, after all
+/// of its transactions — the repository is packed in the background if
+/// loose objects piled up. Not per transaction: a batch's own in-flight
+/// objects would look unreachable to `git gc` and stay loose.
+impl Drop for Lore {
+    fn drop(&mut self) {
+        if self.wrote {
+            self.store.maybe_repack();
+        }
+    }
 }
 
 impl std::fmt::Debug for Lore {
@@ -177,6 +191,7 @@ impl Lore {
             signer,
             env,
             rng,
+            wrote: false,
         })
     }
 
@@ -208,14 +223,16 @@ impl Lore {
             )?)?);
         }
         let signer = self.signer.as_ref().expect("just set");
-        self.store.transact(
+        let r = self.store.transact(
             branch,
             signer,
             self.env.now,
             &mut self.rng,
             self.env.retry,
             f,
-        )
+        )?;
+        self.wrote |= !r.commits.is_empty();
+        Ok(r)
     }
 
     /// The random generator the caller handed in.

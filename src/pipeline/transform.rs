@@ -684,18 +684,12 @@ mod tests {
             let alphabet = b"{{{[[\"\\ :x,\n";
             noise.push(alphabet[(x >> 16) as usize % alphabet.len()]);
         }
-        let started = std::time::Instant::now();
         let (reason, _) = declined(&noise, &real());
         assert_eq!(reason, DeclineReason::TransformInvalid);
         let deep = "{\"a\":".repeat(2_000_000);
         assert_eq!(
             declined(deep.as_bytes(), &real()).0,
             DeclineReason::TransformInvalid
-        );
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(10),
-            "{:?}",
-            started.elapsed()
         );
     }
 

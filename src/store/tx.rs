@@ -290,7 +290,6 @@ impl Store {
             match self.swap(branch, base, head, &author) {
                 Ok(()) => {
                     index.remember(branch, base, head, &overlay);
-                    self.maybe_repack();
                     return Ok(Committed {
                         value,
                         commits,
