@@ -208,56 +208,75 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
     }
 }
 
-type Compiled = Result<Vec<Validator>, SchemaError>;
-
-fn compile_all() -> Compiled {
-    let mut docs = Vec::with_capacity(SchemaKind::ALL.len());
-    for kind in SchemaKind::ALL {
-        let value: Value = serde_json::from_str(kind.text()).map_err(|e| SchemaError::NotJson {
-            file: kind.file_name(),
-            why: e.to_string(),
-        })?;
-        docs.push((kind, value));
-    }
-    let registry = Registry::new()
-        .extend(
-            docs.iter()
-                .map(|(kind, value)| (format!("{BASE_URI}{}", kind.file_name()), value)),
-        )
-        .and_then(|builder| builder.prepare())
-        .map_err(|e| SchemaError::Registry(e.to_string()))?;
-    docs.iter()
-        .map(|(kind, value)| {
-            jsonschema::options()
-                .with_draft(Draft::Draft202012)
-                .with_base_uri(format!("{BASE_URI}{}", kind.file_name()))
-                .with_registry(&registry)
-                .build(value)
-                .map_err(|e| SchemaError::Compile {
+/// Every embedded schema, parsed once per process.
+fn docs() -> &'static Result<Vec<Value>, SchemaError> {
+    static DOCS: OnceLock<Result<Vec<Value>, SchemaError>> = OnceLock::new();
+    DOCS.get_or_init(|| {
+        SchemaKind::ALL
+            .iter()
+            .map(|kind| {
+                serde_json::from_str(kind.text()).map_err(|e| SchemaError::NotJson {
                     file: kind.file_name(),
                     why: e.to_string(),
                 })
-        })
-        .collect()
+            })
+            .collect()
+    })
 }
 
-fn compiled() -> &'static Compiled {
-    static COMPILED: OnceLock<Compiled> = OnceLock::new();
-    COMPILED.get_or_init(compile_all)
+/// The schemas registered under their base URIs, so `$ref`s between them
+/// resolve offline; once per process, and cheap next to compiling.
+fn registry() -> &'static Result<Registry<'static>, SchemaError> {
+    static REGISTRY: OnceLock<Result<Registry<'static>, SchemaError>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let docs = docs().as_ref().map_err(Clone::clone)?;
+        Registry::new()
+            .extend(
+                SchemaKind::ALL
+                    .iter()
+                    .zip(docs)
+                    .map(|(kind, value)| (format!("{BASE_URI}{}", kind.file_name()), value)),
+            )
+            .and_then(|builder| builder.prepare())
+            .map_err(|e| SchemaError::Registry(e.to_string()))
+    })
+}
+
+/// The validator of one kind, compiled on first use. A command compiles
+/// only the schemas it validates against (an ingest needs two of eight).
+fn compiled(kind: SchemaKind) -> &'static Result<Validator, SchemaError> {
+    static VALIDATORS: [OnceLock<Result<Validator, SchemaError>>; 8] =
+        [const { OnceLock::new() }; 8];
+    VALIDATORS[kind.index()].get_or_init(|| {
+        let docs = docs().as_ref().map_err(Clone::clone)?;
+        let registry = registry().as_ref().map_err(Clone::clone)?;
+        jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .with_base_uri(format!("{BASE_URI}{}", kind.file_name()))
+            .with_registry(registry)
+            .build(&docs[kind.index()])
+            .map_err(|e| SchemaError::Compile {
+                file: kind.file_name(),
+                why: e.to_string(),
+            })
+    })
 }
 
 /// Compiles every embedded schema (once per process) and reports the first
 /// one that cannot be used.
 pub fn check_all() -> Result<(), SchemaError> {
-    compiled().as_ref().map(|_| ()).map_err(Clone::clone)
+    for kind in SchemaKind::ALL {
+        compiled(kind).as_ref().map_err(Clone::clone)?;
+    }
+    Ok(())
 }
 
 /// Validates `value` against the schema of `kind`. On failure, every
 /// violation found, in the validator's order. If the embedded schema itself
 /// is unusable (a build defect), every value is refused with that reason.
 pub fn validate(kind: SchemaKind, value: &Value) -> Result<(), Vec<Violation>> {
-    let validator = match compiled() {
-        Ok(all) => &all[kind.index()],
+    let validator = match compiled(kind) {
+        Ok(v) => v,
         Err(e) => return Err(vec![Violation::new("", e.to_string())]),
     };
     let mut out = Vec::new();

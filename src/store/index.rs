@@ -146,7 +146,9 @@ pub struct Index {
     file_tips: [Option<ObjectId>; 4],
     /// Tips the index (file + `mem`) reflects.
     tips: [Option<ObjectId>; 4],
-    data: Vec<u8>,
+    /// The tables of the file: its bytes once read whole, else the open
+    /// file, searched with positioned reads.
+    tables: Tables,
     art_n: usize,
     les_n: usize,
     mem: Overlay,
@@ -163,6 +165,77 @@ fn code_of<T: PartialEq + Copy>(all: &[T], v: T) -> u8 {
         .unwrap_or(255)
 }
 
+/// Where the file's tables are read from.
+#[derive(Debug)]
+enum Tables {
+    /// Whole in memory (built here, or read for a full scan).
+    Bytes(Vec<u8>),
+    /// Searched in place: a look-up reads about log2(n) records, so it costs
+    /// the same at 100,000 lessons as at 1,000.
+    File(fs::File),
+}
+
+impl Tables {
+    /// `N` bytes at `off`, if the tables hold them.
+    fn record<const N: usize>(&self, off: usize) -> Option<[u8; N]> {
+        let mut buf = [0u8; N];
+        match self {
+            Tables::Bytes(b) => buf.copy_from_slice(b.get(off..off + N)?),
+            Tables::File(f) => {
+                use std::os::unix::fs::FileExt;
+                f.read_exact_at(&mut buf, off as u64).ok()?;
+            }
+        }
+        Some(buf)
+    }
+
+    /// All of it, for a full scan.
+    fn whole(&self) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            Tables::Bytes(b) => std::borrow::Cow::Borrowed(b),
+            Tables::File(f) => {
+                use std::io::{Read, Seek};
+                let mut out = Vec::new();
+                let mut f = f;
+                if f.seek(std::io::SeekFrom::Start(0)).is_err() || f.read_to_end(&mut out).is_err()
+                {
+                    out.clear();
+                }
+                std::borrow::Cow::Owned(out)
+            }
+        }
+    }
+}
+
+fn decode_artifact(rec: &[u8]) -> Option<ArtifactOutcome> {
+    let lesson = id_at(rec, 16);
+    match rec[32] {
+        1 => Some(ArtifactOutcome::Proposed { lesson }),
+        2 => Some(ArtifactOutcome::Declined {
+            reason: DeclineReason::ALL.get(rec[33] as usize).copied(),
+        }),
+        _ => None,
+    }
+}
+
+fn decode_lesson(rec: &[u8]) -> Option<LessonEntry> {
+    Some(LessonEntry {
+        artifact: id_at(rec, 16),
+        status: *ProposalStatus::ALL.get(rec[32] as usize)?,
+        visibility: match rec[33] {
+            0 => None,
+            v => Visibility::ALL.get(v as usize - 1).copied(),
+        },
+        pool: match rec[34] {
+            0 => None,
+            1 => Some(Source::Local),
+            2 => Some(Source::Org),
+            _ => Some(Source::Public),
+        },
+        promoted: rec[35] & 1 == 1,
+    })
+}
+
 fn id_at(data: &[u8], off: usize) -> Id {
     let mut b = [0u8; 16];
     b.copy_from_slice(&data[off..off + 16]);
@@ -175,7 +248,7 @@ impl Index {
             path,
             file_tips: [None; 4],
             tips: [None; 4],
-            data: Vec::new(),
+            tables: Tables::Bytes(Vec::new()),
             art_n: 0,
             les_n: 0,
             mem: Overlay::default(),
@@ -184,8 +257,16 @@ impl Index {
         }
     }
 
-    fn parse(path: PathBuf, data: Vec<u8>) -> Result<Index, String> {
-        if data.len() < HEADER || &data[..8] != MAGIC {
+    /// Reads the header of the index file and keeps the file open for
+    /// look-ups; the tables are not read.
+    fn open(path: PathBuf) -> Result<Index, String> {
+        use std::io::Read;
+        let mut file = fs::File::open(&path).map_err(|e| e.to_string())?;
+        let len = file.metadata().map_err(|e| e.to_string())?.len() as usize;
+        let mut data = [0u8; HEADER];
+        file.read_exact(&mut data)
+            .map_err(|_| "bad header".to_owned())?;
+        if &data[..8] != MAGIC {
             return Err("bad header".into());
         }
         let mut tips = [None; 4];
@@ -205,14 +286,14 @@ impl Index {
         let want = art_n
             .checked_mul(ART)
             .and_then(|a| les_n.checked_mul(LES).map(|l| HEADER + a + l));
-        if want != Some(data.len()) {
-            return Err(format!("length {} does not match its tables", data.len()));
+        if want != Some(len) {
+            return Err(format!("length {len} does not match its tables"));
         }
         Ok(Index {
             path,
             file_tips: tips,
             tips,
-            data,
+            tables: Tables::File(file),
             art_n,
             les_n,
             mem: Overlay::default(),
@@ -224,10 +305,7 @@ impl Index {
     /// Loads the index and catches it up with every lore branch.
     pub fn load(store: &Store) -> Result<Index, StoreError> {
         let path = store.lore_dir().join("index");
-        let mut index = match fs::read(&path) {
-            Ok(data) => Index::parse(path.clone(), data).unwrap_or_else(|_| Index::empty(path)),
-            Err(_) => Index::empty(path),
-        };
+        let mut index = Index::open(path.clone()).unwrap_or_else(|_| Index::empty(path));
         index.catch_up(store)?;
         Ok(index)
     }
@@ -338,42 +416,30 @@ impl Index {
         let _ = self.persist();
     }
 
-    fn file_artifact(&self, id: Id) -> Option<ArtifactOutcome> {
-        let key = id.to_bytes();
-        let table = &self.data.get(HEADER..HEADER + self.art_n * ART)?;
-        let pos = bsearch(table, ART, self.art_n, &key)?;
-        let off = pos * ART;
-        let lesson = id_at(table, off + 16);
-        match table[off + 32] {
-            1 => Some(ArtifactOutcome::Proposed { lesson }),
-            2 => Some(ArtifactOutcome::Declined {
-                reason: DeclineReason::ALL.get(table[off + 33] as usize).copied(),
-            }),
-            _ => None,
+    /// Binary search for `key` in the table of `n` records of `W` bytes at
+    /// `start`; the record found.
+    fn find<const W: usize>(&self, start: usize, n: usize, key: &[u8; 16]) -> Option<[u8; W]> {
+        let (mut lo, mut hi) = (0usize, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            let rec = self.tables.record::<W>(start + mid * W)?;
+            match rec[..16].cmp(&key[..]) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(rec),
+            }
         }
+        None
+    }
+
+    fn file_artifact(&self, id: Id) -> Option<ArtifactOutcome> {
+        let rec = self.find::<ART>(HEADER, self.art_n, &id.to_bytes())?;
+        decode_artifact(&rec)
     }
 
     fn file_lesson(&self, id: Id) -> Option<LessonEntry> {
-        let key = id.to_bytes();
-        let start = HEADER + self.art_n * ART;
-        let table = self.data.get(start..start + self.les_n * LES)?;
-        let pos = bsearch(table, LES, self.les_n, &key)?;
-        let off = pos * LES;
-        Some(LessonEntry {
-            artifact: id_at(table, off + 16),
-            status: *ProposalStatus::ALL.get(table[off + 32] as usize)?,
-            visibility: match table[off + 33] {
-                0 => None,
-                v => Visibility::ALL.get(v as usize - 1).copied(),
-            },
-            pool: match table[off + 34] {
-                0 => None,
-                1 => Some(Source::Local),
-                2 => Some(Source::Org),
-                _ => Some(Source::Public),
-            },
-            promoted: table[off + 35] & 1 == 1,
-        })
+        let rec = self.find::<LES>(HEADER + self.art_n * ART, self.les_n, &id.to_bytes())?;
+        decode_lesson(&rec)
     }
 
     /// What happened to an artifact, if anything.
@@ -388,14 +454,7 @@ impl Index {
 
     /// Every lesson with its entry, in id order.
     pub fn lessons(&self) -> Vec<(Id, LessonEntry)> {
-        let mut all: BTreeMap<Id, LessonEntry> = BTreeMap::new();
-        let start = HEADER + self.art_n * ART;
-        for i in 0..self.les_n {
-            let id = id_at(&self.data, start + i * LES);
-            if let Some(e) = self.file_lesson(id) {
-                all.insert(id, e);
-            }
-        }
+        let mut all: BTreeMap<Id, LessonEntry> = self.file_lessons().into_iter().collect();
         for (k, v) in &self.mem.lessons {
             all.insert(*k, *v);
         }
@@ -405,20 +464,37 @@ impl Index {
     /// How many artifacts and lessons it knows.
     pub fn counts(&self) -> (usize, usize) {
         let mut arts: HashSet<Id> = self.mem.artifacts.keys().copied().collect();
-        for i in 0..self.art_n {
-            arts.insert(id_at(&self.data, HEADER + i * ART));
-        }
+        arts.extend(self.file_artifacts().into_iter().map(|(id, _)| id));
         (arts.len(), self.lessons().len())
     }
 
+    /// The file's artifact table, decoded in one pass.
+    fn file_artifacts(&self) -> Vec<(Id, ArtifactOutcome)> {
+        let whole = self.tables.whole();
+        let Some(table) = whole.get(HEADER..HEADER + self.art_n * ART) else {
+            return Vec::new();
+        };
+        table
+            .chunks_exact(ART)
+            .filter_map(|rec| Some((id_at(rec, 0), decode_artifact(rec)?)))
+            .collect()
+    }
+
+    /// The file's lesson table, decoded in one pass.
+    fn file_lessons(&self) -> Vec<(Id, LessonEntry)> {
+        let whole = self.tables.whole();
+        let start = HEADER + self.art_n * ART;
+        let Some(table) = whole.get(start..start + self.les_n * LES) else {
+            return Vec::new();
+        };
+        table
+            .chunks_exact(LES)
+            .filter_map(|rec| Some((id_at(rec, 0), decode_lesson(rec)?)))
+            .collect()
+    }
+
     fn persist(&mut self) -> Result<(), StoreError> {
-        let mut arts: BTreeMap<Id, ArtifactOutcome> = BTreeMap::new();
-        for i in 0..self.art_n {
-            let id = id_at(&self.data, HEADER + i * ART);
-            if let Some(o) = self.file_artifact(id) {
-                arts.insert(id, o);
-            }
-        }
+        let mut arts: BTreeMap<Id, ArtifactOutcome> = self.file_artifacts().into_iter().collect();
         arts.extend(self.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
         let lessons: BTreeMap<Id, LessonEntry> = self.lessons().into_iter().collect();
 
@@ -481,27 +557,13 @@ impl Index {
         })?;
         let art_n = arts.len();
         let les_n = lessons.len();
-        self.data = out;
+        self.tables = Tables::Bytes(out);
         self.art_n = art_n;
         self.les_n = les_n;
         self.file_tips = self.tips;
         self.mem = Overlay::default();
         Ok(())
     }
-}
-
-fn bsearch(table: &[u8], width: usize, n: usize, key: &[u8; 16]) -> Option<usize> {
-    let (mut lo, mut hi) = (0usize, n);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        let k = &table[mid * width..mid * width + 16];
-        match k.cmp(&key[..]) {
-            std::cmp::Ordering::Less => lo = mid + 1,
-            std::cmp::Ordering::Greater => hi = mid,
-            std::cmp::Ordering::Equal => return Some(mid),
-        }
-    }
-    None
 }
 
 /// The typed trailers of every commit reachable from `tip` but not from
