@@ -8,6 +8,9 @@
 #   --no-build          use target/release/git-lore as it is
 #   --skip-per-process  leave out (a), the one-process-per-record loop
 #   --skip-100k         leave out the 100,000-commit repository for (e)
+#   --tmpfs             keep the repositories on /dev/shm instead of the disk
+#                       (results go to bench/out/<mode>-tmpfs; the work dir is
+#                       deleted at the end to free the memory)
 # Environment overrides: N, N_PROC, N_PLUMB, N_BIG, OUT, GIT_LORE_BIN.
 #
 # Everything is written under bench/out/<mode>/ (gitignored): the repositories
@@ -26,12 +29,14 @@ MODE=full
 BUILD=1
 SKIP_PROC=0
 SKIP_BIG=0
+TMPFS=0
 for arg in "$@"; do
     case $arg in
         --quick) MODE=quick ;;
         --no-build) BUILD=0 ;;
         --skip-per-process) SKIP_PROC=1 ;;
         --skip-100k) SKIP_BIG=1 ;;
+        --tmpfs) TMPFS=1 ;;
         -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "unknown option $arg" >&2; exit 1 ;;
     esac
@@ -44,17 +49,31 @@ else
     SEEN_RUNS=20; LOG_RUNS=5; BIG_LOG_RUNS=3
 fi
 
-OUT=${OUT:-$HERE/out/$MODE}
+if [ "$TMPFS" = 1 ]; then
+    OUT=${OUT:-$HERE/out/$MODE-tmpfs}
+    W=/dev/shm/git-lore-bench-$MODE
+else
+    OUT=${OUT:-$HERE/out/$MODE}
+    W=$OUT/work
+fi
 BIN=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
 LIB=$HERE/lib
-rm -rf "$OUT"
-mkdir -p "$OUT/work"
-W=$OUT/work
+# Deleting a previous run's hundreds of thousands of loose objects makes
+# ext4 slow at allocating inodes for a while afterwards (find_inode_bit skips
+# inodes freed in the last 30 s, 5 min while their table block is dirty), and
+# git-lore creates one inode per object: so flush and wait before measuring.
+if [ -e "$OUT" ] || [ -e "$W" ]; then
+    echo "removing the previous run in $OUT and $W, then sync and a 35 s pause (ext4 inode reuse)" >&2
+    rm -rf "$OUT" "$W"
+    sync
+    sleep 35
+fi
+mkdir -p "$OUT" "$W"
 RES=$OUT/results.tsv
 LOG=$OUT/run.log
 : >"$RES"
 
-say() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$LOG" >&2; }
+say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" | tee -a "$LOG" >&2; }
 die() { say "FAILED: $*"; exit 1; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'; }
@@ -118,8 +137,10 @@ timev() {
     fi
     LAST_WALL=$(since "$t0")
     LAST_RSS=
+    LAST_CPU="user ? s, sys ? s"
     if [ "$HAVE_TIME" = 1 ]; then
         LAST_RSS=$(awk -F': ' '/Maximum resident set size/{print $2}' "$OUT/$key.timev")
+        LAST_CPU="user $(awk -F': ' '/User time/{print $2}' "$OUT/$key.timev") s, sys $(awk -F': ' '/System time/{print $2}' "$OUT/$key.timev") s"
     fi
     return $rc
 }
@@ -164,7 +185,7 @@ say "mode=$MODE N=$N N_PROC=$N_PROC N_PLUMB=$N_PLUMB N_BIG=$N_BIG out=$OUT"
     echo "date: $(date -u +%FT%TZ)"
     echo "host: $(uname -srm); cpus: $(nproc); $(grep -m1 'model name' /proc/cpuinfo | sed 's/\s\+/ /g')"
     echo "memory: $(free -g | awk '/Mem:/{print $2" GiB"}')"
-    echo "disk (df -T $OUT): $(df -T "$OUT" | awk 'NR==2{print $1" "$2}') rotational=$(cat /sys/block/"$(basename "$(df "$OUT" | awk 'NR==2{print $1}')")"/queue/rotational 2>/dev/null || echo '?')"
+    echo "disk (df -T $W): $(df -T "$W" | awk 'NR==2{print $1" "$2}') rotational=$(cat /sys/block/"$(basename "$(df "$W" | awk 'NR==2{print $1}')")"/queue/rotational 2>/dev/null || echo '?')"
     echo "git: $("$GIT" --version) ($GIT)"
     echo "git-lore: $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src Cargo.toml Cargo.lock || echo ' +uncommitted changes in src')"
     echo "rustc: $(rustc --version 2>/dev/null || echo '?')"
@@ -175,7 +196,7 @@ cat "$OUT/environment.txt" >>"$LOG"
 
 say "generating $N artifacts (files) and $N_BIG (JSON Lines)"
 ART=$W/artifacts
-python3 "$LIB/gen_artifacts.py" --n "$N" --seed 1 --dir "$ART" --ids "$W/ids.txt"
+python3 "$LIB/gen_artifacts.py" --n "$N" --seed 1 --dir "$ART" --jsonl "$W/artifacts.jsonl" --ids "$W/ids.txt"
 mapfile -t FILES < <(find "$ART" -name '*.json' | sort)
 [ "${#FILES[@]}" = "$N" ] || die "expected $N artifact files"
 
@@ -187,17 +208,18 @@ lore_init "$B"
 (
     hermetic "$B"
     timev b.ingest "$BIN" ingest "$ART" >"$B/ingest.out" 2>"$B/ingest.err" || die "(b) ingest exit $?"
-    echo "$LAST_WALL $LAST_RSS" >"$B/wall"
+    echo "$LAST_WALL $LAST_RSS" >"$B/wall"; echo "$LAST_CPU" >"$B/cpu"
 )
 read -r wall rss <"$B/wall"
 t0=$(now); settle "$B/lessons.git"; settle_s=$(since "$t0")
 [ "$(grep -c '^proposed' "$B/ingest.out")" = "$N" ] || die "(b) expected $N proposals: $(tail -1 "$B/ingest.err")"
 [ "$(commits "$B/lessons.git")" = "$((N + 1))" ] || die "(b) commit count"
 (hermetic "$B"; "$GIT" --git-dir "$B/lessons.git" verify-commit refs/heads/ledger 2>/dev/null) || die "(b) tip signature does not verify"
-record b.wall "$wall" s "(b) git lore ingest DIR ($N files), offline backend, one signed commit each, default config"
+record b.wall "$wall" s "(b) git lore ingest DIR ($N files), offline backend, one signed commit each, default config; $(cat "$B/cpu")"
 record b.per_commit "$(calc "$wall * 1000 / $N")" ms "(b) per commit"
 [ -n "$rss" ] && record b.rss "$rss" KiB "(b) peak RSS of the batch ingest"
 record b.settle "$settle_s" s "(b) background git gc --auto still running after ingest returned"
+record b.gclog "$([ -e "$B/lessons.git/gc.log" ] && echo yes || echo no)" "" "(b) gc.log left by the detached gc (while it exists, git gc --auto does nothing for gc.logExpiry = 1 day): $(tr '\n' ' ' <"$B/lessons.git/gc.log" 2>/dev/null)"
 record b.packs "$(find "$B/lessons.git/objects/pack" -name '*.pack' | wc -l)" packs "(b) packs made by git-lore's background gc --auto (0 = it never ran)"
 sizes "$B/lessons.git" b.size "(b) objects/ after the batch, as left by git-lore (incl. its background gc --auto)"
 
@@ -209,13 +231,34 @@ lore_init "$B0"
 (
     hermetic "$B0"
     timev b0.ingest "$BIN" ingest "$ART" >"$B0/ingest.out" 2>"$B0/ingest.err" || die "(b0) ingest exit $?"
-    echo "$LAST_WALL $LAST_RSS" >"$B0/wall"
+    echo "$LAST_WALL $LAST_RSS" >"$B0/wall"; echo "$LAST_CPU" >"$B0/cpu"
 )
 read -r wall rss <"$B0/wall"
 [ "$(grep -c '^proposed' "$B0/ingest.out")" = "$N" ] || die "(b0) expected $N proposals"
-record b0.wall "$wall" s "(b0) same batch, gc.auto=0 (no background gc competing)"
+record b0.wall "$wall" s "(b0) same batch, gc.auto=0 (no background gc competing); $(cat "$B0/cpu")"
 [ -n "$rss" ] && record b0.rss "$rss" KiB "(b0) peak RSS"
 sizes "$B0/lessons.git" b0.size_loose "(f) objects/ loose as written by git-lore (gc.auto=0)"
+
+# (b1) the same batch with gc.autoDetach=false in the lesson repository's
+# config: git-lore's background `git gc --auto` then runs undetached (it is
+# already in the background), writes no gc.log, and keeps repacking.
+say "(b1) batch ingest with gc.autoDetach=false (config-only workaround)"
+B1=$W/b1
+lore_init "$B1"
+"$GIT" config --file "$B1/lessons.git/config" gc.autoDetach false
+(
+    hermetic "$B1"
+    timev b1.ingest "$BIN" ingest "$ART" >"$B1/ingest.out" 2>"$B1/ingest.err" || die "(b1) ingest exit $?"
+    echo "$LAST_WALL $LAST_RSS" >"$B1/wall"; echo "$LAST_CPU" >"$B1/cpu"
+)
+read -r wall rss <"$B1/wall"
+t0=$(now); settle "$B1/lessons.git"; settle_s=$(since "$t0")
+[ "$(grep -c '^proposed' "$B1/ingest.out")" = "$N" ] || die "(b1) expected $N proposals"
+record b1.wall "$wall" s "(b1) same batch, gc.autoDetach=false (background gc keeps running during the batch); $(cat "$B1/cpu")"
+record b1.settle "$settle_s" s "(b1) background gc still running after ingest returned"
+record b1.packs "$(find "$B1/lessons.git/objects/pack" -name '*.pack' | wc -l)" packs "(b1) packs made by the background gc"
+record b1.gclog "$([ -e "$B1/lessons.git/gc.log" ] && echo yes || echo no)" "" "(b1) gc.log present"
+sizes "$B1/lessons.git" b1.size "(f) objects/ after the batch with gc.autoDetach=false"
 
 # ---------------------------------------------------------------------------
 # (c) git fast-import of the same commits, unsigned.
@@ -231,14 +274,14 @@ mkdir -p "$C"
 (
     hermetic "$C"
     timev c.fastimport "$GIT" --git-dir "$C/fi.git" fast-import --quiet <"$STREAM" || die "(c) fast-import"
-    echo "$LAST_WALL $LAST_RSS" >"$C/wall"
+    echo "$LAST_WALL $LAST_RSS" >"$C/wall"; echo "$LAST_CPU" >"$C/cpu"
 )
 read -r wall rss <"$C/wall"
 tb=$("$GIT" --git-dir "$B/lessons.git" rev-parse 'refs/heads/ledger^{tree}')
 tc=$("$GIT" --git-dir "$C/fi.git" rev-parse 'refs/heads/ledger^{tree}')
 [ "$tb" = "$tc" ] || die "(c) fast-import tree $tc differs from git-lore's $tb"
 [ "$(commits "$C/fi.git")" = "$((N + 1))" ] || die "(c) commit count"
-record c.wall "$wall" s "(c) git fast-import of the same $((N + 1)) commits, unsigned, same tree ($tc), from a prepared stream"
+record c.wall "$wall" s "(c) git fast-import of the same $((N + 1)) commits, unsigned, same tree ($tc), from a prepared stream; $(cat "$C/cpu")"
 [ -n "$rss" ] && record c.rss "$rss" KiB "(c) peak RSS of fast-import"
 sizes "$C/fi.git" c.size "(f) objects/ after fast-import (one pack, as written)"
 
@@ -311,14 +354,14 @@ chmod +x "$STUB"
 (
     hermetic "$G"
     timev g.ingest "$BIN" ingest "$ART" >"$G/ingest.out" 2>"$G/ingest.err" || die "(g) ingest exit $?"
-    echo "$LAST_WALL $LAST_RSS" >"$G/wall"
+    echo "$LAST_WALL $LAST_RSS" >"$G/wall"; echo "$LAST_CPU" >"$G/cpu"
 )
 read -r wall rss <"$G/wall"
 settle "$G/lessons.git"
 [ "$(grep -c '^proposed' "$G/ingest.out")" = "$N" ] || die "(g) expected $N proposals: $(tail -1 "$G/ingest.err")"
 calls=$(wc -l <"$COUNTER")
 [ "$calls" = "$N" ] || die "(g) expected $N model calls, counted $calls"
-record g.wall "$wall" s "(g) git lore ingest DIR ($N), --backend command with the stub ($calls calls)"
+record g.wall "$wall" s "(g) git lore ingest DIR ($N), --backend command with the stub ($calls calls); $(cat "$G/cpu")"
 record g.per_artifact "$(calc "$wall * 1000 / $N")" ms "(g) per artifact"
 [ -n "$rss" ] && record g.rss "$rss" KiB "(g) peak RSS"
 
@@ -328,14 +371,22 @@ before=$(wc -l <"$COUNTER")
 (
     hermetic "$G"
     timev h.ingest "$BIN" ingest "$ART" >"$G/rerun.out" 2>"$G/rerun.err" || die "(h) exit $?"
-    echo "$LAST_WALL $LAST_RSS" >"$G/rewall"
+    echo "$LAST_WALL $LAST_RSS" >"$G/rewall"; echo "$LAST_CPU" >"$G/recpu"
 )
 read -r wall rss <"$G/rewall"
 after=$(wc -l <"$COUNTER")
 [ "$(grep -c ' seen$' "$G/rerun.out")" = "$N" ] || die "(h) expected $N 'skipped ... seen': $(tail -1 "$G/rerun.err")"
-record h.wall "$wall" s "(h) re-run over the same $N artifacts, all skipped as seen"
+record h.wall "$wall" s "(h) re-run over the same $N artifact files, all skipped as seen; $(cat "$G/recpu")"
 record h.model_calls "$((after - before))" calls "(h) model calls made by the re-run (stub counter before $before, after $after)"
 [ -n "$rss" ] && record h.rss "$rss" KiB "(h) peak RSS"
+(
+    hermetic "$G"
+    timev h2.ingest "$BIN" ingest "$W/artifacts.jsonl" >"$G/rerun2.out" 2>"$G/rerun2.err" || die "(h2) exit $?"
+    echo "$LAST_WALL" >"$G/rewall2"
+)
+[ "$(grep -c ' seen$' "$G/rerun2.out")" = "$N" ] || die "(h2) expected $N seen"
+[ "$(wc -l <"$COUNTER")" = "$after" ] || die "(h2) the re-run called the model"
+record h2.wall "$(cat "$G/rewall2")" s "(h) the same re-run from one JSON Lines file of the same $N artifacts (no model call either)"
 
 # ---------------------------------------------------------------------------
 # (a) one process per record.
@@ -364,6 +415,7 @@ if [ "$SKIP_PROC" = 0 ]; then
     [ "$N_PROC" = "$N" ] || record a.extrapolated "$(calc "$wall * $N / $N_PROC")" s "(a) extrapolated to $N"
     record a.settle "$settle_s" s "(a) background gc --auto still running after the loop"
     record a.packs "$(find "$A/lessons.git/objects/pack" -name '*.pack' | wc -l)" packs "(a) packs made by background gc --auto"
+    record a.gclog "$([ -e "$A/lessons.git/gc.log" ] && echo yes || echo no)" "" "(a) gc.log present after the loop"
     sizes "$A/lessons.git" a.size "(a) objects/ after the per-process loop (incl. background gc --auto)"
 fi
 
@@ -377,15 +429,17 @@ if [ "$SKIP_BIG" = 0 ]; then
     (
         hermetic "$E"
         timev e.big_ingest "$BIN" ingest "$E/in" >"$E/ingest.out" 2>"$E/ingest.err" || die "(e) big ingest exit $?"
-        echo "$LAST_WALL $LAST_RSS" >"$E/wall"
+        echo "$LAST_WALL $LAST_RSS" >"$E/wall"; echo "$LAST_CPU" >"$E/cpu"
     )
     read -r wall rss <"$E/wall"
     t0=$(now); settle "$E/lessons.git"; settle_s=$(since "$t0")
     [ "$(grep -c '^proposed' "$E/ingest.out")" = "$N_BIG" ] || die "(e) expected $N_BIG proposals: $(tail -1 "$E/ingest.err")"
-    record e.big_wall "$wall" s "(e) batch ingest of $N_BIG artifacts from JSON Lines (builds the big repository)"
+    record e.big_wall "$wall" s "(e) batch ingest of $N_BIG artifacts from JSON Lines (builds the big repository); $(cat "$E/cpu")"
     record e.big_per_commit "$(calc "$wall * 1000 / $N_BIG")" ms "(e) per commit at $N_BIG"
     [ -n "$rss" ] && record e.big_rss "$rss" KiB "(e) peak RSS of the $N_BIG batch"
     record e.big_settle "$settle_s" s "(e) background gc --auto still running after it returned"
+    record e.big_packs "$(find "$E/lessons.git/objects/pack" -name '*.pack' | wc -l)" packs "(e) packs made by background gc --auto"
+    record e.big_gclog "$([ -e "$E/lessons.git/gc.log" ] && echo yes || echo no)" "" "(e) gc.log present after the big batch"
     sizes "$E/lessons.git" e.big_size "objects/ at $N_BIG commits as left by git-lore"
     UB=$(sed -n "$((N_BIG / 2 + 1))p" "$E/ids.txt")
     (
@@ -411,4 +465,5 @@ sizes "$C/fi.git" f.c_aggressive "(f) fast-import repository after git gc --aggr
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/environment.txt"
 python3 "$LIB/report.py" "$OUT" >"$OUT/results.md"
 cat "$OUT/results.md"
+if [ "$TMPFS" = 1 ]; then rm -rf "$W"; fi
 say "done: $OUT/results.md"

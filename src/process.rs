@@ -58,6 +58,11 @@ pub struct Invocation {
     /// At most this many bytes of stdout (and of stderr) are kept; the rest is
     /// read and discarded so the child never blocks on a full pipe.
     pub max_output: usize,
+    /// Run in a new session, detached from any controlling terminal, so a
+    /// program that would ask for a passphrase fails instead of prompting
+    /// (signing programs). Otherwise only a new process group, which is
+    /// cheaper to spawn (model and judge programs).
+    pub new_session: bool,
 }
 
 /// What a finished program produced.
@@ -112,14 +117,20 @@ pub fn run(inv: &Invocation, input: &[u8]) -> Result<Finished, ProcessError> {
     if let Some(dir) = &inv.cwd {
         cmd.current_dir(dir);
     }
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
+    if inv.new_session {
+        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::setsid() == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    } else {
+        // A process group of its own, so a timeout kills its children too;
+        // unlike a pre_exec hook this lets std spawn without a full fork.
+        cmd.process_group(0);
     }
     let mut child = cmd.spawn().map_err(|source| ProcessError::NotFound {
         program: program.clone(),
@@ -155,7 +166,7 @@ pub fn run(inv: &Invocation, input: &[u8]) -> Result<Finished, ProcessError> {
     });
     if rx.recv_timeout(inv.timeout).is_err() {
         // SAFETY: plain syscall; a negative pid addresses the process group
-        // we created with setsid, so the program's children die with it.
+        // we created, so the program's children die with it.
         unsafe {
             libc::kill(-pgid, libc::SIGKILL);
         }
@@ -200,6 +211,7 @@ mod tests {
             cwd: None,
             timeout: Duration::from_millis(timeout_ms),
             max_output: 1024,
+            new_session: false,
         }
     }
 

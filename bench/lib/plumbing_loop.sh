@@ -17,7 +17,7 @@ parent=
 root=$(git mktree </dev/null)   # the empty tree
 tab=$'\t'
 
-# subtree_entries TREE NAME: the entries of TREE minus NAME (ls-tree format).
+# without TREE NAME: the entries of TREE minus NAME (ls-tree format).
 without() { git ls-tree "$1" | { grep -v "${tab}$2\$" || true; }; }
 
 for blobf in "$in"/*.blob; do

@@ -48,9 +48,13 @@ def main():
     if b0 and c:
         goal("batch within 3x of fast-import's time (gc.auto=0)", b0 <= 3 * c,
              f"{b0:.2f} s vs {c:.2f} s = {b0 / c:.1f}x")
+    if g("b1.wall") and c:
+        goal("batch within 3x of fast-import's time (gc.autoDetach=false)", g("b1.wall") <= 3 * c,
+             f"{g('b1.wall'):.2f} s vs {c:.2f} s = {g('b1.wall') / c:.1f}x")
     cs = g("c.size")
     for k, label in (("b.size", "as left by git-lore (background gc --auto)"),
                      ("b0.size_loose", "loose as written (gc.auto=0)"),
+                     ("b1.size", "with gc.autoDetach=false"),
                      ("f.b0_repacked", "after git repack -ad")):
         if g(k) and cs:
             goal(f"repository within 3x of fast-import's size: {label}", g(k) <= 3 * cs,

@@ -215,6 +215,7 @@ fn ask(
                 cwd: None,
                 timeout: *timeout,
                 max_output: MAX_ANSWER,
+                new_session: false,
             };
             transform::decide_run(process::run(&inv, prompt.as_bytes()), artifact)
         }

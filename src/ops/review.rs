@@ -526,6 +526,7 @@ pub fn run_panel(
                     cwd: None,
                     timeout: *timeout,
                     max_output: 1 << 20,
+                    new_session: false,
                 };
                 let f = crate::process::run(&inv, prompt.as_bytes())
                     .map_err(|e| format!("judge {judge_type}: {e}"))?;

@@ -215,10 +215,12 @@ fn patterns() -> Option<&'static Patterns> {
     P.get_or_init(|| {
         let cues = RESOLUTION_CUES
             .iter()
-            .map(|c| Regex::new(&format!("(?i){c}")).ok())
+            // ASCII word boundaries: the cues are English words, and Unicode
+            // \b made these the most expensive regexes to build at start-up.
+            .map(|c| Regex::new(&format!("(?i){}", c.replace(r"\b", r"(?-u:\b)"))).ok())
             .collect::<Option<Vec<_>>>()?;
         let doubt = Regex::new(&format!(
-            r"(?i)(^|[^\w'])({})($|[^\w'])",
+            r"(?i)(^|[^A-Za-z0-9_'])({})($|[^A-Za-z0-9_'])",
             DOUBT_WORDS
                 .iter()
                 .map(|w| regex::escape(w))

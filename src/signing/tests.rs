@@ -75,6 +75,7 @@ impl Sandbox {
             cwd: cwd.map(Path::to_path_buf),
             timeout: Duration::from_secs(60),
             max_output: 16 << 20,
+            new_session: true,
         };
         run(&inv, input).unwrap_or_else(|e| panic!("{argv:?}: {e}"))
     }
