@@ -1,8 +1,8 @@
 use clap::Args as ClapArgs;
 
-use super::{out, parse_id, report, Ctx, Outcome};
+use super::{Ctx, Outcome};
 use git_lore::model::Visibility;
-use git_lore::ops::review::{self, Done};
+use git_lore::ops::review;
 
 /// Confirm a pending lesson for the jury at a visibility you choose: private
 /// (no jury; stays on this machine), org or public.
@@ -31,30 +31,11 @@ fn parse_visibility(s: &str) -> Result<Visibility, String> {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let Some(id) = parse_id(&args.id) else {
-        return Outcome::Refused;
-    };
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    match review::confirm(
-        &mut lore,
-        id,
-        args.visibility,
-        args.justification.as_deref(),
-    ) {
-        Ok(Done::Changed(_)) => {
-            out(&format!(
-                "Confirmed {id} at {} visibility.\n",
-                args.visibility
-            ));
-            Outcome::Done
-        }
-        Ok(Done::Unchanged(n)) => {
-            out(&format!("{n}\n"));
-            Outcome::Done
-        }
-        Err(e) => report(e),
-    }
+    let visibility = args.visibility;
+    super::transition(
+        ctx,
+        &args.id,
+        |lore, id| review::confirm(lore, id, visibility, args.justification.as_deref()),
+        |p| format!("Confirmed {} at {visibility} visibility.\n", p.id),
+    )
 }

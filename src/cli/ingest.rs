@@ -141,7 +141,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Exit {
             }
         },
     };
-    let backend = match Backend::from_config(&lore, args.backend.as_deref()) {
+    let backend = match Backend::from_config(
+        &lore,
+        git_lore::ops::backend::Role::Transform,
+        args.backend.as_deref(),
+    ) {
         Ok(b) => b,
         Err(e) => return report(e),
     };

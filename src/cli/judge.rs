@@ -3,7 +3,8 @@ use std::io::{IsTerminal, Read, Write};
 use clap::Args as ClapArgs;
 
 use super::{error, out, parse_id, report, Ctx, Outcome};
-use git_lore::ops::review::{self, Done, JudgeBackend, Judged};
+use git_lore::ops::backend::{Backend, Role};
+use git_lore::ops::review::{self, Done, Judged};
 
 /// Record the jury's verdict on a confirmed lesson, then promote it.
 ///
@@ -117,7 +118,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
 }
 
 fn run_all(lore: &mut git_lore::ops::Lore, args: &Args) -> Outcome {
-    let backend = match JudgeBackend::from_config(lore, args.backend.as_deref()) {
+    let backend = match Backend::from_config(lore, Role::Judge, args.backend.as_deref()) {
         Ok(b) => b,
         Err(e) => return report(e),
     };
@@ -135,8 +136,8 @@ fn run_all(lore: &mut git_lore::ops::Lore, args: &Args) -> Outcome {
         .filter(|p| p.visibility == Some(git_lore::model::Visibility::Private))
         .count();
     let judges = match &backend {
-        JudgeBackend::Offline => "the offline judges".to_owned(),
-        JudgeBackend::Command { model, .. } => format!("judge model {model}"),
+        Backend::Offline => "the offline judges".to_owned(),
+        Backend::Command { model, .. } => format!("judge model {model}"),
     };
     error(format!(
         "{} confirmed lessons ({public} public, {private} private with no jury) to judge with {judges}",

@@ -159,6 +159,35 @@ pub fn parse_id(s: &str) -> Option<git_lore::model::Id> {
     }
 }
 
+/// Runs one review transition on the lesson named `id` and prints what it
+/// did: `changed`'s line when it wrote, the no-op's message otherwise.
+pub fn transition(
+    ctx: &Ctx,
+    id: &str,
+    apply: impl FnOnce(&mut Lore, git_lore::model::Id) -> Result<git_lore::ops::review::Done, LoreError>,
+    changed: impl FnOnce(&git_lore::model::Proposal) -> String,
+) -> Outcome {
+    use git_lore::ops::review::Done;
+    let Some(id) = parse_id(id) else {
+        return Outcome::Refused;
+    };
+    let mut lore = match ctx.open() {
+        Ok(l) => l,
+        Err(e) => return report(e),
+    };
+    match apply(&mut lore, id) {
+        Ok(Done::Changed(p)) => {
+            out(&changed(&p));
+            Outcome::Done
+        }
+        Ok(Done::Unchanged(n)) => {
+            out(&format!("{n}\n"));
+            Outcome::Done
+        }
+        Err(e) => report(e),
+    }
+}
+
 /// Prints an error the one way errors are printed.
 pub fn error(msg: impl std::fmt::Display) {
     let _ = writeln!(io::stderr(), "git-lore: {msg}");

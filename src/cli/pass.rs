@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{out, parse_id, report, Ctx, Outcome};
-use git_lore::ops::review::{self, Done};
+use super::{Ctx, Outcome};
+use git_lore::ops::review;
 
 /// Pass on a pending lesson: the human's "don't share". It stays recorded
 /// (so its artifact stays seen) and cannot be confirmed later. Never calls a
@@ -17,22 +17,10 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let Some(id) = parse_id(&args.id) else {
-        return Outcome::Refused;
-    };
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    match review::pass(&mut lore, id, args.reason.as_deref()) {
-        Ok(Done::Changed(_)) => {
-            out(&format!("Passed on {id}.\n"));
-            Outcome::Done
-        }
-        Ok(Done::Unchanged(n)) => {
-            out(&format!("{n}\n"));
-            Outcome::Done
-        }
-        Err(e) => report(e),
-    }
+    super::transition(
+        ctx,
+        &args.id,
+        |lore, id| review::pass(lore, id, args.reason.as_deref()),
+        |p| format!("Passed on {}.\n", p.id),
+    )
 }

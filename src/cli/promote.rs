@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{out, parse_id, report, Ctx, Outcome};
-use git_lore::ops::review::{self, Done};
+use super::{Ctx, Outcome};
+use git_lore::ops::review;
 
 /// Promote a judged lesson: an approved one becomes a Lesson v2 entry on
 /// pool/local, pool/org or pool/public (by visibility); a rejected one is
@@ -15,24 +15,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let Some(id) = parse_id(&args.id) else {
-        return Outcome::Refused;
-    };
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    match review::promote(&mut lore, id) {
-        Ok(Done::Changed(p)) => {
-            out(&promoted_line(&p));
-            Outcome::Done
-        }
-        Ok(Done::Unchanged(n)) => {
-            out(&format!("{n}\n"));
-            Outcome::Done
-        }
-        Err(e) => report(e),
-    }
+    super::transition(ctx, &args.id, review::promote, promoted_line)
 }
 
 /// The line printed after a promote that wrote something.

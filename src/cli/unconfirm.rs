@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{out, parse_id, report, Ctx, Outcome};
-use git_lore::ops::review::{self, Done};
+use super::{Ctx, Outcome};
+use git_lore::ops::review;
 
 /// Take a confirmation back: the lesson is pending again, with its
 /// pre-confirm candidate restored byte for byte. Refused once the jury has
@@ -14,22 +14,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let Some(id) = parse_id(&args.id) else {
-        return Outcome::Refused;
-    };
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    match review::unconfirm(&mut lore, id) {
-        Ok(Done::Changed(_)) => {
-            out(&format!("Unconfirmed {id}; it is pending again.\n"));
-            Outcome::Done
-        }
-        Ok(Done::Unchanged(n)) => {
-            out(&format!("{n}\n"));
-            Outcome::Done
-        }
-        Err(e) => report(e),
-    }
+    super::transition(ctx, &args.id, review::unconfirm, |p| {
+        format!("Unconfirmed {}; it is pending again.\n", p.id)
+    })
 }

@@ -7,8 +7,6 @@
 //! idempotency against the tip it lands on, so concurrent ingests of the same
 //! artifacts produce exactly one outcome each.
 
-use std::time::Duration;
-
 use rand::RngCore;
 
 use super::{Lore, LoreError};
@@ -20,102 +18,13 @@ use crate::process::{self, Invocation};
 use crate::store::{layout, Branch, Change, CommitSpec, Index};
 use crate::trailers::{Action, LoreTrailers};
 
-/// The default transform program (DESIGN §4); `{model}` is replaced by
-/// `lore.transform.model`.
-pub const DEFAULT_COMMAND: &str = "claude -p --max-turns 1 --model {model}";
-/// The default transform model.
-pub const DEFAULT_MODEL: &str = "claude-haiku-4-5-20251001";
-/// The default per-call timeout (`lore.transform.timeout`, seconds).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 /// At most this much of a model's answer is kept.
 pub const MAX_ANSWER: usize = 1 << 20;
 /// Artifacts written per transaction: the ref moves once per chunk, so a
 /// crash loses at most one chunk's writes (never a half-written one).
 pub const CHUNK: usize = 256;
 
-/// Where model work goes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Backend {
-    /// The deterministic built-in transform (DESIGN §4).
-    Offline,
-    /// A program that reads the prompt on stdin and prints its answer.
-    Command {
-        argv: Vec<String>,
-        model: String,
-        timeout: Duration,
-    },
-}
-
-impl Backend {
-    /// The name recorded in `Lore-Model` and the proposal's `model`.
-    pub fn model_name(&self) -> &str {
-        match self {
-            Backend::Offline => "offline",
-            Backend::Command { model, .. } => model,
-        }
-    }
-
-    /// The backend the repository's config asks for: `command` when
-    /// `lore.transform.command` is set (or `lore.backend = command`),
-    /// otherwise `offline`. `choice` overrides (`--backend`).
-    pub fn from_config(lore: &Lore, choice: Option<&str>) -> Result<Backend, LoreError> {
-        let cfg = |k: &str| lore.store.config_string(k);
-        let command = cfg("lore.transform.command");
-        let kind = choice
-            .map(str::to_owned)
-            .or_else(|| cfg("lore.backend"))
-            .unwrap_or_else(|| {
-                if command.is_some() {
-                    "command".into()
-                } else {
-                    "offline".into()
-                }
-            });
-        match kind.as_str() {
-            "offline" => Ok(Backend::Offline),
-            "command" => {
-                let model = cfg("lore.transform.model").unwrap_or_else(|| DEFAULT_MODEL.into());
-                if model.chars().any(char::is_control) || model.trim().is_empty() {
-                    return Err(LoreError::BadInput(format!(
-                        "lore.transform.model is not a usable name: {model:?}"
-                    )));
-                }
-                let template = command.unwrap_or_else(|| DEFAULT_COMMAND.into());
-                let argv: Vec<String> = shell_words::split(&template)
-                    .map_err(|e| {
-                        LoreError::BadInput(format!(
-                            "lore.transform.command {template:?} does not parse: {e}"
-                        ))
-                    })?
-                    .into_iter()
-                    .map(|a| a.replace("{model}", &model))
-                    .collect();
-                if argv.is_empty() {
-                    return Err(LoreError::BadInput(
-                        "lore.transform.command is empty".into(),
-                    ));
-                }
-                let timeout = match cfg("lore.transform.timeout") {
-                    None => DEFAULT_TIMEOUT,
-                    Some(t) => t
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|s| s.is_finite() && *s > 0.0)
-                        .map(Duration::from_secs_f64)
-                        .ok_or_else(|| LoreError::BadInput(format!("lore.transform.timeout must be a positive number of seconds, got {t:?}")))?,
-                };
-                Ok(Backend::Command {
-                    argv,
-                    model,
-                    timeout,
-                })
-            }
-            other => Err(LoreError::BadInput(format!(
-                "backend must be offline or command, got {other:?}"
-            ))),
-        }
-    }
-}
+pub use super::backend::Backend;
 
 /// One input item: an artifact, or why its source could not be read as one.
 #[derive(Clone, Debug)]

@@ -8,6 +8,7 @@
 //! [`Env`] and the caller's random generator.
 
 pub mod audit;
+pub mod backend;
 pub mod ingest;
 pub mod init;
 pub mod query;

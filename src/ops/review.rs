@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use super::backend::Backend;
 use super::{Lore, LoreError};
 use crate::model::{canonical_json, Id, Lesson, Proposal, ProposalStatus, Source, Visibility};
 use crate::pipeline::validate_confirmed;
@@ -419,98 +420,23 @@ fn ledger_allowed_text(lore: &Lore) -> Result<String, LoreError> {
     Ok(text)
 }
 
-/// Where judging goes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum JudgeBackend {
-    /// The deterministic offline judges (DESIGN §4).
-    Offline,
-    /// A program per judge type: `lore.judge.command` with `{judge}` and
-    /// `{model}` replaced, the prompt on stdin, one verdict object out.
-    Command {
-        template: Vec<String>,
-        model: String,
-        timeout: std::time::Duration,
-    },
-}
-
-/// The default judge program; `{judge}` is the judge type.
-pub const DEFAULT_JUDGE_COMMAND: &str = "claude -p --max-turns 1 --model {model}";
-/// The default judge model.
-pub const DEFAULT_JUDGE_MODEL: &str = "claude-opus-4-1";
-
-impl JudgeBackend {
-    /// The name recorded in `Lore-Model`.
-    pub fn model_name(&self) -> &str {
-        match self {
-            JudgeBackend::Offline => "offline",
-            JudgeBackend::Command { model, .. } => model,
-        }
-    }
-
-    /// The backend config asks for (`lore.judge.backend`, default `command`
-    /// when `lore.judge.command` is set, else `offline`); `choice` overrides.
-    pub fn from_config(lore: &Lore, choice: Option<&str>) -> Result<JudgeBackend, LoreError> {
-        let cfg = |k: &str| lore.store.config_string(k);
-        let command = cfg("lore.judge.command");
-        let kind = choice
-            .map(str::to_owned)
-            .or_else(|| cfg("lore.judge.backend"))
-            .unwrap_or_else(|| {
-                if command.is_some() {
-                    "command".into()
-                } else {
-                    "offline".into()
-                }
-            });
-        match kind.as_str() {
-            "offline" => Ok(JudgeBackend::Offline),
-            "command" => {
-                let text = command.unwrap_or_else(|| DEFAULT_JUDGE_COMMAND.into());
-                let template = shell_words::split(&text).map_err(|e| {
-                    LoreError::BadInput(format!("lore.judge.command {text:?} does not parse: {e}"))
-                })?;
-                if template.is_empty() {
-                    return Err(LoreError::BadInput("lore.judge.command is empty".into()));
-                }
-                let timeout = match cfg("lore.judge.timeout") {
-                    None => std::time::Duration::from_secs(120),
-                    Some(t) => t
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|s| s.is_finite() && *s > 0.0)
-                        .map(std::time::Duration::from_secs_f64)
-                        .ok_or_else(|| LoreError::BadInput(format!("lore.judge.timeout must be a positive number of seconds, got {t:?}")))?,
-                };
-                Ok(JudgeBackend::Command {
-                    template,
-                    model: cfg("lore.judge.model").unwrap_or_else(|| DEFAULT_JUDGE_MODEL.into()),
-                    timeout,
-                })
-            }
-            other => Err(LoreError::BadInput(format!(
-                "judge backend must be offline or command, got {other:?}"
-            ))),
-        }
-    }
-}
-
 /// Runs the rubric's judges on one proposal. `Err` is an outage (a judge
 /// program missing, hung or crashed): nothing may be recorded.
 pub fn run_panel(
     lore: &Lore,
     p: &Proposal,
     rubrics: &RubricSet,
-    backend: &JudgeBackend,
+    backend: &Backend,
 ) -> Result<Value, String> {
     let Some(rubric) = p.visibility.and_then(|v| rubrics.rubric_for(v)) else {
         return Ok(Value::Array(Vec::new())); // private: no jury
     };
     match backend {
-        JudgeBackend::Offline => review::offline_panel(p, rubric).map_err(|e| e.to_string()),
-        JudgeBackend::Command {
-            template,
-            model,
+        Backend::Offline => review::offline_panel(p, rubric).map_err(|e| e.to_string()),
+        Backend::Command {
+            argv: template,
             timeout,
+            ..
         } => {
             let mut panel = Vec::new();
             for judge_type in &rubric.judge_types {
@@ -518,7 +444,7 @@ pub fn run_panel(
                     review::judge_prompt(judge_type, p, rubric).map_err(|e| e.to_string())?;
                 let argv: Vec<String> = template
                     .iter()
-                    .map(|a| a.replace("{judge}", judge_type).replace("{model}", model))
+                    .map(|a| a.replace("{judge}", judge_type))
                     .collect();
                 let inv = crate::process::Invocation {
                     argv,
@@ -569,7 +495,7 @@ pub type Promoted = Result<Done, LoreError>;
 /// the next lesson is judged. `each` hears about every lesson as it is done.
 pub fn judge_all(
     lore: &mut Lore,
-    backend: &JudgeBackend,
+    backend: &Backend,
     each: &mut dyn FnMut(&Judged, Option<&Promoted>),
 ) -> Result<Vec<Judged>, LoreError> {
     let rubrics = rubrics(lore)?;
