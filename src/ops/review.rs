@@ -289,8 +289,27 @@ pub fn judge(
     Ok(r.value)
 }
 
-fn author_secret(lore: &Lore) -> Result<String, LoreError> {
+/// The author secret `author_key` is derived from: created on first use
+/// (0600, never overwritten — a concurrent creator's secret wins), then only
+/// ever read. A malformed secret is refused, never replaced.
+fn author_secret(lore: &mut Lore) -> Result<String, LoreError> {
     let path = lore.store.git_dir().join(super::init::AUTHOR_SECRET_PATH);
+    if !path.exists() {
+        let mut random = [0u8; 32];
+        rand::RngCore::fill_bytes(lore.rng(), &mut random);
+        let text = format!("{}\n", review::secret_from_random(random));
+        match lore.store.write_private_file(
+            super::init::AUTHOR_SECRET_PATH,
+            text.as_bytes(),
+            0o600,
+            true,
+        ) {
+            Ok(_) => {}
+            Err(crate::store::StoreError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
     let bytes = std::fs::read(&path).map_err(|e| {
         LoreError::Refused(format!(
             "cannot read the author secret {}: {e}",

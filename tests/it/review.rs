@@ -693,3 +693,47 @@ fn verdicts_are_checked_only_after_the_lesson_is() {
     assert_eq!(r.code, 0, "a private lesson needs no panel: {}", r.stderr);
     assert_eq!(proposal(&env, &id)["verdict"]["reason"], "private_no_jury");
 }
+
+#[test]
+fn the_author_secret_is_created_once_and_never_replaced() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let secret = env.repo().join("keys/author_secret");
+    let original = std::fs::read_to_string(&secret).unwrap();
+    // A repository whose secret is gone gets a new one at its first promote.
+    std::fs::remove_file(&secret).unwrap();
+    env.lore(&["confirm", &id, "private"]).ok();
+    env.lore(&["judge", &id, "[]"]).ok();
+    let created = std::fs::read_to_string(&secret).unwrap();
+    assert_ne!(created, original);
+    assert_eq!(created.trim().len(), 64);
+    assert_eq!(
+        std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    // A malformed secret is refused, never replaced.
+    std::fs::write(&secret, "not hex\n").unwrap();
+    let id2 = {
+        let f = env.write(
+            "b.json",
+            &POSITIVE.replace("01KZ45MKAM734ZS7JK24D2DK0R", "01KZ45MKAM734ZS7JK24D2DK0S"),
+        );
+        env.write("answer.json", CANDIDATE);
+        env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+        env.lore(&["ingest", f.to_str().unwrap()])
+            .ok()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_owned()
+    };
+    env.lore(&["confirm", &id2, "private"]).ok();
+    let r = env.lore(&["judge", &id2, "[]"]);
+    assert!(
+        r.stderr.contains("was judged but not promoted"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&secret).unwrap(), "not hex\n");
+}
