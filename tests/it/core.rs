@@ -597,4 +597,43 @@ fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
         .read(Branch::Ledger, "proposals/nope.json")
         .unwrap()
         .is_none());
+
+    // Update and delete through a transaction: one signed commit each.
+    use git_lore::store::{Change, CommitSpec};
+    use git_lore::trailers::{Action, LoreTrailers};
+    use rand::SeedableRng;
+    let genv = git_lore::ops::Env::new(
+        jiff::Timestamp::from_second(1_785_000_000).unwrap(),
+        Some(env.home()),
+        env.vars(),
+    );
+    let mut lore =
+        git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(1)).unwrap();
+    let (gone, kept) = (records[0].0.clone(), records[1].0.clone());
+    lore.transact(Branch::Ledger, |tx| {
+        let spec = |subject: &str, changes| {
+            CommitSpec::new(subject, None, LoreTrailers::new(Action::Config), changes)
+        };
+        tx.commit(spec(
+            "config: rewrite",
+            vec![Change::Put {
+                path: kept.clone(),
+                bytes: b"{}\n".to_vec(),
+            }],
+        )?)?;
+        tx.commit(spec(
+            "config: drop",
+            vec![Change::Delete { path: gone.clone() }],
+        )?)?;
+        assert_eq!(tx.read(&gone)?, None, "the transaction sees its own delete");
+        Ok(())
+    })
+    .unwrap();
+    let after = lore.store.list(Branch::Ledger, "proposals").unwrap();
+    assert_eq!(after, vec![(kept.clone(), b"{}\n".to_vec())]);
+    assert_eq!(env.ledger_commits().len(), 5);
+    assert_eq!(
+        env.git(&["log", "-2", "--format=%G?", "ledger"]).ok(),
+        "G\nG\n"
+    );
 }
