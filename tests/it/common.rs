@@ -27,6 +27,16 @@ impl Run {
         }
     }
 
+    /// Asserts that stderr says `needle`, showing stderr when it does not.
+    #[track_caller]
+    pub fn assert_stderr(&self, needle: &str) {
+        assert!(
+            self.stderr.contains(needle),
+            "stderr lacks {needle:?}:\n{}",
+            self.stderr
+        );
+    }
+
     /// Asserts success and returns stdout.
     #[track_caller]
     pub fn ok(&self) -> &str {

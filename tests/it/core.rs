@@ -16,7 +16,7 @@ fn init_creates_a_repository_stock_git_verifies() {
             env.repo().display()
         )
     );
-    assert!(r.stderr.contains("created signing key"), "{}", r.stderr);
+    r.assert_stderr("created signing key");
 
     // HEAD names the ledger; the key is private; the hook is executable.
     assert_eq!(
@@ -45,12 +45,7 @@ fn init_creates_a_repository_stock_git_verifies() {
     // Stock git reports a good signature with no further setup.
     let v = env.git(&["verify-commit", "ledger"]);
     assert_eq!(v.code, 0, "{}", v.stderr);
-    assert!(
-        v.stderr
-            .contains("Good \"git\" signature for git-lore@localhost with ED25519 key"),
-        "{}",
-        v.stderr
-    );
+    v.assert_stderr("Good \"git\" signature for git-lore@localhost with ED25519 key");
     let log = env.git(&["log", "--show-signature", "ledger"]);
     assert!(
         log.ok().contains("Good \"git\" signature"),
@@ -98,11 +93,7 @@ fn pre_push_hook_refuses_private_branches() {
     );
     let r = env.git(&["push", remote.to_str().unwrap(), "ledger"]);
     assert_ne!(r.code, 0);
-    assert!(
-        r.stderr.contains("refusing to push refs/heads/ledger"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("refusing to push refs/heads/ledger");
     let refs = std::process::Command::new("git")
         .arg("--git-dir")
         .arg(&remote)
@@ -234,7 +225,7 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         "{}",
         r.stdout
     );
-    assert!(r.stderr.contains("problems in 4 commits"), "{}", r.stderr);
+    r.assert_stderr("problems in 4 commits");
 
     // The JSON form names the same commits.
     let j: serde_json::Value =

@@ -52,12 +52,7 @@ fn each_outage_leaves_the_artifact_untouched_and_writes_nothing() {
             "{script}: expected {why:?} in {}",
             r.stdout
         );
-        assert!(
-            r.stderr
-                .contains("0 proposed, 0 declined, 0 skipped, 1 untouched"),
-            "{}",
-            r.stderr
-        );
+        r.assert_stderr("0 proposed, 0 declined, 0 skipped, 1 untouched");
         assert_eq!(
             env.ledger_commits(),
             before,
@@ -372,12 +367,7 @@ fn bad_input_is_refused_per_item_and_the_rest_go_on() {
         "names the bad field: {}",
         r.stdout
     );
-    assert!(
-        r.stderr
-            .contains("1 proposed, 0 declined, 0 skipped, 0 untouched, 3 invalid"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("1 proposed, 0 declined, 0 skipped, 0 untouched, 3 invalid");
     assert_eq!(
         env.ledger_commits().len(),
         2,

@@ -81,12 +81,7 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
     let r = env.lore(&["confirm", &id]);
     assert_eq!(r.code, 1, "no default visibility");
     let r = env.lore(&["confirm", &id, "secret"]);
-    assert!(
-        r.stderr
-            .contains("visibility must be one of: private, org, public"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("visibility must be one of: private, org, public");
     let r = env.lore(&[
         "confirm",
         &id,
@@ -95,19 +90,9 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
         "holds everywhere",
     ]);
     assert_eq!(r.code, 1);
-    assert!(
-        r.stderr
-            .contains("version_independent requires org or public visibility"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("version_independent requires org or public visibility");
     let r = env.lore(&["confirm", &id, "org", "--justification", "   "]);
-    assert!(
-        r.stderr
-            .contains("justification is blank after trimming whitespace"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("justification is blank after trimming whitespace");
     assert_eq!(
         env.ledger_commits().len(),
         commits,
@@ -180,12 +165,7 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
     let n = env.ledger_commits().len();
     let r = env.lore(&["pass", &id, "not useful\nLore-Status: approved"]);
     assert_eq!(r.code, 1);
-    assert!(
-        r.stderr
-            .contains("trailer Lore-Reason has a control character or line break"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("trailer Lore-Reason has a control character or line break");
     assert_eq!(env.ledger_commits().len(), n);
     assert_eq!(
         env.lore(&["pass", &id, "not worth sharing"]).ok(),
@@ -323,13 +303,9 @@ fn org_majority_approves_and_promotes_a_schema_valid_entry() {
     );
     let r = env.lore(&["unconfirm", &id]);
     assert_eq!(r.code, 1);
-    assert!(
-        r.stderr.contains(&format!(
-            "lesson {id} cannot be unconfirmed from status: approved"
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!(
+        "lesson {id} cannot be unconfirmed from status: approved"
+    ));
     assert_eq!(env.lore(&["verify"]).code, 0);
 }
 
@@ -522,21 +498,14 @@ fn judge_all_asks_first_and_records_each_verdict() {
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let r = env.lore(&["judge", "--all"]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("1 confirmed lessons (0 public, 0 private with no jury) to judge with the offline judges"), "{}", r.stderr);
-    assert!(
-        r.stderr.contains("refusing to judge without --yes"),
-        "{}",
-        r.stderr
+    r.assert_stderr(
+        "1 confirmed lessons (0 public, 0 private with no jury) to judge with the offline judges",
     );
+    r.assert_stderr("refusing to judge without --yes");
     assert_eq!(proposal(&env, &id)["status"], "confirmed");
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("judged: 1 approved, 0 rejected, 0 could not judge"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
     assert_eq!(proposal(&env, &id)["status"], "approved");
     let model = env.git(&[
         "log",
@@ -556,12 +525,7 @@ fn judge_all_asks_first_and_records_each_verdict() {
     let n = env.ledger_commits().len();
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains(&format!("0 approved, 0 rejected, 1 could not judge: {id}")),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!("0 approved, 0 rejected, 1 could not judge: {id}"));
     assert_eq!(env.ledger_commits().len(), n);
 }
 
@@ -594,7 +558,7 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
     let n = env.ledger_commits().len();
     let r = env.lore(&["rubrics", f.to_str().unwrap()]);
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("rubrics file refused"), "{}", r.stderr);
+    r.assert_stderr("rubrics file refused");
     assert!(
         r.stderr.contains("lesson-promotion"),
         "names the rubric: {}",
@@ -673,12 +637,7 @@ fn verdicts_are_checked_only_after_the_lesson_is() {
     let id = pending(&env);
     let r = env.lore(&["judge", "01KZ4A1B2C3D4E5F6G7H8J9K0M", "not json"]);
     assert_eq!(r.code, 1, "a missing lesson is a refusal: {}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("lesson 01KZ4A1B2C3D4E5F6G7H8J9K0M not found"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("lesson 01KZ4A1B2C3D4E5F6G7H8J9K0M not found");
     let r = env.lore(&["judge", &id, "not json"]);
     assert_eq!(r.code, 1, "a pending lesson is a refusal: {}", r.stderr);
     assert!(
@@ -730,10 +689,6 @@ fn the_author_secret_is_created_once_and_never_replaced() {
     };
     env.lore(&["confirm", &id2, "private"]).ok();
     let r = env.lore(&["judge", &id2, "[]"]);
-    assert!(
-        r.stderr.contains("was judged but not promoted"),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr("was judged but not promoted");
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "not hex\n");
 }
