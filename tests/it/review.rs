@@ -692,3 +692,44 @@ fn the_author_secret_is_created_once_and_never_replaced() {
     r.assert_stderr("was judged but not promoted");
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "not hex\n");
 }
+
+/// Runs `git-lore args…` on a pseudo-terminal (util-linux `script`), typing
+/// `input`, so the command sees a terminal on stdin.
+fn on_a_terminal(env: &TestEnv, args: &str, input: &str) -> String {
+    use std::io::Write;
+    let cmd = format!("{} {args}", env!("CARGO_BIN_EXE_git-lore"));
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux script");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&o.stdout).replace('\r', "")
+}
+
+#[test]
+fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "org"]).ok();
+    env.git(&["config", "--unset", "lore.judge.command"]).ok();
+    let no = on_a_terminal(&env, "judge --all", "n\n");
+    assert!(no.contains("Proceed? [y/N]"), "{no}");
+    assert!(no.contains("nothing judged"), "{no}");
+    assert_eq!(proposal(&env, &id)["status"], "confirmed");
+    let yes = on_a_terminal(&env, "judge --all", "y\n");
+    assert!(
+        yes.contains(&format!("Lesson {id} is now approved.")),
+        "{yes}"
+    );
+    assert_eq!(proposal(&env, &id)["status"], "approved");
+}
