@@ -266,6 +266,8 @@ pub fn ingest(
             let batch = std::mem::take(&mut pending);
             if let Err(e) = write(lore, backend, &batch, &mut outcomes, &mut decide) {
                 error = Some(e);
+                // Back in `pending`, so the items it did not write say so.
+                pending = batch;
             }
         }
     }

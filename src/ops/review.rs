@@ -338,11 +338,14 @@ pub fn promote(lore: &mut Lore, id: Id) -> Result<Done, LoreError> {
         let visibility = p.visibility.ok_or_else(|| {
             LoreError::Refused(format!("lesson {id} is approved but has no visibility"))
         })?;
+        // Every check that can refuse comes before the author secret may be
+        // created: a refusal writes nothing.
+        let allowed = ledger_allowed_text(lore)?;
+        let probe = review::build_lesson(&p, &"0".repeat(32), now).map_err(review_err)?;
+        check_lesson(&probe)?;
         let key = review::author_key(&author_secret(lore)?, visibility).map_err(review_err)?;
         let lesson = review::build_lesson(&p, &key, now).map_err(review_err)?;
-        check_lesson(&lesson)?;
         let pool = pool_of(visibility);
-        let allowed = ledger_allowed_text(lore)?;
         lore.transact(pool, |tx| {
             let path = layout::lesson_path(id);
             if tx.read(&path)?.is_some() {

@@ -189,19 +189,16 @@ impl Tables {
         Some(buf)
     }
 
-    /// All of it, for a full scan.
-    fn whole(&self) -> std::borrow::Cow<'_, [u8]> {
+    /// All of it, for a full scan; `None` if the file could not be read.
+    fn whole(&self) -> Option<std::borrow::Cow<'_, [u8]>> {
         match self {
-            Tables::Bytes(b) => std::borrow::Cow::Borrowed(b),
+            Tables::Bytes(b) => Some(std::borrow::Cow::Borrowed(b)),
             Tables::File(f) => {
-                use std::io::{Read, Seek};
-                let mut out = Vec::new();
-                let mut f = f;
-                if f.seek(std::io::SeekFrom::Start(0)).is_err() || f.read_to_end(&mut out).is_err()
-                {
-                    out.clear();
-                }
-                std::borrow::Cow::Owned(out)
+                use std::os::unix::fs::FileExt;
+                let len = f.metadata().ok()?.len() as usize;
+                let mut out = vec![0u8; len];
+                f.read_exact_at(&mut out, 0).ok()?;
+                Some(std::borrow::Cow::Owned(out))
             }
         }
     }
@@ -454,7 +451,11 @@ impl Index {
 
     /// Every lesson with its entry, in id order.
     pub fn lessons(&self) -> Vec<(Id, LessonEntry)> {
-        let mut all: BTreeMap<Id, LessonEntry> = self.file_lessons().into_iter().collect();
+        let mut all: BTreeMap<Id, LessonEntry> = self
+            .file_lessons()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         for (k, v) in &self.mem.lessons {
             all.insert(*k, *v);
         }
@@ -464,39 +465,59 @@ impl Index {
     /// How many artifacts and lessons it knows.
     pub fn counts(&self) -> (usize, usize) {
         let mut arts: HashSet<Id> = self.mem.artifacts.keys().copied().collect();
-        arts.extend(self.file_artifacts().into_iter().map(|(id, _)| id));
+        arts.extend(
+            self.file_artifacts()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(id, _)| id),
+        );
         (arts.len(), self.lessons().len())
     }
 
-    /// The file's artifact table, decoded in one pass.
-    fn file_artifacts(&self) -> Vec<(Id, ArtifactOutcome)> {
-        let whole = self.tables.whole();
-        let Some(table) = whole.get(HEADER..HEADER + self.art_n * ART) else {
-            return Vec::new();
-        };
-        table
-            .chunks_exact(ART)
-            .filter_map(|rec| Some((id_at(rec, 0), decode_artifact(rec)?)))
-            .collect()
+    /// The file's artifact table, decoded in one pass; `None` if it could
+    /// not be read.
+    fn file_artifacts(&self) -> Option<Vec<(Id, ArtifactOutcome)>> {
+        if self.art_n == 0 {
+            return Some(Vec::new());
+        }
+        let whole = self.tables.whole()?;
+        let table = whole.get(HEADER..HEADER + self.art_n * ART)?;
+        Some(
+            table
+                .chunks_exact(ART)
+                .filter_map(|rec| Some((id_at(rec, 0), decode_artifact(rec)?)))
+                .collect(),
+        )
     }
 
-    /// The file's lesson table, decoded in one pass.
-    fn file_lessons(&self) -> Vec<(Id, LessonEntry)> {
-        let whole = self.tables.whole();
+    /// The file's lesson table, decoded in one pass; `None` if it could not
+    /// be read.
+    fn file_lessons(&self) -> Option<Vec<(Id, LessonEntry)>> {
+        if self.les_n == 0 {
+            return Some(Vec::new());
+        }
+        let whole = self.tables.whole()?;
         let start = HEADER + self.art_n * ART;
-        let Some(table) = whole.get(start..start + self.les_n * LES) else {
-            return Vec::new();
-        };
-        table
-            .chunks_exact(LES)
-            .filter_map(|rec| Some((id_at(rec, 0), decode_lesson(rec)?)))
-            .collect()
+        let table = whole.get(start..start + self.les_n * LES)?;
+        Some(
+            table
+                .chunks_exact(LES)
+                .filter_map(|rec| Some((id_at(rec, 0), decode_lesson(rec)?)))
+                .collect(),
+        )
     }
 
     fn persist(&mut self) -> Result<(), StoreError> {
-        let mut arts: BTreeMap<Id, ArtifactOutcome> = self.file_artifacts().into_iter().collect();
+        // A table that cannot be read is never rewritten from what could be:
+        // that would record the new tips over missing entries.
+        let (Some(file_arts), Some(file_lessons)) = (self.file_artifacts(), self.file_lessons())
+        else {
+            return Ok(());
+        };
+        let mut arts: BTreeMap<Id, ArtifactOutcome> = file_arts.into_iter().collect();
         arts.extend(self.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
-        let lessons: BTreeMap<Id, LessonEntry> = self.lessons().into_iter().collect();
+        let mut lessons: BTreeMap<Id, LessonEntry> = file_lessons.into_iter().collect();
+        lessons.extend(self.mem.lessons.iter().map(|(k, v)| (*k, *v)));
 
         let mut out = Vec::with_capacity(HEADER + arts.len() * ART + lessons.len() * LES);
         out.extend_from_slice(MAGIC);

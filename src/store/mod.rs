@@ -21,7 +21,7 @@ pub mod tx;
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
@@ -436,16 +436,32 @@ impl Store {
                 format!("creating {}", parent.display())
             })?;
         }
-        let mut opts = fs::OpenOptions::new();
-        opts.write(true).mode(mode);
+        // Written whole to a temporary file beside it first, so no reader
+        // ever sees a partial file; then linked into place (refusing an
+        // existing file) or renamed over it.
+        let dir = path.parent().expect("a file under the git dir");
+        let mut tmp = io_ctx(
+            tempfile::Builder::new()
+                .prefix(".lore-tmp-")
+                .permissions(fs::Permissions::from_mode(mode))
+                .tempfile_in(dir),
+            || format!("creating a file in {}", dir.display()),
+        )?;
+        io_ctx(tmp.write_all(bytes), || {
+            format!("writing {}", path.display())
+        })?;
+        io_ctx(tmp.as_file().sync_all(), || {
+            format!("writing {}", path.display())
+        })?;
         if create_new {
-            opts.create_new(true);
+            io_ctx(fs::hard_link(tmp.path(), &path), || {
+                format!("creating {}", path.display())
+            })?;
         } else {
-            opts.create(true).truncate(true);
+            io_ctx(tmp.persist(&path).map_err(|e| e.error), || {
+                format!("replacing {}", path.display())
+            })?;
         }
-        let mut f = io_ctx(opts.open(&path), || format!("creating {}", path.display()))?;
-        io_ctx(f.write_all(bytes), || format!("writing {}", path.display()))?;
-        io_ctx(f.sync_all(), || format!("writing {}", path.display()))?;
         Ok(path)
     }
 

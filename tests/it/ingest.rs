@@ -630,3 +630,38 @@ fn a_repeated_artifact_in_one_input_gets_its_first_copys_fate() {
         format!("{} unseen\n", ulid(7, 1))
     );
 }
+
+#[test]
+fn a_write_that_fails_mid_run_still_reports_every_artifact() {
+    let env = TestEnv::new();
+    env.init();
+    // Signing breaks: every write fails after the model has answered.
+    let gpg = env.stub(
+        "broken-gpg",
+        "cat >/dev/null; echo 'gpg: no secret key' >&2; exit 2",
+    );
+    env.config("gpg.format", "openpgp");
+    env.config("gpg.program", gpg.to_str().unwrap());
+    env.config("user.signingkey", "ABCD1234");
+    let arts: Vec<_> = (0..300).map(|n| proposable(8, n)).collect();
+    let f = env.artifacts_file("many.jsonl", &arts);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(
+        r.code, 1,
+        "the signing error decides the exit: {}",
+        r.stderr
+    );
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 300, "one line per artifact");
+    for (n, line) in lines.iter().enumerate() {
+        let id = ulid(8, n as u32);
+        assert!(line.starts_with(&format!("untouched {id} ")), "{line}");
+    }
+    assert!(
+        lines[0].contains("not written: could not sign the commit"),
+        "{}",
+        lines[0]
+    );
+    r.assert_stderr("could not sign the commit; nothing was written");
+    assert_eq!(env.ledger_commits().len(), 1, "nothing was written");
+}

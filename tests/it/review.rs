@@ -733,3 +733,30 @@ fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
     );
     assert_eq!(proposal(&env, &id)["status"], "approved");
 }
+
+#[test]
+fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    std::fs::remove_file(env.repo().join("keys/author_secret")).unwrap();
+    env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
+        .ok();
+    env.lore(&["confirm", &id, "org"]).ok();
+    let r = env.lore(&[
+        "judge",
+        &id,
+        include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
+    ]);
+    assert_eq!(r.code, 0, "the verdict stands: {}", r.stderr);
+    r.assert_stderr("was judged but not promoted");
+    r.assert_stderr("promote needs gpg.ssh.allowedSignersFile");
+    assert!(
+        !env.repo().join("keys/author_secret").exists(),
+        "a refusal writes nothing"
+    );
+    assert_eq!(
+        env.git(&["rev-parse", "--verify", "-q", "pool/org"]).code,
+        1
+    );
+    assert!(proposal(&env, &id)["promoted_at"].is_null());
+}
