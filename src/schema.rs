@@ -402,33 +402,11 @@ mod tests {
         })
     }
 
+    /// The reference pool entry (an org lesson), as shipped with the review
+    /// tests.
     fn pool_entry() -> Value {
-        json!({
-            "id": "01KZ4A1B2C3D4E5F6G7H8J9K0M",
-            "schema_version": 2,
-            "claim": "Vitest 4 cannot import vite/module-runner on Vite 5",
-            "rationale": "vite/module-runner ships in Vite 6; Vitest 4 assumes it exists.",
-            "evidence": {
-                "resolution": "Pin vitest to 3.x until Vite 6 lands.",
-                "artifact_ids": ["01KZ45MKAM734ZS7JK24D2DK0R"],
-                "session_ids": ["sess-1"],
-                "project_key": "6a7678979e31",
-                "observed_at": "2026-08-03T15:59:48Z"
-            },
-            "applies_to": {
-                "stack": ["vite", "vitest"],
-                "scope": {"kind": "versioned", "versions": {"vite": "<6", "vitest": ">=4"}},
-                "file_patterns": [],
-                "task_kinds": []
-            },
-            "visibility": "org",
-            "consensus": {"judges": 2, "agreed": 2, "decided_at": "2026-08-05T10:00:00Z"},
-            "status": "active",
-            "superseded_by": null,
-            "source": "org",
-            "author_key": "a8cf0203e178702412d37d5f796adbdc",
-            "promoted_at": "2026-08-05T10:00:01Z"
-        })
+        serde_json::from_str(include_str!("review/testdata/pool-entry.approved-org.json"))
+            .expect("fixture is JSON")
     }
 
     fn pending_proposal() -> Value {

@@ -341,10 +341,12 @@ pub fn promote(lore: &mut Lore, id: Id) -> Result<Done, LoreError> {
         // Every check that can refuse comes before the author secret may be
         // created: a refusal writes nothing.
         let allowed = ledger_allowed_text(lore)?;
-        let probe = review::build_lesson(&p, &"0".repeat(32), now).map_err(review_err)?;
-        check_lesson(&probe)?;
-        let key = review::author_key(&author_secret(lore)?, visibility).map_err(review_err)?;
-        let lesson = review::build_lesson(&p, &key, now).map_err(review_err)?;
+        // Built and checked with a placeholder key, so the author secret is
+        // only created once nothing can refuse any more.
+        let mut lesson = review::build_lesson(&p, &"0".repeat(32), now).map_err(review_err)?;
+        check_lesson(&lesson)?;
+        lesson.author_key =
+            review::author_key(&author_secret(lore)?, visibility).map_err(review_err)?;
         let pool = pool_of(visibility);
         lore.transact(pool, |tx| {
             let path = layout::lesson_path(id);

@@ -179,24 +179,12 @@ mod tests {
     use crate::pipeline::range::tests::CORPUS;
     use serde_json::json;
 
+    /// The candidate of the reference pending proposal.
     fn candidate() -> Value {
-        json!({
-            "claim": "Vitest 4 cannot import vite/module-runner on Vite 5",
-            "rationale": "vite/module-runner ships in Vite 6; Vitest 4 assumes it exists.",
-            "evidence": {
-                "resolution": "Pin vitest to 3.x until Vite 6 lands.",
-                "artifact_ids": ["01KZ45MKAM734ZS7JK24D2DK0R"],
-                "session_ids": ["sess-1"],
-                "project_key": "6a7678979e31",
-                "observed_at": "2026-08-03T15:59:48Z"
-            },
-            "applies_to": {
-                "stack": ["vite", "vitest"],
-                "scope": {"kind": "versioned", "versions": {"vite": "<6", "vitest": ">=4"}},
-                "file_patterns": [],
-                "task_kinds": []
-            }
-        })
+        let p: Value =
+            serde_json::from_str(include_str!("../review/testdata/proposal.pending.json"))
+                .expect("fixture is JSON");
+        p["candidate"].clone()
     }
 
     fn messages(r: Result<impl std::fmt::Debug, Invalid>) -> Vec<String> {

@@ -26,23 +26,27 @@ use crate::model::{
     iso, Consensus, Lesson, LessonStatus, Proposal, ProposalStatus, Scope, Visibility,
 };
 
+/// Refuses a proposal promote cannot start from: not judged yet (the
+/// upstream "has not been judged yet" message), or in a status outside `ok`.
+fn promotable(p: &Proposal, ok: &[ProposalStatus]) -> Result<(), ReviewError> {
+    match p.status {
+        s if ok.contains(&s) => Ok(()),
+        ProposalStatus::Confirmed => Err(ReviewError::NotJudged { id: p.id }),
+        status => Err(ReviewError::WrongStatus {
+            id: p.id,
+            action: "promoted",
+            status,
+        }),
+    }
+}
+
 /// Builds the pool entry of an approved proposal.
 pub fn build_lesson(
     p: &Proposal,
     author_key: &str,
     now: jiff::Timestamp,
 ) -> Result<Lesson, ReviewError> {
-    match p.status {
-        ProposalStatus::Approved => {}
-        ProposalStatus::Confirmed => return Err(ReviewError::NotJudged { id: p.id }),
-        status => {
-            return Err(ReviewError::WrongStatus {
-                id: p.id,
-                action: "promoted",
-                status,
-            })
-        }
-    }
+    promotable(p, &[ProposalStatus::Approved])?;
     if !is_author_key(author_key) {
         return Err(ReviewError::BadAuthorKey);
     }
@@ -126,17 +130,7 @@ pub fn build_lesson(
 /// Stamps `promoted_at` on a decided proposal, the last step of promote.
 /// Approved and rejected proposals can be stamped; a stamped one is a no-op.
 pub fn mark_promoted(p: &Proposal, now: jiff::Timestamp) -> Result<Transition, ReviewError> {
-    match p.status {
-        ProposalStatus::Approved | ProposalStatus::Rejected => {}
-        ProposalStatus::Confirmed => return Err(ReviewError::NotJudged { id: p.id }),
-        status => {
-            return Err(ReviewError::WrongStatus {
-                id: p.id,
-                action: "promoted",
-                status,
-            })
-        }
-    }
+    promotable(p, &[ProposalStatus::Approved, ProposalStatus::Rejected])?;
     if p.promoted_at.is_some() {
         return Ok(Transition::Unchanged(NoOp::AlreadyPromoted { id: p.id }));
     }

@@ -117,6 +117,15 @@ impl TestEnv {
         Run::from(self.lore_cmd(args).output().expect("run git-lore"))
     }
 
+    /// Starts `git-lore args…` with its output captured, without waiting.
+    pub fn spawn_lore(&self, args: &[&str]) -> std::process::Child {
+        self.lore_cmd(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn git-lore")
+    }
+
     /// Runs `git-lore args…` with `input` on stdin.
     pub fn lore_stdin(&self, args: &[&str], input: &[u8]) -> Run {
         use std::io::Write;

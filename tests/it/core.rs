@@ -316,13 +316,7 @@ fn eight_processes_writing_100_records_each_lose_nothing() {
         .collect();
     let children: Vec<_> = files
         .iter()
-        .map(|f| {
-            env.lore_cmd(&["ingest", f.to_str().unwrap()])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|f| env.spawn_lore(&["ingest", f.to_str().unwrap()]))
         .collect();
     for c in children {
         let o = c.wait_with_output().unwrap();
@@ -514,15 +508,7 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
 #[test]
 fn concurrent_inits_all_succeed_and_leave_one_repository() {
     let env = TestEnv::new();
-    let children: Vec<_> = (0..6)
-        .map(|_| {
-            env.lore_cmd(&["init"])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let children: Vec<_> = (0..6).map(|_| env.spawn_lore(&["init"])).collect();
     let mut created = 0;
     for c in children {
         let o = c.wait_with_output().unwrap();

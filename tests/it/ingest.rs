@@ -388,13 +388,7 @@ fn four_processes_ingesting_the_same_200_artifacts_give_one_outcome_each() {
     let arts: Vec<serde_json::Value> = (0..200).map(|n| proposable(4, n)).collect();
     let f = env.artifacts_file("same.jsonl", &arts);
     let children: Vec<_> = (0..4)
-        .map(|_| {
-            env.lore_cmd(&["ingest", f.to_str().unwrap()])
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|_| env.spawn_lore(&["ingest", f.to_str().unwrap()]))
         .collect();
     let mut proposed = std::collections::HashMap::<String, usize>::new();
     for c in children {

@@ -134,21 +134,13 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
     assert_eq!(env.ledger_commits().len(), n);
     let r = env.lore(&["confirm", &id, "org"]);
     assert_eq!(r.code, 1);
-    assert!(
-        r.stderr.contains(&format!(
-            "lesson {id} is already confirmed; visibility or scope differs from the request"
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!(
+        "lesson {id} is already confirmed; visibility or scope differs from the request"
+    ));
     let r = env.lore(&["pass", &id]);
-    assert!(
-        r.stderr.contains(&format!(
-            "lesson {id} is confirmed for the jury; it cannot be passed on now"
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!(
+        "lesson {id} is confirmed for the jury; it cannot be passed on now"
+    ));
 
     // Unconfirm restores the pending record byte for byte.
     assert_eq!(
@@ -174,21 +166,13 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
     assert_eq!(proposal(&env, &id)["status"], "passed");
     assert_eq!(trailer(&env, "Lore-Reason"), "not worth sharing");
     let r = env.lore(&["confirm", &id, "org"]);
-    assert!(
-        r.stderr.contains(&format!(
-            "lesson {id} was passed on; it cannot be confirmed"
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!(
+        "lesson {id} was passed on; it cannot be confirmed"
+    ));
     let r = env.lore(&["unconfirm", &id]);
-    assert!(
-        r.stderr.contains(&format!(
-            "lesson {id} was passed on, not confirmed; unconfirm does not undo that"
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!(
+        "lesson {id} was passed on, not confirmed; unconfirm does not undo that"
+    ));
     assert_eq!(
         env.lore(&["list", "--status", "passed"])
             .ok()
@@ -294,13 +278,9 @@ fn org_majority_approves_and_promotes_a_schema_valid_entry() {
     );
     let r = env.lore(&["judge", &id, "[]"]);
     assert_eq!(r.code, 1);
-    assert!(
-        r.stderr.contains(&format!(
-            "lesson {id} is not confirmed; its status is: approved"
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!(
+        "lesson {id} is not confirmed; its status is: approved"
+    ));
     let r = env.lore(&["unconfirm", &id]);
     assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
@@ -442,13 +422,9 @@ fn an_unusable_panel_writes_nothing_and_exits_2() {
     for (vis, panel, rubrics, why) in cases {
         let (r, p, before, after, id) = judged(vis, &panel, rubrics);
         assert_eq!(r.code, 2, "{panel}: {}", r.stderr);
-        assert!(
-            r.stderr.contains(&format!(
-                "lesson {id} could not be judged; it stays confirmed"
-            )),
-            "{}",
-            r.stderr
-        );
+        r.assert_stderr(&format!(
+            "lesson {id} could not be judged; it stays confirmed"
+        ));
         assert!(r.stderr.contains(why), "{why:?} in {}", r.stderr);
         assert_eq!(before, after, "nothing written for {panel}");
         assert_eq!(p["status"], "confirmed");
@@ -640,13 +616,9 @@ fn verdicts_are_checked_only_after_the_lesson_is() {
     r.assert_stderr("lesson 01KZ4A1B2C3D4E5F6G7H8J9K0M not found");
     let r = env.lore(&["judge", &id, "not json"]);
     assert_eq!(r.code, 1, "a pending lesson is a refusal: {}", r.stderr);
-    assert!(
-        r.stderr.contains(&format!(
-            "lesson {id} is not confirmed; its status is: pending"
-        )),
-        "{}",
-        r.stderr
-    );
+    r.assert_stderr(&format!(
+        "lesson {id} is not confirmed; its status is: pending"
+    ));
     env.lore(&["confirm", &id, "private"]).ok();
     let r = env.lore(&["judge", &id, "not json"]);
     assert_eq!(r.code, 0, "a private lesson needs no panel: {}", r.stderr);
