@@ -8,7 +8,10 @@
 //! The library never prints and never reads the process environment, the
 //! clock or randomness directly: callers pass them in.
 
+pub mod answer;
+pub mod event;
 pub mod model;
+pub mod names;
 pub mod ops;
 pub mod pipeline;
 pub mod process;
@@ -17,3 +20,4 @@ pub mod schema;
 pub mod signing;
 pub mod store;
 pub mod trailers;
+pub mod version;

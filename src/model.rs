@@ -13,21 +13,14 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::names::string_enum;
+
 /// Errors from parsing the small value types of this module.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ModelError {
     /// An id that is not a 26-character upper-case Crockford ULID.
     #[error("not a ULID: {0:?} (expected 26 characters of 0-9 and A-Z without I, L, O, U)")]
     BadId(String),
-    /// A visibility other than private, org or public.
-    #[error("visibility must be one of: private, org, public (got {0:?})")]
-    BadVisibility(String),
-    /// A proposal status that is not one of the five.
-    #[error("unknown status {0:?}")]
-    BadStatus(String),
-    /// A decline reason that is not one of the four.
-    #[error("unknown decline reason {0:?}")]
-    BadReason(String),
 }
 
 /// A ULID as the lesson schema spells it: 26 characters of upper-case
@@ -110,26 +103,16 @@ impl<'de> Deserialize<'de> for Id {
     }
 }
 
-/// Who may see a lesson: chosen by a human at confirmation, never defaulted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Visibility {
-    Private,
-    Org,
-    Public,
+string_enum! {
+    /// Who may see a lesson: chosen by a human at confirmation, never defaulted.
+    pub enum Visibility: "visibility" {
+        Private("private", 0),
+        Org("org", 1),
+        Public("public", 2),
+    }
 }
 
 impl Visibility {
-    pub const ALL: [Visibility; 3] = [Visibility::Private, Visibility::Org, Visibility::Public];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Private => "private",
-            Visibility::Org => "org",
-            Visibility::Public => "public",
-        }
-    }
-
     /// The pool entry's `source` for a lesson of this visibility
     /// (private maps to `local`; it is not a rename).
     pub fn source(self) -> Source {
@@ -141,113 +124,39 @@ impl Visibility {
     }
 }
 
-impl FromStr for Visibility {
-    type Err = ModelError;
-    fn from_str(s: &str) -> Result<Self, ModelError> {
-        match s {
-            "private" => Ok(Visibility::Private),
-            "org" => Ok(Visibility::Org),
-            "public" => Ok(Visibility::Public),
-            _ => Err(ModelError::BadVisibility(s.to_owned())),
-        }
+string_enum! {
+    /// A pool entry's `source`, and the name of the pool branch it lives on.
+    pub enum Source: "pool" {
+        Local("local", 0),
+        Org("org", 1),
+        Public("public", 2),
     }
 }
 
-impl fmt::Display for Visibility {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Where a proposal is in its lifecycle on the ledger.
+    pub enum ProposalStatus: "status" {
+        Pending("pending", 0),
+        Confirmed("confirmed", 1),
+        Passed("passed", 2),
+        Approved("approved", 3),
+        Rejected("rejected", 4),
     }
 }
 
-/// A pool entry's `source`, and the name of the pool branch it lives on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Source {
-    Local,
-    Org,
-    Public,
-}
-
-impl Source {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::Local => "local",
-            Source::Org => "org",
-            Source::Public => "public",
-        }
+string_enum! {
+    /// A pool entry's lifecycle state. There is deliberately no `expired`:
+    /// a lesson whose range no longer matches a project is expired for that
+    /// project only, which recall works out; its entry does not change.
+    pub enum LessonStatus: "lesson status" {
+        Active("active", 0),
+        Refuted("refuted", 1),
+        Superseded("superseded", 2),
+        Retracted("retracted", 3),
     }
 }
-
-/// Where a proposal is in its lifecycle on the ledger.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProposalStatus {
-    Pending,
-    Confirmed,
-    Passed,
-    Approved,
-    Rejected,
-}
-
-impl ProposalStatus {
-    pub const ALL: [ProposalStatus; 5] = [
-        ProposalStatus::Pending,
-        ProposalStatus::Confirmed,
-        ProposalStatus::Passed,
-        ProposalStatus::Approved,
-        ProposalStatus::Rejected,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProposalStatus::Pending => "pending",
-            ProposalStatus::Confirmed => "confirmed",
-            ProposalStatus::Passed => "passed",
-            ProposalStatus::Approved => "approved",
-            ProposalStatus::Rejected => "rejected",
-        }
-    }
-}
-
-impl FromStr for ProposalStatus {
-    type Err = ModelError;
-    fn from_str(s: &str) -> Result<Self, ModelError> {
-        ProposalStatus::ALL
-            .into_iter()
-            .find(|st| st.as_str() == s)
-            .ok_or_else(|| ModelError::BadStatus(s.to_owned()))
-    }
-}
-
-impl fmt::Display for ProposalStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// A pool entry's lifecycle state. There is deliberately no `expired`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LessonStatus {
-    Active,
-    Refuted,
-    Superseded,
-    Retracted,
-}
-
-impl LessonStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LessonStatus::Active => "active",
-            LessonStatus::Refuted => "refuted",
-            LessonStatus::Superseded => "superseded",
-            LessonStatus::Retracted => "retracted",
-        }
-    }
-}
-
 /// An archivist artifact: one decision, dead end or open question from a
-/// coding session (reference §2). Unknown keys are tolerated on input.
+/// coding session. Unknown keys are tolerated on input.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Artifact {
     pub id: Id,
@@ -362,47 +271,44 @@ pub struct Proposal {
     pub promoted_at: Option<String>,
 }
 
-/// Why the transform declined an artifact: a real verdict, recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeclineReason {
-    TransformInvalid,
-    NoResolution,
-    NoVersions,
-    SchemaInvalid,
-}
-
-impl DeclineReason {
-    pub const ALL: [DeclineReason; 4] = [
-        DeclineReason::TransformInvalid,
-        DeclineReason::NoResolution,
-        DeclineReason::NoVersions,
-        DeclineReason::SchemaInvalid,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeclineReason::TransformInvalid => "transform_invalid",
-            DeclineReason::NoResolution => "no_resolution",
-            DeclineReason::NoVersions => "no_versions",
-            DeclineReason::SchemaInvalid => "schema_invalid",
+impl Proposal {
+    /// A new pending proposal: `candidate`, made from `artifact` by `model`
+    /// (`offline` or a model name) at `created_at`. Nothing has happened
+    /// to it yet.
+    pub fn pending(
+        id: Id,
+        artifact: Artifact,
+        candidate: Candidate,
+        model: &str,
+        created_at: String,
+    ) -> Proposal {
+        Proposal {
+            id,
+            artifact_id: artifact.id,
+            created_at,
+            status: ProposalStatus::Pending,
+            candidate,
+            artifact: Some(artifact),
+            model: Some(model.to_owned()),
+            visibility: None,
+            confirmed_at: None,
+            candidate_before_confirm: None,
+            passed_at: None,
+            pass_reason: None,
+            judged_at: None,
+            verdict: None,
+            promoted_at: None,
         }
     }
 }
 
-impl FromStr for DeclineReason {
-    type Err = ModelError;
-    fn from_str(s: &str) -> Result<Self, ModelError> {
-        DeclineReason::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| ModelError::BadReason(s.to_owned()))
-    }
-}
-
-impl fmt::Display for DeclineReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Why the transform declined an artifact: a real verdict, recorded.
+    pub enum DeclineReason: "decline reason" {
+        TransformInvalid("transform_invalid", 0),
+        NoResolution("no_resolution", 1),
+        NoVersions("no_versions", 2),
+        SchemaInvalid("schema_invalid", 3),
     }
 }
 

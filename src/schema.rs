@@ -623,7 +623,7 @@ mod tests {
         };
         let v: Value = serde_json::from_slice(&canonical_json(&proposal)).unwrap();
         assert_eq!(errs(SchemaKind::Proposal, &v), Vec::<String>::new());
-        for reason in DeclineReason::ALL {
+        for &reason in DeclineReason::ALL {
             let decline = Decline {
                 artifact_id: artifact.id,
                 reason,

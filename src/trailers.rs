@@ -7,14 +7,12 @@
 //! Values are single-line: a newline, carriage return or any other control
 //! character is refused here, before anything is written, never escaped.
 //!
-//! This module owns the vocabulary, rendering and parsing. It does not decide
-//! which trailers a given change must carry (the operations do) or check that
-//! trailers agree with a commit's tree (the audit does).
+//! This module owns the action vocabulary and the lines: checking, rendering
+//! and parsing them. What the lines of one commit mean together is an
+//! [`crate::event::Event`]; whether they agree with the commit's tree is the
+//! audit's business.
 
-use std::fmt;
-use std::str::FromStr;
-
-use crate::model::Id;
+use crate::names::string_enum;
 
 /// The trailer format this build writes. Readers accept any `1.x` and refuse
 /// an unknown major version.
@@ -48,9 +46,15 @@ pub enum TrailerError {
     /// A trailer that must hold an id does not.
     #[error("trailer {key} does not hold a ULID: {value:?}")]
     BadId { key: String, value: String },
-    /// A trailer required by the format is missing.
+    /// A trailer the action needs is missing.
     #[error("missing trailer {0}")]
     Missing(&'static str),
+    /// A trailer whose value is not what the action needs.
+    #[error("trailer {key}: {why}")]
+    BadField { key: &'static str, why: String },
+    /// An action of the vocabulary that this build does not read yet.
+    #[error("Lore-Action {0} is reserved but not supported by this version of git-lore")]
+    Unsupported(&'static str),
 }
 
 /// One `Key: value` line.
@@ -97,240 +101,25 @@ impl Trailer {
     }
 }
 
-/// What a commit did. Every git-lore commit names exactly one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
-    Init,
-    Propose,
-    Decline,
-    Confirm,
-    Unconfirm,
-    Pass,
-    Judge,
-    Promote,
-    Relate,
-    Supersede,
-    Merge,
-    Refine,
-    Contradict,
-    Retract,
-    Publish,
-    Config,
-}
-
-impl Action {
-    pub const ALL: [Action; 16] = [
-        Action::Init,
-        Action::Propose,
-        Action::Decline,
-        Action::Confirm,
-        Action::Unconfirm,
-        Action::Pass,
-        Action::Judge,
-        Action::Promote,
-        Action::Relate,
-        Action::Supersede,
-        Action::Merge,
-        Action::Refine,
-        Action::Contradict,
-        Action::Retract,
-        Action::Publish,
-        Action::Config,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Init => "init",
-            Action::Propose => "propose",
-            Action::Decline => "decline",
-            Action::Confirm => "confirm",
-            Action::Unconfirm => "unconfirm",
-            Action::Pass => "pass",
-            Action::Judge => "judge",
-            Action::Promote => "promote",
-            Action::Relate => "relate",
-            Action::Supersede => "supersede",
-            Action::Merge => "merge",
-            Action::Refine => "refine",
-            Action::Contradict => "contradict",
-            Action::Retract => "retract",
-            Action::Publish => "publish",
-            Action::Config => "config",
-        }
-    }
-}
-
-impl FromStr for Action {
-    type Err = TrailerError;
-    fn from_str(s: &str) -> Result<Action, TrailerError> {
-        Action::ALL
-            .into_iter()
-            .find(|a| a.as_str() == s)
-            .ok_or_else(|| TrailerError::UnknownAction(s.to_owned()))
-    }
-}
-
-impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The `Lore-*` trailers of one commit, typed. Unknown `Lore-*` keys are kept
-/// in `other` and otherwise ignored, so a newer minor format still reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LoreTrailers {
-    pub action: Action,
-    pub lesson: Option<Id>,
-    pub artifact: Option<Id>,
-    /// Status before the change (`Lore-From`).
-    pub from: Option<String>,
-    /// Status after the change (`Lore-Status`).
-    pub status: Option<String>,
-    pub visibility: Option<String>,
-    pub reason: Option<String>,
-    pub rubric: Option<String>,
-    pub gate: Option<String>,
-    pub score: Option<String>,
-    /// One `Lore-Judge: <type> <score> <pass|fail>` per judge.
-    pub judges: Vec<String>,
-    pub model: Option<String>,
-    /// The pool a `promote` wrote to (`local`, `org`, `public`).
-    pub pool: Option<String>,
-    /// Lessons a relation names (`Lore-Target`), in order.
-    pub targets: Vec<Id>,
-    /// Unknown `Lore-*` trailers, kept verbatim.
-    pub other: Vec<Trailer>,
-}
-
-impl LoreTrailers {
-    /// Trailers for `action` with nothing else set.
-    pub fn new(action: Action) -> LoreTrailers {
-        LoreTrailers {
-            action,
-            lesson: None,
-            artifact: None,
-            from: None,
-            status: None,
-            visibility: None,
-            reason: None,
-            rubric: None,
-            gate: None,
-            score: None,
-            judges: Vec::new(),
-            model: None,
-            pool: None,
-            targets: Vec::new(),
-            other: Vec::new(),
-        }
-    }
-
-    /// The trailer lines in their canonical order. Fails on any value that is
-    /// not a single clean line.
-    pub fn to_trailers(&self) -> Result<Vec<Trailer>, TrailerError> {
-        let mut out = vec![
-            Trailer::new("Lore-Format", FORMAT)?,
-            Trailer::new("Lore-Action", self.action.as_str())?,
-        ];
-        let mut opt = |key: &str, v: &Option<String>| -> Result<(), TrailerError> {
-            if let Some(v) = v {
-                out.push(Trailer::new(key, v)?);
-            }
-            Ok(())
-        };
-        opt("Lore-Lesson", &self.lesson.map(|i| i.to_string()))?;
-        opt("Lore-Artifact", &self.artifact.map(|i| i.to_string()))?;
-        opt("Lore-From", &self.from)?;
-        opt("Lore-Status", &self.status)?;
-        opt("Lore-Visibility", &self.visibility)?;
-        opt("Lore-Pool", &self.pool)?;
-        opt("Lore-Rubric", &self.rubric)?;
-        opt("Lore-Gate", &self.gate)?;
-        opt("Lore-Score", &self.score)?;
-        opt("Lore-Reason", &self.reason)?;
-        opt("Lore-Model", &self.model)?;
-        for t in &self.targets {
-            out.push(Trailer::new("Lore-Target", &t.to_string())?);
-        }
-        for j in &self.judges {
-            out.push(Trailer::new("Lore-Judge", j)?);
-        }
-        for t in &self.other {
-            out.push(Trailer::new(&t.key, &t.value)?);
-        }
-        Ok(out)
-    }
-
-    /// Reads the typed trailers from parsed trailer lines. Non-`Lore-*`
-    /// trailers are ignored; a missing or unknown-major `Lore-Format` is refused.
-    pub fn from_trailers(lines: &[Trailer]) -> Result<LoreTrailers, TrailerError> {
-        let get = |k: &str| lines.iter().find(|t| t.key.eq_ignore_ascii_case(k));
-        let format = get("Lore-Format").ok_or(TrailerError::Missing("Lore-Format"))?;
-        let major = format.value.split('.').next().unwrap_or("");
-        if major != FORMAT {
-            return Err(TrailerError::UnsupportedFormat(format.value.clone()));
-        }
-        let action: Action = get("Lore-Action")
-            .ok_or(TrailerError::Missing("Lore-Action"))?
-            .value
-            .parse()?;
-        let id = |k: &str| -> Result<Option<Id>, TrailerError> {
-            get(k)
-                .map(|t| {
-                    t.value.parse().map_err(|_| TrailerError::BadId {
-                        key: k.to_owned(),
-                        value: t.value.clone(),
-                    })
-                })
-                .transpose()
-        };
-        let s = |k: &str| get(k).map(|t| t.value.clone());
-        let mut out = LoreTrailers::new(action);
-        out.lesson = id("Lore-Lesson")?;
-        out.artifact = id("Lore-Artifact")?;
-        out.from = s("Lore-From");
-        out.status = s("Lore-Status");
-        out.visibility = s("Lore-Visibility");
-        out.pool = s("Lore-Pool");
-        out.rubric = s("Lore-Rubric");
-        out.gate = s("Lore-Gate");
-        out.score = s("Lore-Score");
-        out.reason = s("Lore-Reason");
-        out.model = s("Lore-Model");
-        const KNOWN: [&str; 15] = [
-            "Lore-Format",
-            "Lore-Action",
-            "Lore-Lesson",
-            "Lore-Artifact",
-            "Lore-From",
-            "Lore-Status",
-            "Lore-Visibility",
-            "Lore-Pool",
-            "Lore-Rubric",
-            "Lore-Gate",
-            "Lore-Score",
-            "Lore-Reason",
-            "Lore-Model",
-            "Lore-Judge",
-            "Lore-Target",
-        ];
-        for t in lines {
-            if t.key.eq_ignore_ascii_case("Lore-Judge") {
-                out.judges.push(t.value.clone());
-            } else if t.key.eq_ignore_ascii_case("Lore-Target") {
-                out.targets
-                    .push(t.value.parse().map_err(|_| TrailerError::BadId {
-                        key: "Lore-Target".into(),
-                        value: t.value.clone(),
-                    })?);
-            } else if t.key.len() > 5
-                && t.key[..5].eq_ignore_ascii_case("Lore-")
-                && !KNOWN.iter().any(|k| k.eq_ignore_ascii_case(&t.key))
-            {
-                out.other.push(t.clone());
-            }
-        }
-        Ok(out)
+string_enum! {
+    /// What a commit did. Every git-lore commit names exactly one.
+    pub enum Action: "Lore-Action" {
+        Init("init", 0),
+        Propose("propose", 1),
+        Decline("decline", 2),
+        Confirm("confirm", 3),
+        Unconfirm("unconfirm", 4),
+        Pass("pass", 5),
+        Judge("judge", 6),
+        Promote("promote", 7),
+        Relate("relate", 8),
+        Supersede("supersede", 9),
+        Merge("merge", 10),
+        Refine("refine", 11),
+        Contradict("contradict", 12),
+        Retract("retract", 13),
+        Publish("publish", 14),
+        Config("config", 15),
     }
 }
 
@@ -347,7 +136,7 @@ impl Message {
     pub fn new(
         subject: &str,
         body: Option<&str>,
-        trailers: &LoreTrailers,
+        trailers: Vec<Trailer>,
     ) -> Result<Message, TrailerError> {
         if subject.trim().is_empty() || subject.chars().any(|c| c.is_control()) {
             return Err(TrailerError::BadSubject(subject.chars().take(80).collect()));
@@ -365,7 +154,7 @@ impl Message {
         Ok(Message {
             subject: subject.to_owned(),
             body,
-            trailers: trailers.to_trailers()?,
+            trailers,
         })
     }
 
@@ -440,31 +229,24 @@ pub fn parse(message: &str) -> (String, Vec<Trailer>) {
 mod tests {
     use super::*;
 
-    fn id(s: &str) -> Id {
-        s.parse().unwrap()
-    }
-
     #[test]
     fn renders_and_parses_back() {
-        let mut t = LoreTrailers::new(Action::Judge);
-        t.lesson = Some(id("01KZ4A1B2C3D4E5F6G7H8J9K0M"));
-        t.artifact = Some(id("01KZ45MKAM734ZS7JK24D2DK0R"));
-        t.from = Some("confirmed".into());
-        t.status = Some("approved".into());
-        t.score = Some("0.85".into());
-        t.judges = vec!["standard 0.90 pass".into(), "adversarial 0.80 pass".into()];
-        let m = Message::new(
-            "judge 01KZ4A1B2C3D4E5F6G7H8J9K0M: approved",
-            Some("why"),
-            &t,
-        )
-        .unwrap();
+        let lines = vec![
+            Trailer::new("Lore-Format", "1").unwrap(),
+            Trailer::new("Lore-Action", "judge").unwrap(),
+            Trailer::new("Lore-Judge", "standard 0.90 pass").unwrap(),
+            Trailer::new("Lore-Judge", "adversarial 0.80 pass").unwrap(),
+        ];
+        let m = Message::new("judge x: approved", Some("why"), lines.clone()).unwrap();
         let text = m.render();
-        assert!(text.starts_with("judge 01KZ4A1B2C3D4E5F6G7H8J9K0M: approved\n\nwhy\n\nLore-Format: 1\nLore-Action: judge\n"));
-        assert!(text.ends_with("Lore-Judge: adversarial 0.80 pass\n"));
-        let (subject, lines) = parse(&text);
-        assert_eq!(subject, "judge 01KZ4A1B2C3D4E5F6G7H8J9K0M: approved");
-        assert_eq!(LoreTrailers::from_trailers(&lines).unwrap(), t);
+        assert_eq!(
+            text,
+            "judge x: approved\n\nwhy\n\nLore-Format: 1\nLore-Action: judge\n\
+             Lore-Judge: standard 0.90 pass\nLore-Judge: adversarial 0.80 pass\n"
+        );
+        let (subject, parsed) = parse(&text);
+        assert_eq!(subject, "judge x: approved");
+        assert_eq!(parsed, lines);
     }
 
     #[test]
@@ -476,41 +258,21 @@ mod tests {
             "nul\0",
             "esc\u{1b}[31m",
         ] {
-            let mut t = LoreTrailers::new(Action::Pass);
-            t.reason = Some(bad.into());
-            let err = t.to_trailers().unwrap_err();
+            let err = Trailer::new("Lore-Reason", bad).unwrap_err();
             assert!(
                 matches!(err, TrailerError::ControlCharacter { ref key, .. } if key == "Lore-Reason"),
                 "{bad:?}: {err}"
             );
         }
-        let mut t = LoreTrailers::new(Action::Pass);
-        t.reason = Some(" padded".into());
         assert!(matches!(
-            t.to_trailers(),
+            Trailer::new("Lore-Reason", " padded"),
             Err(TrailerError::BadValue { .. })
         ));
-        assert!(Message::new("two\nlines", None, &LoreTrailers::new(Action::Init)).is_err());
-    }
-
-    #[test]
-    fn unknown_major_format_is_refused_and_unknown_keys_kept() {
-        let lines = vec![
-            Trailer::new("Lore-Format", "2").unwrap(),
-            Trailer::new("Lore-Action", "init").unwrap(),
-        ];
-        assert_eq!(
-            LoreTrailers::from_trailers(&lines),
-            Err(TrailerError::UnsupportedFormat("2".into()))
-        );
-        let lines = vec![
-            Trailer::new("Lore-Format", "1.4").unwrap(),
-            Trailer::new("Lore-Action", "init").unwrap(),
-            Trailer::new("Lore-Future", "x").unwrap(),
-            Trailer::new("Signed-off-by", "A <a@b>").unwrap(),
-        ];
-        let t = LoreTrailers::from_trailers(&lines).unwrap();
-        assert_eq!(t.other, vec![Trailer::new("Lore-Future", "x").unwrap()]);
+        assert!(matches!(
+            Trailer::new("Lore Reason", "x"),
+            Err(TrailerError::BadKey(_))
+        ));
+        assert!(Message::new("two\nlines", None, Vec::new()).is_err());
     }
 
     #[test]

@@ -1,8 +1,8 @@
 use clap::Args as ClapArgs;
 
-use super::{Ctx, Outcome};
+use super::ui::{self, Ctx};
 use git_lore::model::Visibility;
-use git_lore::ops::review;
+use git_lore::ops::confirm;
 
 /// Confirm a pending lesson for the jury at a visibility you choose: private
 /// (no jury; stays on this machine), org or public.
@@ -27,15 +27,15 @@ pub struct Args {
 
 fn parse_visibility(s: &str) -> Result<Visibility, String> {
     s.parse()
-        .map_err(|e: git_lore::model::ModelError| e.to_string())
+        .map_err(|e: git_lore::names::NameError<Visibility>| e.to_string())
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let visibility = args.visibility;
-    super::transition(
-        ctx,
-        &args.id,
-        |lore, id| review::confirm(lore, id, visibility, args.justification.as_deref()),
-        |p| format!("Confirmed {} at {visibility} visibility.\n", p.id),
-    )
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let id = ui::parse_id(&args.id)?;
+    let mut lore = ctx.open()?;
+    let v = args.visibility;
+    let t = confirm::confirm(&mut lore, id, v, args.justification.as_deref())?;
+    Ok(ui::print_transition(t, |p| {
+        format!("Confirmed {} at {v} visibility.\n", p.id)
+    }))
 }

@@ -3,7 +3,7 @@ use std::process::Command;
 
 use clap::Args as ClapArgs;
 
-use super::{error, out, Ctx, Outcome};
+use super::ui::{self, error, out, CliError, Ctx, Exit};
 
 /// Run the whole pipeline on bundled examples in a temporary directory,
 /// offline: initialise a lesson repository, ingest session artifacts (each
@@ -128,21 +128,13 @@ fn lesson_for(ingest: &str, artifact: &str) -> Option<String> {
     })
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let dir = match tempfile::Builder::new().prefix("git-lore-demo-").tempdir() {
-        Ok(d) => d,
-        Err(e) => {
-            error(format!("cannot create a temporary directory: {e}"));
-            return Outcome::Refused;
-        }
-    };
-    let exe = match std::env::current_exe() {
-        Ok(e) => e,
-        Err(e) => {
-            error(format!("cannot find the git-lore executable: {e}"));
-            return Outcome::Refused;
-        }
-    };
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let dir = tempfile::Builder::new()
+        .prefix("git-lore-demo-")
+        .tempdir()
+        .map_err(|e| CliError::Usage(format!("cannot create a temporary directory: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| CliError::Usage(format!("cannot find the git-lore executable: {e}")))?;
     // The demo's repository has its own fresh key and identity, never reads
     // the user's git config, and never runs a model: it is offline whatever
     // the user configured.
@@ -165,15 +157,11 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
         dir: dir.path(),
     };
     let inbox = dir.path().join("artifacts");
-    if let Err(e) = std::fs::create_dir_all(&inbox) {
-        error(format!("cannot create {}: {e}", inbox.display()));
-        return Outcome::Refused;
-    }
+    std::fs::create_dir_all(&inbox)
+        .map_err(|e| CliError::Usage(format!("cannot create {}: {e}", inbox.display())))?;
     for (name, text) in ARTIFACTS {
-        if let Err(e) = std::fs::write(inbox.join(name), text) {
-            error(format!("cannot write {name}: {e}"));
-            return Outcome::Refused;
-        }
+        std::fs::write(inbox.join(name), text)
+            .map_err(|e| CliError::Usage(format!("cannot write {name}: {e}")))?;
     }
     out(&format!(
         "git-lore demo in {} (offline: no model, no network)\n",
@@ -182,7 +170,7 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
 
     demo.lore(&["init"]);
     let Some(ingested) = demo.lore(&["ingest", "artifacts"]) else {
-        return Outcome::Refused;
+        return Ok(Exit::Refused);
     };
     demo.lore(&["ingest", "artifacts"]);
     demo.lore(&["list"]);
@@ -194,8 +182,9 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
         lesson_for(&ingested, "01M1J2K3M4N5P6Q7R8S9T0V1W2"), // leaky → public
     ];
     let [Some(org), Some(public), Some(private), Some(leaky)] = ids else {
-        error("the bundled examples did not produce the expected proposals");
-        return Outcome::Refused;
+        return Err(CliError::Usage(
+            "the bundled examples did not produce the expected proposals".into(),
+        ));
     };
     demo.lore(&["show", &org]);
     demo.lore(&["confirm", &org, "org"]);
@@ -224,8 +213,8 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
             path.display()
         ));
     }
-    match verified {
-        Some(v) if v.starts_with("verified ") => Outcome::Done,
-        _ => Outcome::Refused,
-    }
+    Ok(match verified {
+        Some(v) if v.starts_with("verified ") => Exit::Done,
+        _ => Exit::Refused,
+    })
 }

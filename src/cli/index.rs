@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{out, report, Ctx, Outcome};
-use git_lore::store::{Index, Store};
+use super::ui::{self, Ctx, Exit};
+use git_lore::ops::query;
 
 /// Bring the derived index up to date with history (or rebuild it).
 ///
@@ -15,31 +15,20 @@ pub struct Args {
     rebuild: bool,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let store = match Store::open(&ctx.repo, ctx.env.host()) {
-        Ok(s) => s,
-        Err(e) => return report(e.into()),
-    };
-    let index = if args.rebuild {
-        Index::rebuild(&store)
-    } else {
-        Index::load(&store)
-    };
-    match index {
-        Ok(i) => {
-            let (a, l) = i.counts();
-            out(&format!(
-                "index: {a} artifacts, {l} lessons{}\n",
-                if args.rebuild || i.rebuilt {
-                    " (rebuilt from history)".to_owned()
-                } else if i.walked > 0 {
-                    format!(" (caught up {} commits)", i.walked)
-                } else {
-                    " (up to date)".to_owned()
-                }
-            ));
-            Outcome::Done
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let lore = ctx.open()?;
+    let i = query::refresh_index(&lore, args.rebuild)?;
+    ui::out(&format!(
+        "index: {} artifacts, {} lessons{}\n",
+        i.artifacts,
+        i.lessons,
+        if i.rebuilt {
+            " (rebuilt from history)".to_owned()
+        } else if i.walked > 0 {
+            format!(" (caught up {} commits)", i.walked)
+        } else {
+            " (up to date)".to_owned()
         }
-        Err(e) => report(e.into()),
-    }
+    ));
+    Ok(Exit::Done)
 }

@@ -3,10 +3,13 @@ use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
 
-use super::{error, out, out_json, report, Ctx, Outcome as Exit};
-use git_lore::ops::ingest::{self, Backend, Item, Outcome};
+use super::ui::{self, CliError, Ctx, Exit};
+use git_lore::ops::backend::{Backend, Role};
+use git_lore::ops::ingest::{self, Outcome, Skip};
+use git_lore::ops::inputs;
+use git_lore::pipeline::Item;
 
-/// Turn session artifacts into lesson proposals or declines (stage 5).
+/// Turn session artifacts into lesson proposals or declines.
 ///
 /// Reads archivist artifacts from files, directories (every `*.json` below
 /// them), JSON Lines files, or `-` for stdin. Each artifact is skipped when
@@ -37,27 +40,45 @@ pub struct Args {
     json: bool,
 }
 
-fn read_items(args: &Args) -> Result<Vec<Item>, String> {
-    let mut items = Vec::new();
+fn read_items(args: &Args) -> ui::Result<Vec<Item>> {
     if args.paths.is_empty() {
-        return Err(
+        return Err(CliError::Usage(
             "name artifact files or directories to ingest, `-` for stdin, or --from-commits DIR"
                 .into(),
-        );
+        ));
     }
+    let mut items = Vec::new();
     for p in &args.paths {
         if p.as_os_str() == "-" {
             let mut buf = Vec::new();
             std::io::stdin()
-                .take(ingest::MAX_INPUT as u64 + 1)
+                .take(inputs::MAX_INPUT as u64 + 1)
                 .read_to_end(&mut buf)
-                .map_err(|e| format!("reading stdin: {e}"))?;
-            items.extend(ingest::items_from_bytes("-", &buf));
+                .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
+            items.extend(inputs::items_from_bytes("-", &buf));
         } else {
-            items.extend(ingest::items_from_path(p));
+            items.extend(inputs::items_from_path(p));
         }
     }
     Ok(items)
+}
+
+fn skip_word(why: Skip) -> &'static str {
+    match why {
+        Skip::Seen => "seen",
+        Skip::Pregate => "pregate",
+    }
+}
+
+/// The line printed for an outcome.
+fn line(o: &Outcome) -> String {
+    match o {
+        Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
+        Outcome::Declined { artifact, reason } => format!("declined {artifact} {reason}"),
+        Outcome::Skipped { artifact, why } => format!("skipped {artifact} {}", skip_word(*why)),
+        Outcome::Untouched { artifact, why } => format!("untouched {artifact} {why}"),
+        Outcome::Invalid { source, why } => format!("invalid {source} {why}"),
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -74,81 +95,50 @@ struct Row {
 }
 
 fn row(o: &Outcome) -> Row {
-    let r = |outcome, artifact: Option<String>, lesson, reason, source| Row {
-        outcome,
-        artifact,
-        lesson,
-        reason,
-        source,
+    let mut r = Row {
+        outcome: "",
+        artifact: None,
+        lesson: None,
+        reason: None,
+        source: None,
     };
     match o {
-        Outcome::Proposed { lesson, artifact } => r(
-            "proposed",
-            Some(artifact.to_string()),
-            Some(lesson.to_string()),
-            None,
-            None,
-        ),
-        Outcome::Declined { artifact, reason } => r(
-            "declined",
-            Some(artifact.to_string()),
-            None,
-            Some(reason.to_string()),
-            None,
-        ),
-        Outcome::Skipped { artifact, why } => r(
-            "skipped",
-            Some(artifact.to_string()),
-            None,
-            Some(match why {
-                ingest::Skip::Seen => "seen".into(),
-                ingest::Skip::Pregate => "pregate".into(),
-            }),
-            None,
-        ),
-        Outcome::Untouched { artifact, why } => r(
-            "untouched",
-            Some(artifact.to_string()),
-            None,
-            Some(why.clone()),
-            None,
-        ),
-        Outcome::Invalid { source, why } => r(
-            "invalid",
-            None,
-            None,
-            Some(why.clone()),
-            Some(source.clone()),
-        ),
+        Outcome::Proposed { lesson, artifact } => {
+            r.outcome = "proposed";
+            r.artifact = Some(artifact.to_string());
+            r.lesson = Some(lesson.to_string());
+        }
+        Outcome::Declined { artifact, reason } => {
+            r.outcome = "declined";
+            r.artifact = Some(artifact.to_string());
+            r.reason = Some(reason.to_string());
+        }
+        Outcome::Skipped { artifact, why } => {
+            r.outcome = "skipped";
+            r.artifact = Some(artifact.to_string());
+            r.reason = Some(skip_word(*why).into());
+        }
+        Outcome::Untouched { artifact, why } => {
+            r.outcome = "untouched";
+            r.artifact = Some(artifact.to_string());
+            r.reason = Some(why.clone());
+        }
+        Outcome::Invalid { source, why } => {
+            r.outcome = "invalid";
+            r.reason = Some(why.to_string());
+            r.source = Some(source.clone());
+        }
     }
+    r
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Exit {
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let mut lore = ctx.open()?;
     let items = match &args.from_commits {
-        Some(dir) => match ingest::items_from_commits(&lore, dir, args.since.as_deref()) {
-            Ok(i) => i,
-            Err(e) => return report(e),
-        },
-        None => match read_items(&args) {
-            Ok(i) => i,
-            Err(e) => {
-                error(e);
-                return Exit::Refused;
-            }
-        },
+        Some(dir) => inputs::items_from_commits(&lore, dir, args.since.as_deref())?,
+        None => read_items(&args)?,
     };
-    let backend = match Backend::from_config(
-        &lore,
-        git_lore::ops::backend::Role::Transform,
-        args.backend.as_deref(),
-    ) {
-        Ok(b) => b,
-        Err(e) => return report(e),
-    };
+    let backend = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
     let bar = (std::io::stderr().is_terminal() && items.len() >= 20).then(|| {
         let b = indicatif::ProgressBar::new(items.len() as u64);
         b.set_style(
@@ -162,33 +152,23 @@ pub fn run(args: Args, ctx: &Ctx) -> Exit {
             b.inc(1);
         }
     };
-    let ingest::Report {
-        outcomes,
-        error: stopped,
-    } = match ingest::ingest(&mut lore, items, &backend, &mut progress) {
-        Ok(r) => r,
-        Err(e) => {
-            if let Some(b) = &bar {
-                b.finish_and_clear();
-            }
-            return report(e);
-        }
-    };
+    let report = ingest::ingest(&mut lore, items, &backend, &mut progress);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    let ingest::Report { outcomes, error } = report?;
     // One line per input item, in input order (writes land in chunks, so
     // determinations arrive out of order).
     if args.json {
-        out_json(&outcomes.iter().map(row).collect::<Vec<_>>());
+        ui::out_json(&outcomes.iter().map(row).collect::<Vec<_>>());
     } else {
-        let text: String = outcomes.iter().map(|o| format!("{}\n", o.line())).collect();
-        out(&text);
+        let text: String = outcomes.iter().map(|o| format!("{}\n", line(o))).collect();
+        ui::out(&text);
     }
     let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();
     let untouched = count(|o| matches!(o, Outcome::Untouched { .. }));
     let invalid = count(|o| matches!(o, Outcome::Invalid { .. }));
-    error(format!(
+    ui::status(format!(
         "ingest: {} proposed, {} declined, {} skipped, {untouched} untouched, {invalid} invalid",
         count(|o| matches!(o, Outcome::Proposed { .. })),
         count(|o| matches!(o, Outcome::Declined { .. })),
@@ -196,14 +176,14 @@ pub fn run(args: Args, ctx: &Ctx) -> Exit {
     ));
     // A run stopped by an error still printed every outcome above, so what
     // was written before it is on record; the error decides the exit.
-    if let Some(e) = stopped {
-        return report(e);
+    if let Some(e) = error {
+        return Err(e.into());
     }
-    if untouched > 0 {
+    Ok(if untouched > 0 {
         Exit::Undetermined
     } else if invalid > 0 {
         Exit::Refused
     } else {
         Exit::Done
-    }
+    })
 }

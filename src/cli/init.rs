@@ -1,6 +1,6 @@
 use clap::Args as ClapArgs;
 
-use super::{report, Ctx, Outcome};
+use super::ui::{self, Ctx, Exit};
 use git_lore::store::InitOutcome;
 
 /// Create the lesson repository (bare, HEAD → ledger) with a signed `init`
@@ -15,30 +15,26 @@ use git_lore::store::InitOutcome;
 #[derive(ClapArgs, Debug)]
 pub struct Args {}
 
-pub fn run(_args: Args, ctx: &Ctx) -> Outcome {
-    match git_lore::ops::init(&ctx.repo, ctx.env.clone(), ctx.rng()) {
-        Ok((_, report)) => {
-            match report.outcome {
-                InitOutcome::Created => {
-                    super::out(&format!(
-                        "Initialized lesson repository in {}\n",
-                        report.git_dir.display()
-                    ));
-                    if let Some(k) = report.created_key {
-                        super::error(format!(
-                            "created signing key {} (allowed signers: {})",
-                            k.display(),
-                            report.git_dir.join("allowed_signers").display()
-                        ));
-                    }
-                }
-                InitOutcome::AlreadyInitialised => super::out(&format!(
-                    "Lesson repository already exists in {}; nothing changed\n",
-                    report.git_dir.display()
-                )),
+pub fn run(_args: Args, ctx: &Ctx) -> ui::Result {
+    let (_, report) = git_lore::ops::init(&ctx.repo, ctx.env.clone(), ctx.rng())?;
+    match report.outcome {
+        InitOutcome::Created => {
+            ui::out(&format!(
+                "Initialized lesson repository in {}\n",
+                report.git_dir.display()
+            ));
+            if let Some(k) = report.created_key {
+                ui::status(format!(
+                    "created signing key {} (allowed signers: {})",
+                    k.display(),
+                    report.git_dir.join("allowed_signers").display()
+                ));
             }
-            Outcome::Done
         }
-        Err(e) => report(e),
+        InitOutcome::AlreadyInitialised => ui::out(&format!(
+            "Lesson repository already exists in {}; nothing changed\n",
+            report.git_dir.display()
+        )),
     }
+    Ok(Exit::Done)
 }

@@ -2,9 +2,13 @@ use std::io::{IsTerminal, Read, Write};
 
 use clap::Args as ClapArgs;
 
-use super::{error, out, parse_id, report, Ctx, Outcome};
+use super::ui::{self, CliError, Ctx, Exit};
+use git_lore::model::{Id, Proposal, ProposalStatus, Visibility};
 use git_lore::ops::backend::{Backend, Role};
-use git_lore::ops::review::{self, Done, Judged};
+use git_lore::ops::judge::{self, Turn};
+use git_lore::ops::promote::{promote, Promoted};
+use git_lore::ops::{query, Lore};
+use git_lore::review::{self, Judged, Transition};
 
 /// Record the jury's verdict on a confirmed lesson, then promote it.
 ///
@@ -39,167 +43,136 @@ pub struct Args {
     backend: Option<String>,
 }
 
-fn read_verdicts(arg: &str) -> Result<String, String> {
+fn read_verdicts(arg: &str) -> ui::Result<String> {
     if arg == "-" {
         let mut s = String::new();
         std::io::stdin()
             .take(16 << 20)
             .read_to_string(&mut s)
-            .map_err(|e| format!("reading stdin: {e}"))?;
+            .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
         Ok(s)
     } else if let Some(path) = arg.strip_prefix('@') {
-        let bytes = git_lore::ops::ingest::read_bounded(std::path::Path::new(path))
-            .map_err(|e| format!("{path}: {e}"))?;
-        String::from_utf8(bytes).map_err(|_| format!("{path} is not UTF-8 text"))
+        let bytes = git_lore::ops::inputs::read_bounded(std::path::Path::new(path))
+            .map_err(|e| CliError::Usage(format!("{path}: {e}")))?;
+        String::from_utf8(bytes).map_err(|_| CliError::Usage(format!("{path} is not UTF-8 text")))
     } else {
         Ok(arg.to_owned())
     }
 }
 
-fn after_verdict(lore: &mut git_lore::ops::Lore, p: &git_lore::model::Proposal) {
-    out(&format!("Lesson {} is now {}.\n", p.id, p.status));
-    match review::promote(lore, p.id) {
-        Ok(Done::Changed(p)) => out(&super::promote::promoted_line(&p)),
-        Ok(Done::Unchanged(_)) => {}
-        Err(e) => error(format!(
-            "lesson {} was judged but not promoted ({e}); run `git lore promote {}` to retry",
-            p.id, p.id
+/// What to say after a lesson was promoted, or failed to be.
+fn report_promoted(id: Id, promoted: &Promoted) {
+    match promoted {
+        Ok(Transition::Changed(p)) => ui::out(&ui::promoted_line(p)),
+        Ok(Transition::Unchanged(_)) => {}
+        Err(e) => ui::error(format!(
+            "lesson {id} was judged but not promoted ({e}); run `git lore promote {id}` to retry"
         )),
     }
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
+fn recorded(lore: &mut Lore, p: &Proposal) {
+    ui::out(&format!("Lesson {} is now {}.\n", p.id, p.status));
+    report_promoted(p.id, &promote(lore, p.id));
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let mut lore = ctx.open()?;
     if args.all {
         return run_all(&mut lore, &args);
     }
-    let Some(id) = parse_id(args.id.as_deref().unwrap_or_default()) else {
-        return Outcome::Refused;
-    };
-    let text = match read_verdicts(args.verdicts.as_deref().unwrap_or_default()) {
-        Ok(t) => t,
-        Err(e) => {
-            error(e);
-            return Outcome::Refused;
+    let id = ui::parse_id(args.id.as_deref().unwrap_or_default())?;
+    let text = read_verdicts(args.verdicts.as_deref().unwrap_or_default())?;
+    // Verdicts that are not JSON cannot be judged — but only once the lesson
+    // is known to be confirmed (a missing or decided lesson is a refusal, a
+    // private one needs no panel).
+    let panel = review::parse_panel(&text);
+    match judge::judge(&mut lore, id, &panel, None, None)? {
+        Judged::Recorded(p) => {
+            recorded(&mut lore, &p);
+            Ok(Exit::Done)
         }
-    };
-    // Verdicts that are not JSON are an unusable panel — but only once the
-    // lesson is known to be confirmed (a missing or decided lesson is a
-    // refusal, a private one needs no panel), so the order stays upstream's.
-    let (verdicts, not_json) = match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(v) => (v, None),
-        Err(e) => (serde_json::Value::String(text.clone()), Some(e)),
-    };
-    match review::judge(&mut lore, id, &verdicts, None, None) {
-        Ok(Judged::Recorded(p)) => {
-            after_verdict(&mut lore, &p);
-            Outcome::Done
-        }
-        Ok(Judged::Unjudged { id, why }) => {
-            let extra = not_json
-                .map(|e| format!(" (the verdicts are not JSON: {e})"))
-                .unwrap_or_default();
-            error(format!(
-                "lesson {id} could not be judged; it stays confirmed. Re-run to retry: {why}{extra}"
+        Judged::Unjudged(why) => {
+            ui::error(format!(
+                "lesson {id} could not be judged; it stays confirmed. Re-run to retry: {}",
+                why.message(id)
             ));
-            Outcome::Undetermined
+            Ok(Exit::Undetermined)
         }
-        Ok(Judged::Skipped { id, status }) => {
-            out(&format!(
+        Judged::Skipped(status) => {
+            ui::out(&format!(
                 "Lesson {id} was decided meanwhile; it is {status}.\n"
             ));
-            Outcome::Done
+            Ok(Exit::Done)
         }
-        Err(e) => report(e),
     }
 }
 
-fn run_all(lore: &mut git_lore::ops::Lore, args: &Args) -> Outcome {
-    let backend = match Backend::from_config(lore, Role::Judge, args.backend.as_deref()) {
-        Ok(b) => b,
-        Err(e) => return report(e),
-    };
-    let confirmed =
-        match git_lore::ops::query::list(lore, git_lore::model::ProposalStatus::Confirmed) {
-            Ok(c) => c,
-            Err(e) => return report(e),
-        };
-    let public = confirmed
-        .iter()
-        .filter(|p| p.visibility == Some(git_lore::model::Visibility::Public))
-        .count();
-    let private = confirmed
-        .iter()
-        .filter(|p| p.visibility == Some(git_lore::model::Visibility::Private))
-        .count();
+fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
+    let backend = Backend::from_config(lore, Role::Judge, args.backend.as_deref())?;
+    let confirmed = query::list(lore, ProposalStatus::Confirmed)?;
+    let count = |v: Visibility| confirmed.iter().filter(|p| p.visibility == Some(v)).count();
     let judges = match &backend {
         Backend::Offline => "the offline judges".to_owned(),
         Backend::Command { model, .. } => format!("judge model {model}"),
     };
-    error(format!(
-        "{} confirmed lessons ({public} public, {private} private with no jury) to judge with {judges}",
-        confirmed.len()
+    ui::status(format!(
+        "{} confirmed lessons ({} public, {} private with no jury) to judge with {judges}",
+        confirmed.len(),
+        count(Visibility::Public),
+        count(Visibility::Private),
     ));
     if confirmed.is_empty() {
-        return Outcome::Done;
+        return Ok(Exit::Done);
     }
     if !args.yes {
         if !std::io::stdin().is_terminal() {
-            error("refusing to judge without --yes: stdin is not a terminal to ask on");
-            return Outcome::Refused;
+            return Err(CliError::Usage(
+                "refusing to judge without --yes: stdin is not a terminal to ask on".into(),
+            ));
         }
         eprint!("Proceed? [y/N] ");
         let _ = std::io::stderr().flush();
         let mut answer = String::new();
         let _ = std::io::stdin().read_line(&mut answer);
         if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            error("nothing judged");
-            return Outcome::Done;
+            ui::status("nothing judged");
+            return Ok(Exit::Done);
         }
     }
-    let mut each = |j: &Judged, promoted: Option<&review::Promoted>| match j {
+    let mut each = |t: &Turn| match &t.judged {
         Judged::Recorded(p) => {
-            out(&format!("Lesson {} is now {}.\n", p.id, p.status));
-            match promoted {
-                Some(Ok(Done::Changed(p))) => out(&super::promote::promoted_line(p)),
-                Some(Err(e)) => error(format!(
-                    "lesson {} was judged but not promoted ({e}); run `git lore promote {}` to retry",
-                    p.id, p.id
-                )),
-                _ => {}
+            ui::out(&format!("Lesson {} is now {}.\n", p.id, p.status));
+            if let Some(promoted) = &t.promoted {
+                report_promoted(p.id, promoted);
             }
         }
-        Judged::Unjudged { id, why } => out(&format!(
-            "Lesson {id} could not be judged; it stays confirmed: {why}\n"
+        Judged::Unjudged(why) => ui::out(&format!(
+            "Lesson {} could not be judged; it stays confirmed: {}\n",
+            t.id,
+            why.message(t.id)
         )),
-        Judged::Skipped { id, status } => out(&format!(
-            "Lesson {id} was decided meanwhile; it is {status}.\n"
+        Judged::Skipped(status) => ui::out(&format!(
+            "Lesson {} was decided meanwhile; it is {status}.\n",
+            t.id
         )),
     };
-    let results = match review::judge_all(lore, &backend, &mut each) {
-        Ok(r) => r,
-        Err(e) => return report(e),
-    };
-    let count = |s: git_lore::model::ProposalStatus| {
-        results
+    let turns = judge::judge_all(lore, &backend, &mut each)?;
+    let decided = |s: ProposalStatus| {
+        turns
             .iter()
-            .filter(|j| matches!(j, Judged::Recorded(p) if p.status == s))
+            .filter(|t| matches!(&t.judged, Judged::Recorded(p) if p.status == s))
             .count()
     };
-    let unjudged: Vec<String> = results
+    let unjudged: Vec<String> = turns
         .iter()
-        .filter_map(|j| match j {
-            Judged::Unjudged { id, .. } => Some(id.to_string()),
-            _ => None,
-        })
+        .filter(|t| matches!(t.judged, Judged::Unjudged(_)))
+        .map(|t| t.id.to_string())
         .collect();
-    error(format!(
+    ui::status(format!(
         "judged: {} approved, {} rejected, {} could not judge{}",
-        count(git_lore::model::ProposalStatus::Approved),
-        count(git_lore::model::ProposalStatus::Rejected),
+        decided(ProposalStatus::Approved),
+        decided(ProposalStatus::Rejected),
         unjudged.len(),
         if unjudged.is_empty() {
             String::new()
@@ -207,9 +180,9 @@ fn run_all(lore: &mut git_lore::ops::Lore, args: &Args) -> Outcome {
             format!(": {}", unjudged.join(", "))
         }
     ));
-    if unjudged.is_empty() {
-        Outcome::Done
+    Ok(if unjudged.is_empty() {
+        Exit::Done
     } else {
-        Outcome::Undetermined
-    }
+        Exit::Undetermined
+    })
 }

@@ -1,6 +1,6 @@
 use clap::Args as ClapArgs;
 
-use super::{out, out_json, report, Ctx, Outcome};
+use super::ui::{self, Ctx, Exit};
 use git_lore::model::ProposalStatus;
 use git_lore::ops::query;
 
@@ -17,30 +17,23 @@ pub struct Args {
 }
 
 fn parse_status(s: &str) -> Result<ProposalStatus, String> {
-    s.parse().map_err(|_| {
-        format!("status must be one of: pending, confirmed, passed, approved, rejected (got {s:?})")
-    })
+    s.parse()
+        .map_err(|e: git_lore::names::NameError<ProposalStatus>| e.to_string())
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    let list = match query::list(&lore, args.status) {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let lore = ctx.open()?;
+    let list = query::list(&lore, args.status)?;
     if args.json {
-        out_json(&list);
+        ui::out_json(&list);
     } else if list.is_empty() {
-        out(&format!("No {} lessons.\n", args.status));
+        ui::out(&format!("No {} lessons.\n", args.status));
     } else {
         let mut s = String::new();
         for p in &list {
             s.push_str(&format!("{}  {}\n", p.id, p.candidate.claim));
         }
-        out(&s);
+        ui::out(&s);
     }
-    Outcome::Done
+    Ok(Exit::Done)
 }

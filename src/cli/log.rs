@@ -1,8 +1,9 @@
 use clap::Args as ClapArgs;
 
-use super::{error, out, out_json, report, Ctx, Outcome};
-use git_lore::model::Id;
-use git_lore::ops::audit::{self, LogFilter};
+use super::ui::{self, Ctx, Exit};
+use git_lore::event::Event;
+use git_lore::ops::audit::{self, LogEntry, LogFilter};
+use git_lore::signing::SignatureStatus;
 
 /// Show the audit trail: each commit's action, status from → to, signer,
 /// date and signature status (good / bad / unknown signer / unsigned).
@@ -25,85 +26,131 @@ pub struct Args {
     json: bool,
 }
 
-fn parse_id(s: &str) -> Result<Id, Outcome> {
-    s.parse::<Id>().map_err(|e| {
-        error(e);
-        Outcome::Refused
-    })
+/// One entry as `--json` prints it.
+#[derive(serde::Serialize)]
+struct Row {
+    commit: String,
+    branch: String,
+    date: String,
+    action: Option<String>,
+    lesson: Option<String>,
+    artifact: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    reason: Option<String>,
+    subject: String,
+    /// `good`, `bad`, `unknown signer`, `unsigned` or `unverifiable`.
+    signature: String,
+    /// The principal (for a good signature) or key fingerprint.
+    signer: Option<String>,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
+/// The words for a signature verdict, and who signed.
+fn signature(s: &SignatureStatus) -> (&'static str, Option<String>) {
+    match s {
+        SignatureStatus::Good { principal, .. } => ("good", Some(principal.clone())),
+        SignatureStatus::Bad { .. } => ("bad", None),
+        SignatureStatus::UnknownSigner { fingerprint } => {
+            ("unknown signer", Some(fingerprint.clone()))
+        }
+        SignatureStatus::Unsigned => ("unsigned", None),
+        SignatureStatus::Unverifiable { .. } => ("unverifiable", None),
+    }
+}
+
+/// The status a lesson or pool entry ends in, and why, as the log says it.
+fn to_and_reason(e: &Event) -> (Option<String>, Option<String>) {
+    match e {
+        Event::Propose { .. } => (Some("pending".into()), None),
+        Event::Decline { reason, .. } => (None, Some(reason.to_string())),
+        Event::Pass { step, reason } => (Some(step.to.to_string()), reason.clone()),
+        Event::Judge { step, ruling, .. } => {
+            (Some(step.to.to_string()), Some(ruling.reason.clone()))
+        }
+        Event::Promote { .. } => (Some("active".into()), None),
+        Event::Config { topic } => (None, Some(topic.to_string())),
+        e => (e.step().map(|s| s.to.to_string()), None),
+    }
+}
+
+fn row(e: &LogEntry) -> Row {
+    let ev = e.event.as_ref().ok();
+    let (to, reason) = ev.map(to_and_reason).unwrap_or((None, None));
+    let (word, signer) = signature(&e.signature);
+    Row {
+        commit: e.commit.to_string(),
+        branch: e.branch.to_string(),
+        date: jiff::Timestamp::from_second(e.time)
+            .map(git_lore::model::iso)
+            .unwrap_or_default(),
+        action: ev.map(|e| e.action().to_string()),
+        lesson: ev.and_then(Event::lesson).map(|i| i.to_string()),
+        artifact: ev.and_then(Event::artifact).map(|i| i.to_string()),
+        from: ev.and_then(Event::step).map(|s| s.from.to_string()),
+        to,
+        reason,
+        subject: e.subject.clone(),
+        signature: word.to_owned(),
+        signer,
+    }
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let filter = match (&args.lesson, &args.artifact) {
-        (Some(l), _) => match parse_id(l) {
-            Ok(id) => LogFilter::Lesson(id),
-            Err(o) => return o,
-        },
-        (_, Some(a)) => match parse_id(a) {
-            Ok(id) => LogFilter::Artifact(id),
-            Err(o) => return o,
-        },
+        (Some(l), _) => LogFilter::Lesson(ui::parse_id(l)?),
+        (_, Some(a)) => LogFilter::Artifact(ui::parse_id(a)?),
         _ => LogFilter::All,
     };
-    let lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    let entries = match audit::log(&lore, filter) {
-        Ok(e) => e,
-        Err(e) => return report(e),
-    };
+    let lore = ctx.open()?;
+    let entries = audit::log(&lore, filter)?;
+    let rows: Vec<Row> = entries.iter().map(row).collect();
     if args.json {
-        out_json(&entries);
-        return Outcome::Done;
+        ui::out_json(&rows);
+        return Ok(Exit::Done);
     }
     let mut s = String::new();
-    for e in &entries {
+    for (e, r) in entries.iter().zip(&rows) {
         s.push_str(&format!(
             "{} {} {:<11} {}\n",
-            &e.commit[..12],
-            e.date,
-            e.branch,
-            e.subject
+            &r.commit[..12],
+            r.date,
+            r.branch,
+            r.subject
         ));
         let mut line = format!(
             "    {}",
-            e.action.as_deref().unwrap_or("(not a lore commit)")
+            r.action.as_deref().unwrap_or("(not a lore commit)")
         );
-        match (&e.from, &e.to) {
+        match (&r.from, &r.to) {
             (Some(f), Some(t)) => line.push_str(&format!(" {f} -> {t}")),
             (None, Some(t)) => line.push_str(&format!(" -> {t}")),
             _ => {}
         }
-        if let Some(r) = &e.reason {
-            line.push_str(&format!(" ({r})"));
+        if let Some(reason) = &r.reason {
+            line.push_str(&format!(" ({reason})"));
         }
-        line.push_str(&format!("; signature: {}", e.signature));
-        if let Some(who) = &e.signer {
+        line.push_str(&format!("; signature: {}", r.signature));
+        if let Some(who) = &r.signer {
             line.push_str(&format!(" ({who})"));
         }
         s.push_str(&line);
         s.push('\n');
         if args.patch {
-            match audit::record_diffs(&lore, e.id) {
-                Ok(diffs) => {
-                    for d in diffs {
-                        let diff = similar::TextDiff::from_lines(&d.old, &d.new);
-                        let text = diff
-                            .unified_diff()
-                            .context_radius(3)
-                            .header(&format!("a/{}", d.path), &format!("b/{}", d.path))
-                            .to_string();
-                        for l in text.lines() {
-                            s.push_str("    ");
-                            s.push_str(l);
-                            s.push('\n');
-                        }
-                    }
+            for d in audit::record_diffs(&lore, e.commit)? {
+                let diff = similar::TextDiff::from_lines(&d.old, &d.new);
+                let text = diff
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&format!("a/{}", d.path), &format!("b/{}", d.path))
+                    .to_string();
+                for l in text.lines() {
+                    s.push_str("    ");
+                    s.push_str(l);
+                    s.push('\n');
                 }
-                Err(err) => return report(err),
             }
         }
     }
-    out(&s);
-    Outcome::Done
+    ui::out(&s);
+    Ok(Exit::Done)
 }

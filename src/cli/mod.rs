@@ -1,11 +1,10 @@
-//! The command line: argument parsing (clap derive, one file per command),
-//! everything read from the process environment, all printing, and the one
-//! place errors become exit codes (DESIGN §6: 0 done, 1 refused, 2
-//! undetermined).
+//! The command line: the command enum and its dispatch, everything read
+//! from the process environment, and the one place errors are printed and
+//! become exit codes (0 done, 1 refused, 2 undetermined).
 //!
 //! Each command file has an args struct whose doc comment is its help and a
-//! `run` that calls the library and prints what it returns. Data goes to
-//! stdout; status and errors go to stderr.
+//! `run` that calls the library, prints what it returns and hands back an
+//! [`ui::Exit`] or a [`ui::CliError`]; [`main`] prints the error once.
 
 mod confirm;
 mod demo;
@@ -21,17 +20,17 @@ mod rubrics;
 mod seen;
 mod show;
 mod status;
+mod ui;
 mod unconfirm;
 mod verify;
 
-use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use rand::SeedableRng;
 
-use git_lore::ops::{Class, Env, Lore, LoreError};
+use git_lore::ops::Env;
+use ui::{Ctx, Exit};
 
 /// Keep durable, version-scoped engineering lessons in a git repository.
 ///
@@ -77,32 +76,6 @@ enum Command {
     Demo(demo::Args),
 }
 
-/// What a command reports back besides its output.
-pub enum Outcome {
-    /// Everything got a determination.
-    Done,
-    /// Something was refused, already reported on stderr.
-    Refused,
-    /// An outage left something undetermined, already reported on stderr.
-    Undetermined,
-}
-
-/// The process environment, read once.
-pub struct Ctx {
-    pub repo: PathBuf,
-    pub env: Env,
-}
-
-impl Ctx {
-    pub fn rng(&self) -> rand::rngs::StdRng {
-        rand::rngs::StdRng::from_entropy()
-    }
-
-    pub fn open(&self) -> Result<Lore, LoreError> {
-        Lore::open(&self.repo, self.env.clone(), self.rng())
-    }
-}
-
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
@@ -132,6 +105,18 @@ fn now() -> Result<jiff::Timestamp, String> {
     }
 }
 
+/// `GIT_LORE_RANDOMNESS_SEED`: a number that fixes every random choice
+/// (lesson ids, keys), for tests and reproducible demos. Never set it for
+/// real use: two repositories with the same seed make the same key.
+fn seed() -> Result<Option<u64>, String> {
+    var("GIT_LORE_RANDOMNESS_SEED")
+        .map(|v| {
+            v.parse::<u64>()
+                .map_err(|_| format!("GIT_LORE_RANDOMNESS_SEED must be a whole number, got {v:?}"))
+        })
+        .transpose()
+}
+
 /// The environment handed to child programs: ours, minus the variables that
 /// would point git at another repository than the one we name.
 fn child_env() -> Vec<(String, String)> {
@@ -148,78 +133,23 @@ fn child_env() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Parses a lesson or artifact id, reporting a bad one.
-pub fn parse_id(s: &str) -> Option<git_lore::model::Id> {
-    match s.parse() {
-        Ok(id) => Some(id),
-        Err(e) => {
-            error(e);
-            None
-        }
-    }
-}
-
-/// Runs one review transition on the lesson named `id` and prints what it
-/// did: `changed`'s line when it wrote, the no-op's message otherwise.
-pub fn transition(
-    ctx: &Ctx,
-    id: &str,
-    apply: impl FnOnce(&mut Lore, git_lore::model::Id) -> Result<git_lore::ops::review::Done, LoreError>,
-    changed: impl FnOnce(&git_lore::model::Proposal) -> String,
-) -> Outcome {
-    use git_lore::ops::review::Done;
-    let Some(id) = parse_id(id) else {
-        return Outcome::Refused;
+/// Everything a command needs from the process, read once.
+fn context(cli: &Cli) -> Result<Ctx, String> {
+    let home = var("HOME").map(PathBuf::from);
+    let now = now()?;
+    let repo = match cli.repo.clone() {
+        Some(r) => r,
+        None => default_repo(home.as_ref())?,
     };
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    match apply(&mut lore, id) {
-        Ok(Done::Changed(p)) => {
-            out(&changed(&p));
-            Outcome::Done
-        }
-        Ok(Done::Unchanged(n)) => {
-            out(&format!("{n}\n"));
-            Outcome::Done
-        }
-        Err(e) => report(e),
+    let mut env = Env::new(now, home, child_env());
+    if let Some(git) = var("GIT_LORE_GIT") {
+        env.git_program = git;
     }
-}
-
-/// Prints an error the one way errors are printed.
-pub fn error(msg: impl std::fmt::Display) {
-    let _ = writeln!(io::stderr(), "git-lore: {msg}");
-}
-
-/// Writes to stdout, treating a closed pipe as success (`git lore log | head`).
-pub fn out(text: &str) {
-    let mut stdout = io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(text.as_bytes())
-        .and_then(|_| stdout.flush())
-    {
-        if e.kind() != io::ErrorKind::BrokenPipe {
-            error(format!("writing output: {e}"));
-        }
-    }
-}
-
-/// Prints `value` as pretty JSON on stdout.
-pub fn out_json<T: serde::Serialize>(value: &T) {
-    let mut s = serde_json::to_string_pretty(value).expect("output serialises");
-    s.push('\n');
-    out(&s);
-}
-
-/// Reports a library error and classifies it.
-pub fn report(e: LoreError) -> Outcome {
-    error(&e);
-    match e.class() {
-        Class::Refused => Outcome::Refused,
-        Class::Undetermined => Outcome::Undetermined,
-    }
+    Ok(Ctx {
+        repo,
+        env,
+        seed: seed()?,
+    })
 }
 
 pub fn main() -> ExitCode {
@@ -231,31 +161,15 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    let home = var("HOME").map(PathBuf::from);
-    let now = match now() {
-        Ok(n) => n,
+    let ctx = match context(&cli) {
+        Ok(c) => c,
         Err(e) => {
-            error(e);
-            return ExitCode::from(1);
+            ui::error(e);
+            return ExitCode::from(Exit::Refused.code());
         }
     };
-    let repo = match cli.repo.clone() {
-        Some(r) => r,
-        None => match default_repo(home.as_ref()) {
-            Ok(r) => r,
-            Err(e) => {
-                error(e);
-                return ExitCode::from(1);
-            }
-        },
-    };
-    let mut env = Env::new(now, home, child_env());
-    if let Some(git) = var("GIT_LORE_GIT") {
-        env.git_program = git;
-    }
     // git-lore prints no colour at all, so NO_COLOR holds trivially.
-    let ctx = Ctx { repo, env };
-    let outcome = match cli.command {
+    let result = match cli.command {
         Command::Init(a) => init::run(a, &ctx),
         Command::Ingest(a) => ingest::run(a, &ctx),
         Command::List(a) => list::run(a, &ctx),
@@ -273,9 +187,12 @@ pub fn main() -> ExitCode {
         Command::Index(a) => index::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
     };
-    ExitCode::from(match outcome {
-        Outcome::Done => 0,
-        Outcome::Refused => 1,
-        Outcome::Undetermined => 2,
-    })
+    let exit = match result {
+        Ok(exit) => exit,
+        Err(e) => {
+            ui::error(&e);
+            e.exit()
+        }
+    };
+    ExitCode::from(exit.code())
 }

@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{Ctx, Outcome};
-use git_lore::ops::review;
+use super::ui::{self, Ctx};
+use git_lore::ops::confirm;
 
 /// Pass on a pending lesson: the human's "don't share". It stays recorded
 /// (so its artifact stays seen) and cannot be confirmed later. Never calls a
@@ -16,11 +16,11 @@ pub struct Args {
     reason: Option<String>,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    super::transition(
-        ctx,
-        &args.id,
-        |lore, id| review::pass(lore, id, args.reason.as_deref()),
-        |p| format!("Passed on {}.\n", p.id),
-    )
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let id = ui::parse_id(&args.id)?;
+    let mut lore = ctx.open()?;
+    let t = confirm::pass(&mut lore, id, args.reason.as_deref())?;
+    Ok(ui::print_transition(t, |p| {
+        format!("Passed on {}.\n", p.id)
+    }))
 }

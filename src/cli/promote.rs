@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{Ctx, Outcome};
-use git_lore::ops::review;
+use super::ui::{self, Ctx};
+use git_lore::ops::promote;
 
 /// Promote a judged lesson: an approved one becomes a Lesson v2 entry on
 /// pool/local, pool/org or pool/public (by visibility); a rejected one is
@@ -14,23 +14,9 @@ pub struct Args {
     id: String,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    super::transition(ctx, &args.id, review::promote, promoted_line)
-}
-
-/// The line printed after a promote that wrote something.
-pub fn promoted_line(p: &git_lore::model::Proposal) -> String {
-    match (p.status, p.visibility) {
-        (git_lore::model::ProposalStatus::Approved, Some(v)) => {
-            format!(
-                "Lesson {} promoted to pool/{}.\n",
-                p.id,
-                v.source().as_str()
-            )
-        }
-        _ => format!(
-            "Lesson {} is {}; its verdict stays on the ledger.\n",
-            p.id, p.status
-        ),
-    }
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let id = ui::parse_id(&args.id)?;
+    let mut lore = ctx.open()?;
+    let t = promote::promote(&mut lore, id)?;
+    Ok(ui::print_transition(t, ui::promoted_line))
 }

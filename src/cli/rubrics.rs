@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{error, out, out_json, report, Ctx, Outcome};
-use git_lore::ops::review;
+use super::ui::{self, CliError, Ctx, Exit};
+use git_lore::ops::rubrics;
 
 /// Show the rubrics in force, or replace them with FILE (validated, then
 /// committed to the ledger as a `config` commit, audited like any verdict).
@@ -17,38 +17,18 @@ pub struct Args {
     file: Option<std::path::PathBuf>,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let mut lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let mut lore = ctx.open()?;
+    let Some(path) = args.file else {
+        ui::out_json(&rubrics::rubrics(&lore)?);
+        return Ok(Exit::Done);
     };
-    match args.file {
-        None => match review::rubrics(&lore) {
-            Ok(set) => {
-                out_json(&set);
-                Outcome::Done
-            }
-            Err(e) => report(e),
-        },
-        Some(path) => {
-            let text = match std::fs::read_to_string(&path) {
-                Ok(t) => t,
-                Err(e) => {
-                    error(format!("cannot read {}: {e}", path.display()));
-                    return Outcome::Refused;
-                }
-            };
-            match review::set_rubrics(&mut lore, &text) {
-                Ok(true) => {
-                    out("Rubrics committed to the ledger.\n");
-                    Outcome::Done
-                }
-                Ok(false) => {
-                    out("Rubrics unchanged.\n");
-                    Outcome::Done
-                }
-                Err(e) => report(e),
-            }
-        }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+    if rubrics::set_rubrics(&mut lore, &text)? {
+        ui::out("Rubrics committed to the ledger.\n");
+    } else {
+        ui::out("Rubrics unchanged.\n");
     }
+    Ok(Exit::Done)
 }

@@ -1,8 +1,8 @@
 use clap::Args as ClapArgs;
 
-use super::{error, out, out_json, report, Ctx, Outcome};
-use git_lore::model::Id;
-use git_lore::store::{ArtifactOutcome, Index, Store};
+use super::ui::{self, Ctx, Exit};
+use git_lore::ops::query;
+use git_lore::store::ArtifactOutcome;
 
 /// Print what happened to each artifact: the lesson it became and that
 /// lesson's status, the reason it was declined, or `unseen`.
@@ -30,70 +30,57 @@ struct Row {
     reason: Option<String>,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let mut ids = Vec::new();
-    for a in &args.artifacts {
-        match a.parse::<Id>() {
-            Ok(id) => ids.push(id),
-            Err(e) => {
-                error(e);
-                return Outcome::Refused;
-            }
-        }
-    }
-    let store = match Store::open(&ctx.repo, ctx.env.host()) {
-        Ok(s) => s,
-        Err(e) => return report(e.into()),
-    };
-    let index = match Index::load(&store) {
-        Ok(i) => i,
-        Err(e) => return report(e.into()),
-    };
-    let rows: Vec<Row> = ids
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let ids = args
+        .artifacts
         .iter()
-        .map(|&id| match index.artifact(id) {
-            None => Row {
-                artifact: id.to_string(),
+        .map(|a| ui::parse_id(a))
+        .collect::<ui::Result<Vec<_>>>()?;
+    let lore = ctx.open()?;
+    let rows: Vec<Row> = query::seen(&lore, &ids)?
+        .into_iter()
+        .map(|s| {
+            let mut row = Row {
+                artifact: s.artifact.to_string(),
                 outcome: "unseen",
                 lesson: None,
                 status: None,
                 reason: None,
-            },
-            Some(ArtifactOutcome::Proposed { lesson }) => Row {
-                artifact: id.to_string(),
-                outcome: "proposed",
-                lesson: Some(lesson.to_string()),
-                status: index.lesson(lesson).map(|e| e.status.to_string()),
-                reason: None,
-            },
-            Some(ArtifactOutcome::Declined { reason }) => Row {
-                artifact: id.to_string(),
-                outcome: "declined",
-                lesson: None,
-                status: None,
-                reason: Some(
-                    reason
-                        .map(|r| r.to_string())
-                        .unwrap_or_else(|| "unknown".into()),
-                ),
-            },
+            };
+            match s.outcome {
+                None => {}
+                Some(ArtifactOutcome::Proposed { lesson }) => {
+                    row.outcome = "proposed";
+                    row.lesson = Some(lesson.to_string());
+                    row.status = s.lesson.map(|e| e.status.to_string());
+                }
+                Some(ArtifactOutcome::Declined { reason }) => {
+                    row.outcome = "declined";
+                    row.reason = Some(
+                        reason
+                            .map(|r| r.to_string())
+                            .unwrap_or_else(|| "unknown".into()),
+                    );
+                }
+            }
+            row
         })
         .collect();
     if args.json {
-        out_json(&rows);
-    } else {
-        let mut s = String::new();
-        for r in &rows {
-            let detail = match (r.outcome, &r.lesson, &r.status, &r.reason) {
-                ("proposed", Some(l), st, _) => {
-                    format!(" {l} {}", st.as_deref().unwrap_or("unknown"))
-                }
-                ("declined", _, _, Some(reason)) => format!(" {reason}"),
-                _ => String::new(),
-            };
-            s.push_str(&format!("{} {}{}\n", r.artifact, r.outcome, detail));
-        }
-        out(&s);
+        ui::out_json(&rows);
+        return Ok(Exit::Done);
     }
-    Outcome::Done
+    let mut s = String::new();
+    for r in &rows {
+        let detail = match (r.outcome, &r.lesson, &r.status, &r.reason) {
+            ("proposed", Some(l), st, _) => {
+                format!(" {l} {}", st.as_deref().unwrap_or("unknown"))
+            }
+            ("declined", _, _, Some(reason)) => format!(" {reason}"),
+            _ => String::new(),
+        };
+        s.push_str(&format!("{} {}{}\n", r.artifact, r.outcome, detail));
+    }
+    ui::out(&s);
+    Ok(Exit::Done)
 }

@@ -1,7 +1,6 @@
 use clap::Args as ClapArgs;
 
-use super::{error, out, out_json, report, Ctx, Outcome};
-use git_lore::model::{Id, Scope};
+use super::ui::{self, Ctx, Exit};
 use git_lore::ops::query;
 
 /// Show one lesson: id, status, visibility, artifact, claim, rationale,
@@ -16,32 +15,16 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let id: Id = match args.id.parse() {
-        Ok(id) => id,
-        Err(e) => {
-            error(e);
-            return Outcome::Refused;
-        }
-    };
-    let lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    let p = match query::proposal(&lore, id) {
-        Ok(p) => p,
-        Err(e) => return report(e),
-    };
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let id = ui::parse_id(&args.id)?;
+    let lore = ctx.open()?;
+    let p = query::proposal(&lore, id)?;
     if args.json {
-        out_json(&p);
-        return Outcome::Done;
+        ui::out_json(&p);
+        return Ok(Exit::Done);
     }
     let c = &p.candidate;
-    let scope = match &c.applies_to.scope {
-        Scope::Versioned { .. } | Scope::VersionIndependent { .. } => {
-            serde_json::to_string(&c.applies_to.scope).unwrap_or_default()
-        }
-    };
+    let scope = serde_json::to_string(&c.applies_to.scope).unwrap_or_default();
     let mut s = String::new();
     s.push_str(&format!("id:          {}\n", p.id));
     s.push_str(&format!("status:      {}\n", p.status));
@@ -71,6 +54,6 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
                 .unwrap_or_default()
         ));
     }
-    out(&s);
-    Outcome::Done
+    ui::out(&s);
+    Ok(Exit::Done)
 }

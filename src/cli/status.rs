@@ -1,6 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{out, out_json, report, Ctx, Outcome};
+use super::ui::{self, Ctx, Exit};
+use git_lore::model::ProposalStatus;
 use git_lore::ops::query;
 
 /// Count lessons by status: what awaits a human (pending), what awaits the
@@ -13,22 +14,17 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
-    };
-    let counts = match query::counts(&lore) {
-        Ok(c) => c,
-        Err(e) => return report(e),
-    };
-    let get = |s: &str| {
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let lore = ctx.open()?;
+    let counts = query::counts(&lore)?;
+    let get = |s: ProposalStatus| {
         counts
             .iter()
-            .find(|(st, _)| st.as_str() == s)
+            .find(|(st, _)| *st == s)
             .map(|(_, n)| *n)
             .unwrap_or(0)
     };
+    use ProposalStatus::*;
     if args.json {
         let mut m = serde_json::Map::new();
         for (s, n) in &counts {
@@ -36,18 +32,18 @@ pub fn run(args: Args, ctx: &Ctx) -> Outcome {
         }
         m.insert(
             "awaiting_decision".into(),
-            (get("pending") + get("confirmed")).into(),
+            (get(Pending) + get(Confirmed)).into(),
         );
-        out_json(&m);
+        ui::out_json(&m);
     } else {
-        out(&format!(
+        ui::out(&format!(
             "lessons pending: {}\nlessons confirmed (awaiting the jury): {}\nlessons approved: {}, rejected: {}, passed: {}\n",
-            get("pending"),
-            get("confirmed"),
-            get("approved"),
-            get("rejected"),
-            get("passed")
+            get(Pending),
+            get(Confirmed),
+            get(Approved),
+            get(Rejected),
+            get(Passed)
         ));
     }
-    Outcome::Done
+    Ok(Exit::Done)
 }

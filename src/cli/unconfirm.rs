@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
-use super::{Ctx, Outcome};
-use git_lore::ops::review;
+use super::ui::{self, Ctx};
+use git_lore::ops::confirm;
 
 /// Take a confirmation back: the lesson is pending again, with its
 /// pre-confirm candidate restored byte for byte. Refused once the jury has
@@ -13,8 +13,11 @@ pub struct Args {
     id: String,
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    super::transition(ctx, &args.id, review::unconfirm, |p| {
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let id = ui::parse_id(&args.id)?;
+    let mut lore = ctx.open()?;
+    let t = confirm::unconfirm(&mut lore, id)?;
+    Ok(ui::print_transition(t, |p| {
         format!("Unconfirmed {}; it is pending again.\n", p.id)
-    })
+    }))
 }

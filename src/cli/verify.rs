@@ -1,12 +1,13 @@
 use clap::Args as ClapArgs;
 
-use super::{error, out, out_json, report, Ctx, Outcome};
-use git_lore::ops::audit;
+use super::ui::{self, Ctx, Exit};
+use git_lore::ops::audit::{self, Scope};
 
 /// Check history: every commit is signed by an allowed signer, its trailers
 /// are well formed and agree with what it changed (touched records ↔
-/// `Lore-Lesson` / `Lore-Artifact`, legal status transitions), and every
-/// touched record is valid against its schema.
+/// `Lore-Lesson` / `Lore-Artifact`, legal status transitions, each action
+/// touching only its own files), and every touched record is valid against
+/// its schema.
 ///
 /// Exit 0 when clean; 1 with the list of (commit, problem) otherwise.
 #[derive(ClapArgs, Debug)]
@@ -27,59 +28,42 @@ struct Report<'a> {
     problems: &'a [audit::Problem],
 }
 
-pub fn run(args: Args, ctx: &Ctx) -> Outcome {
-    let lore = match ctx.open() {
-        Ok(l) => l,
-        Err(e) => return report(e),
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let lore = ctx.open()?;
+    let scope = match &args.range {
+        None => Scope::All,
+        Some(r) => match r.split_once("..") {
+            Some((a, b)) => Scope::Range(a.to_owned(), b.to_owned()),
+            None => Scope::Rev(r.clone()),
+        },
     };
-    let commits = match &args.range {
-        None => None,
-        Some(r) => {
-            let resolved = match r.split_once("..") {
-                Some((a, b)) => lore.store.resolve(a).and_then(|a| {
-                    lore.store
-                        .resolve(b)
-                        .and_then(|b| lore.store.range(b, &[a]))
-                }),
-                None => lore
-                    .store
-                    .resolve(r)
-                    .and_then(|tip| lore.store.ancestors(tip)),
-            };
-            match resolved {
-                Ok(c) => Some(c),
-                Err(e) => {
-                    error(format!("bad revision range {r:?}: {e}"));
-                    return Outcome::Refused;
-                }
-            }
-        }
-    };
-    let (n, problems) = match audit::verify(&lore, commits) {
-        Ok(r) => r,
-        Err(e) => return report(e),
-    };
+    let v = audit::verify(&lore, &scope)?;
     if args.json {
-        out_json(&Report {
-            commits: n,
-            ok: problems.is_empty(),
-            problems: &problems,
+        ui::out_json(&Report {
+            commits: v.commits,
+            ok: v.problems.is_empty(),
+            problems: &v.problems,
         });
-    } else if problems.is_empty() {
-        out(&format!(
-            "verified {n} commits: every signature good, trailers and records consistent\n"
+    } else if v.problems.is_empty() {
+        ui::out(&format!(
+            "verified {} commits: every signature good, trailers and records consistent\n",
+            v.commits
         ));
     } else {
         let mut s = String::new();
-        for p in &problems {
+        for p in &v.problems {
             s.push_str(&format!("{} ({}): {}\n", p.commit, p.branch, p.problem));
         }
-        out(&s);
-        error(format!("{} problems in {n} commits", problems.len()));
+        ui::out(&s);
+        ui::status(format!(
+            "{} problems in {} commits",
+            v.problems.len(),
+            v.commits
+        ));
     }
-    if problems.is_empty() {
-        Outcome::Done
+    Ok(if v.problems.is_empty() {
+        Exit::Done
     } else {
-        Outcome::Refused
-    }
+        Exit::Refused
+    })
 }

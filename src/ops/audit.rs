@@ -1,13 +1,19 @@
-//! The audit trail: reading history back as lifecycle events (`git lore log`)
-//! and checking it (`git lore verify`).
+//! The audit trail: reading history back as events (`git lore log`) and
+//! checking it (`git lore verify`).
 //!
 //! A commit is trusted when its signature is good for a key in the allowed
 //! signers in force at its parent: the repository's own file for the ledger,
 //! the pool's `.lore/allowed_signers` for a pool (a pool's root commit is
 //! anchored in the repository's own file). A merge commit is accepted whatever
 //! its signer when it is a pure merge: both parents are trusted and its tree is
-//! exactly the clean merge of them. Beyond signatures, verify checks that the
-//! trailers agree with what changed and that every touched record is valid.
+//! exactly the clean merge of them.
+//!
+//! Beyond signatures, every commit's [`Event`] is checked against what the
+//! commit changed: the event's [`crate::event::Rule`] (which branch, whether
+//! it may be a branch's first commit, exactly which files it may touch),
+//! schema validity of every record written, and one small check per event
+//! (statuses agree with the trailers and the move is legal, ids and reasons
+//! agree with the records).
 
 use std::collections::HashMap;
 
@@ -15,32 +21,26 @@ use gix::ObjectId;
 use serde_json::Value;
 
 use super::{Lore, LoreError};
-use crate::model::{Id, ProposalStatus};
+use crate::event::{ConfigTopic, Event, On, Op, PathKind, Root, Step};
+use crate::model::{Id, LessonStatus, ProposalStatus, Source};
+use crate::review::{lifecycle, RubricSet};
 use crate::schema::{self, SchemaKind};
 use crate::signing::{self, AllowedSigners, SignatureStatus};
 use crate::store::layout::{self, RecordPath, POOL_ALLOWED_SIGNERS};
-use crate::store::{Branch, CommitInfo};
-use crate::trailers::{Action, LoreTrailers};
+use crate::store::{Branch, ChangedPath, CommitInfo};
+use crate::trailers::TrailerError;
 
-/// One lifecycle event, as `git lore log` shows it.
-#[derive(Clone, Debug, serde::Serialize)]
+/// One commit, as `git lore log` shows it.
+#[derive(Clone, Debug)]
 pub struct LogEntry {
-    pub commit: String,
-    pub branch: String,
-    pub date: String,
-    pub action: Option<String>,
-    pub lesson: Option<String>,
-    pub artifact: Option<String>,
-    pub from: Option<String>,
-    pub to: Option<String>,
-    pub reason: Option<String>,
+    pub commit: ObjectId,
+    pub branch: Branch,
+    /// Committer time, seconds since the epoch.
+    pub time: i64,
     pub subject: String,
-    /// `good`, `bad`, `unknown signer`, `unsigned` or `unverifiable`.
-    pub signature: String,
-    /// The principal (for a good signature) or key fingerprint.
-    pub signer: Option<String>,
-    #[serde(skip)]
-    pub id: ObjectId,
+    /// What it did, or why its trailers could not be read.
+    pub event: Result<Event, TrailerError>,
+    pub signature: SignatureStatus,
 }
 
 /// One thing wrong with one commit.
@@ -51,23 +51,10 @@ pub struct Problem {
     pub problem: String,
 }
 
-/// The verdict on a commit's signature, with the words `log` prints.
-pub fn describe_signature(s: &SignatureStatus) -> (&'static str, Option<String>) {
-    match s {
-        SignatureStatus::Good { principal, .. } => ("good", Some(principal.clone())),
-        SignatureStatus::Bad { .. } => ("bad", None),
-        SignatureStatus::UnknownSigner { fingerprint } => {
-            ("unknown signer", Some(fingerprint.clone()))
-        }
-        SignatureStatus::Unsigned => ("unsigned", None),
-        SignatureStatus::Unverifiable { .. } => ("unverifiable", None),
-    }
-}
-
-/// Caches allowed-signers files by the blob or path they came from.
+/// Caches allowed-signers files by the commit they are read at.
 struct Trust<'a> {
     lore: &'a Lore,
-    repo_file: Option<AllowedSigners>,
+    repo_file: AllowedSigners,
     pool_files: HashMap<ObjectId, AllowedSigners>,
 }
 
@@ -75,7 +62,7 @@ impl<'a> Trust<'a> {
     fn new(lore: &'a Lore) -> Result<Trust<'a>, LoreError> {
         Ok(Trust {
             lore,
-            repo_file: Some(lore.ledger_allowed_signers()?),
+            repo_file: lore.ledger_allowed_signers()?,
             pool_files: HashMap::new(),
         })
     }
@@ -86,11 +73,8 @@ impl<'a> Trust<'a> {
         info: &CommitInfo,
     ) -> Result<&AllowedSigners, LoreError> {
         let parent = match (branch, info.parents.first()) {
-            (Branch::Pool(_), Some(p)) => Some(*p),
-            _ => None,
-        };
-        let Some(parent) = parent else {
-            return Ok(self.repo_file.as_ref().expect("loaded"));
+            (Branch::Pool(_), Some(p)) => *p,
+            _ => return Ok(&self.repo_file),
         };
         if !self.pool_files.contains_key(&parent) {
             let text = self
@@ -129,49 +113,69 @@ pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
     let mut out = Vec::new();
     for (branch, id) in lore.store.all_commits()? {
         let info = lore.store.commit_info(id)?;
-        let t = info.trailers.as_ref().ok();
+        let e = info.event.as_ref().ok();
         let keep = match filter {
             LogFilter::All => true,
-            LogFilter::Lesson(l) => {
-                t.is_some_and(|t| t.lesson == Some(l) || t.targets.contains(&l))
-            }
-            LogFilter::Artifact(a) => t.is_some_and(|t| t.artifact == Some(a)),
+            LogFilter::Lesson(l) => e.is_some_and(|e| e.lesson() == Some(l)),
+            LogFilter::Artifact(a) => e.is_some_and(|e| e.artifact() == Some(a)),
         };
         if !keep {
             continue;
         }
-        let status = trust.status(branch, &info)?;
-        let (word, signer) = describe_signature(&status);
         out.push(LogEntry {
-            commit: id.to_string(),
-            branch: branch.to_string(),
-            date: jiff::Timestamp::from_second(info.time)
-                .map(crate::model::iso)
-                .unwrap_or_default(),
-            action: t.map(|t| t.action.to_string()),
-            lesson: t.and_then(|t| t.lesson).map(|i| i.to_string()),
-            artifact: t.and_then(|t| t.artifact).map(|i| i.to_string()),
-            from: t.and_then(|t| t.from.clone()),
-            to: t.and_then(|t| t.status.clone()),
-            reason: t.and_then(|t| t.reason.clone()),
-            subject: info.subject.clone(),
-            signature: word.to_owned(),
-            signer,
-            id,
+            commit: id,
+            branch,
+            time: info.time,
+            signature: trust.status(branch, &info)?,
+            subject: info.subject,
+            event: info.event,
         });
     }
     Ok(out)
 }
 
-/// Checks every commit reachable from the given branches (or the given
-/// commits). An empty result means the history is clean.
-pub fn verify(
-    lore: &Lore,
-    commits: Option<Vec<ObjectId>>,
-) -> Result<(usize, Vec<Problem>), LoreError> {
+/// Which commits `verify` checks.
+#[derive(Clone, Debug)]
+pub enum Scope {
+    /// Every commit of every lore branch.
+    All,
+    /// A revision and its ancestors.
+    Rev(String),
+    /// `A..B`: commits reachable from `B` but not from `A`.
+    Range(String, String),
+}
+
+/// What `verify` found.
+#[derive(Clone, Debug)]
+pub struct Verified {
+    /// How many commits were checked.
+    pub commits: usize,
+    /// Everything wrong; empty when history is clean.
+    pub problems: Vec<Problem>,
+}
+
+/// Checks the commits of `scope`. An empty list of problems means the
+/// history is clean.
+pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
     let all = lore.store.all_commits()?;
     let branch_of: HashMap<ObjectId, Branch> = all.iter().map(|(b, c)| (*c, *b)).collect();
-    let list: Vec<(Branch, ObjectId)> = match commits {
+    let bad_rev = |rev: &str, e: crate::store::StoreError| LoreError::Input {
+        what: format!("bad revision {rev:?}"),
+        why: e.to_string(),
+    };
+    let ids = match scope {
+        Scope::All => None,
+        Scope::Rev(r) => {
+            let tip = lore.store.resolve(r).map_err(|e| bad_rev(r, e))?;
+            Some(lore.store.ancestors(tip)?)
+        }
+        Scope::Range(a, b) => {
+            let from = lore.store.resolve(a).map_err(|e| bad_rev(a, e))?;
+            let to = lore.store.resolve(b).map_err(|e| bad_rev(b, e))?;
+            Some(lore.store.range(to, &[from])?)
+        }
+    };
+    let list: Vec<(Branch, ObjectId)> = match ids {
         Some(ids) => ids
             .into_iter()
             .map(|c| (branch_of.get(&c).copied().unwrap_or(Branch::Ledger), c))
@@ -180,7 +184,7 @@ pub fn verify(
     };
     let mut trust = Trust::new(lore)?;
     let mut problems = Vec::new();
-    let mut statuses: HashMap<ObjectId, bool> = HashMap::new();
+    let mut trusted: HashMap<ObjectId, bool> = HashMap::new();
     // Oldest first, so a merge's parents are judged before the merge.
     for (branch, id) in list.iter().rev() {
         let info = lore.store.commit_info(*id)?;
@@ -192,39 +196,46 @@ pub fn verify(
             })
         };
         let status = trust.status(*branch, &info)?;
-        let mut trusted = matches!(status, SignatureStatus::Good { .. });
-        if !trusted && info.parents.len() > 1 {
-            trusted = is_pure_merge(lore, &info, &statuses)?;
-            if !trusted {
+        let mut good = matches!(status, SignatureStatus::Good { .. });
+        if !good && info.parents.len() > 1 {
+            good = is_pure_merge(lore, &info, &trusted)?;
+            if !good {
                 say("merge commit is not signed by an allowed signer and is not a pure merge of trusted parents".into());
             }
-        } else if !trusted {
-            say(match &status {
-                SignatureStatus::Unsigned => "unsigned commit".to_owned(),
-                SignatureStatus::Bad { reason } => format!("bad signature: {reason}"),
-                SignatureStatus::UnknownSigner { fingerprint } => {
-                    format!("signed by a key not in the allowed signers ({fingerprint})")
-                }
-                SignatureStatus::Unverifiable { reason } => {
-                    format!("signature cannot be verified: {reason}")
-                }
-                SignatureStatus::Good { .. } => unreachable!(),
-            });
+        } else if !good {
+            say(signature_problem(&status));
         }
-        statuses.insert(*id, trusted);
+        trusted.insert(*id, good);
         if info.parents.len() > 1 {
             continue; // a merge adds nothing of its own to check
         }
-        match &info.trailers {
+        match &info.event {
             Err(e) => say(format!("trailers unreadable: {e}")),
-            Ok(t) => {
-                for p in check_change(lore, *branch, &info, t)? {
+            Ok(e) => {
+                for p in check_commit(lore, *branch, &info, e)? {
                     say(p);
                 }
             }
         }
     }
-    Ok((list.len(), problems))
+    Ok(Verified {
+        commits: list.len(),
+        problems,
+    })
+}
+
+fn signature_problem(status: &SignatureStatus) -> String {
+    match status {
+        SignatureStatus::Unsigned => "unsigned commit".to_owned(),
+        SignatureStatus::Bad { reason } => format!("bad signature: {reason}"),
+        SignatureStatus::UnknownSigner { fingerprint } => {
+            format!("signed by a key not in the allowed signers ({fingerprint})")
+        }
+        SignatureStatus::Unverifiable { reason } => {
+            format!("signature cannot be verified: {reason}")
+        }
+        SignatureStatus::Good { .. } => String::new(),
+    }
 }
 
 fn is_pure_merge(
@@ -248,196 +259,352 @@ fn is_pure_merge(
     })
 }
 
-fn parse_json(bytes: &[u8]) -> Result<Value, String> {
-    serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))
+/// A changed file, classified.
+struct Touched<'a> {
+    kind: Option<PathKind>,
+    /// The id a record is named by.
+    id: Option<Id>,
+    change: &'a ChangedPath,
 }
 
-fn status_of(v: &Value) -> Option<ProposalStatus> {
-    v.get("status")?.as_str()?.parse().ok()
+impl Touched<'_> {
+    fn op(&self) -> Op {
+        match (self.change.old, self.change.new) {
+            (None, Some(_)) => Op::Add,
+            (Some(_), Some(_)) => Op::Modify,
+            _ => Op::Any, // removed: only `Any` allows it
+        }
+    }
 }
 
-/// The legal proposal status transitions, by action.
-pub fn legal_transition(action: Action, from: ProposalStatus, to: ProposalStatus) -> bool {
-    use ProposalStatus::*;
-    matches!(
-        (action, from, to),
-        (Action::Confirm, Pending, Confirmed)
-            | (Action::Unconfirm, Confirmed, Pending)
-            | (Action::Pass, Pending, Passed)
-            | (Action::Judge, Confirmed, Approved)
-            | (Action::Judge, Confirmed, Rejected)
-            | (Action::Promote, Approved, Approved)
-            | (Action::Promote, Rejected, Rejected)
-    )
+fn kind_name(k: PathKind) -> &'static str {
+    match k {
+        PathKind::Proposal => "a proposal",
+        PathKind::Decline => "a decline record",
+        PathKind::Lesson => "a pool entry",
+        PathKind::Config => "files under .lore/",
+    }
 }
 
-/// Checks that a single-parent commit's trailers agree with its changes and
-/// that every record it touched is valid.
-fn check_change(
+/// Checks a single-parent commit's event against what it changed.
+fn check_commit(
     lore: &Lore,
     branch: Branch,
     info: &CommitInfo,
-    t: &LoreTrailers,
+    event: &Event,
 ) -> Result<Vec<String>, LoreError> {
+    let action = event.action();
+    let rule = event.rule();
     let mut problems = Vec::new();
+    let belongs = matches!(
+        (rule.on, branch),
+        (On::Either, _) | (On::Ledger, Branch::Ledger) | (On::Pool, Branch::Pool(_))
+    );
+    if !belongs {
+        problems.push(format!("action {action} does not belong on {branch}"));
+        return Ok(problems);
+    }
+    let is_root = info.parents.is_empty();
+    match rule.root {
+        Root::Only if !is_root => {
+            problems.push(format!("{action} is legal only as a branch's first commit"))
+        }
+        Root::Never if is_root => {
+            problems.push(format!("{action} cannot be a branch's first commit"))
+        }
+        _ => {}
+    }
+
     let changes = lore.store.changed_paths(info)?;
-    let mut records = Vec::new();
-    for c in &changes {
-        if c.path.starts_with(".lore/") {
-            if !matches!(t.action, Action::Config | Action::Init | Action::Promote) {
-                problems.push(format!(
-                    "{} changed {} (only init, config and promote commits may)",
-                    t.action, c.path
-                ));
+    let touched: Vec<Touched> = changes
+        .iter()
+        .map(|c| {
+            if c.path.starts_with(".lore/") {
+                return Touched {
+                    kind: Some(PathKind::Config),
+                    id: None,
+                    change: c,
+                };
             }
+            let (kind, id) = match layout::classify(&c.path) {
+                Some(RecordPath::Proposal(id)) => (Some(PathKind::Proposal), Some(id)),
+                Some(RecordPath::Decline(id)) => (Some(PathKind::Decline), Some(id)),
+                Some(RecordPath::Lesson(id)) => (Some(PathKind::Lesson), Some(id)),
+                None => (None, None),
+            };
+            Touched {
+                kind,
+                id,
+                change: c,
+            }
+        })
+        .collect();
+
+    // The rule: exactly the listed files, each named by the event.
+    let named = match event {
+        Event::Decline { artifact, .. } => Some(*artifact),
+        _ => event.lesson(),
+    };
+    let mut expected: Vec<(PathKind, Op)> = rule.touches.to_vec();
+    let mut matched: Vec<&Touched> = Vec::new();
+    for t in &touched {
+        let slot = expected.iter().position(|(k, op)| {
+            Some(*k) == t.kind
+                && (*op == Op::Any || *op == t.op())
+                && (*k == PathKind::Config || t.id == named)
+        });
+        match slot {
+            Some(i) => {
+                if expected[i].0 != PathKind::Config {
+                    expected.remove(i);
+                }
+                matched.push(t);
+            }
+            None => problems.push(match t.kind {
+                None => format!(
+                    "changed {} which is not a git-lore record path",
+                    t.change.path
+                ),
+                Some(_) => format!(
+                    "{action} may change only {}; it also changed {}",
+                    describe(rule.touches, named, false),
+                    t.change.path
+                ),
+            }),
+        }
+    }
+    let config_touched = matched.iter().any(|t| t.kind == Some(PathKind::Config));
+    for (k, _) in &expected {
+        if *k != PathKind::Config || !config_touched {
+            problems.push(format!(
+                "{action} must {}",
+                describe(rule.touches, named, true)
+            ));
+            break;
+        }
+    }
+
+    // Schema validity of every record written.
+    let mut records: HashMap<PathKind, (Option<Value>, Option<Value>)> = HashMap::new();
+    for t in &matched {
+        let Some(kind) = t.kind else { continue };
+        if kind == PathKind::Config {
             continue;
         }
-        match layout::classify(&c.path) {
-            Some(rp) => records.push((rp, c)),
-            None => problems.push(format!(
-                "changed {} which is not a git-lore record path",
-                c.path
-            )),
-        }
-    }
-    // Schema validity of every record written.
-    for (rp, c) in &records {
-        let Some(new) = c.new else { continue };
-        let value = match parse_json(&lore.store.blob(new)?) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(format!("{}: {e}", c.path));
-                continue;
+        let read = |id: Option<ObjectId>| -> Result<Option<Value>, LoreError> {
+            Ok(match id {
+                None => None,
+                Some(id) => serde_json::from_slice(&lore.store.blob(id)?).ok(),
+            })
+        };
+        let (old, new) = (read(t.change.old)?, read(t.change.new)?);
+        match &new {
+            None if t.change.new.is_some() => {
+                problems.push(format!("{}: not valid JSON", t.change.path))
             }
-        };
-        let kind = match rp {
-            RecordPath::Proposal(_) => SchemaKind::Proposal,
-            RecordPath::Decline(_) => SchemaKind::Decline,
-            RecordPath::Lesson(_) => SchemaKind::Lesson,
-        };
-        let mut value = value;
-        // Private pool entries carry consensus.judges 0 by design (no jury),
-        // which the published schema's minimum of 1 refuses.
-        if branch == Branch::Pool(crate::model::Source::Local) {
-            if let Some(j) = value.pointer_mut("/consensus/judges") {
-                if j == &Value::from(0) {
-                    *j = Value::from(1);
+            Some(v) => {
+                for p in schema_problems(branch, kind, v) {
+                    problems.push(format!("{}: {p}", t.change.path));
                 }
             }
+            None => {}
         }
-        if let Err(violations) = schema::validate(kind, &value) {
-            for v in violations.iter().take(3) {
-                problems.push(format!(
-                    "{}: schema: {} at {:?}",
-                    c.path, v.message, v.instance_path
-                ));
+        records.insert(kind, (old, new));
+    }
+    let record = |k: PathKind| records.get(&k).cloned().unwrap_or((None, None));
+
+    // One small check per event.
+    match event {
+        Event::Init => {}
+        Event::Propose { artifact, .. } => {
+            problems.extend(check_propose(*artifact, record(PathKind::Proposal).1))
+        }
+        Event::Decline { reason, .. } => {
+            let new = record(PathKind::Decline).1;
+            if new
+                .as_ref()
+                .and_then(|v| v.get("reason")?.as_str().map(str::to_owned))
+                != Some(reason.as_str().to_owned())
+            {
+                problems.push("decline: Lore-Reason does not match the record's reason".into());
             }
         }
+        Event::Confirm { step, .. }
+        | Event::Unconfirm { step }
+        | Event::Pass { step, .. }
+        | Event::Judge { step, .. }
+        | Event::Stamp { step, .. } => {
+            let (old, new) = record(PathKind::Proposal);
+            problems.extend(check_step(event, step, old, new));
+        }
+        Event::Promote {
+            lesson,
+            visibility,
+            pool,
+            ..
+        } => {
+            let new = record(PathKind::Lesson).1;
+            problems.extend(check_promote(branch, *lesson, *visibility, *pool, new));
+        }
+        Event::Config { topic } => problems.extend(check_config(lore, info, *topic, &matched)?),
     }
-    let named = |rp: &RecordPath| match rp {
-        RecordPath::Proposal(id) | RecordPath::Lesson(id) => (t.lesson == Some(*id)).then_some(()),
-        RecordPath::Decline(id) => (t.artifact == Some(*id)).then_some(()),
+    Ok(problems)
+}
+
+/// What a rule lets an action change, as words: `add a proposal 01K…`
+/// (with the verb) or `a proposal 01K…` (without).
+fn describe(touches: &[(PathKind, Op)], named: Option<Id>, verb: bool) -> String {
+    if touches.is_empty() {
+        return if verb { "change nothing" } else { "nothing" }.into();
+    }
+    touches
+        .iter()
+        .map(|(k, op)| {
+            let what = match (k, named) {
+                (PathKind::Config, _) | (_, None) => kind_name(*k).to_owned(),
+                (_, Some(id)) => format!("{} {id}", kind_name(*k)),
+            };
+            let v = match op {
+                Op::Add => "add",
+                Op::Modify => "modify",
+                Op::Any => "change",
+            };
+            if verb {
+                format!("{v} {what}")
+            } else {
+                what
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String> {
+    let schema_kind = match kind {
+        PathKind::Proposal => SchemaKind::Proposal,
+        PathKind::Decline => SchemaKind::Decline,
+        PathKind::Lesson => SchemaKind::Lesson,
+        PathKind::Config => return Vec::new(),
     };
-    match (branch, t.action) {
-        (_, Action::Init) | (_, Action::Config) => {
-            if !records.is_empty() {
-                problems.push(format!("{} commit changed records", t.action));
+    let mut value = value.clone();
+    // Private pool entries carry consensus.judges 0 by design (no jury),
+    // which the published schema's minimum of 1 refuses.
+    if branch == Branch::Pool(Source::Local) {
+        if let Some(j) = value.pointer_mut("/consensus/judges") {
+            if j == &Value::from(0) {
+                *j = Value::from(1);
             }
         }
-        (Branch::Ledger, Action::Propose) => match records.as_slice() {
-            [(RecordPath::Proposal(id), c)]
-                if c.old.is_none() && named(&RecordPath::Proposal(*id)).is_some() =>
-            {
-                let v = parse_json(&lore.store.blob(c.new.expect("added"))?).unwrap_or(Value::Null);
-                if v.get("artifact_id").and_then(Value::as_str)
-                    != t.artifact.map(|a| a.to_string()).as_deref()
-                {
-                    problems.push(
-                        "propose: Lore-Artifact does not match the proposal's artifact_id".into(),
-                    );
-                }
-                if status_of(&v) != Some(ProposalStatus::Pending) {
-                    problems.push("propose: a new proposal must be pending".into());
-                }
-            }
-            _ => problems.push("propose must add exactly the proposal named by Lore-Lesson".into()),
-        },
-        (Branch::Ledger, Action::Decline) => match records.as_slice() {
-            [(RecordPath::Decline(id), c)]
-                if c.old.is_none() && named(&RecordPath::Decline(*id)).is_some() =>
-            {
-                let v = parse_json(&lore.store.blob(c.new.expect("added"))?).unwrap_or(Value::Null);
-                if v.get("reason").and_then(Value::as_str) != t.reason.as_deref() {
-                    problems.push("decline: Lore-Reason does not match the record's reason".into());
-                }
-            }
-            _ => problems
-                .push("decline must add exactly the decline record named by Lore-Artifact".into()),
-        },
-        (
-            Branch::Ledger,
-            action @ (Action::Confirm
-            | Action::Unconfirm
-            | Action::Pass
-            | Action::Judge
-            | Action::Promote),
-        ) => match records.as_slice() {
-            [(RecordPath::Proposal(id), c)] if named(&RecordPath::Proposal(*id)).is_some() => {
-                let (Some(old), Some(new)) = (c.old, c.new) else {
-                    problems.push(format!("{action} must modify an existing proposal"));
-                    return Ok(problems);
-                };
-                let old = parse_json(&lore.store.blob(old)?)
-                    .ok()
-                    .and_then(|v| status_of(&v));
-                let new = parse_json(&lore.store.blob(new)?)
-                    .ok()
-                    .and_then(|v| status_of(&v));
-                match (old, new) {
-                    (Some(o), Some(n)) => {
-                        if t.from.as_deref() != Some(o.as_str())
-                            || t.status.as_deref() != Some(n.as_str())
-                        {
-                            problems.push(format!(
-                                "{action}: trailers say {} -> {} but the record went {o} -> {n}",
-                                t.from.as_deref().unwrap_or("?"),
-                                t.status.as_deref().unwrap_or("?")
-                            ));
-                        }
-                        if !legal_transition(action, o, n) {
-                            problems
-                                .push(format!("{action}: illegal status transition {o} -> {n}"));
-                        }
-                    }
-                    _ => problems.push(format!("{action}: proposal status unreadable")),
-                }
-            }
-            _ => problems.push(format!(
-                "{action} must modify exactly the proposal named by Lore-Lesson"
-            )),
-        },
-        (Branch::Pool(_), Action::Promote) => match records.as_slice() {
-            [(RecordPath::Lesson(id), c)]
-                if c.old.is_none() && named(&RecordPath::Lesson(*id)).is_some() => {}
-            _ => problems.push("promote must add exactly the lesson named by Lore-Lesson".into()),
-        },
-        (
-            Branch::Pool(_),
-            Action::Supersede
-            | Action::Merge
-            | Action::Refine
-            | Action::Contradict
-            | Action::Retract
-            | Action::Relate,
-        ) => {
-            if records
-                .iter()
-                .any(|(rp, _)| !matches!(rp, RecordPath::Lesson(_)))
-            {
-                problems.push(format!("{} on a pool may only change lessons", t.action));
+    }
+    match schema::validate(schema_kind, &value) {
+        Ok(()) => Vec::new(),
+        Err(violations) => violations
+            .iter()
+            .take(3)
+            .map(|v| format!("schema: {} at {:?}", v.message, v.instance_path))
+            .collect(),
+    }
+}
+
+fn status_of(v: &Option<Value>) -> Option<ProposalStatus> {
+    v.as_ref()?.get("status")?.as_str()?.parse().ok()
+}
+
+fn check_propose(artifact: Id, new: Option<Value>) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(v) = &new else { return problems };
+    if v.get("artifact_id").and_then(Value::as_str) != Some(artifact.to_string().as_str()) {
+        problems.push("propose: Lore-Artifact does not match the proposal's artifact_id".into());
+    }
+    if status_of(&new) != Some(ProposalStatus::Pending) {
+        problems.push("propose: a new proposal must be pending".into());
+    }
+    problems
+}
+
+fn check_step(event: &Event, step: &Step, old: Option<Value>, new: Option<Value>) -> Vec<String> {
+    let action = event.action();
+    let (Some(o), Some(n)) = (status_of(&old), status_of(&new)) else {
+        return if old.is_some() && new.is_some() {
+            vec![format!("{action}: proposal status unreadable")]
+        } else {
+            Vec::new() // the rule check already said what is missing
+        };
+    };
+    let mut problems = Vec::new();
+    if (step.from, step.to) != (o, n) {
+        problems.push(format!(
+            "{action}: trailers say {} -> {} but the record went {o} -> {n}",
+            step.from, step.to
+        ));
+    }
+    if !lifecycle::legal(action, o, n) {
+        problems.push(format!("{action}: illegal status transition {o} -> {n}"));
+    }
+    problems
+}
+
+fn check_promote(
+    branch: Branch,
+    lesson: Id,
+    visibility: crate::model::Visibility,
+    pool: Source,
+    new: Option<Value>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    if branch != Branch::Pool(pool) || visibility.source() != pool {
+        problems.push(format!(
+            "promote: Lore-Pool {pool} and Lore-Visibility {visibility} do not match {branch}"
+        ));
+    }
+    let Some(v) = new else { return problems };
+    if v.get("id").and_then(Value::as_str) != Some(lesson.to_string().as_str()) {
+        problems.push("promote: the entry's id is not Lore-Lesson".into());
+    }
+    if v.get("status").and_then(Value::as_str) != Some(LessonStatus::Active.as_str()) {
+        problems.push("promote: a new pool entry must be active".into());
+    }
+    if v.get("visibility").and_then(Value::as_str) != Some(visibility.as_str()) {
+        problems.push("promote: the entry's visibility is not Lore-Visibility".into());
+    }
+    problems
+}
+
+fn check_config(
+    lore: &Lore,
+    info: &CommitInfo,
+    topic: ConfigTopic,
+    matched: &[&Touched],
+) -> Result<Vec<String>, LoreError> {
+    let mut problems = Vec::new();
+    let (path, name) = match topic {
+        ConfigTopic::Rubrics => (layout::RUBRICS_PATH, "rubrics"),
+        ConfigTopic::Signers => (POOL_ALLOWED_SIGNERS, "signers"),
+    };
+    for t in matched {
+        if t.change.path != path {
+            problems.push(format!(
+                "config {name} may change only {path}; it changed {}",
+                t.change.path
+            ));
+        }
+    }
+    let Some(bytes) = lore.store.read_in_tree(info.tree, path)? else {
+        problems.push(format!("config {name}: {path} is missing"));
+        return Ok(problems);
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    match topic {
+        ConfigTopic::Rubrics => {
+            if let Err(e) = RubricSet::parse(&text) {
+                problems.push(format!("config rubrics: {path} is invalid: {e}"));
             }
         }
-        (b, a) => problems.push(format!("action {a} does not belong on {b}")),
+        ConfigTopic::Signers => match AllowedSigners::parse(&text) {
+            Err(e) => problems.push(format!("config signers: {path} is invalid: {e}")),
+            Ok(s) if s.is_empty() => problems.push(format!("config signers: {path} names nobody")),
+            Ok(_) => {}
+        },
     }
     Ok(problems)
 }

@@ -1,72 +1,80 @@
-//! Ingest (stage 5): artifacts become proposals or declines, each one signed
-//! commit on the ledger; outages leave artifacts untouched.
+//! Ingest: artifacts become proposals or declines, each one signed commit
+//! on the ledger; outages leave artifacts untouched.
 //!
-//! Order of operations per artifact, as upstream: seen (from history, via the
-//! index) → pre-gate → model → parse → refusal → stitch provenance → validate
-//! → write. Model calls happen outside any transaction; the write re-checks
-//! idempotency against the tip it lands on, so concurrent ingests of the same
-//! artifacts produce exactly one outcome each.
+//! Per artifact, in order: seen (from history, via the index) → pre-gate →
+//! model → parse → refusal → stitch provenance → validate → write. The run
+//! has three parts:
+//! 1. **plan**: each input item is triaged — invalid, a repeat of an earlier
+//!    item, seen, stopped by the pre-gate, or asked of the model, whose
+//!    determination waits to be written;
+//! 2. **write chunks**: every [`CHUNK`] determinations are written in as few
+//!    transactions as the ledger allows, each re-checking idempotency at the
+//!    tip it lands on, so concurrent ingests of the same artifacts record
+//!    exactly one outcome each;
+//! 3. **resolve repeats**: an artifact given twice gets its first copy's fate.
+//!
+//! Model calls happen outside any transaction.
+
+use std::collections::HashMap;
 
 use rand::RngCore;
 
+use super::backend::Backend;
 use super::{Lore, LoreError};
+use crate::event::Event;
 use crate::model::{
-    canonical_json, iso, Artifact, Decline, DeclineReason, Id, Proposal, ProposalStatus,
+    canonical_json, iso, Artifact, Candidate, Decline, DeclineReason, Id, Proposal,
 };
-use crate::pipeline::{self, transform};
-use crate::process::{self, Invocation};
-use crate::store::{layout, Branch, Change, CommitSpec, Index};
-use crate::trailers::{Action, LoreTrailers};
+use crate::pipeline::{self, transform, Determination, InputError, Item};
+use crate::store::{layout, Branch, Change, CommitSpec, Index, Tx};
 
-/// At most this much of a model's answer is kept.
-pub const MAX_ANSWER: usize = 1 << 20;
 /// Artifacts written per transaction: the ref moves once per chunk, so a
 /// crash loses at most one chunk's writes (never a half-written one).
 pub const CHUNK: usize = 256;
 
-pub use super::backend::Backend;
-
-/// One input item: an artifact, or why its source could not be read as one.
-#[derive(Clone, Debug)]
-pub struct Item {
-    pub source: String,
-    pub artifact: Result<Artifact, String>,
-}
-
 /// Why an artifact was skipped without a model call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Skip {
+    /// History already has an outcome for it.
     Seen,
+    /// It names no version, so no versioned lesson can come of it.
     Pregate,
 }
 
 /// What happened to one input item.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
-    Proposed { lesson: Id, artifact: Id },
-    Declined { artifact: Id, reason: DeclineReason },
-    Skipped { artifact: Id, why: Skip },
-    Untouched { artifact: Id, why: String },
-    Invalid { source: String, why: String },
+    Proposed {
+        lesson: Id,
+        artifact: Id,
+    },
+    Declined {
+        artifact: Id,
+        reason: DeclineReason,
+    },
+    Skipped {
+        artifact: Id,
+        why: Skip,
+    },
+    /// Nothing written for it; retrying is safe.
+    Untouched {
+        artifact: Id,
+        why: String,
+    },
+    Invalid {
+        source: String,
+        why: InputError,
+    },
 }
 
-impl Outcome {
-    /// The line `git lore ingest` prints for it.
-    pub fn line(&self) -> String {
-        match self {
-            Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
-            Outcome::Declined { artifact, reason } => format!("declined {artifact} {reason}"),
-            Outcome::Skipped { artifact, why } => format!(
-                "skipped {artifact} {}",
-                match why {
-                    Skip::Seen => "seen",
-                    Skip::Pregate => "pregate",
-                }
-            ),
-            Outcome::Untouched { artifact, why } => format!("untouched {artifact} {why}"),
-            Outcome::Invalid { source, why } => format!("invalid {source} {why}"),
-        }
-    }
+/// The result of an ingest run.
+#[derive(Debug)]
+pub struct Report {
+    /// One outcome per input item, in input order.
+    pub outcomes: Vec<Outcome>,
+    /// The error that stopped the run, if any. Items written before it keep
+    /// their outcomes; the rest say they were not written.
+    pub error: Option<LoreError>,
 }
 
 /// A determination waiting to be written.
@@ -74,7 +82,7 @@ enum Pending {
     Propose {
         lesson: Id,
         artifact: Box<Artifact>,
-        candidate: Box<crate::model::Candidate>,
+        candidate: Box<Candidate>,
     },
     Decline {
         artifact: Box<Artifact>,
@@ -91,61 +99,45 @@ impl Pending {
     }
 }
 
-/// Replaces control characters and cuts a text to one short subject line.
-fn subject_text(s: &str, max: usize) -> String {
-    let one: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let one = one.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() > max {
-        format!("{}…", one.chars().take(max).collect::<String>())
-    } else {
-        one
+/// One slot per input item, filled as outcomes are determined; `progress`
+/// hears about each.
+struct Slots<'p> {
+    slots: Vec<Option<Outcome>>,
+    progress: &'p mut dyn FnMut(&Outcome),
+}
+
+impl Slots<'_> {
+    fn set(&mut self, i: usize, o: Outcome) {
+        (self.progress)(&o);
+        self.slots[i] = Some(o);
     }
 }
 
-/// Asks the backend about one artifact. `Err` is an outage.
-fn ask(
-    backend: &Backend,
-    template: &str,
-    artifact: &Artifact,
-    env: &[(String, String)],
-) -> Result<transform::Outcome, String> {
-    let decided = match backend {
-        Backend::Offline => {
-            transform::decide(pipeline::offline::transform(artifact).as_bytes(), artifact)
-        }
-        Backend::Command { argv, timeout, .. } => {
-            let prompt = transform::render_prompt(template, artifact);
-            let inv = Invocation {
-                argv: argv.clone(),
-                env: env.to_vec(),
-                cwd: None,
-                timeout: *timeout,
-                max_output: MAX_ANSWER,
-                new_session: false,
-            };
-            transform::decide_run(process::run(&inv, prompt.as_bytes()), artifact)
-        }
+/// What the plan makes of one item.
+enum Triage {
+    /// Its outcome is known without a model.
+    Decided(Outcome),
+    /// The same artifact as the item at this index.
+    Repeat(usize),
+    /// The model must be asked.
+    Ask(Box<Artifact>),
+}
+
+/// The transform prompt in force: `lore.transform.template`, else the one
+/// shipped with git-lore.
+fn transform_template(lore: &Lore) -> Result<String, LoreError> {
+    let Some(p) = lore.store.config_string("lore.transform.template") else {
+        return Ok(transform::DEFAULT_TEMPLATE.to_owned());
     };
-    decided.map_err(|e| e.to_string())
+    let path = super::expand_path(&p, lore.env.home.as_deref(), lore.store.git_dir());
+    std::fs::read_to_string(&path).map_err(|source| LoreError::File {
+        what: "cannot read lore.transform.template",
+        path,
+        source,
+    })
 }
 
-/// One slot per input item, filled as outcomes are determined.
-type Slots = Vec<Option<Outcome>>;
-
-/// The result of an ingest run.
-#[derive(Debug)]
-pub struct Report {
-    /// One outcome per input item, in input order.
-    pub outcomes: Vec<Outcome>,
-    /// The error that stopped the run, if any. Items written before it keep
-    /// their outcomes; the rest say they were not written.
-    pub error: Option<LoreError>,
-}
-
-/// Runs stage 5 over `items`. `progress` is told about each outcome as it is
+/// Runs ingest over `items`. `progress` is told about each outcome as it is
 /// determined. Fails only for setup errors, before anything is written.
 pub fn ingest(
     lore: &mut Lore,
@@ -153,118 +145,33 @@ pub fn ingest(
     backend: &Backend,
     progress: &mut dyn FnMut(&Outcome),
 ) -> Result<Report, LoreError> {
-    let template = lore
-        .store
-        .config_string("lore.transform.template")
-        .map(|p| {
-            std::fs::read_to_string(super::expand_path(
-                &p,
-                lore.env.home.as_deref(),
-                lore.store.git_dir(),
-            ))
-        })
-        .transpose()
-        .map_err(|e| LoreError::BadInput(format!("cannot read lore.transform.template: {e}")))?
-        .unwrap_or_else(|| transform::DEFAULT_TEMPLATE.to_owned());
+    let template = transform_template(lore)?;
     let index = Index::load(&lore.store)?;
-    let total = items.len();
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; total];
-    let mut first_of: std::collections::HashMap<Id, usize> = std::collections::HashMap::new();
+    let mut slots = Slots {
+        slots: vec![None; items.len()],
+        progress,
+    };
+    let mut first_of: HashMap<Id, usize> = HashMap::new();
     let mut repeats: Vec<(usize, usize)> = Vec::new();
     let mut pending: Vec<(usize, Pending)> = Vec::new();
     let mut error = None;
-    let env = lore.env.child_env.clone();
-    let mut decide = |i: usize, o: Outcome, outcomes: &mut Slots| {
-        progress(&o);
-        outcomes[i] = Some(o);
-    };
 
     for (i, item) in items.into_iter().enumerate() {
         if error.is_some() {
-            let why = "not attempted: the run stopped at an earlier error".to_owned();
-            let o = match item.artifact {
-                Ok(a) => Outcome::Untouched {
-                    artifact: a.id,
-                    why,
-                },
-                Err(_) => Outcome::Invalid {
-                    source: item.source,
-                    why,
-                },
-            };
-            decide(i, o, &mut outcomes);
+            slots.set(i, not_attempted(item));
             continue;
         }
-        let artifact = match item.artifact {
-            Ok(a) => a,
-            Err(why) => {
-                decide(
-                    i,
-                    Outcome::Invalid {
-                        source: item.source,
-                        why,
-                    },
-                    &mut outcomes,
-                );
-                continue;
-            }
-        };
-        let id = artifact.id;
-        if let Some(&first) = first_of.get(&id) {
-            // The same artifact twice in one input: it gets its first
-            // copy's fate, decided once that copy is written.
-            repeats.push((i, first));
-            continue;
-        }
-        first_of.insert(id, i);
-        if index.artifact(id).is_some() {
-            decide(
-                i,
-                Outcome::Skipped {
-                    artifact: id,
-                    why: Skip::Seen,
-                },
-                &mut outcomes,
-            );
-            continue;
-        }
-        if !pipeline::pregate::passes(&artifact) {
-            decide(
-                i,
-                Outcome::Skipped {
-                    artifact: id,
-                    why: Skip::Pregate,
-                },
-                &mut outcomes,
-            );
-            continue;
-        }
-        match ask(backend, &template, &artifact, &env) {
-            Err(why) => decide(i, Outcome::Untouched { artifact: id, why }, &mut outcomes),
-            Ok(transform::Outcome::Propose { candidate }) => {
-                let lesson =
-                    Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng()));
-                pending.push((
-                    i,
-                    Pending::Propose {
-                        lesson,
-                        artifact: Box::new(artifact),
-                        candidate: Box::new(candidate),
-                    },
-                ));
-            }
-            Ok(transform::Outcome::Decline { reason, detail }) => pending.push((
-                i,
-                Pending::Decline {
-                    artifact: Box::new(artifact),
-                    reason,
-                    detail,
-                },
-            )),
+        match triage(item, &index, &mut first_of, i) {
+            Triage::Decided(o) => slots.set(i, o),
+            Triage::Repeat(first) => repeats.push((i, first)),
+            Triage::Ask(artifact) => match determine(lore, backend, &template, artifact) {
+                Ok(p) => pending.push((i, p)),
+                Err(o) => slots.set(i, o),
+            },
         }
         if pending.len() >= CHUNK {
             let batch = std::mem::take(&mut pending);
-            if let Err(e) = write(lore, backend, &batch, &mut outcomes, &mut decide) {
+            if let Err(e) = write(lore, backend, &batch, &mut slots) {
                 error = Some(e);
                 // Back in `pending`, so the items it did not write say so.
                 pending = batch;
@@ -272,57 +179,125 @@ pub fn ingest(
         }
     }
     if error.is_none() {
-        if let Err(e) = write(lore, backend, &pending, &mut outcomes, &mut decide) {
+        if let Err(e) = write(lore, backend, &pending, &mut slots) {
             error = Some(e);
         }
     }
-    // Whatever was determined but could not be written says so.
     if let Some(e) = &error {
-        for (i, slot) in outcomes.iter_mut().enumerate() {
-            if slot.is_none() {
-                if let Some((_, p)) = pending.iter().find(|(j, _)| *j == i) {
-                    *slot = Some(Outcome::Untouched {
+        for (i, p) in &pending {
+            if slots.slots[*i].is_none() {
+                let why = format!("not written: {e}");
+                slots.set(
+                    *i,
+                    Outcome::Untouched {
                         artifact: p.artifact_id(),
-                        why: format!("not written: {e}"),
-                    });
-                }
+                        why,
+                    },
+                );
             }
         }
     }
-    for (i, first) in repeats {
-        let o = match &outcomes[first] {
-            Some(Outcome::Skipped {
-                why: Skip::Pregate,
-                artifact,
-            }) => Outcome::Skipped {
-                artifact: *artifact,
-                why: Skip::Pregate,
-            },
-            Some(Outcome::Untouched { artifact, why }) => Outcome::Untouched {
-                artifact: *artifact,
-                why: why.clone(),
-            },
-            Some(Outcome::Proposed { artifact, .. })
-            | Some(Outcome::Declined { artifact, .. })
-            | Some(Outcome::Skipped { artifact, .. }) => Outcome::Skipped {
-                artifact: *artifact,
-                why: Skip::Seen,
-            },
-            Some(Outcome::Invalid { .. }) | None => continue,
-        };
-        decide(i, o, &mut outcomes);
-    }
-    let outcomes = outcomes
+    resolve_repeats(&mut slots, repeats);
+    let outcomes = slots
+        .slots
         .into_iter()
         .enumerate()
         .map(|(i, o)| {
             o.unwrap_or_else(|| Outcome::Invalid {
                 source: format!("item {i}"),
-                why: "no outcome (this is a bug)".into(),
+                why: InputError::Type("no outcome (this is a bug)".into()),
             })
         })
         .collect();
     Ok(Report { outcomes, error })
+}
+
+/// The outcome of an item the run never got to.
+fn not_attempted(item: Item) -> Outcome {
+    let why = "not attempted: the run stopped at an earlier error".to_owned();
+    match item.artifact {
+        Ok(a) => Outcome::Untouched {
+            artifact: a.id,
+            why,
+        },
+        Err(_) => Outcome::Invalid {
+            source: item.source,
+            why: InputError::Type(why),
+        },
+    }
+}
+
+/// The plan's decision for one item (see the module doc).
+fn triage(item: Item, index: &Index, first_of: &mut HashMap<Id, usize>, i: usize) -> Triage {
+    let artifact = match item.artifact {
+        Ok(a) => a,
+        Err(why) => {
+            return Triage::Decided(Outcome::Invalid {
+                source: item.source,
+                why,
+            })
+        }
+    };
+    let id = artifact.id;
+    if let Some(&first) = first_of.get(&id) {
+        return Triage::Repeat(first);
+    }
+    first_of.insert(id, i);
+    if index.artifact(id).is_some() {
+        return Triage::Decided(Outcome::Skipped {
+            artifact: id,
+            why: Skip::Seen,
+        });
+    }
+    if !pipeline::pregate::passes(&artifact) {
+        return Triage::Decided(Outcome::Skipped {
+            artifact: id,
+            why: Skip::Pregate,
+        });
+    }
+    Triage::Ask(Box::new(artifact))
+}
+
+/// Asks the backend about one artifact: the determination to write, or the
+/// outcome of an outage (untouched).
+fn determine(
+    lore: &mut Lore,
+    backend: &Backend,
+    template: &str,
+    artifact: Box<Artifact>,
+) -> Result<Pending, Outcome> {
+    let decided = match backend {
+        Backend::Offline => {
+            let text = pipeline::offline_transform::transform(&artifact);
+            let answer = crate::answer::Answer::new(text.as_bytes())
+                .expect("the offline transform always answers");
+            transform::decide(&answer, &artifact)
+        }
+        Backend::Command { .. } => {
+            let prompt = transform::render_prompt(template, &artifact);
+            match backend.ask(&prompt, &[]) {
+                Ok(answer) => transform::decide(&answer, &artifact),
+                Err(outage) => {
+                    return Err(Outcome::Untouched {
+                        artifact: artifact.id,
+                        why: outage.to_string(),
+                    })
+                }
+            }
+        }
+    };
+    Ok(match decided {
+        Determination::Propose { candidate } => Pending::Propose {
+            lesson: Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng())),
+            artifact,
+            candidate: Box::new(candidate),
+        },
+        Determination::Decline { reason, detail } => Pending::Decline {
+            artifact,
+            reason,
+            detail,
+        },
+    })
 }
 
 fn random80(rng: &mut dyn RngCore) -> u128 {
@@ -334,14 +309,12 @@ fn random80(rng: &mut dyn RngCore) -> u128 {
 /// Writes determinations, as few transactions as the ledger allows: a
 /// transaction starts with the whole batch and halves what it carries each
 /// time it loses the race, so short writers (hooks confirming a lesson)
-/// cannot starve a large batch. Each transaction re-checks idempotency at
-/// the tip it lands on.
+/// cannot starve a large batch.
 fn write(
     lore: &mut Lore,
     backend: &Backend,
     pending: &[(usize, Pending)],
-    outcomes: &mut Slots,
-    decide: &mut dyn FnMut(usize, Outcome, &mut Slots),
+    slots: &mut Slots<'_>,
 ) -> Result<(), LoreError> {
     let now = iso(lore.env.now);
     let model = backend.model_name().to_owned();
@@ -359,20 +332,29 @@ fn write(
         })?;
         let n = done.value.len();
         for (i, o) in done.value {
-            decide(i, o, outcomes);
+            slots.set(i, o);
         }
         rest = &rest[n..];
     }
     Ok(())
 }
 
+/// Replaces control characters and cuts a text to one short subject line.
+fn subject_text(s: &str, max: usize) -> String {
+    let one: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let one = one.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() > max {
+        format!("{}…", one.chars().take(max).collect::<String>())
+    } else {
+        one
+    }
+}
+
 /// Commits one determination, unless history already has the artifact.
-fn write_one(
-    tx: &mut crate::store::Tx<'_>,
-    p: &Pending,
-    now: &str,
-    model: &str,
-) -> Result<Outcome, LoreError> {
+fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Outcome, LoreError> {
     let aid = p.artifact_id();
     if tx.artifact(aid).is_some() {
         // Another writer determined it while we asked the model.
@@ -387,32 +369,21 @@ fn write_one(
             artifact,
             candidate,
         } => {
-            let proposal = Proposal {
-                id: *lesson,
-                artifact_id: aid,
-                created_at: now.to_owned(),
-                status: ProposalStatus::Pending,
-                candidate: (**candidate).clone(),
-                artifact: Some((**artifact).clone()),
-                model: Some(model.to_owned()),
-                visibility: None,
-                confirmed_at: None,
-                candidate_before_confirm: None,
-                passed_at: None,
-                pass_reason: None,
-                judged_at: None,
-                verdict: None,
-                promoted_at: None,
-            };
-            let mut t = LoreTrailers::new(Action::Propose);
-            t.lesson = Some(*lesson);
-            t.artifact = Some(aid);
-            t.status = Some("pending".into());
-            t.model = Some(model.to_owned());
+            let proposal = Proposal::pending(
+                *lesson,
+                (**artifact).clone(),
+                (**candidate).clone(),
+                model,
+                now.to_owned(),
+            );
             tx.commit(CommitSpec::new(
                 &format!("propose {lesson}: {}", subject_text(&candidate.claim, 72)),
                 None,
-                t,
+                Event::Propose {
+                    lesson: *lesson,
+                    artifact: aid,
+                    model: Some(model.to_owned()),
+                },
                 vec![Change::Put {
                     path: layout::proposal_path(*lesson),
                     bytes: canonical_json(&proposal),
@@ -436,14 +407,14 @@ fn write_one(
                 artifact: Some((**artifact).clone()),
                 model: Some(model.to_owned()),
             };
-            let mut t = LoreTrailers::new(Action::Decline);
-            t.artifact = Some(aid);
-            t.reason = Some(reason.to_string());
-            t.model = Some(model.to_owned());
             tx.commit(CommitSpec::new(
                 &format!("decline {aid}: {reason}"),
                 None,
-                t,
+                Event::Decline {
+                    artifact: aid,
+                    reason: *reason,
+                    model: Some(model.to_owned()),
+                },
                 vec![Change::Put {
                     path: layout::decline_path(aid),
                     bytes: canonical_json(&record),
@@ -457,139 +428,30 @@ fn write_one(
     }
 }
 
-/// The most a single input (file or stdin) may hold.
-pub const MAX_INPUT: usize = pipeline::input::MAX_INPUT_BYTES;
-
-/// The items in one input's bytes (a JSON object, an array, or JSON Lines).
-pub fn items_from_bytes(source: &str, bytes: &[u8]) -> Vec<Item> {
-    pipeline::read_artifacts(source, bytes)
-        .into_iter()
-        .map(|i| Item {
-            source: i.source,
-            artifact: i.artifact.map_err(|e| e.to_string()),
-        })
-        .collect()
-}
-
-/// Reads at most [`MAX_INPUT`] bytes of a file, refusing a longer one. The
-/// size is measured by reading, not from metadata, so a device or a FIFO
-/// cannot make it read forever.
-pub fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_INPUT as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() > MAX_INPUT {
-        return Err(format!(
-            "larger than {MAX_INPUT} bytes; inputs are limited to that"
-        ));
-    }
-    Ok(bytes)
-}
-
-/// The items in a file, or in every `*.json` / `*.jsonl` file below a
-/// directory (in path order). Unreadable paths become `invalid` items.
-pub fn items_from_path(path: &std::path::Path) -> Vec<Item> {
-    let mut files = Vec::new();
-    let mut errors = Vec::new();
-    collect_files(path, &mut files, &mut errors);
-    let mut items: Vec<Item> = errors;
-    for f in files {
-        let source = f.display().to_string();
-        match read_bounded(&f) {
-            Ok(bytes) => items.extend(items_from_bytes(&source, &bytes)),
-            Err(why) => items.push(Item {
-                source,
-                artifact: Err(why),
-            }),
-        }
-    }
-    items
-}
-
-fn collect_files(
-    path: &std::path::Path,
-    files: &mut Vec<std::path::PathBuf>,
-    errors: &mut Vec<Item>,
-) {
-    match std::fs::metadata(path) {
-        Err(e) => errors.push(Item {
-            source: path.display().to_string(),
-            artifact: Err(format!("cannot read: {e}")),
-        }),
-        Ok(m) if m.is_dir() => {
-            let mut entries: Vec<std::path::PathBuf> = match std::fs::read_dir(path) {
-                Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
-                Err(e) => {
-                    errors.push(Item {
-                        source: path.display().to_string(),
-                        artifact: Err(format!("cannot read directory: {e}")),
-                    });
-                    return;
-                }
-            };
-            entries.sort();
-            for e in entries {
-                let is_dir = std::fs::symlink_metadata(&e)
-                    .map(|m| m.is_dir())
-                    .unwrap_or(false);
-                let is_json = e.extension().is_some_and(|x| x == "json" || x == "jsonl");
-                if is_dir || is_json {
-                    collect_files(&e, files, errors);
-                }
-            }
-        }
-        Ok(_) => files.push(path.to_owned()),
-    }
-}
-
-/// The artifacts of a project's default branch (see [`crate::store::mine`]),
-/// as the upstream commit miner makes them.
-pub fn items_from_commits(
-    lore: &Lore,
-    dir: &std::path::Path,
-    since: Option<&str>,
-) -> Result<Vec<Item>, LoreError> {
-    // Paths are only worth a tree diff for commits with an artifact that
-    // history has not seen (the id depends on time and message alone).
-    let index = Index::load(&lore.store)?;
-    let mut wants_paths = |time_ms: i64, message: &str| {
-        let probe = pipeline::MinedCommit {
-            sha: String::new(),
-            time_ms,
-            message: message.to_owned(),
-            changed_paths: Vec::new(),
-            project_key: "000000000000".into(),
+/// Gives each repeated artifact its first copy's fate: seen once the first
+/// copy was written, the same pre-gate skip or outage otherwise.
+fn resolve_repeats(slots: &mut Slots<'_>, repeats: Vec<(usize, usize)>) {
+    for (i, first) in repeats {
+        let o = match &slots.slots[first] {
+            Some(Outcome::Skipped {
+                why: Skip::Pregate,
+                artifact,
+            }) => Outcome::Skipped {
+                artifact: *artifact,
+                why: Skip::Pregate,
+            },
+            Some(Outcome::Untouched { artifact, why }) => Outcome::Untouched {
+                artifact: *artifact,
+                why: why.clone(),
+            },
+            Some(Outcome::Proposed { artifact, .. })
+            | Some(Outcome::Declined { artifact, .. })
+            | Some(Outcome::Skipped { artifact, .. }) => Outcome::Skipped {
+                artifact: *artifact,
+                why: Skip::Seen,
+            },
+            Some(Outcome::Invalid { .. }) | None => continue,
         };
-        match pipeline::artifacts_from_commit(&probe) {
-            Ok(list) => list.iter().any(|a| index.artifact(a.id).is_none()),
-            Err(_) => true,
-        }
-    };
-    let mined = crate::store::mine::mine(dir, since, &mut wants_paths)?;
-    let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
-    let mut items = Vec::new();
-    for c in mined.commits {
-        let source = format!("commit {}", c.sha);
-        let mc = pipeline::MinedCommit {
-            sha: c.sha,
-            time_ms: c.time_ms,
-            message: c.message,
-            changed_paths: c.changed_paths,
-            project_key: key.clone(),
-        };
-        match pipeline::artifacts_from_commit(&mc) {
-            Ok(list) => items.extend(list.into_iter().map(|a| Item {
-                source: source.clone(),
-                artifact: Ok(a),
-            })),
-            Err(e) => items.push(Item {
-                source,
-                artifact: Err(e.to_string()),
-            }),
-        }
+        slots.set(i, o);
     }
-    Ok(items)
 }

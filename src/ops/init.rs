@@ -9,9 +9,9 @@ use rand::rngs::StdRng;
 use rand::RngCore;
 
 use super::{signing_config, Env, Lore, LoreError};
+use crate::event::Event;
 use crate::signing::{self, Signer};
 use crate::store::{Branch, CommitSpec, InitOutcome, Store};
-use crate::trailers::{Action, LoreTrailers};
 
 /// The pre-push guard installed into every lesson repository.
 pub const PRE_PUSH_HOOK: &str = include_str!("../../hooks/pre-push");
@@ -90,8 +90,10 @@ fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport
                 .recursive(true)
                 .mode(0o700)
                 .create(&keys_dir)
-                .map_err(|e| {
-                    LoreError::BadInput(format!("cannot create {}: {e}", keys_dir.display()))
+                .map_err(|source| LoreError::File {
+                    what: "cannot create",
+                    path: keys_dir.clone(),
+                    source,
                 })?;
             let key = signing::generate_ed25519(&mut rng)?;
             let email = store.identity().email;
@@ -145,7 +147,7 @@ fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport
         let spec = CommitSpec::new(
             "init: lesson repository",
             Some("Created by git-lore. The ledger holds proposals, their lifecycle and\ndeclines; pools hold promoted lessons."),
-            LoreTrailers::new(Action::Init),
+            Event::Init,
             Vec::new(),
         )?;
         tx.commit(spec)?;

@@ -9,18 +9,27 @@
 
 pub mod audit;
 pub mod backend;
+pub mod confirm;
 pub mod ingest;
 pub mod init;
+pub mod inputs;
+pub mod judge;
+mod ledger;
+pub mod promote;
 pub mod query;
-pub mod review;
+pub mod rubrics;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rand::rngs::StdRng;
 
+use crate::model::Id;
+use crate::review::ReviewError;
 use crate::signing::{self, Format, Signer, SigningConfig, SigningError};
-use crate::store::{CommitSigner, Host, RetryPolicy, Store, StoreError};
+use crate::store::{Host, RetryPolicy, Store, StoreError};
+
+pub use backend::Outage;
 
 pub use init::init;
 
@@ -69,7 +78,7 @@ impl Env {
     }
 }
 
-/// How a failure is reported at the edge (DESIGN §6).
+/// How a failure is reported at the edge: exit 1 or exit 2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// Usage, bad input or state error: nothing was written for it (exit 1).
@@ -87,42 +96,85 @@ pub enum LoreError {
     Signing(#[from] SigningError),
     #[error(transparent)]
     Trailer(#[from] crate::trailers::TrailerError),
-    /// A request that the current state does not allow, with the message
-    /// that names the id and status involved.
-    #[error("{0}")]
-    Refused(String),
-    /// Input that is malformed.
-    #[error("{0}")]
-    BadInput(String),
-    /// An outage: nothing was written, retrying is safe.
-    #[error("{0}")]
-    Outage(String),
+    /// A review step refused.
+    #[error(transparent)]
+    Review(#[from] ReviewError),
+    /// A model gave no answer; nothing was written, retrying is safe.
+    #[error(transparent)]
+    Outage(#[from] Outage),
+    /// No lesson has this id.
+    #[error("lesson {id} not found")]
+    NotFound { id: Id },
+    /// A configuration value that cannot be used.
+    #[error("{key} {why}")]
+    Config { key: String, why: String },
+    /// Input that cannot be used: `what` names it, `why` says why.
+    #[error("{what}: {why}")]
+    Input { what: String, why: String },
+    /// A file git-lore needs could not be read or written.
+    #[error("{what} {path}: {source}")]
+    File {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The human-side validator refused a confirmed candidate.
+    #[error("candidate of lesson {id} does not validate; not confirmed: {why}")]
+    NotConfirmable {
+        id: Id,
+        why: crate::pipeline::Invalid,
+    },
+    /// The pool entry promote would write is not valid.
+    #[error("lesson {id}: the pool entry would not be valid; nothing written: {why}")]
+    BadPoolEntry { id: Id, why: String },
+    /// Pools need someone allowed to sign them.
+    #[error(
+        "promote needs gpg.ssh.allowedSignersFile naming the keys allowed to sign the pools; \
+         nothing written (git lore init sets it up for the key it creates)"
+    )]
+    NoPoolSigners,
 }
 
 impl LoreError {
-    /// Refusal or outage.
+    /// Refusal or outage. Running out of space, or a read-only repository,
+    /// is an outage too: nothing was written, and it is safe to retry once
+    /// the disk has room.
     pub fn class(&self) -> Class {
         match self {
             LoreError::Outage(_) => Class::Undetermined,
             LoreError::Store(StoreError::Contended { .. }) => Class::Undetermined,
+            e if out_of_room(e) => Class::Undetermined,
             _ => Class::Refused,
         }
     }
 }
 
-impl CommitSigner for Signer {
-    fn sign_commit(&self, payload: &[u8]) -> Result<String, String> {
-        self.sign(payload).map_err(|e| e.to_string())
+/// Whether an error was caused by a full disk, an exceeded quota or a
+/// read-only file system, anywhere in its chain of causes.
+fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.raw_os_error(),
+                Some(libc::ENOSPC | libc::EDQUOT | libc::EROFS)
+            ) {
+                return true;
+            }
+        }
+        cur = err.source();
     }
+    false
 }
 
 /// An open lesson repository with its signer: the handle every operation
 /// works through.
 pub struct Lore {
-    pub store: Store,
+    pub(crate) store: Store,
     /// Built on the first write, so read-only commands never need a key.
     signer: Option<Signer>,
-    pub env: Env,
+    pub(crate) env: Env,
     rng: StdRng,
     /// Whether this handle published any commit.
     wrote: bool,
@@ -202,11 +254,10 @@ impl Lore {
             return Ok(signing::AllowedSigners::default());
         };
         let path = expand_path(&p, self.env.home.as_deref(), self.store.git_dir());
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            LoreError::BadInput(format!(
-                "cannot read gpg.ssh.allowedSignersFile {}: {e}",
-                path.display()
-            ))
+        let text = std::fs::read_to_string(&path).map_err(|source| LoreError::File {
+            what: "cannot read gpg.ssh.allowedSignersFile",
+            path: path.clone(),
+            source,
         })?;
         Ok(signing::AllowedSigners::parse(&text)?)
     }

@@ -1,8 +1,10 @@
-//! Reading lessons back: one proposal by id, and proposals by status.
+//! Reading lessons back: one proposal by id, proposals by status, what
+//! happened to artifacts, and the state of the index. Nothing here writes
+//! to history (the index cache may be caught up).
 
 use super::{Lore, LoreError};
 use crate::model::{Id, Proposal, ProposalStatus};
-use crate::store::{layout, Branch, Index, StoreError};
+use crate::store::{layout, ArtifactOutcome, Branch, Index, LessonEntry, StoreError};
 
 /// Reads the proposal envelope of lesson `id` from the ledger tip.
 pub fn read_proposal(lore: &Lore, id: Id) -> Result<Option<Proposal>, LoreError> {
@@ -11,7 +13,7 @@ pub fn read_proposal(lore: &Lore, id: Id) -> Result<Option<Proposal>, LoreError>
         None => Ok(None),
         Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
             StoreError::CorruptRecord {
-                branch: "ledger".into(),
+                branch: Branch::Ledger.to_string(),
                 path,
                 why: e.to_string(),
             }
@@ -20,9 +22,9 @@ pub fn read_proposal(lore: &Lore, id: Id) -> Result<Option<Proposal>, LoreError>
     }
 }
 
-/// The proposal of `id`, or the upstream refusal `lesson <id> not found`.
+/// The proposal of `id`, or the refusal `lesson <id> not found`.
 pub fn proposal(lore: &Lore, id: Id) -> Result<Proposal, LoreError> {
-    read_proposal(lore, id)?.ok_or_else(|| LoreError::Refused(format!("lesson {id} not found")))
+    read_proposal(lore, id)?.ok_or(LoreError::NotFound { id })
 }
 
 /// Every proposal in `status`, oldest first (by `created_at`, then id). The
@@ -56,4 +58,61 @@ pub fn counts(lore: &Lore) -> Result<Vec<(ProposalStatus, usize)>, LoreError> {
         }
     }
     Ok(counts)
+}
+
+/// What history says happened to one artifact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub artifact: Id,
+    /// `None`: no outcome is recorded.
+    pub outcome: Option<ArtifactOutcome>,
+    /// The lesson it became, where it stands now.
+    pub lesson: Option<LessonEntry>,
+}
+
+/// What happened to each artifact, answered from the index.
+pub fn seen(lore: &Lore, artifacts: &[Id]) -> Result<Vec<Seen>, LoreError> {
+    let index = Index::load(&lore.store)?;
+    Ok(artifacts
+        .iter()
+        .map(|&artifact| {
+            let outcome = index.artifact(artifact);
+            let lesson = match outcome {
+                Some(ArtifactOutcome::Proposed { lesson }) => index.lesson(lesson),
+                _ => None,
+            };
+            Seen {
+                artifact,
+                outcome,
+                lesson,
+            }
+        })
+        .collect())
+}
+
+/// The index after bringing it up to date (or rebuilding it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexState {
+    pub artifacts: usize,
+    pub lessons: usize,
+    /// It was rebuilt from history.
+    pub rebuilt: bool,
+    /// How many commits catching up walked.
+    pub walked: usize,
+}
+
+/// Catches the index up with history, or rebuilds it from scratch.
+pub fn refresh_index(lore: &Lore, rebuild: bool) -> Result<IndexState, LoreError> {
+    let index = if rebuild {
+        Index::rebuild(&lore.store)?
+    } else {
+        Index::load(&lore.store)?
+    };
+    let (artifacts, lessons) = index.counts();
+    Ok(IndexState {
+        artifacts,
+        lessons,
+        rebuilt: index.rebuilt,
+        walked: index.walked,
+    })
 }

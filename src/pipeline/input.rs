@@ -38,8 +38,8 @@ pub const MAX_ARTIFACT_BYTES: usize = 1 << 20;
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum InputError {
     /// The whole input is over the size limit.
-    #[error("is {size} bytes, over the limit of {limit} bytes for one input")]
-    InputTooLarge { size: usize, limit: usize },
+    #[error("larger than {limit} bytes; inputs are limited to that")]
+    InputTooLarge { limit: usize },
     /// One artifact is over the size limit.
     #[error("is an artifact of {size} bytes, over the limit of {limit} bytes")]
     ArtifactTooLarge { size: usize, limit: usize },
@@ -55,6 +55,12 @@ pub enum InputError {
     /// Schema-valid, but not a valid artifact (e.g. an id past the ULID range).
     #[error("is not a valid artifact: {0}")]
     Type(String),
+    /// The file, directory or stream could not be read.
+    #[error("cannot read: {0}")]
+    Unreadable(String),
+    /// A mined commit that cannot become an artifact.
+    #[error(transparent)]
+    Commit(#[from] crate::pipeline::commits::CommitError),
 }
 
 /// One item read from an input.
@@ -104,7 +110,6 @@ pub fn read_artifacts(source: &str, bytes: &[u8]) -> Vec<Item> {
     };
     if bytes.len() > MAX_INPUT_BYTES {
         return whole(Err(InputError::InputTooLarge {
-            size: bytes.len(),
             limit: MAX_INPUT_BYTES,
         }));
     }
@@ -250,10 +255,7 @@ mod tests {
         let big = vec![b' '; MAX_INPUT_BYTES + 1];
         assert_eq!(
             report(&read_artifacts("huge", &big)),
-            vec![format!(
-                "invalid huge is {} bytes, over the limit of 16777216 bytes for one input",
-                MAX_INPUT_BYTES + 1
-            )]
+            vec!["invalid huge larger than 16777216 bytes; inputs are limited to that"]
         );
         let mut v: Value = serde_json::from_str(REAL).unwrap();
         v["detail"] = Value::String("x".repeat(MAX_ARTIFACT_BYTES));

@@ -6,8 +6,8 @@
 //! commits ─commits─┘    │
 //!                       └─ model answer (command backend, or offline) ─┐
 //!                                                                       ▼
-//!     transform::decide: parse ─► stitch provenance ─► validate ─► Outcome
-//!                        (Propose | Decline{reason}) or Outage (nothing recorded)
+//!     transform::decide: parse ─► stitch provenance ─► validate ─► Determination
+//!                        (Propose | Decline{reason}); an outage never gets here
 //! ```
 //!
 //! - [`input`]: artifacts from JSON, JSON arrays and JSON Lines, per-item errors.
@@ -15,10 +15,9 @@
 //! - [`pregate`]: the upstream version-token regex.
 //! - [`transform`]: the prompt, reading a model's answer, provenance, the
 //!   failure taxonomy (verdict vs outage).
-//! - [`offline`]: the deterministic, network-free transform backend.
+//! - [`offline_transform`]: the deterministic, network-free transform backend.
 //! - [`validate`]: the model-side and human-side candidate validators and the
 //!   cross-field rules.
-//! - [`range`]: the version-range language, typed, with matching.
 //!
 //! Everything here is pure logic over typed data. It never prints, reads the
 //! environment, the clock or randomness, and never touches git: running the
@@ -27,14 +26,12 @@
 
 pub mod commits;
 pub mod input;
-pub mod offline;
+pub mod offline_transform;
 pub mod pregate;
-pub mod range;
 pub mod transform;
 pub mod validate;
 
 pub use commits::{artifacts_from_commit, CommitError, MinedCommit};
 pub use input::{read_artifacts, InputError, Item};
-pub use range::{Range, RangeError, Version};
-pub use transform::{decide, decide_run, render_prompt, Outage, Outcome, Response};
+pub use transform::{decide, render_prompt, Determination, Response};
 pub use validate::{validate_candidate, validate_confirmed, Invalid};

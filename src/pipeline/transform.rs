@@ -6,8 +6,9 @@
 //! 1. [`render_prompt`] fills the prompt template (`templates/transform.md`,
 //!    embedded as [`DEFAULT_TEMPLATE`]) with the artifact.
 //! 2. A backend answers: an external program run by the caller
-//!    (`crate::process`), or `crate::pipeline::offline`.
-//! 3. [`parse_response`] reads the answer: markdown fences stripped; the whole
+//!    (`crate::process`), or `crate::pipeline::offline_transform`.
+//! 3. [`parse_response`] reads the answer: markdown fence lines dropped
+//!    ([`Answer::unfenced`]); the whole
 //!    text parsed as JSON, or else the first balanced `{…}` (string- and
 //!    escape-aware) within the first [`EXTRACT_WINDOW`] characters; a refusal
 //!    `{"eligible": false, "reason": …}` recognised.
@@ -16,12 +17,12 @@
 //!    artifact, never from the model.
 //! 5. `crate::pipeline::validate::validate_candidate` checks it.
 //!
-//! The failure taxonomy ([`decide`], [`decide_run`]):
+//! The failure taxonomy ([`decide`]; outages — an empty answer, a program
+//! that is missing, hangs or crashes — are classified before an [`Answer`]
+//! exists, by `crate::ops::backend`, and never reach this module):
 //!
 //! | condition | result |
 //! |---|---|
-//! | empty or whitespace-only output | [`Outage::EmptyOutput`] |
-//! | program missing, timed out, crashed (non-zero exit or signal), i/o | [`Outage`] |
 //! | output not JSON, no object in it, a non-object, an unknown refusal reason | decline `transform_invalid` |
 //! | refusal `no_resolution` / `no_versions` | decline with that reason |
 //! | candidate fails validation (schema or cross-field) | decline `schema_invalid`, detail = the violations |
@@ -37,13 +38,14 @@
 //! key, echoed) has that one key dropped; any other extra key fails
 //! validation. Every step here is linear in the size of the output.
 //!
-//! Pure: no I/O (running the program is `crate::process`), no clock, no git.
+//! Pure: no I/O (running the program is `crate::ops::backend`), no clock,
+//! no git.
 
 use serde_json::{Map, Value};
 
+use crate::answer::Answer;
 use crate::model::{Artifact, Candidate, DeclineReason};
 use crate::pipeline::validate::validate_candidate;
-use crate::process::{Finished, ProcessError};
 
 /// The transform prompt shipped with git-lore (`templates/transform.md`).
 pub const DEFAULT_TEMPLATE: &str = include_str!("../../templates/transform.md");
@@ -63,35 +65,6 @@ pub const PLACEHOLDERS: [&str; 7] = [
     "created_at",
 ];
 
-/// Why there is no determination for an artifact: nothing may be recorded,
-/// and the artifact must be tried again later.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum Outage {
-    /// The model printed nothing (or only whitespace).
-    #[error("the model printed nothing")]
-    EmptyOutput,
-    /// No model program is configured.
-    #[error("no model program is configured")]
-    NoProgram,
-    /// The program could not be started.
-    #[error("model program {program:?} could not be started: {why}")]
-    NotFound { program: String, why: String },
-    /// The program ran past its deadline and was killed.
-    #[error("model program {program:?} did not answer within {seconds}s and was killed")]
-    TimedOut { program: String, seconds: f64 },
-    /// The program exited unsuccessfully.
-    #[error("the model program failed ({status}){stderr}")]
-    Crashed {
-        /// `exit code 3` or `killed by a signal`.
-        status: String,
-        /// `": <last line(s) of stderr>"`, or empty.
-        stderr: String,
-    },
-    /// Talking to the program failed.
-    #[error("i/o error talking to model program {program:?}: {why}")]
-    Io { program: String, why: String },
-}
-
 /// What a model's answer says, before provenance and validation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
@@ -108,7 +81,7 @@ pub enum Response {
 // One per artifact and moved once: boxing the candidate would buy nothing.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum Determination {
     /// A valid candidate, provenance stitched: write a proposal.
     Propose { candidate: Candidate },
     /// A real verdict: record a decline.
@@ -178,29 +151,6 @@ pub fn render_prompt(template: &str, artifact: &Artifact) -> String {
         }
     }
     out.push_str(rest);
-    out
-}
-
-/// Whether the model's output is empty or whitespace only: an outage, never
-/// a decline.
-pub fn is_empty_output(raw: &[u8]) -> bool {
-    String::from_utf8_lossy(raw).trim().is_empty()
-}
-
-/// Drops lines that are only a markdown fence (```` ``` ```` or
-/// ```` ```json ````).
-fn strip_fences(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let t = line.trim();
-        let is_fence = t.strip_prefix("```").is_some_and(|info| {
-            info.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        });
-        if !is_fence {
-            out.push_str(line);
-        }
-    }
     out
 }
 
@@ -274,12 +224,10 @@ fn classify(value: Value) -> Response {
 }
 
 /// Reads a model's answer. Linear in its length, and safe on megabytes of
-/// noise. Empty output parses as [`Response::Invalid`]; callers classify it
-/// first with [`is_empty_output`] (it is an outage), as [`decide`] does.
-pub fn parse_response(raw: &[u8]) -> Response {
-    let text = String::from_utf8_lossy(raw);
-    let text = strip_fences(&text);
-    let trimmed = text.trim();
+/// noise.
+pub fn parse_response(answer: &Answer) -> Response {
+    let text = answer.unfenced();
+    let trimmed = text.as_str();
     if trimmed.is_empty() {
         return Response::Invalid("the model printed nothing but markdown fences".to_owned());
     }
@@ -335,76 +283,25 @@ pub fn stitch(model_candidate: Value, artifact: &Artifact) -> Value {
     Value::Object(top)
 }
 
-/// The determination for `artifact` from a model's raw output (steps 3–5).
-pub fn decide(raw_model_output: &[u8], artifact: &Artifact) -> Result<Outcome, Outage> {
-    if is_empty_output(raw_model_output) {
-        return Err(Outage::EmptyOutput);
-    }
-    Ok(match parse_response(raw_model_output) {
-        Response::Invalid(why) => Outcome::Decline {
+/// The determination for `artifact` from a model's answer (steps 3–5).
+pub fn decide(answer: &Answer, artifact: &Artifact) -> Determination {
+    match parse_response(answer) {
+        Response::Invalid(why) => Determination::Decline {
             reason: DeclineReason::TransformInvalid,
             detail: Some(why),
         },
-        Response::Refused(reason) => Outcome::Decline {
+        Response::Refused(reason) => Determination::Decline {
             reason,
             detail: None,
         },
         Response::Candidate(value) => match validate_candidate(&stitch(value, artifact)) {
-            Ok(candidate) => Outcome::Propose { candidate },
-            Err(invalid) => Outcome::Decline {
+            Ok(candidate) => Determination::Propose { candidate },
+            Err(invalid) => Determination::Decline {
                 reason: DeclineReason::SchemaInvalid,
                 detail: Some(invalid.to_string()),
             },
         },
-    })
-}
-
-/// The last few hundred characters of stderr, on one line.
-fn stderr_tail(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let one_line: String = text
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let count = one_line.chars().count();
-    let tail: String = one_line.chars().skip(count.saturating_sub(200)).collect();
-    if tail.is_empty() {
-        String::new()
-    } else {
-        format!(": {tail}")
     }
-}
-
-/// The determination from running a model program (`crate::process::run`):
-/// every way the program can fail to answer is an [`Outage`]; stderr of a
-/// successful run is ignored.
-pub fn decide_run(
-    run: Result<Finished, ProcessError>,
-    artifact: &Artifact,
-) -> Result<Outcome, Outage> {
-    let finished = run.map_err(|e| match e {
-        ProcessError::NoProgram => Outage::NoProgram,
-        ProcessError::NotFound { program, source } => Outage::NotFound {
-            program,
-            why: source.to_string(),
-        },
-        ProcessError::TimedOut { program, seconds } => Outage::TimedOut { program, seconds },
-        ProcessError::Io { program, source } => Outage::Io {
-            program,
-            why: source.to_string(),
-        },
-    })?;
-    if !finished.success() {
-        return Err(Outage::Crashed {
-            status: match finished.code {
-                Some(code) => format!("exit code {code}"),
-                None => "killed by a signal".to_owned(),
-            },
-            stderr: stderr_tail(&finished.stderr),
-        });
-    }
-    decide(&finished.stdout, artifact)
 }
 
 #[cfg(test)]
@@ -430,9 +327,13 @@ mod tests {
 
     const CANDIDATE: &str = r#"{"claim":"Vitest 4 cannot import vite/module-runner on Vite 5","rationale":"vite/module-runner ships in Vite 6; Vitest 4 assumes it exists.","evidence":{"resolution":"Pin vitest to 3.x until Vite 6 lands."},"applies_to":{"stack":["vite","vitest"],"scope":{"kind":"versioned","versions":{"vite":"<6","vitest":">=4"}},"file_patterns":[],"task_kinds":[]}}"#;
 
+    fn answer(raw: &[u8]) -> Answer {
+        Answer::new(raw).expect("a non-empty answer")
+    }
+
     fn declined(raw: &[u8], a: &Artifact) -> (DeclineReason, Option<String>) {
-        match decide(raw, a) {
-            Ok(Outcome::Decline { reason, detail }) => (reason, detail),
+        match decide(&answer(raw), a) {
+            Determination::Decline { reason, detail } => (reason, detail),
             other => panic!("expected a decline, got {other:?}"),
         }
     }
@@ -480,7 +381,7 @@ mod tests {
     #[test]
     fn the_positive_candidate_is_proposed_with_stitched_provenance() {
         let a = positive();
-        let Ok(Outcome::Propose { candidate }) = decide(CANDIDATE.as_bytes(), &a) else {
+        let Determination::Propose { candidate } = decide(&answer(CANDIDATE.as_bytes()), &a) else {
             panic!("expected a proposal");
         };
         let v = serde_json::to_value(&candidate).unwrap();
@@ -591,25 +492,25 @@ mod tests {
         let wrapped =
             format!("Sure! Here is the lesson:\n```json\n{CANDIDATE}\n```\nHope this helps {{:)}}");
         assert!(matches!(
-            decide(wrapped.as_bytes(), &a),
-            Ok(Outcome::Propose { .. })
+            decide(&answer(wrapped.as_bytes()), &a),
+            Determination::Propose { .. }
         ));
         let inline = format!("The answer is {CANDIDATE} as requested.");
         assert!(matches!(
-            decide(inline.as_bytes(), &a),
-            Ok(Outcome::Propose { .. })
+            decide(&answer(inline.as_bytes()), &a),
+            Determination::Propose { .. }
         ));
         let echoed = CANDIDATE.replacen('{', "{\"eligible\": true, ", 1);
         assert!(matches!(
-            decide(echoed.as_bytes(), &a),
-            Ok(Outcome::Propose { .. })
+            decide(&answer(echoed.as_bytes()), &a),
+            Determination::Propose { .. }
         ));
     }
 
     #[test]
     fn extraction_is_string_and_escape_aware() {
         let tricky = r#"note: {"claim": "a } and a \" and a {", "x": {"y": "}"}} trailing }"#;
-        let Response::Candidate(v) = parse_response(tricky.as_bytes()) else {
+        let Response::Candidate(v) = parse_response(&answer(tricky.as_bytes())) else {
             panic!("expected an object");
         };
         assert_eq!(v, json!({"claim": "a } and a \" and a {", "x": {"y": "}"}}));
@@ -664,8 +565,8 @@ mod tests {
         let pad = "x".repeat(EXTRACT_WINDOW - CANDIDATE.chars().count());
         let fits = format!("{pad}{CANDIDATE}");
         assert!(matches!(
-            decide(fits.as_bytes(), &a),
-            Ok(Outcome::Propose { .. })
+            decide(&answer(fits.as_bytes()), &a),
+            Determination::Propose { .. }
         ));
         let over = format!("{pad}x{CANDIDATE}");
         assert_eq!(
@@ -724,80 +625,6 @@ mod tests {
         assert_eq!(
             declined(inverted.as_bytes(), &a).0,
             DeclineReason::SchemaInvalid
-        );
-    }
-
-    #[test]
-    fn empty_output_is_an_outage_not_a_verdict() {
-        for raw in [&b""[..], b"   ", b"\n\n", b" \t\r\n"] {
-            assert!(is_empty_output(raw));
-            assert_eq!(decide(raw, &real()), Err(Outage::EmptyOutput));
-        }
-        assert!(!is_empty_output(b"{}"));
-        assert_eq!(Outage::EmptyOutput.to_string(), "the model printed nothing");
-    }
-
-    #[test]
-    fn program_failures_are_outages() {
-        let a = real();
-        let finished = |code: Option<i32>, stdout: &[u8], stderr: &[u8]| {
-            Ok(Finished {
-                code,
-                stdout: stdout.to_vec(),
-                stderr: stderr.to_vec(),
-                stdout_truncated: false,
-            })
-        };
-        let refusal = br#"{"eligible":false,"reason":"no_resolution"}"#;
-        assert_eq!(
-            decide_run(finished(Some(3), refusal, b"boom\nat line 2\n"), &a),
-            Err(Outage::Crashed {
-                status: "exit code 3".into(),
-                stderr: ": boom at line 2".into()
-            })
-        );
-        assert_eq!(
-            decide_run(finished(None, b"", b""), &a)
-                .unwrap_err()
-                .to_string(),
-            "the model program failed (killed by a signal)"
-        );
-        assert_eq!(
-            decide_run(
-                Err(ProcessError::TimedOut {
-                    program: "claude".into(),
-                    seconds: 20.0
-                }),
-                &a
-            )
-            .unwrap_err()
-            .to_string(),
-            "model program \"claude\" did not answer within 20s and was killed"
-        );
-        let missing = decide_run(
-            Err(ProcessError::NotFound {
-                program: "claude".into(),
-                source: std::io::Error::from(std::io::ErrorKind::NotFound),
-            }),
-            &a,
-        );
-        assert!(
-            matches!(missing, Err(Outage::NotFound { ref program, .. }) if program == "claude")
-        );
-        assert_eq!(
-            decide_run(Err(ProcessError::NoProgram), &a),
-            Err(Outage::NoProgram)
-        );
-        assert_eq!(
-            decide_run(finished(Some(0), b"\n", b"warning"), &a),
-            Err(Outage::EmptyOutput)
-        );
-        assert_eq!(
-            decide_run(finished(Some(0), refusal, b"a warning on stderr"), &a),
-            Ok(Outcome::Decline {
-                reason: DeclineReason::NoResolution,
-                detail: None
-            })
         );
     }
 }

@@ -13,7 +13,7 @@
 //!    `applies_to.stack` (otherwise the lesson never matches, or silently
 //!    never expires);
 //! 2. no two-sided range is inverted or empty (`>6 <2`, `>=4 <4`; see
-//!    [`crate::pipeline::range`]).
+//!    [`crate::version`]).
 //!
 //! Decisions: the candidate object is strict at the top level too (exactly
 //! `claim`, `rationale`, `evidence`, `applies_to`; upstream's jq validator
@@ -29,8 +29,8 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::model::Candidate;
-use crate::pipeline::range::Range;
 use crate::schema::{self, SchemaKind, Violation};
+use crate::version::range::Range;
 
 /// At most this many violations are spelled out in [`Invalid`]'s `Display`
 /// (the rest are counted), so a decline's detail stays readable.
@@ -176,7 +176,7 @@ pub fn validate_confirmed(candidate: &Candidate) -> Result<(), Invalid> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::range::tests::CORPUS;
+    use crate::version::range::tests::CORPUS;
     use serde_json::json;
 
     /// The candidate of the reference pending proposal.

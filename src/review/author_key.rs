@@ -102,7 +102,7 @@ mod tests {
         let other = "f".repeat(64);
         let mut all: Vec<String> = Vec::new();
         for s in [ZERO, other.as_str()] {
-            for v in Visibility::ALL {
+            for &v in Visibility::ALL {
                 let k = author_key(s, v).unwrap();
                 assert!(is_author_key(&k));
                 all.push(k);

@@ -30,8 +30,10 @@
 
 use std::fmt;
 
+use super::lifecycle::may_start;
 use super::ReviewError;
 use crate::model::{iso, Candidate, Id, Proposal, ProposalStatus, Scope, Visibility};
+use crate::trailers::Action;
 
 /// What a verb did.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +108,7 @@ pub fn confirm(
     }
 
     match p.status {
-        ProposalStatus::Pending => {}
+        s if may_start(Action::Confirm, s) => {}
         ProposalStatus::Confirmed => {
             return if p.visibility == Some(visibility) && p.candidate == resulting {
                 Ok(Transition::Unchanged(NoOp::AlreadyConfirmed {
@@ -118,7 +120,7 @@ pub fn confirm(
             };
         }
         ProposalStatus::Passed => return Err(ReviewError::PassedCannotConfirm { id: p.id }),
-        status @ (ProposalStatus::Approved | ProposalStatus::Rejected) => {
+        status => {
             return Err(ReviewError::WrongStatus {
                 id: p.id,
                 action: "confirmed",
@@ -147,12 +149,12 @@ pub fn pass(
     now: jiff::Timestamp,
 ) -> Result<Transition, ReviewError> {
     match p.status {
-        ProposalStatus::Pending => {}
+        s if may_start(Action::Pass, s) => {}
         ProposalStatus::Passed => {
             return Ok(Transition::Unchanged(NoOp::AlreadyPassed { id: p.id }))
         }
         ProposalStatus::Confirmed => return Err(ReviewError::ConfirmedCannotPass { id: p.id }),
-        status @ (ProposalStatus::Approved | ProposalStatus::Rejected) => {
+        status => {
             return Err(ReviewError::WrongStatus {
                 id: p.id,
                 action: "passed on",
@@ -173,12 +175,12 @@ pub fn pass(
 /// the bytes it had while pending.
 pub fn unconfirm(p: &Proposal) -> Result<Transition, ReviewError> {
     match p.status {
-        ProposalStatus::Confirmed => {}
+        s if may_start(Action::Unconfirm, s) => {}
         ProposalStatus::Pending => {
             return Ok(Transition::Unchanged(NoOp::AlreadyPending { id: p.id }))
         }
         ProposalStatus::Passed => return Err(ReviewError::PassedCannotUnconfirm { id: p.id }),
-        status @ (ProposalStatus::Approved | ProposalStatus::Rejected) => {
+        status => {
             return Err(ReviewError::WrongStatus {
                 id: p.id,
                 action: "unconfirmed",

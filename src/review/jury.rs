@@ -66,8 +66,15 @@ pub enum JuryOutcome {
 /// [`UnjudgedReason::message`] gives the full upstream sentence.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UnjudgedReason {
+    /// The verdicts given are not JSON; the parser's message.
+    NotJson(String),
     /// The panel failed the usable-panel check; the string says how.
     UnusablePanel(String),
+    /// A judge program gave no answer (missing, hung, crashed, silent).
+    NoAnswer { judge_type: String, why: String },
+    /// The lesson changed while the jury deliberated: the verdict would
+    /// apply to content the judges never read.
+    Changed,
     /// Floored criteria that no judge scored, in rubric order.
     UncoveredFloors(Vec<String>),
     /// The panel scored too little of the rubric weight.
@@ -85,7 +92,12 @@ impl UnjudgedReason {
 impl fmt::Display for UnjudgedReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            UnjudgedReason::NotJson(why) => write!(f, "the verdicts are not JSON: {why}"),
             UnjudgedReason::UnusablePanel(why) => write!(f, "the judge panel is unusable: {why}"),
+            UnjudgedReason::NoAnswer { judge_type, why } => write!(f, "judge {judge_type}: {why}"),
+            UnjudgedReason::Changed => f.write_str(
+                "the lesson changed while the jury deliberated; its verdict is not applied",
+            ),
             UnjudgedReason::UncoveredFloors(names) => write!(
                 f,
                 "no judge scored these floored criteria, so the panel cannot be trusted: {}",
@@ -101,41 +113,63 @@ impl fmt::Display for UnjudgedReason {
     }
 }
 
-/// The result of judging a whole proposal.
+/// What judging one lesson came to.
 #[derive(Debug, Clone, PartialEq)]
-pub enum JudgeResult {
+pub enum Judged {
     /// The proposal with its verdict recorded: status approved or rejected,
     /// `judged_at`, `verdict`. Write it.
     Recorded(Box<Proposal>),
-    /// Nothing to write; the lesson stays confirmed.
+    /// Could not judge: nothing to write; the lesson stays confirmed.
     Unjudged(UnjudgedReason),
+    /// Decided meanwhile by another writer; nothing written by this one.
+    Skipped(ProposalStatus),
 }
 
-/// Parses a panel given as text. Text that is not JSON is an unusable panel
-/// (could not judge), never a usage error: a judge that printed garbage must
-/// not turn into a rejection.
+/// Parses a panel given as text. Text that is not JSON is "could not
+/// judge", never a usage error: a judge that printed garbage must not turn
+/// into a rejection.
 pub fn parse_panel(text: &str) -> Result<Value, UnjudgedReason> {
-    serde_json::from_str(text)
-        .map_err(|e| UnjudgedReason::UnusablePanel(format!("the verdicts are not JSON ({e})")))
+    serde_json::from_str(text).map_err(|e| UnjudgedReason::NotJson(e.to_string()))
+}
+
+/// One judge's slot in a panel, from its answer: the verdict object with
+/// `judge_type` set to the judge that was asked, or — when the answer is
+/// not a JSON object — the raw text, which makes the panel unusable (could
+/// not judge), never a rejection.
+pub fn panel_slot(judge_type: &str, answer: &crate::answer::Answer) -> Value {
+    match serde_json::from_str::<Value>(&answer.unfenced()) {
+        Ok(Value::Object(mut o)) => {
+            o.insert("judge_type".into(), Value::from(judge_type));
+            Value::Object(o)
+        }
+        _ => Value::from(answer.raw()),
+    }
 }
 
 /// Judges a confirmed proposal: checks its status and visibility, runs
-/// [`judge`], and returns the proposal to write or why it could not be judged.
+/// [`judge`], and returns the proposal to write or why it could not be
+/// judged. A private lesson needs no panel, so a panel that did not parse
+/// only matters for org and public.
 pub fn judge_proposal(
     p: &Proposal,
     rubrics: &RubricSet,
-    verdicts: &Value,
+    panel: &Result<Value, UnjudgedReason>,
     now: jiff::Timestamp,
-) -> Result<JudgeResult, ReviewError> {
-    if p.status != ProposalStatus::Confirmed {
+) -> Result<Judged, ReviewError> {
+    if !super::lifecycle::may_start(crate::trailers::Action::Judge, p.status) {
         return Err(ReviewError::NotConfirmed {
             id: p.id,
             status: p.status,
         });
     }
     let visibility = p.visibility.ok_or(ReviewError::NoVisibility { id: p.id })?;
+    let verdicts = match panel {
+        Ok(v) => v,
+        Err(why) if visibility != Visibility::Private => return Ok(Judged::Unjudged(why.clone())),
+        Err(_) => &Value::Null,
+    };
     Ok(match judge(visibility, rubrics, verdicts)? {
-        JuryOutcome::Unjudged(why) => JudgeResult::Unjudged(why),
+        JuryOutcome::Unjudged(why) => Judged::Unjudged(why),
         JuryOutcome::Recorded(verdict) => {
             let mut next = p.clone();
             next.status = if verdict.passed {
@@ -145,7 +179,7 @@ pub fn judge_proposal(
             };
             next.judged_at = Some(iso(now));
             next.verdict = Some(verdict);
-            JudgeResult::Recorded(Box::new(next))
+            Judged::Recorded(Box::new(next))
         }
     })
 }
@@ -710,9 +744,10 @@ mod tests {
             }
         }
         let why = parse_panel("this is not json").unwrap_err();
-        assert!(why
-            .to_string()
-            .starts_with("the judge panel is unusable: the verdicts are not JSON"));
+        assert_eq!(
+            why.to_string(),
+            "the verdicts are not JSON: expected ident at line 1 column 2"
+        );
     }
 
     #[test]
@@ -803,7 +838,8 @@ mod tests {
         let now: jiff::Timestamp = "2026-08-05T10:00:00Z".parse().unwrap();
         let confirmed = testdata::proposal("proposal.confirmed.json");
         let panel = testdata::json("judge-verdicts.pass.json");
-        let JudgeResult::Recorded(p) = judge_proposal(&confirmed, &set(), &panel, now).unwrap()
+        let Judged::Recorded(p) =
+            judge_proposal(&confirmed, &set(), &Ok(panel.clone()), now).unwrap()
         else {
             panic!("not recorded");
         };
@@ -815,13 +851,13 @@ mod tests {
         );
 
         // Re-judging is refused, naming the status.
-        let e = judge_proposal(&p, &set(), &panel, now).unwrap_err();
+        let e = judge_proposal(&p, &set(), &Ok(panel.clone()), now).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("lesson {} is not confirmed; its status is: approved", p.id)
         );
         let pending = testdata::proposal("proposal.pending.json");
-        let e = judge_proposal(&pending, &set(), &panel, now).unwrap_err();
+        let e = judge_proposal(&pending, &set(), &Ok(panel.clone()), now).unwrap_err();
         assert_eq!(
             e.to_string(),
             format!("lesson {} is not confirmed; its status is: pending", p.id)
@@ -831,7 +867,7 @@ mod tests {
         let mut public = confirmed.clone();
         public.visibility = Some(Visibility::Public);
         let split = testdata::json("judge-verdicts.split.json");
-        let JudgeResult::Recorded(r) = judge_proposal(&public, &set(), &split, now).unwrap() else {
+        let Judged::Recorded(r) = judge_proposal(&public, &set(), &Ok(split), now).unwrap() else {
             panic!("not recorded");
         };
         assert_eq!(r.status, ProposalStatus::Rejected);
@@ -840,13 +876,18 @@ mod tests {
 
         // Unjudged: nothing to write.
         assert!(matches!(
-            judge_proposal(&confirmed, &set(), &json!([]), now).unwrap(),
-            JudgeResult::Unjudged(_)
+            judge_proposal(&confirmed, &set(), &Ok(json!([])), now).unwrap(),
+            Judged::Unjudged(_)
+        ));
+        // Text that is not JSON: could not judge, saying so.
+        assert!(matches!(
+            judge_proposal(&confirmed, &set(), &parse_panel("{oops"), now).unwrap(),
+            Judged::Unjudged(UnjudgedReason::NotJson(_))
         ));
         let mut no_vis = confirmed;
         no_vis.visibility = None;
         assert_eq!(
-            judge_proposal(&no_vis, &set(), &panel, now).unwrap_err(),
+            judge_proposal(&no_vis, &set(), &Ok(panel), now).unwrap_err(),
             ReviewError::NoVisibility { id: no_vis.id }
         );
     }

@@ -5,9 +5,10 @@
 //!   §3.2) as transitions that return the new proposal, a no-op, or a refusal.
 //! - [`rubric`]: the two builtin rubrics and the rubrics file that overrides
 //!   them (reference §3.3, the judging plan's Task 1).
+//! - [`lifecycle`]: the one table of legal status transitions.
 //! - [`jury`]: the usable-panel check, the coverage check, the weighted
 //!   per-criterion aggregate and the gate (reference §3.3 steps 2–8).
-//! - [`offline`]: the deterministic built-in judges (DESIGN §4).
+//! - [`offline_judges`]: the deterministic built-in judges (DESIGN §4).
 //! - [`disclosure`]: the secret and leak scanner behind the `disclosure`
 //!   criterion.
 //! - [`promote`]: an approved proposal becomes a Lesson v2 pool entry
@@ -27,7 +28,8 @@ pub mod author_key;
 pub mod confirm;
 pub mod disclosure;
 pub mod jury;
-pub mod offline;
+pub mod lifecycle;
+pub mod offline_judges;
 pub mod promote;
 pub mod prompt;
 pub mod rubric;
@@ -35,8 +37,10 @@ pub mod rubric;
 pub use author_key::{author_key, parse_secret, secret_from_random};
 pub use confirm::{confirm, pass, unconfirm, NoOp, Transition};
 pub use disclosure::{scan, scan_lesson, Finding, FindingKind};
-pub use jury::{consensus, judge, judge_proposal, JudgeResult, JuryOutcome, UnjudgedReason};
-pub use offline::{offline_panel, offline_verdict};
+pub use jury::{
+    consensus, judge, judge_proposal, panel_slot, parse_panel, Judged, JuryOutcome, UnjudgedReason,
+};
+pub use offline_judges::{offline_panel, offline_verdict};
 pub use promote::{build_lesson, mark_promoted};
 pub use prompt::judge_prompt;
 pub use rubric::{Criterion, GatePolicy, Rubric, RubricSet};

@@ -25,12 +25,13 @@ use super::ReviewError;
 use crate::model::{
     iso, Consensus, Lesson, LessonStatus, Proposal, ProposalStatus, Scope, Visibility,
 };
+use crate::trailers::Action;
 
 /// Refuses a proposal promote cannot start from: not judged yet (the
 /// upstream "has not been judged yet" message), or in a status outside `ok`.
 fn promotable(p: &Proposal, ok: &[ProposalStatus]) -> Result<(), ReviewError> {
     match p.status {
-        s if ok.contains(&s) => Ok(()),
+        s if ok.contains(&s) && super::lifecycle::may_start(Action::Promote, s) => Ok(()),
         ProposalStatus::Confirmed => Err(ReviewError::NotJudged { id: p.id }),
         status => Err(ReviewError::WrongStatus {
             id: p.id,

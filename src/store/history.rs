@@ -12,7 +12,8 @@ use gix::ObjectId;
 
 use super::layout::Branch;
 use super::{GixContext, Store, StoreError};
-use crate::trailers::{self, LoreTrailers, TrailerError};
+use crate::event::Event;
+use crate::trailers::{self, TrailerError};
 
 /// One path a commit changed relative to its first parent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,8 +37,9 @@ pub struct CommitInfo {
     pub time: i64,
     pub subject: String,
     pub message: String,
-    /// The typed `Lore-*` trailers, or why they could not be read.
-    pub trailers: Result<LoreTrailers, TrailerError>,
+    /// What the commit did, from its `Lore-*` trailers, or why they could
+    /// not be read.
+    pub event: Result<Event, TrailerError>,
     /// The bytes the signature covers (the commit without `gpgsig`).
     pub payload: Vec<u8>,
     /// The armored signature, if the commit is signed.
@@ -78,7 +80,7 @@ impl Store {
                 .unwrap_or_default(),
             time: decoded.committer().map(|c| c.seconds()).unwrap_or(0),
             subject,
-            trailers: LoreTrailers::from_trailers(&lines),
+            event: Event::from_trailers(&lines),
             message,
             payload,
             signature,
@@ -124,12 +126,10 @@ impl Store {
     pub fn all_commits(&self) -> Result<Vec<(Branch, ObjectId)>, StoreError> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for b in Branch::ALL {
-            if let Some(tip) = self.tip(b)? {
-                for c in self.ancestors(tip)? {
-                    if seen.insert(c) {
-                        out.push((b, c));
-                    }
+        for (b, tip) in self.lore_refs()? {
+            for c in self.ancestors(tip)? {
+                if seen.insert(c) {
+                    out.push((b, c));
                 }
             }
         }

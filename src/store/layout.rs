@@ -17,7 +17,7 @@ pub enum Branch {
 
 impl Branch {
     /// Every lore branch, ledger first.
-    pub const ALL: [Branch; 4] = [
+    pub const ALL: &'static [Branch] = &[
         Branch::Ledger,
         Branch::Pool(Source::Local),
         Branch::Pool(Source::Org),
@@ -42,17 +42,7 @@ impl Branch {
     /// Parses a short or full branch name.
     pub fn parse(s: &str) -> Option<Branch> {
         let short = s.strip_prefix("refs/heads/").unwrap_or(s);
-        Branch::ALL.into_iter().find(|b| b.name() == short)
-    }
-
-    /// One byte for the index file.
-    pub fn code(self) -> u8 {
-        match self {
-            Branch::Ledger => 0,
-            Branch::Pool(Source::Local) => 1,
-            Branch::Pool(Source::Org) => 2,
-            Branch::Pool(Source::Public) => 3,
-        }
+        Branch::ALL.iter().copied().find(|b| b.name() == short)
     }
 }
 

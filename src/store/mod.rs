@@ -27,6 +27,8 @@ use std::path::{Path, PathBuf};
 use gix::bstr::ByteSlice;
 use gix::ObjectId;
 
+use crate::signing::SigningError;
+
 pub use history::{ChangedPath, CommitInfo};
 pub use index::{ArtifactOutcome, Index, LessonEntry};
 pub use layout::Branch;
@@ -60,7 +62,7 @@ pub enum StoreError {
     BadPath(String),
     /// Signing a commit failed; nothing was written.
     #[error("could not sign the commit; nothing was written: {0}")]
-    Sign(String),
+    Sign(#[source] SigningError),
     /// A commit message could not be formed.
     #[error(transparent)]
     Trailer(#[from] crate::trailers::TrailerError),
@@ -70,9 +72,6 @@ pub enum StoreError {
     /// A `git` subprocess failed.
     #[error("`git {args}` failed: {message}")]
     GitProgram { args: String, message: String },
-    /// The derived index file is unreadable; it is rebuilt from history.
-    #[error("index file {path} is corrupt: {why}")]
-    IndexCorrupt { path: PathBuf, why: String },
     /// A record in the tree is not what it should be.
     #[error("record {path} on {branch} is corrupt: {why}")]
     CorruptRecord {
@@ -109,7 +108,13 @@ pub(crate) fn io_ctx<T>(
 /// [`crate::signing::Signer`]; the store never signs by itself.
 pub trait CommitSigner {
     /// The signature to place in the commit's `gpgsig` header.
-    fn sign_commit(&self, payload: &[u8]) -> Result<String, String>;
+    fn sign_commit(&self, payload: &[u8]) -> Result<String, SigningError>;
+}
+
+impl CommitSigner for crate::signing::Signer {
+    fn sign_commit(&self, payload: &[u8]) -> Result<String, SigningError> {
+        self.sign(payload)
+    }
 }
 
 /// What the store needs from the host process: how to run `git` and who is
@@ -300,6 +305,17 @@ impl Store {
     /// The commit a branch points at, if the branch exists.
     pub fn tip(&self, branch: Branch) -> Result<Option<ObjectId>, StoreError> {
         self.ref_tip(&branch.ref_name())
+    }
+
+    /// Every lore branch that exists, ledger first, with its tip.
+    pub fn lore_refs(&self) -> Result<Vec<(Branch, ObjectId)>, StoreError> {
+        let mut out = Vec::new();
+        for b in Branch::ALL {
+            if let Some(tip) = self.tip(*b)? {
+                out.push((*b, tip));
+            }
+        }
+        Ok(out)
     }
 
     /// The commit a full ref name points at.

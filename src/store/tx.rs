@@ -21,11 +21,12 @@ use gix::refs::Target;
 use gix::ObjectId;
 use rand::RngCore;
 
-use super::index::{Index, Overlay};
+use super::index::{Index, Overlay, RefKind};
 use super::layout::{is_safe_path, Branch};
 use super::{CommitSigner, GixContext, Store, StoreError};
+use crate::event::Event;
 use crate::model::Id;
-use crate::trailers::{LoreTrailers, Message};
+use crate::trailers::Message;
 
 /// One file change inside a commit.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,27 +37,28 @@ pub enum Change {
     Delete { path: String },
 }
 
-/// One commit: its message (with trailers) and its file changes.
+/// One commit: its message, the event its trailers carry, and its file
+/// changes.
 #[derive(Clone, Debug)]
 pub struct CommitSpec {
     pub message: Message,
-    /// The typed trailers the message was rendered from; the index learns
-    /// from them.
-    pub trailers: LoreTrailers,
+    /// What the commit does; its trailers are rendered from it and the
+    /// index learns from it.
+    pub event: Event,
     pub changes: Vec<Change>,
 }
 
 impl CommitSpec {
-    /// A commit whose subject is `subject`, carrying `trailers`.
+    /// A commit whose subject is `subject`, carrying `event`.
     pub fn new(
         subject: &str,
         body: Option<&str>,
-        trailers: LoreTrailers,
+        event: Event,
         changes: Vec<Change>,
     ) -> Result<CommitSpec, StoreError> {
         Ok(CommitSpec {
-            message: Message::new(subject, body, &trailers)?,
-            trailers,
+            message: Message::new(subject, body, event.to_trailers()?)?,
+            event,
             changes,
         })
     }
@@ -198,8 +200,11 @@ impl<'s> Tx<'s> {
         self.head = Some(id);
         self.commits.push(id);
         let index = self.index;
-        self.overlay
-            .apply_with(&|id| index.lesson(id), self.branch, &spec.trailers);
+        let on = match self.branch {
+            Branch::Ledger => RefKind::Ledger,
+            Branch::Pool(s) => RefKind::Pool(s),
+        };
+        self.overlay.fold(&|id| index.lesson(id), on, &spec.event);
         Ok(id)
     }
 }

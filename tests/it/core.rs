@@ -174,7 +174,7 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         "verified 1 commits: every signature good, trailers and records consistent\n"
     );
 
-    let config_msg = "config: tweak\n\nLore-Format: 1\nLore-Action: config";
+    let config_msg = "config: tweak\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: rubrics";
     let unsigned = git_commit_on_ledger(&env, &["-c", "commit.gpgSign=false"], config_msg, None);
 
     let other = env.path().join("other_key");
@@ -221,7 +221,13 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         r.stdout
     );
     assert!(
-        lines.contains(&format!("{sneaky} (ledger): config commit changed records").as_str()),
+        lines.contains(
+            &format!(
+                "{sneaky} (ledger): config may change only files under .lore/; \
+                 it also changed proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
+            )
+            .as_str()
+        ),
         "{}",
         r.stdout
     );
@@ -264,8 +270,9 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
 
 #[test]
 fn a_trailer_value_with_a_newline_is_refused_and_nothing_is_written() {
+    use git_lore::event::{Event, Step};
+    use git_lore::model::ProposalStatus;
     use git_lore::store::{Branch, CommitSpec};
-    use git_lore::trailers::{Action, LoreTrailers};
     use rand::SeedableRng;
 
     let env = TestEnv::new();
@@ -286,9 +293,16 @@ fn a_trailer_value_with_a_newline_is_refused_and_nothing_is_written() {
     ] {
         let err = lore
             .transact(Branch::Ledger, |tx| {
-                let mut t = LoreTrailers::new(Action::Config);
-                t.reason = Some(bad.to_owned());
-                tx.commit(CommitSpec::new("config: x", None, t, Vec::new())?)?;
+                let e = Event::Pass {
+                    step: Step {
+                        lesson: "01KZ4A1B2C3D4E5F6G7H8J9K0M".parse().unwrap(),
+                        artifact: "01KZ45MKAM734ZS7JK24D2DK0R".parse().unwrap(),
+                        from: ProposalStatus::Pending,
+                        to: ProposalStatus::Passed,
+                    },
+                    reason: Some(bad.to_owned()),
+                };
+                tx.commit(CommitSpec::new("pass x", None, e, Vec::new())?)?;
                 Ok(())
             })
             .unwrap_err();
@@ -564,8 +578,8 @@ fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
     let history = store.all_commits().unwrap();
     assert_eq!(history.len(), 3);
     let newest = store.commit_info(history[0].1).unwrap();
-    let t = newest.trailers.unwrap();
-    assert_eq!(t.action, git_lore::trailers::Action::Propose);
+    let e = newest.event.unwrap();
+    assert_eq!(e.action(), git_lore::trailers::Action::Propose);
     assert!(newest
         .signature
         .unwrap()
@@ -576,8 +590,8 @@ fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
         .is_none());
 
     // Update and delete through a transaction: one signed commit each.
+    use git_lore::event::{ConfigTopic, Event};
     use git_lore::store::{Change, CommitSpec};
-    use git_lore::trailers::{Action, LoreTrailers};
     use rand::SeedableRng;
     let genv = git_lore::ops::Env::new(
         jiff::Timestamp::from_second(1_785_000_000).unwrap(),
@@ -589,7 +603,10 @@ fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
     let (gone, kept) = (records[0].0.clone(), records[1].0.clone());
     lore.transact(Branch::Ledger, |tx| {
         let spec = |subject: &str, changes| {
-            CommitSpec::new(subject, None, LoreTrailers::new(Action::Config), changes)
+            let e = Event::Config {
+                topic: ConfigTopic::Rubrics,
+            };
+            CommitSpec::new(subject, None, e, changes)
         };
         tx.commit(spec(
             "config: rewrite",
@@ -606,7 +623,7 @@ fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
         Ok(())
     })
     .unwrap();
-    let after = lore.store.list(Branch::Ledger, "proposals").unwrap();
+    let after = store.list(Branch::Ledger, "proposals").unwrap();
     assert_eq!(after, vec![(kept.clone(), b"{}\n".to_vec())]);
     assert_eq!(env.ledger_commits().len(), 5);
     assert_eq!(

@@ -30,7 +30,7 @@ fn each_outage_leaves_the_artifact_untouched_and_writes_nothing() {
         ("sleep 30 & sleep 30; wait", "did not answer within 1s"),
         (
             "echo boom >&2; exit 3",
-            "the model program failed (exit code 3): boom",
+            "the model program failed (exited with status 3): boom",
         ),
         (
             "kill -9 $$",

@@ -435,7 +435,7 @@ mod tests {
     use super::*;
     use crate::model::DeclineReason;
     use crate::pipeline::pregate;
-    use crate::pipeline::transform::{decide, Outcome};
+    use crate::pipeline::transform::{decide, Determination};
 
     fn fixture(name: &str) -> Artifact {
         let text = match name {
@@ -466,21 +466,24 @@ mod tests {
         serde_json::from_str(text).unwrap()
     }
 
-    fn outcome(name: &str) -> Outcome {
+    fn outcome(name: &str) -> Determination {
         let a = fixture(name);
-        decide(transform(&a).as_bytes(), &a).unwrap()
+        decide(
+            &crate::answer::Answer::new(transform(&a).as_bytes()).unwrap(),
+            &a,
+        )
     }
 
     fn proposed(name: &str) -> serde_json::Value {
         match outcome(name) {
-            Outcome::Propose { candidate } => serde_json::to_value(candidate).unwrap(),
+            Determination::Propose { candidate } => serde_json::to_value(candidate).unwrap(),
             other => panic!("{name}: expected a proposal, got {other:?}"),
         }
     }
 
     fn refused(name: &str) -> DeclineReason {
         match outcome(name) {
-            Outcome::Decline { reason, detail } => {
+            Determination::Decline { reason, detail } => {
                 assert_eq!(detail, None, "{name}: a refusal carries no detail");
                 reason
             }
@@ -551,8 +554,11 @@ mod tests {
         assert_eq!(refused("provenance-less"), DeclineReason::NoResolution);
         let mut a = fixture("positive-synthetic");
         a.session_id = None;
-        match decide(transform(&a).as_bytes(), &a).unwrap() {
-            Outcome::Decline { reason, detail } => {
+        match decide(
+            &crate::answer::Answer::new(transform(&a).as_bytes()).unwrap(),
+            &a,
+        ) {
+            Determination::Decline { reason, detail } => {
                 assert_eq!(reason, DeclineReason::SchemaInvalid);
                 assert_eq!(
                     detail.as_deref(),

@@ -1,0 +1,149 @@
+//! Everything the CLI says: data on stdout, status and errors on stderr,
+//! and the process context every command starts from.
+//!
+//! Data goes to stdout (`out`, `out_json`), a closed pipe counting as
+//! success (`git lore log | head`). Status lines — summaries, what was
+//! created — go to stderr as they are (`status`). Errors go to stderr once,
+//! as `git-lore: <message>` (`error`), printed by `cli::main` for the error
+//! a command returns.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use rand::SeedableRng;
+
+use git_lore::model::{Id, Proposal, ProposalStatus};
+use git_lore::ops::{Class, Env, Lore, LoreError};
+
+/// What a command reports back besides its output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Everything got a determination (exit 0).
+    Done,
+    /// Something was refused, already reported (exit 1).
+    Refused,
+    /// An outage left something undetermined, already reported (exit 2).
+    Undetermined,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Done => 0,
+            Exit::Refused => 1,
+            Exit::Undetermined => 2,
+        }
+    }
+}
+
+/// Why a command stopped: an error from the library (classified by its
+/// class) or a refusal of the command line itself.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Lore(#[from] LoreError),
+    /// Bad arguments or input the CLI itself refuses (exit 1).
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl CliError {
+    pub fn exit(&self) -> Exit {
+        match self {
+            CliError::Lore(e) => match e.class() {
+                Class::Refused => Exit::Refused,
+                Class::Undetermined => Exit::Undetermined,
+            },
+            CliError::Usage(_) => Exit::Refused,
+        }
+    }
+}
+
+/// What a command's `run` returns.
+pub type Result<T = Exit> = std::result::Result<T, CliError>;
+
+/// The process environment, read once.
+pub struct Ctx {
+    pub repo: PathBuf,
+    pub env: Env,
+    /// `GIT_LORE_RANDOMNESS_SEED`: fixed randomness, for tests and
+    /// reproducible demos.
+    pub seed: Option<u64>,
+}
+
+impl Ctx {
+    /// The random generator the library is handed: seeded when asked for,
+    /// else from the operating system.
+    pub fn rng(&self) -> rand::rngs::StdRng {
+        match self.seed {
+            Some(s) => rand::rngs::StdRng::seed_from_u64(s),
+            None => rand::rngs::StdRng::from_entropy(),
+        }
+    }
+
+    pub fn open(&self) -> Result<Lore> {
+        Ok(Lore::open(&self.repo, self.env.clone(), self.rng())?)
+    }
+}
+
+/// Parses a lesson or artifact id.
+pub fn parse_id(s: &str) -> Result<Id> {
+    s.parse()
+        .map_err(|e: git_lore::model::ModelError| CliError::Usage(e.to_string()))
+}
+
+/// Prints an error the one way errors are printed.
+pub fn error(msg: impl std::fmt::Display) {
+    let _ = writeln!(io::stderr(), "git-lore: {msg}");
+}
+
+/// Prints a status line (a summary, a note) on stderr.
+pub fn status(msg: impl std::fmt::Display) {
+    let _ = writeln!(io::stderr(), "{msg}");
+}
+
+/// Writes to stdout, treating a closed pipe as success (`git lore log | head`).
+pub fn out(text: &str) {
+    let mut stdout = io::stdout().lock();
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush())
+    {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            error(format!("writing output: {e}"));
+        }
+    }
+}
+
+/// Prints `value` as pretty JSON on stdout.
+pub fn out_json<T: serde::Serialize>(value: &T) {
+    let mut s = serde_json::to_string_pretty(value).expect("output serialises");
+    s.push('\n');
+    out(&s);
+}
+
+/// The line printed after a promote that wrote something.
+pub fn promoted_line(p: &Proposal) -> String {
+    match (p.status, p.visibility) {
+        (ProposalStatus::Approved, Some(v)) => {
+            format!("Lesson {} promoted to pool/{}.\n", p.id, v.source())
+        }
+        _ => format!(
+            "Lesson {} is {}; its verdict stays on the ledger.\n",
+            p.id, p.status
+        ),
+    }
+}
+
+/// Prints what a lifecycle verb did: `changed`'s line when it wrote, the
+/// no-op's message otherwise.
+pub fn print_transition(
+    t: git_lore::review::Transition,
+    changed: impl FnOnce(&Proposal) -> String,
+) -> Exit {
+    match t {
+        git_lore::review::Transition::Changed(p) => out(&changed(&p)),
+        git_lore::review::Transition::Unchanged(n) => out(&format!("{n}\n")),
+    }
+    Exit::Done
+}

@@ -1,0 +1,774 @@
+//! What a commit did, typed: one [`Event`] per action, and the rules of
+//! which records each action may touch.
+//!
+//! Every git-lore commit carries exactly one event in its `Lore-*` trailers
+//! ([`crate::trailers`] owns the lines, this module their meaning).
+//! [`Event::to_trailers`] and [`Event::from_trailers`] are the only
+//! conversions: writers build an event, the index folds events, `verify`
+//! checks each event against what its commit changed, and
+//! `docs/trailers.md` documents them. Adding an action means adding a
+//! variant here (with its conversion, its [`Rule`]), its fold in the index,
+//! its check in the audit, and its row in `docs/trailers.md` — nothing else.
+//!
+//! The module is pure: it neither reads git nor decides whether a status
+//! transition is legal (that table is [`crate::review::lifecycle`]).
+
+use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
+use crate::names::string_enum;
+use crate::trailers::{Action, Trailer, TrailerError, FORMAT};
+
+string_enum! {
+    /// What a `config` commit changed.
+    pub enum ConfigTopic: "config topic" {
+        /// `.lore/rubrics.json` on the ledger.
+        Rubrics("rubrics", 0),
+        /// `.lore/allowed_signers` on a pool.
+        Signers("signers", 1),
+    }
+}
+
+/// A proposal's status before and after a ledger transition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub lesson: Id,
+    pub artifact: Id,
+    pub from: ProposalStatus,
+    pub to: ProposalStatus,
+}
+
+/// What the jury decided, as the `judge` trailers carry it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ruling {
+    /// The rubric id (absent for a private lesson: no jury).
+    pub rubric: Option<String>,
+    /// `majority` or `unanimous` (absent for a private lesson).
+    pub gate: Option<String>,
+    /// The aggregate score (absent for a private lesson).
+    pub score: Option<f64>,
+    /// The gate's reason (`gate_passed`, `criterion_floor`, …).
+    pub reason: String,
+    /// One `<judge_type> <score> pass|fail` line per judge, in panel order.
+    pub judges: Vec<String>,
+}
+
+/// What one commit did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The ledger's root commit: the repository was created.
+    Init,
+    /// An artifact became a pending proposal.
+    Propose {
+        lesson: Id,
+        artifact: Id,
+        model: Option<String>,
+    },
+    /// The transform's verdict that an artifact cannot become a lesson.
+    Decline {
+        artifact: Id,
+        reason: DeclineReason,
+        model: Option<String>,
+    },
+    /// A human confirmed a proposal at a visibility.
+    Confirm { step: Step, visibility: Visibility },
+    /// A human took a confirmation back.
+    Unconfirm { step: Step },
+    /// A human said "don't share".
+    Pass { step: Step, reason: Option<String> },
+    /// The jury's verdict was recorded.
+    Judge {
+        step: Step,
+        visibility: Option<Visibility>,
+        ruling: Box<Ruling>,
+        model: Option<String>,
+    },
+    /// The ledger record was stamped promoted (`promote` on the ledger).
+    Stamp {
+        step: Step,
+        visibility: Option<Visibility>,
+        /// The pool the entry went to; absent for a rejected lesson.
+        pool: Option<Source>,
+    },
+    /// A Lesson v2 entry was added to a pool (`promote` on a pool).
+    Promote {
+        lesson: Id,
+        artifact: Id,
+        visibility: Visibility,
+        pool: Source,
+    },
+    /// Configuration under `.lore/` changed.
+    Config { topic: ConfigTopic },
+}
+
+/// Which branches an action belongs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum On {
+    Ledger,
+    Pool,
+    Either,
+}
+
+/// Whether an action may, must or must not be a branch's first commit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Root {
+    Only,
+    Never,
+    Allowed,
+}
+
+/// The kinds of file a commit can touch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathKind {
+    /// `proposals/<X>/<Y>/<lesson>.json` on the ledger.
+    Proposal,
+    /// `declined/<X>/<Y>/<artifact>.json` on the ledger.
+    Decline,
+    /// `lessons/<X>/<Y>/<lesson>.json` on a pool.
+    Lesson,
+    /// Anything under `.lore/`: who may sign, rubrics, policy.
+    Config,
+}
+
+/// How a touched file may change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Created; it did not exist before.
+    Add,
+    /// Changed; it existed before and still does.
+    Modify,
+    /// Created, changed or removed.
+    Any,
+}
+
+/// What an action may change: the one table writers and `verify` share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub on: On,
+    pub root: Root,
+    /// The files a commit of this action changes, exactly. A record is
+    /// named by the event's lesson (proposals, lessons) or artifact
+    /// (declines). `Config` matches one or more files under `.lore/`.
+    pub touches: &'static [(PathKind, Op)],
+}
+
+impl Event {
+    /// The action word of this event.
+    pub fn action(&self) -> Action {
+        match self {
+            Event::Init => Action::Init,
+            Event::Propose { .. } => Action::Propose,
+            Event::Decline { .. } => Action::Decline,
+            Event::Confirm { .. } => Action::Confirm,
+            Event::Unconfirm { .. } => Action::Unconfirm,
+            Event::Pass { .. } => Action::Pass,
+            Event::Judge { .. } => Action::Judge,
+            Event::Stamp { .. } | Event::Promote { .. } => Action::Promote,
+            Event::Config { .. } => Action::Config,
+        }
+    }
+
+    /// What this event may change.
+    pub fn rule(&self) -> Rule {
+        use {On::*, Op::*, PathKind::*};
+        let (on, root, touches): (On, Root, &'static [(PathKind, Op)]) = match self {
+            Event::Init => (Ledger, Root::Only, &[]),
+            Event::Propose { .. } => (Ledger, Root::Never, &[(Proposal, Add)]),
+            Event::Decline { .. } => (Ledger, Root::Never, &[(Decline, Add)]),
+            Event::Confirm { .. }
+            | Event::Unconfirm { .. }
+            | Event::Pass { .. }
+            | Event::Judge { .. }
+            | Event::Stamp { .. } => (Ledger, Root::Never, &[(Proposal, Modify)]),
+            Event::Promote { .. } => (Pool, Root::Never, &[(Lesson, Add)]),
+            Event::Config { topic } => match topic {
+                ConfigTopic::Rubrics => (Ledger, Root::Never, &[(Config, Any)]),
+                ConfigTopic::Signers => (Pool, Root::Allowed, &[(Config, Any)]),
+            },
+        };
+        Rule { on, root, touches }
+    }
+
+    /// The lesson this event is about, if any.
+    pub fn lesson(&self) -> Option<Id> {
+        match self {
+            Event::Propose { lesson, .. } | Event::Promote { lesson, .. } => Some(*lesson),
+            Event::Confirm { step, .. }
+            | Event::Unconfirm { step }
+            | Event::Pass { step, .. }
+            | Event::Judge { step, .. }
+            | Event::Stamp { step, .. } => Some(step.lesson),
+            Event::Init | Event::Decline { .. } | Event::Config { .. } => None,
+        }
+    }
+
+    /// The artifact this event is about, if any.
+    pub fn artifact(&self) -> Option<Id> {
+        match self {
+            Event::Propose { artifact, .. }
+            | Event::Decline { artifact, .. }
+            | Event::Promote { artifact, .. } => Some(*artifact),
+            Event::Confirm { step, .. }
+            | Event::Unconfirm { step }
+            | Event::Pass { step, .. }
+            | Event::Judge { step, .. }
+            | Event::Stamp { step, .. } => Some(step.artifact),
+            Event::Init | Event::Config { .. } => None,
+        }
+    }
+
+    /// The ledger transition, for the events that are one.
+    pub fn step(&self) -> Option<&Step> {
+        match self {
+            Event::Confirm { step, .. }
+            | Event::Unconfirm { step }
+            | Event::Pass { step, .. }
+            | Event::Judge { step, .. }
+            | Event::Stamp { step, .. } => Some(step),
+            _ => None,
+        }
+    }
+
+    /// The trailer lines in their canonical order. Fails on any value that
+    /// is not a single clean line.
+    pub fn to_trailers(&self) -> Result<Vec<Trailer>, TrailerError> {
+        let mut f = Fields::default();
+        match self {
+            Event::Init => {}
+            Event::Propose {
+                lesson,
+                artifact,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.artifact = Some(*artifact);
+                f.status = Some(ProposalStatus::Pending.as_str().into());
+                f.model = model.clone();
+            }
+            Event::Decline {
+                artifact,
+                reason,
+                model,
+            } => {
+                f.artifact = Some(*artifact);
+                f.reason = Some(reason.as_str().into());
+                f.model = model.clone();
+            }
+            Event::Confirm { step, visibility } => {
+                f.step(step);
+                f.visibility = Some(visibility.as_str().into());
+            }
+            Event::Unconfirm { step } => f.step(step),
+            Event::Pass { step, reason } => {
+                f.step(step);
+                f.reason = reason.clone();
+            }
+            Event::Judge {
+                step,
+                visibility,
+                ruling,
+                model,
+            } => {
+                f.step(step);
+                f.visibility = visibility.map(|v| v.as_str().into());
+                f.rubric = ruling.rubric.clone();
+                f.gate = ruling.gate.clone();
+                f.score = ruling.score.map(|s| format!("{s}"));
+                f.reason = Some(ruling.reason.clone());
+                f.judges = ruling.judges.clone();
+                f.model = model.clone();
+            }
+            Event::Stamp {
+                step,
+                visibility,
+                pool,
+            } => {
+                f.step(step);
+                f.visibility = visibility.map(|v| v.as_str().into());
+                f.pool = pool.map(|p| p.as_str().into());
+            }
+            Event::Promote {
+                lesson,
+                artifact,
+                visibility,
+                pool,
+            } => {
+                f.lesson = Some(*lesson);
+                f.artifact = Some(*artifact);
+                f.status = Some("active".into());
+                f.visibility = Some(visibility.as_str().into());
+                f.pool = Some(pool.as_str().into());
+            }
+            Event::Config { topic } => f.reason = Some(topic.as_str().into()),
+        }
+        f.render(self.action())
+    }
+
+    /// Reads the event from parsed trailer lines. Non-`Lore-*` trailers and
+    /// unknown `Lore-*` keys are ignored; a missing or unknown-major
+    /// `Lore-Format`, an unknown action, and a missing or malformed field the
+    /// action needs are refused.
+    pub fn from_trailers(lines: &[Trailer]) -> Result<Event, TrailerError> {
+        let f = Fields::parse(lines)?;
+        let action = f.action.expect("parse requires Lore-Action");
+        Ok(match action {
+            Action::Init => Event::Init,
+            Action::Propose => {
+                if f.status.as_deref() != Some(ProposalStatus::Pending.as_str()) {
+                    return Err(TrailerError::BadField {
+                        key: "Lore-Status",
+                        why: "a proposal is created pending".into(),
+                    });
+                }
+                Event::Propose {
+                    lesson: f.need_lesson()?,
+                    artifact: f.need_artifact()?,
+                    model: f.model,
+                }
+            }
+            Action::Decline => Event::Decline {
+                artifact: f.need_artifact()?,
+                reason: f.parsed("Lore-Reason", &f.reason)?,
+                model: f.model,
+            },
+            Action::Confirm => Event::Confirm {
+                step: f.need_step()?,
+                visibility: f.parsed("Lore-Visibility", &f.visibility)?,
+            },
+            Action::Unconfirm => Event::Unconfirm {
+                step: f.need_step()?,
+            },
+            Action::Pass => Event::Pass {
+                step: f.need_step()?,
+                reason: f.reason,
+            },
+            Action::Judge => Event::Judge {
+                step: f.need_step()?,
+                visibility: f.optional("Lore-Visibility", &f.visibility)?,
+                ruling: Box::new(Ruling {
+                    rubric: f.rubric,
+                    gate: f.gate,
+                    score: match &f.score {
+                        None => None,
+                        Some(s) => {
+                            Some(s.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(
+                                || TrailerError::BadField {
+                                    key: "Lore-Score",
+                                    why: format!("{s:?} is not a number"),
+                                },
+                            )?)
+                        }
+                    },
+                    reason: f.reason.ok_or(TrailerError::Missing("Lore-Reason"))?,
+                    judges: f.judges,
+                }),
+                model: f.model,
+            },
+            Action::Promote if f.from.is_some() => Event::Stamp {
+                step: f.need_step()?,
+                visibility: f.optional("Lore-Visibility", &f.visibility)?,
+                pool: f.optional("Lore-Pool", &f.pool)?,
+            },
+            Action::Promote => Event::Promote {
+                lesson: f.need_lesson()?,
+                artifact: f.need_artifact()?,
+                visibility: f.parsed("Lore-Visibility", &f.visibility)?,
+                pool: f.parsed("Lore-Pool", &f.pool)?,
+            },
+            Action::Config => Event::Config {
+                topic: f.parsed("Lore-Reason", &f.reason)?,
+            },
+            other => return Err(TrailerError::Unsupported(other.as_str())),
+        })
+    }
+}
+
+/// The `Lore-*` fields of one commit, untyped: the shape of the trailer
+/// block, shared by both directions of the conversion.
+#[derive(Default)]
+struct Fields {
+    action: Option<Action>,
+    lesson: Option<Id>,
+    artifact: Option<Id>,
+    from: Option<String>,
+    status: Option<String>,
+    visibility: Option<String>,
+    pool: Option<String>,
+    rubric: Option<String>,
+    gate: Option<String>,
+    score: Option<String>,
+    reason: Option<String>,
+    model: Option<String>,
+    targets: Vec<Id>,
+    judges: Vec<String>,
+}
+
+/// Single-valued keys, in the order they are written.
+const SINGLE: [&str; 13] = [
+    "Lore-Lesson",
+    "Lore-Artifact",
+    "Lore-From",
+    "Lore-Status",
+    "Lore-Visibility",
+    "Lore-Pool",
+    "Lore-Rubric",
+    "Lore-Gate",
+    "Lore-Score",
+    "Lore-Reason",
+    "Lore-Model",
+    "Lore-Target",
+    "Lore-Judge",
+];
+
+impl Fields {
+    fn step(&mut self, s: &Step) {
+        self.lesson = Some(s.lesson);
+        self.artifact = Some(s.artifact);
+        self.from = Some(s.from.as_str().into());
+        self.status = Some(s.to.as_str().into());
+    }
+
+    fn render(self, action: Action) -> Result<Vec<Trailer>, TrailerError> {
+        let mut out = vec![
+            Trailer::new("Lore-Format", FORMAT)?,
+            Trailer::new("Lore-Action", action.as_str())?,
+        ];
+        let single = [
+            self.lesson.map(|i| i.to_string()),
+            self.artifact.map(|i| i.to_string()),
+            self.from,
+            self.status,
+            self.visibility,
+            self.pool,
+            self.rubric,
+            self.gate,
+            self.score,
+            self.reason,
+            self.model,
+        ];
+        for (key, value) in SINGLE.iter().zip(single) {
+            if let Some(v) = value {
+                out.push(Trailer::new(key, &v)?);
+            }
+        }
+        for t in &self.targets {
+            out.push(Trailer::new("Lore-Target", &t.to_string())?);
+        }
+        for j in &self.judges {
+            out.push(Trailer::new("Lore-Judge", j)?);
+        }
+        Ok(out)
+    }
+
+    fn parse(lines: &[Trailer]) -> Result<Fields, TrailerError> {
+        let get = |k: &str| lines.iter().find(|t| t.key.eq_ignore_ascii_case(k));
+        let format = get("Lore-Format").ok_or(TrailerError::Missing("Lore-Format"))?;
+        let major = format.value.split('.').next().unwrap_or("");
+        if major != FORMAT {
+            return Err(TrailerError::UnsupportedFormat(format.value.clone()));
+        }
+        let action = get("Lore-Action").ok_or(TrailerError::Missing("Lore-Action"))?;
+        let action: Action = action
+            .value
+            .parse()
+            .map_err(|_| TrailerError::UnknownAction(action.value.clone()))?;
+        let id = |key: &'static str| -> Result<Option<Id>, TrailerError> {
+            get(key)
+                .map(|t| {
+                    t.value.parse().map_err(|_| TrailerError::BadId {
+                        key: key.to_owned(),
+                        value: t.value.clone(),
+                    })
+                })
+                .transpose()
+        };
+        let s = |k: &str| get(k).map(|t| t.value.clone());
+        let mut f = Fields {
+            action: Some(action),
+            lesson: id("Lore-Lesson")?,
+            artifact: id("Lore-Artifact")?,
+            from: s("Lore-From"),
+            status: s("Lore-Status"),
+            visibility: s("Lore-Visibility"),
+            pool: s("Lore-Pool"),
+            rubric: s("Lore-Rubric"),
+            gate: s("Lore-Gate"),
+            score: s("Lore-Score"),
+            reason: s("Lore-Reason"),
+            model: s("Lore-Model"),
+            ..Fields::default()
+        };
+        for t in lines {
+            if t.key.eq_ignore_ascii_case("Lore-Judge") {
+                f.judges.push(t.value.clone());
+            } else if t.key.eq_ignore_ascii_case("Lore-Target") {
+                f.targets
+                    .push(t.value.parse().map_err(|_| TrailerError::BadId {
+                        key: "Lore-Target".into(),
+                        value: t.value.clone(),
+                    })?);
+            }
+        }
+        Ok(f)
+    }
+
+    fn need_lesson(&self) -> Result<Id, TrailerError> {
+        self.lesson.ok_or(TrailerError::Missing("Lore-Lesson"))
+    }
+
+    fn need_artifact(&self) -> Result<Id, TrailerError> {
+        self.artifact.ok_or(TrailerError::Missing("Lore-Artifact"))
+    }
+
+    fn need_step(&self) -> Result<Step, TrailerError> {
+        Ok(Step {
+            lesson: self.need_lesson()?,
+            artifact: self.need_artifact()?,
+            from: self.parsed("Lore-From", &self.from)?,
+            to: self.parsed("Lore-Status", &self.status)?,
+        })
+    }
+
+    fn optional<T: std::str::FromStr>(
+        &self,
+        key: &'static str,
+        value: &Option<String>,
+    ) -> Result<Option<T>, TrailerError>
+    where
+        T::Err: std::fmt::Display,
+    {
+        value
+            .as_deref()
+            .map(|v| {
+                v.parse().map_err(|e: T::Err| TrailerError::BadField {
+                    key,
+                    why: e.to_string(),
+                })
+            })
+            .transpose()
+    }
+
+    fn parsed<T: std::str::FromStr>(
+        &self,
+        key: &'static str,
+        value: &Option<String>,
+    ) -> Result<T, TrailerError>
+    where
+        T::Err: std::fmt::Display,
+    {
+        self.optional(key, value)?.ok_or(TrailerError::Missing(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trailers::{parse, Message};
+
+    fn id(s: &str) -> Id {
+        s.parse().unwrap()
+    }
+
+    const L: &str = "01KZ4A1B2C3D4E5F6G7H8J9K0M";
+    const A: &str = "01KZ45MKAM734ZS7JK24D2DK0R";
+
+    fn step(from: ProposalStatus, to: ProposalStatus) -> Step {
+        Step {
+            lesson: id(L),
+            artifact: id(A),
+            from,
+            to,
+        }
+    }
+
+    fn every_event() -> Vec<Event> {
+        use ProposalStatus::*;
+        vec![
+            Event::Init,
+            Event::Propose {
+                lesson: id(L),
+                artifact: id(A),
+                model: Some("offline".into()),
+            },
+            Event::Decline {
+                artifact: id(A),
+                reason: DeclineReason::NoVersions,
+                model: Some("claude-haiku".into()),
+            },
+            Event::Confirm {
+                step: step(Pending, Confirmed),
+                visibility: Visibility::Org,
+            },
+            Event::Unconfirm {
+                step: step(Confirmed, Pending),
+            },
+            Event::Pass {
+                step: step(Pending, Passed),
+                reason: Some("internal only".into()),
+            },
+            Event::Pass {
+                step: step(Pending, Passed),
+                reason: None,
+            },
+            Event::Judge {
+                step: step(Confirmed, Approved),
+                visibility: Some(Visibility::Public),
+                ruling: Box::new(Ruling {
+                    rubric: Some("lesson-promotion-public".into()),
+                    gate: Some("unanimous".into()),
+                    score: Some(0.90375),
+                    reason: "gate_passed".into(),
+                    judges: vec!["standard 0.90 pass".into(), "adversarial 0.91 pass".into()],
+                }),
+                model: Some("offline".into()),
+            },
+            Event::Judge {
+                step: step(Confirmed, Approved),
+                visibility: Some(Visibility::Private),
+                ruling: Box::new(Ruling {
+                    rubric: None,
+                    gate: None,
+                    score: None,
+                    reason: "private_no_jury".into(),
+                    judges: vec![],
+                }),
+                model: None,
+            },
+            Event::Stamp {
+                step: step(Approved, Approved),
+                visibility: Some(Visibility::Org),
+                pool: Some(Source::Org),
+            },
+            Event::Stamp {
+                step: step(Rejected, Rejected),
+                visibility: Some(Visibility::Public),
+                pool: None,
+            },
+            Event::Promote {
+                lesson: id(L),
+                artifact: id(A),
+                visibility: Visibility::Private,
+                pool: Source::Local,
+            },
+            Event::Config {
+                topic: ConfigTopic::Rubrics,
+            },
+            Event::Config {
+                topic: ConfigTopic::Signers,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_event_round_trips_through_a_rendered_message() {
+        for e in every_event() {
+            let m = Message::new("subject", None, e.to_trailers().unwrap()).unwrap();
+            let (_, lines) = parse(&m.render());
+            assert_eq!(Event::from_trailers(&lines).unwrap(), e, "{}", m.render());
+        }
+    }
+
+    #[test]
+    fn the_written_layout_is_the_documented_one() {
+        let e = Event::Confirm {
+            step: step(ProposalStatus::Pending, ProposalStatus::Confirmed),
+            visibility: Visibility::Org,
+        };
+        let text = Message::new("confirm x", None, e.to_trailers().unwrap())
+            .unwrap()
+            .render();
+        assert_eq!(
+            text,
+            format!(
+                "confirm x\n\nLore-Format: 1\nLore-Action: confirm\nLore-Lesson: {L}\n\
+                 Lore-Artifact: {A}\nLore-From: pending\nLore-Status: confirmed\n\
+                 Lore-Visibility: org\n"
+            )
+        );
+    }
+
+    fn lines(pairs: &[(&str, &str)]) -> Vec<Trailer> {
+        pairs
+            .iter()
+            .map(|(k, v)| Trailer::new(k, v).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn missing_and_malformed_fields_are_refused() {
+        let base = [("Lore-Format", "1"), ("Lore-Action", "confirm")];
+        let e = Event::from_trailers(&lines(&base)).unwrap_err();
+        assert_eq!(e, TrailerError::Missing("Lore-Lesson"));
+        let mut bad = base.to_vec();
+        bad.extend([
+            ("Lore-Lesson", L),
+            ("Lore-Artifact", A),
+            ("Lore-From", "pending"),
+            ("Lore-Status", "confirmed"),
+            ("Lore-Visibility", "everyone"),
+        ]);
+        assert!(matches!(
+            Event::from_trailers(&lines(&bad)),
+            Err(TrailerError::BadField {
+                key: "Lore-Visibility",
+                ..
+            })
+        ));
+        let judge = [
+            ("Lore-Format", "1"),
+            ("Lore-Action", "judge"),
+            ("Lore-Lesson", L),
+            ("Lore-Artifact", A),
+            ("Lore-From", "confirmed"),
+            ("Lore-Status", "approved"),
+            ("Lore-Reason", "gate_passed"),
+            ("Lore-Score", "NaN"),
+        ];
+        assert!(matches!(
+            Event::from_trailers(&lines(&judge)),
+            Err(TrailerError::BadField {
+                key: "Lore-Score",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn unknown_keys_are_ignored_and_unknown_majors_and_actions_refused() {
+        let ok = [
+            ("Lore-Format", "1.4"),
+            ("Lore-Action", "init"),
+            ("Lore-Future", "x"),
+            ("Signed-off-by", "A <a@b>"),
+        ];
+        assert_eq!(Event::from_trailers(&lines(&ok)).unwrap(), Event::Init);
+        let v2 = [("Lore-Format", "2"), ("Lore-Action", "init")];
+        assert_eq!(
+            Event::from_trailers(&lines(&v2)),
+            Err(TrailerError::UnsupportedFormat("2".into()))
+        );
+        let odd = [("Lore-Format", "1"), ("Lore-Action", "explode")];
+        assert_eq!(
+            Event::from_trailers(&lines(&odd)),
+            Err(TrailerError::UnknownAction("explode".into()))
+        );
+        let reserved = [("Lore-Format", "1"), ("Lore-Action", "publish")];
+        assert_eq!(
+            Event::from_trailers(&lines(&reserved)),
+            Err(TrailerError::Unsupported("publish"))
+        );
+    }
+
+    #[test]
+    fn every_event_has_a_rule_and_only_config_touches_dot_lore() {
+        for e in every_event() {
+            let rule = e.rule();
+            let touches_config = rule.touches.iter().any(|(k, _)| *k == PathKind::Config);
+            assert_eq!(
+                touches_config,
+                e.action() == Action::Config,
+                "{:?}",
+                e.action()
+            );
+            assert_eq!(rule.root == Root::Only, e.action() == Action::Init);
+        }
+    }
+}

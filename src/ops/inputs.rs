@@ -1,0 +1,135 @@
+//! Where ingest's artifacts come from: files, directories (every `*.json`
+//! and `*.jsonl` below them, in path order), bytes read from stdin, or a
+//! project's own commits. Unreadable sources become `invalid` items; they
+//! never stop the others.
+
+use std::path::{Path, PathBuf};
+
+use super::{Lore, LoreError};
+use crate::pipeline::{self, InputError, Item};
+use crate::store::Index;
+
+/// The most a single input (file or stdin) may hold.
+pub const MAX_INPUT: usize = pipeline::input::MAX_INPUT_BYTES;
+
+/// The items in one input's bytes (a JSON object, an array, or JSON Lines).
+pub fn items_from_bytes(source: &str, bytes: &[u8]) -> Vec<Item> {
+    pipeline::read_artifacts(source, bytes)
+}
+
+/// Reads at most [`MAX_INPUT`] bytes of a file, refusing a longer one. The
+/// size is measured by reading, not from metadata, so a device or a FIFO
+/// cannot make it read forever.
+pub fn read_bounded(path: &Path) -> Result<Vec<u8>, InputError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| InputError::Unreadable(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputError::Unreadable(e.to_string()))?;
+    if bytes.len() > MAX_INPUT {
+        return Err(InputError::InputTooLarge { limit: MAX_INPUT });
+    }
+    Ok(bytes)
+}
+
+/// The items in a file, or in every `*.json` / `*.jsonl` file below a
+/// directory (in path order). Unreadable paths become `invalid` items.
+pub fn items_from_path(path: &Path) -> Vec<Item> {
+    let mut files = Vec::new();
+    let mut items = Vec::new();
+    collect_files(path, &mut files, &mut items);
+    for f in files {
+        let source = f.display().to_string();
+        match read_bounded(&f) {
+            Ok(bytes) => items.extend(items_from_bytes(&source, &bytes)),
+            Err(why) => items.push(Item {
+                source,
+                artifact: Err(why),
+            }),
+        }
+    }
+    items
+}
+
+fn unreadable(path: &Path, why: String) -> Item {
+    Item {
+        source: path.display().to_string(),
+        artifact: Err(InputError::Unreadable(why)),
+    }
+}
+
+fn collect_files(path: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<Item>) {
+    match std::fs::metadata(path) {
+        Err(e) => errors.push(unreadable(path, e.to_string())),
+        Ok(m) if m.is_dir() => {
+            let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
+                Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+                Err(e) => {
+                    errors.push(unreadable(path, format!("directory: {e}")));
+                    return;
+                }
+            };
+            entries.sort();
+            for e in entries {
+                let is_dir = std::fs::symlink_metadata(&e)
+                    .map(|m| m.is_dir())
+                    .unwrap_or(false);
+                let is_json = e.extension().is_some_and(|x| x == "json" || x == "jsonl");
+                if is_dir || is_json {
+                    collect_files(&e, files, errors);
+                }
+            }
+        }
+        Ok(_) => files.push(path.to_owned()),
+    }
+}
+
+/// The artifacts of a project's default branch, mined from its commits
+/// (see [`crate::store::mine`]).
+pub fn items_from_commits(
+    lore: &Lore,
+    dir: &Path,
+    since: Option<&str>,
+) -> Result<Vec<Item>, LoreError> {
+    // Paths are only worth a tree diff for commits with an artifact that
+    // history has not seen (the id depends on time and message alone).
+    let index = Index::load(&lore.store)?;
+    let mut wants_paths = |time_ms: i64, message: &str| {
+        let probe = pipeline::MinedCommit {
+            sha: String::new(),
+            time_ms,
+            message: message.to_owned(),
+            changed_paths: Vec::new(),
+            project_key: "000000000000".into(),
+        };
+        match pipeline::artifacts_from_commit(&probe) {
+            Ok(list) => list.iter().any(|a| index.artifact(a.id).is_none()),
+            Err(_) => true,
+        }
+    };
+    let mined = crate::store::mine::mine(dir, since, &mut wants_paths)?;
+    let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
+    let mut items = Vec::new();
+    for c in mined.commits {
+        let source = format!("commit {}", c.sha);
+        let mc = pipeline::MinedCommit {
+            sha: c.sha,
+            time_ms: c.time_ms,
+            message: c.message,
+            changed_paths: c.changed_paths,
+            project_key: key.clone(),
+        };
+        match pipeline::artifacts_from_commit(&mc) {
+            Ok(list) => items.extend(list.into_iter().map(|a| Item {
+                source: source.clone(),
+                artifact: Ok(a),
+            })),
+            Err(e) => items.push(Item {
+                source,
+                artifact: Err(e.into()),
+            }),
+        }
+    }
+    Ok(items)
+}

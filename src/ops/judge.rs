@@ -1,0 +1,162 @@
+//! The jury: `judge ID VERDICTS` records verdicts given from outside,
+//! `judge --all` runs the configured judges over every confirmed lesson.
+//! Each verdict is one signed ledger commit, promoted right after.
+//!
+//! "Could not judge" — a panel that is not JSON or not usable, a judge
+//! program that gives no answer, a lesson that changed while the jury
+//! deliberated — writes nothing: the lesson stays confirmed and the command
+//! exits 2. A rejection is a verdict and is recorded.
+
+use serde_json::Value;
+
+use super::backend::Backend;
+use super::ledger::{put, read, step};
+use super::promote::{promote, Promoted};
+use super::{Lore, LoreError};
+use crate::event::{Event, Ruling};
+use crate::model::{Id, Proposal, ProposalStatus, Visibility};
+use crate::review::{self, Judged, RubricSet, UnjudgedReason};
+use crate::store::{Branch, CommitSpec};
+
+/// The reason a public lesson is blocked by the disclosure scanner.
+pub const DISCLOSURE_REASON: &str = "disclosure_scan";
+
+/// `judge ID VERDICTS`: records the jury's verdict (or refuses, or reports
+/// that the panel could not be trusted). `panel` is the verdicts, or why
+/// they did not parse. `judged` is the record the judges saw, when they
+/// were run by git-lore: if the lesson changed since, the verdict is not
+/// applied to content the jury never read. `model` names the judges in
+/// `Lore-Model`.
+pub fn judge(
+    lore: &mut Lore,
+    id: Id,
+    panel: &Result<Value, UnjudgedReason>,
+    model: Option<&str>,
+    judged: Option<&Proposal>,
+) -> Result<Judged, LoreError> {
+    let rubrics = super::rubrics::rubrics(lore)?;
+    let now = lore.env.now;
+    let r = lore.transact(Branch::Ledger, |tx| {
+        let before = read(tx, id)?;
+        if let Some(seen) = judged {
+            if before != *seen {
+                if before.status != ProposalStatus::Confirmed {
+                    return Ok(Judged::Skipped(before.status));
+                }
+                return Ok(Judged::Unjudged(UnjudgedReason::Changed));
+            }
+        }
+        let mut after = match review::judge_proposal(&before, &rubrics, panel, now)? {
+            Judged::Recorded(p) => *p,
+            other => return Ok(other),
+        };
+        // The disclosure scanner runs on every public lesson, whatever the
+        // judges said, and blocks it.
+        if after.visibility == Some(Visibility::Public)
+            && !review::scan_lesson(&after.candidate).is_empty()
+        {
+            if let Some(v) = after.verdict.as_mut() {
+                if v.passed {
+                    v.passed = false;
+                    v.reason = DISCLOSURE_REASON.into();
+                }
+                v.failed_criterion
+                    .get_or_insert_with(|| "disclosure".into());
+            }
+            after.status = ProposalStatus::Rejected;
+        }
+        let verdict = after.verdict.as_ref().expect("a recorded verdict");
+        let event = Event::Judge {
+            step: step(&before, &after),
+            visibility: after.visibility,
+            ruling: Box::new(Ruling {
+                rubric: verdict.rubric_id.clone(),
+                gate: verdict.gate_policy.clone(),
+                score: verdict.aggregate_score,
+                reason: verdict.reason.clone(),
+                judges: review::jury::judge_lines(verdict),
+            }),
+            model: model.map(str::to_owned),
+        };
+        let subject = format!(
+            "judge {}: {}{}",
+            after.id,
+            after.status,
+            match (&verdict.rubric_id, verdict.aggregate_score) {
+                (Some(r), Some(s)) => format!(" under {r} ({s})"),
+                _ => format!(" ({})", verdict.reason),
+            }
+        );
+        tx.commit(CommitSpec::new(&subject, None, event, vec![put(&after)])?)?;
+        Ok(Judged::Recorded(Box::new(after)))
+    })?;
+    Ok(r.value)
+}
+
+/// Runs the rubric's judges on one proposal: the panel of their answers, or
+/// the first judge that gave none (an outage: nothing may be recorded).
+pub fn run_panel(
+    p: &Proposal,
+    rubrics: &RubricSet,
+    backend: &Backend,
+) -> Result<Value, UnjudgedReason> {
+    let Some(rubric) = p.visibility.and_then(|v| rubrics.rubric_for(v)) else {
+        return Ok(Value::Array(Vec::new())); // private: no jury
+    };
+    if let Backend::Offline = backend {
+        return review::offline_panel(p, rubric)
+            .map_err(|e| UnjudgedReason::UnusablePanel(e.to_string()));
+    }
+    let mut panel = Vec::new();
+    for judge_type in &rubric.judge_types {
+        let no_answer = |why: String| UnjudgedReason::NoAnswer {
+            judge_type: judge_type.clone(),
+            why,
+        };
+        let prompt =
+            review::judge_prompt(judge_type, p, rubric).map_err(|e| no_answer(e.to_string()))?;
+        let answer = backend
+            .ask(&prompt, &[("judge", judge_type)])
+            .map_err(|e| no_answer(e.to_string()))?;
+        panel.push(review::panel_slot(judge_type, &answer));
+    }
+    Ok(Value::Array(panel))
+}
+
+/// One lesson's turn in `judge --all`: what the jury decided, and what
+/// promoting it gave when a verdict was recorded.
+pub struct Turn {
+    pub id: Id,
+    pub judged: Judged,
+    pub promoted: Option<Promoted>,
+}
+
+/// `judge --all`: judges every confirmed lesson, one verdict recorded before
+/// the next lesson is judged. `each` hears about every lesson as it is done.
+pub fn judge_all(
+    lore: &mut Lore,
+    backend: &Backend,
+    each: &mut dyn FnMut(&Turn),
+) -> Result<Vec<Turn>, LoreError> {
+    let rubrics = super::rubrics::rubrics(lore)?;
+    let confirmed = super::query::list(lore, ProposalStatus::Confirmed)?;
+    let mut out = Vec::new();
+    for p in confirmed {
+        let panel = run_panel(&p, &rubrics, backend);
+        let judged = match panel {
+            Err(why) => Judged::Unjudged(why),
+            Ok(v) => judge(lore, p.id, &Ok(v), Some(backend.model_name()), Some(&p))?,
+        };
+        // A promote that fails does not stop the run: the verdict stands and
+        // `git lore promote` finishes it later.
+        let promoted = matches!(judged, Judged::Recorded(_)).then(|| promote(lore, p.id));
+        let turn = Turn {
+            id: p.id,
+            judged,
+            promoted,
+        };
+        each(&turn);
+        out.push(turn);
+    }
+    Ok(out)
+}

@@ -1,0 +1,435 @@
+//! The index file's bytes: a versioned header, the refs it was built from,
+//! a table directory, and fixed-width sorted tables searched in place.
+//!
+//! ```text
+//! magic    "LOREIDX" + version byte (2)                        8 bytes
+//! counts   refs: u32, tables: u32                              8 bytes
+//! refs     per ref: name length u16, name, tip (20),
+//!          flag u8 (1 = verified tip follows), verified (20)
+//! tables   per table: tag [u8; 4], record width u32, key width u32,
+//!          offset u64, record count u64                        28 bytes
+//! check    the first 8 bytes of sha256 over everything above   8 bytes
+//! data     each table's records, sorted by key, at its offset
+//! ```
+//!
+//! All integers are big-endian. A table is an addition, never a format
+//! break: readers look tables up by tag and ignore tags they do not know.
+//! A file of another version, a corrupt header, or tables that do not fit
+//! the file are refused ([`FormatError`]); the caller rebuilds from history.
+//!
+//! This module only encodes and decodes. It knows nothing of git history,
+//! except that a tip is a 20-byte object id.
+
+use std::fs;
+use std::os::unix::fs::FileExt;
+
+use gix::ObjectId;
+use sha2::{Digest, Sha256};
+
+/// The magic and the version this build writes.
+pub const MAGIC: &[u8; 8] = b"LOREIDX\x02";
+/// At most this many refs and tables: a header is read whole, so a corrupt
+/// count must not make it read gigabytes.
+const MAX_REFS: u32 = 1 << 16;
+const MAX_TABLES: u32 = 256;
+const DIR_ENTRY: usize = 28;
+
+/// Why an index file cannot be used.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum FormatError {
+    #[error("not an index file of this version")]
+    Version,
+    #[error("truncated: {0}")]
+    Truncated(&'static str),
+    #[error("header checksum does not match")]
+    Checksum,
+    #[error("inconsistent: {0}")]
+    Inconsistent(String),
+    #[error("cannot read the index: {0}")]
+    Io(String),
+}
+
+/// A table's identity: four ASCII bytes.
+pub type Tag = [u8; 4];
+
+/// A ref the index reflects, and what was last verified on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefState {
+    /// The full ref name (`refs/heads/ledger`).
+    pub name: String,
+    /// The tip the tables reflect: the last tip seen.
+    pub tip: ObjectId,
+    /// The last tip whose history was verified, if any.
+    pub verified: Option<ObjectId>,
+}
+
+/// One table to write: its records, each `width` bytes, keyed by their
+/// first `key` bytes. They are sorted here.
+pub struct TableData {
+    pub tag: Tag,
+    pub width: usize,
+    pub key: usize,
+    pub records: Vec<u8>,
+}
+
+/// Where a table lies in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableDir {
+    pub tag: Tag,
+    pub width: usize,
+    pub key: usize,
+    pub offset: u64,
+    pub count: u64,
+}
+
+/// Encodes a whole index file.
+pub fn encode(refs: &[RefState], tables: Vec<TableData>) -> Vec<u8> {
+    let mut head = Vec::with_capacity(64 + refs.len() * 64);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&(refs.len() as u32).to_be_bytes());
+    head.extend_from_slice(&(tables.len() as u32).to_be_bytes());
+    for r in refs {
+        let name = r.name.as_bytes();
+        head.extend_from_slice(&(name.len() as u16).to_be_bytes());
+        head.extend_from_slice(name);
+        head.extend_from_slice(r.tip.as_bytes());
+        match r.verified {
+            Some(v) => {
+                head.push(1);
+                head.extend_from_slice(v.as_bytes());
+            }
+            None => {
+                head.push(0);
+                head.extend_from_slice(&[0u8; 20]);
+            }
+        }
+    }
+    let mut offset = (head.len() + tables.len() * DIR_ENTRY + 8) as u64;
+    let mut sorted = Vec::with_capacity(tables.len());
+    for t in tables {
+        let mut recs: Vec<&[u8]> = t.records.chunks_exact(t.width).collect();
+        recs.sort_unstable_by(|a, b| a[..t.key].cmp(&b[..t.key]));
+        let count = recs.len() as u64;
+        head.extend_from_slice(&t.tag);
+        head.extend_from_slice(&(t.width as u32).to_be_bytes());
+        head.extend_from_slice(&(t.key as u32).to_be_bytes());
+        head.extend_from_slice(&offset.to_be_bytes());
+        head.extend_from_slice(&count.to_be_bytes());
+        offset += count * t.width as u64;
+        sorted.push(recs.concat());
+    }
+    let check = Sha256::digest(&head);
+    head.extend_from_slice(&check[..8]);
+    for s in sorted {
+        head.extend_from_slice(&s);
+    }
+    head
+}
+
+/// The decoded header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub refs: Vec<RefState>,
+    pub tables: Vec<TableDir>,
+}
+
+/// Where the bytes are: read whole, or searched in place.
+#[derive(Debug)]
+pub enum Bytes {
+    Memory(Vec<u8>),
+    File(fs::File),
+}
+
+impl Bytes {
+    fn len(&self) -> Result<u64, FormatError> {
+        match self {
+            Bytes::Memory(b) => Ok(b.len() as u64),
+            Bytes::File(f) => f
+                .metadata()
+                .map(|m| m.len())
+                .map_err(|e| FormatError::Io(e.to_string())),
+        }
+    }
+
+    /// `len` bytes at `off`; `None` past the end or on a read error.
+    pub fn read(&self, off: u64, len: usize) -> Option<Vec<u8>> {
+        match self {
+            Bytes::Memory(b) => {
+                let start = usize::try_from(off).ok()?;
+                b.get(start..start.checked_add(len)?).map(<[u8]>::to_vec)
+            }
+            Bytes::File(f) => {
+                let mut buf = vec![0u8; len];
+                f.read_exact_at(&mut buf, off).ok()?;
+                Some(buf)
+            }
+        }
+    }
+}
+
+struct Cursor<'a> {
+    bytes: &'a Bytes,
+    off: u64,
+    /// Everything read so far, for the checksum.
+    seen: Vec<u8>,
+}
+
+impl Cursor<'_> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<Vec<u8>, FormatError> {
+        let b = self
+            .bytes
+            .read(self.off, n)
+            .ok_or(FormatError::Truncated(what))?;
+        self.off += n as u64;
+        self.seen.extend_from_slice(&b);
+        Ok(b)
+    }
+
+    fn u32(&mut self, what: &'static str) -> Result<u32, FormatError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_be_bytes(b.try_into().expect("4 bytes")))
+    }
+
+    fn u64(&mut self, what: &'static str) -> Result<u64, FormatError> {
+        let b = self.take(8, what)?;
+        Ok(u64::from_be_bytes(b.try_into().expect("8 bytes")))
+    }
+}
+
+/// Reads and checks the header: version, checksum, and that every table
+/// lies inside the file.
+pub fn read_header(bytes: &Bytes) -> Result<Header, FormatError> {
+    let mut c = Cursor {
+        bytes,
+        off: 0,
+        seen: Vec::new(),
+    };
+    if c.take(8, "magic").map_err(|_| FormatError::Version)? != MAGIC {
+        return Err(FormatError::Version);
+    }
+    let nrefs = c.u32("ref count")?;
+    let ntables = c.u32("table count")?;
+    if nrefs > MAX_REFS || ntables > MAX_TABLES {
+        return Err(FormatError::Inconsistent(format!(
+            "{nrefs} refs and {ntables} tables"
+        )));
+    }
+    let mut refs = Vec::with_capacity(nrefs as usize);
+    for _ in 0..nrefs {
+        let len = c.take(2, "ref name")?;
+        let len = u16::from_be_bytes([len[0], len[1]]) as usize;
+        let name = String::from_utf8(c.take(len, "ref name")?)
+            .map_err(|_| FormatError::Inconsistent("a ref name is not UTF-8".into()))?;
+        let tip = ObjectId::from_bytes_or_panic(&c.take(20, "ref tip")?);
+        let flag = c.take(1, "ref flag")?[0];
+        let verified = c.take(20, "verified tip")?;
+        refs.push(RefState {
+            name,
+            tip,
+            verified: (flag == 1).then(|| ObjectId::from_bytes_or_panic(&verified)),
+        });
+    }
+    let mut tables = Vec::with_capacity(ntables as usize);
+    for _ in 0..ntables {
+        let tag: Tag = c.take(4, "table tag")?.try_into().expect("4 bytes");
+        let width = c.u32("table width")? as usize;
+        let key = c.u32("table key")? as usize;
+        let offset = c.u64("table offset")?;
+        let count = c.u64("table count")?;
+        tables.push(TableDir {
+            tag,
+            width,
+            key,
+            offset,
+            count,
+        });
+    }
+    let check = Sha256::digest(&c.seen);
+    let stored = bytes
+        .read(c.off, 8)
+        .ok_or(FormatError::Truncated("checksum"))?;
+    if stored[..] != check[..8] {
+        return Err(FormatError::Checksum);
+    }
+    let data_start = c.off + 8;
+    let len = bytes.len()?;
+    let mut end = data_start;
+    for t in &tables {
+        let size = (t.width as u64).checked_mul(t.count);
+        let bad = t.width == 0
+            || t.key == 0
+            || t.key > t.width
+            || t.offset != end
+            || size.and_then(|s| s.checked_add(t.offset)).is_none();
+        if bad {
+            return Err(FormatError::Inconsistent(format!(
+                "table {} does not fit",
+                String::from_utf8_lossy(&t.tag)
+            )));
+        }
+        end = t.offset + size.expect("checked");
+    }
+    if end != len {
+        return Err(FormatError::Truncated("tables"));
+    }
+    Ok(Header { refs, tables })
+}
+
+/// Binary search for `key` in a table: the whole record, if present. A
+/// look-up reads about log2(n) records, so it costs the same at 100,000
+/// records as at 1,000.
+pub fn find(bytes: &Bytes, t: &TableDir, key: &[u8]) -> Option<Vec<u8>> {
+    if key.len() != t.key {
+        return None;
+    }
+    let (mut lo, mut hi) = (0u64, t.count);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let rec = bytes.read(t.offset + mid * t.width as u64, t.width)?;
+        match rec[..t.key].cmp(key) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => return Some(rec),
+        }
+    }
+    None
+}
+
+/// Every record of a table whose key starts with `prefix`, in key order.
+pub fn find_prefix(bytes: &Bytes, t: &TableDir, prefix: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let (mut lo, mut hi) = (0u64, t.count);
+    let n = prefix.len().min(t.key);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let rec = bytes.read(t.offset + mid * t.width as u64, t.width)?;
+        if rec[..n] < prefix[..n] {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = lo;
+    while i < t.count {
+        let rec = bytes.read(t.offset + i * t.width as u64, t.width)?;
+        if rec[..n] != prefix[..n] {
+            break;
+        }
+        out.push(rec);
+        i += 1;
+    }
+    Some(out)
+}
+
+/// A whole table's records, for a full scan; `None` if they cannot be read.
+pub fn all(bytes: &Bytes, t: &TableDir) -> Option<Vec<u8>> {
+    bytes.read(t.offset, usize::try_from(t.count * t.width as u64).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn oid(b: u8) -> ObjectId {
+        ObjectId::from_bytes_or_panic(&[b; 20])
+    }
+
+    fn sample() -> Vec<u8> {
+        let refs = vec![
+            RefState {
+                name: "refs/heads/ledger".into(),
+                tip: oid(1),
+                verified: Some(oid(2)),
+            },
+            RefState {
+                name: "refs/heads/pool/org".into(),
+                tip: oid(3),
+                verified: None,
+            },
+        ];
+        let mut numbers = Vec::new();
+        for k in [9u8, 3, 7, 1] {
+            numbers.extend_from_slice(&[k, k, 100 + k]);
+        }
+        encode(
+            &refs,
+            vec![
+                TableData {
+                    tag: *b"NUMS",
+                    width: 3,
+                    key: 2,
+                    records: numbers,
+                },
+                TableData {
+                    tag: *b"NONE",
+                    width: 5,
+                    key: 1,
+                    records: Vec::new(),
+                },
+            ],
+        )
+    }
+
+    #[test]
+    fn round_trips_and_finds_in_place() {
+        let bytes = Bytes::Memory(sample());
+        let h = read_header(&bytes).unwrap();
+        assert_eq!(h.refs.len(), 2);
+        assert_eq!(h.refs[0].name, "refs/heads/ledger");
+        assert_eq!(h.refs[0].verified, Some(oid(2)));
+        assert_eq!(h.refs[1].verified, None);
+        let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
+        assert_eq!(nums.count, 4);
+        assert_eq!(find(&bytes, nums, &[7, 7]), Some(vec![7, 7, 107]));
+        assert_eq!(find(&bytes, nums, &[8, 8]), None);
+        assert_eq!(
+            all(&bytes, nums).unwrap(),
+            vec![1, 1, 101, 3, 3, 103, 7, 7, 107, 9, 9, 109]
+        );
+        assert_eq!(
+            find_prefix(&bytes, nums, &[3]).unwrap(),
+            vec![vec![3, 3, 103]]
+        );
+        // The same answers from a file.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        std::fs::write(&path, sample()).unwrap();
+        let file = Bytes::File(std::fs::File::open(&path).unwrap());
+        let h = read_header(&file).unwrap();
+        let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
+        assert_eq!(find(&file, nums, &[9, 9]), Some(vec![9, 9, 109]));
+    }
+
+    #[test]
+    fn a_truncated_file_is_refused_at_every_length() {
+        let whole = sample();
+        for n in 0..whole.len() {
+            let r = read_header(&Bytes::Memory(whole[..n].to_vec()));
+            assert!(r.is_err(), "accepted a file cut at {n} of {}", whole.len());
+        }
+        let mut longer = whole.clone();
+        longer.push(0);
+        assert!(read_header(&Bytes::Memory(longer)).is_err());
+    }
+
+    #[test]
+    fn a_corrupted_header_is_refused() {
+        let whole = sample();
+        let header_len = whole.len() - 12; // the NUMS table's 12 data bytes
+        for i in 8..header_len {
+            let mut bad = whole.clone();
+            bad[i] ^= 0x20;
+            assert!(
+                read_header(&Bytes::Memory(bad)).is_err(),
+                "accepted a flipped byte at {i}"
+            );
+        }
+        let mut old = whole.clone();
+        old[7] = 1;
+        assert_eq!(read_header(&Bytes::Memory(old)), Err(FormatError::Version));
+        assert_eq!(
+            read_header(&Bytes::Memory(b"LOREIDX1 an old index".to_vec())),
+            Err(FormatError::Version)
+        );
+    }
+}

@@ -1,0 +1,753 @@
+//! The derived index: what happened to each artifact and where each lesson
+//! stands, answered without walking history.
+//!
+//! It is a cache under `<gitdir>/lore/index`, never committed and never the
+//! source of truth. It records, by full ref name, the tip of every lore ref
+//! it was built from ([`format::RefState`]). On load it catches up by
+//! walking only the commits since those tips and folding their events
+//! ([`Overlay::fold`]); if a recorded tip is no longer an ancestor of its
+//! ref (history rewritten, or replaced by a fetch), or the file is of
+//! another version or damaged, it is rebuilt from scratch. Deleting the
+//! file changes no answer. Everything it knows comes from commit trailers,
+//! which `git lore verify` checks against what each commit changed.
+//!
+//! The file format is [`format`]; the tables are `ARTS` (artifact →
+//! outcome) and `LESN` (lesson → entry). A new table is a new tag: the
+//! format's table directory makes it an addition, not a break.
+
+pub mod format;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+
+use gix::ObjectId;
+
+use self::format::{Bytes, Header, RefState, TableData, TableDir, Tag};
+use super::layout::Branch;
+use super::{GixContext, Store, StoreError};
+use crate::event::Event;
+use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
+use crate::trailers;
+
+const ARTS: Tag = *b"ARTS";
+const ART_WIDTH: usize = 34;
+const LESN: Tag = *b"LESN";
+const LES_WIDTH: usize = 36;
+/// Catch-ups shorter than this stay in memory instead of rewriting the file.
+const PERSIST_AFTER: usize = 64;
+
+/// What history says happened to an artifact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArtifactOutcome {
+    /// It became this lesson (whose status the lesson entry holds).
+    Proposed { lesson: Id },
+    /// It was declined; `None` for a reason this build does not know.
+    Declined { reason: Option<DeclineReason> },
+}
+
+/// Where a lesson stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LessonEntry {
+    pub artifact: Id,
+    pub status: ProposalStatus,
+    pub visibility: Option<Visibility>,
+    /// The pool its entry was written to, once promoted.
+    pub pool: Option<Source>,
+    /// Whether the ledger record carries `promoted_at`.
+    pub promoted: bool,
+}
+
+/// What a ref holds, as far as folding goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefKind {
+    Ledger,
+    Pool(Source),
+}
+
+impl RefKind {
+    fn of(branch: Branch) -> RefKind {
+        match branch {
+            Branch::Ledger => RefKind::Ledger,
+            Branch::Pool(s) => RefKind::Pool(s),
+        }
+    }
+}
+
+/// Changes on top of the file's tables: learned by catching up, or made by a
+/// transaction in progress.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    artifacts: BTreeMap<Id, ArtifactOutcome>,
+    lessons: BTreeMap<Id, LessonEntry>,
+}
+
+impl Overlay {
+    pub(crate) fn artifact(&self, id: Id) -> Option<ArtifactOutcome> {
+        self.artifacts.get(&id).copied()
+    }
+
+    pub(crate) fn lesson(&self, id: Id) -> Option<LessonEntry> {
+        self.lessons.get(&id).copied()
+    }
+
+    /// Learns from one commit's event on a ref of kind `on`. `base` answers
+    /// for lessons this overlay has not seen yet. An event on a ref where it
+    /// does not belong teaches nothing (`verify` reports it).
+    pub fn fold(&mut self, base: &dyn Fn(Id) -> Option<LessonEntry>, on: RefKind, e: &Event) {
+        match (on, e) {
+            (
+                RefKind::Ledger,
+                Event::Propose {
+                    lesson, artifact, ..
+                },
+            ) => {
+                self.artifacts
+                    .insert(*artifact, ArtifactOutcome::Proposed { lesson: *lesson });
+                self.lessons.insert(
+                    *lesson,
+                    LessonEntry {
+                        artifact: *artifact,
+                        status: ProposalStatus::Pending,
+                        visibility: None,
+                        pool: None,
+                        promoted: false,
+                    },
+                );
+            }
+            (
+                RefKind::Ledger,
+                Event::Decline {
+                    artifact, reason, ..
+                },
+            ) => {
+                self.artifacts.insert(
+                    *artifact,
+                    ArtifactOutcome::Declined {
+                        reason: Some(*reason),
+                    },
+                );
+            }
+            (RefKind::Ledger, Event::Confirm { step, visibility }) => {
+                self.update(base, step.lesson, |e| {
+                    e.status = step.to;
+                    e.visibility = Some(*visibility);
+                })
+            }
+            (RefKind::Ledger, Event::Unconfirm { step }) => self.update(base, step.lesson, |e| {
+                e.status = step.to;
+                e.visibility = None;
+            }),
+            (RefKind::Ledger, Event::Pass { step, .. } | Event::Judge { step, .. }) => {
+                self.update(base, step.lesson, |e| e.status = step.to)
+            }
+            (RefKind::Ledger, Event::Stamp { step, .. }) => self.update(base, step.lesson, |e| {
+                e.status = step.to;
+                e.promoted = true;
+            }),
+            (RefKind::Pool(src), Event::Promote { lesson, .. }) => {
+                self.update(base, *lesson, |e| e.pool = Some(src))
+            }
+            _ => {}
+        }
+    }
+
+    fn update(
+        &mut self,
+        base: &dyn Fn(Id) -> Option<LessonEntry>,
+        lesson: Id,
+        f: impl FnOnce(&mut LessonEntry),
+    ) {
+        if let Some(mut e) = self.lessons.get(&lesson).copied().or_else(|| base(lesson)) {
+            f(&mut e);
+            self.lessons.insert(lesson, e);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.artifacts.len() + self.lessons.len()
+    }
+}
+
+/// The loaded index, caught up to the ref tips it was loaded at.
+#[derive(Debug)]
+pub struct Index {
+    path: PathBuf,
+    /// The file's bytes and header, if a usable file was read.
+    file: Option<(Bytes, Header)>,
+    /// The refs the index (file + `mem`) reflects, by name.
+    refs: BTreeMap<String, RefState>,
+    mem: Overlay,
+    /// Whether the last load rebuilt from scratch.
+    pub rebuilt: bool,
+    /// How many commits the last load walked.
+    pub walked: usize,
+}
+
+fn encode_artifact(id: Id, o: &ArtifactOutcome) -> [u8; ART_WIDTH] {
+    let mut r = [0u8; ART_WIDTH];
+    r[..16].copy_from_slice(&id.to_bytes());
+    match o {
+        ArtifactOutcome::Proposed { lesson } => {
+            r[16..32].copy_from_slice(&lesson.to_bytes());
+            r[32] = 1;
+        }
+        ArtifactOutcome::Declined { reason } => {
+            r[32] = 2;
+            r[33] = reason.map(|r| r.code()).unwrap_or(255);
+        }
+    }
+    r
+}
+
+fn decode_artifact(rec: &[u8]) -> Option<ArtifactOutcome> {
+    match rec[32] {
+        1 => Some(ArtifactOutcome::Proposed {
+            lesson: id_at(rec, 16),
+        }),
+        2 => Some(ArtifactOutcome::Declined {
+            reason: DeclineReason::from_code(rec[33]),
+        }),
+        _ => None,
+    }
+}
+
+/// `0` for none, else the value's code plus one.
+fn opt_code(code: Option<u8>) -> u8 {
+    code.map(|c| c + 1).unwrap_or(0)
+}
+
+fn from_opt_code<T>(b: u8, f: fn(u8) -> Option<T>) -> Option<T> {
+    b.checked_sub(1).and_then(f)
+}
+
+fn encode_lesson(id: Id, e: &LessonEntry) -> [u8; LES_WIDTH] {
+    let mut r = [0u8; LES_WIDTH];
+    r[..16].copy_from_slice(&id.to_bytes());
+    r[16..32].copy_from_slice(&e.artifact.to_bytes());
+    r[32] = e.status.code();
+    r[33] = opt_code(e.visibility.map(Visibility::code));
+    r[34] = opt_code(e.pool.map(Source::code));
+    r[35] = u8::from(e.promoted);
+    r
+}
+
+fn decode_lesson(rec: &[u8]) -> Option<LessonEntry> {
+    Some(LessonEntry {
+        artifact: id_at(rec, 16),
+        status: ProposalStatus::from_code(rec[32])?,
+        visibility: from_opt_code(rec[33], Visibility::from_code),
+        pool: from_opt_code(rec[34], Source::from_code),
+        promoted: rec[35] & 1 == 1,
+    })
+}
+
+fn id_at(data: &[u8], off: usize) -> Id {
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&data[off..off + 16]);
+    Id::from_bytes(b)
+}
+
+impl Index {
+    fn empty(path: PathBuf) -> Index {
+        Index {
+            path,
+            file: None,
+            refs: BTreeMap::new(),
+            mem: Overlay::default(),
+            rebuilt: false,
+            walked: 0,
+        }
+    }
+
+    /// Reads the header of the index file and keeps the file open for
+    /// look-ups; the tables are not read. A missing, old or damaged file
+    /// gives an empty index, which catching up rebuilds.
+    fn open(path: PathBuf) -> Index {
+        let mut index = Index::empty(path);
+        let Ok(file) = fs::File::open(&index.path) else {
+            return index;
+        };
+        let bytes = Bytes::File(file);
+        if let Ok(header) = format::read_header(&bytes) {
+            index.refs = header
+                .refs
+                .iter()
+                .map(|r| (r.name.clone(), r.clone()))
+                .collect();
+            index.file = Some((bytes, header));
+        }
+        index
+    }
+
+    /// Loads the index and catches it up with every lore ref.
+    pub fn load(store: &Store) -> Result<Index, StoreError> {
+        let mut index = Index::open(store.lore_dir().join("index"));
+        index.catch_up(store)?;
+        Ok(index)
+    }
+
+    /// Throws the file away and rebuilds from history.
+    pub fn rebuild(store: &Store) -> Result<Index, StoreError> {
+        let mut index = Index::empty(store.lore_dir().join("index"));
+        index.catch_up(store)?;
+        index.rebuilt = true;
+        index.persist()?;
+        Ok(index)
+    }
+
+    /// The refs this index reflects, by name.
+    pub fn refs(&self) -> impl Iterator<Item = &RefState> {
+        self.refs.values()
+    }
+
+    fn table(&self, tag: Tag) -> Option<(&Bytes, &TableDir)> {
+        let (bytes, header) = self.file.as_ref()?;
+        Some((bytes, header.tables.iter().find(|t| t.tag == tag)?))
+    }
+
+    fn catch_up(&mut self, store: &Store) -> Result<(), StoreError> {
+        let current: BTreeMap<String, (Branch, ObjectId)> = store
+            .lore_refs()?
+            .into_iter()
+            .map(|(b, tip)| (b.ref_name(), (b, tip)))
+            .collect();
+        let unchanged = current.len() == self.refs.len()
+            && current
+                .iter()
+                .all(|(name, (_, tip))| self.refs.get(name).map(|r| r.tip) == Some(*tip));
+        if unchanged {
+            return Ok(());
+        }
+        let mut pending: Vec<(Branch, Vec<Event>)> = Vec::new();
+        let mut rebuild = self.refs.keys().any(|n| !current.contains_key(n));
+        for (name, (branch, tip)) in &current {
+            if rebuild {
+                break;
+            }
+            match self.refs.get(name).map(|r| r.tip) {
+                Some(old) if old == *tip => {}
+                old => match walk(store, *tip, old)? {
+                    Some(list) => pending.push((*branch, list)),
+                    None => rebuild = true,
+                },
+            }
+        }
+        if rebuild {
+            *self = Index::empty(self.path.clone());
+            self.rebuilt = true;
+            pending.clear();
+            for (branch, tip) in current.values() {
+                let list = walk(store, *tip, None)?.unwrap_or_default();
+                pending.push((*branch, list));
+            }
+        }
+        // The ledger first: pool commits refer to lessons it introduced.
+        pending.sort_by_key(|(b, _)| *b);
+        let mut walked = 0;
+        for (branch, list) in pending {
+            walked += list.len();
+            let mut mem = std::mem::take(&mut self.mem);
+            {
+                let file = &*self;
+                let lookup = |id: Id| file.file_lesson(id);
+                for e in &list {
+                    mem.fold(&lookup, RefKind::of(branch), e);
+                }
+            }
+            self.mem = mem;
+        }
+        self.walked = walked;
+        for (name, (_, tip)) in current {
+            let verified = self.refs.get(&name).and_then(|r| r.verified);
+            self.refs.insert(
+                name.clone(),
+                RefState {
+                    name,
+                    tip,
+                    verified,
+                },
+            );
+        }
+        if self.rebuilt || walked >= PERSIST_AFTER {
+            // Best effort: the index is a cache. A repository whose cache
+            // cannot be written (read-only, disk full) still answers, by
+            // walking history again next time.
+            let _ = self.persist();
+        }
+        Ok(())
+    }
+
+    /// After a transaction published `head` on `branch` (starting from
+    /// `base`), folds its changes in and, for a large batch, rewrites the file
+    /// so the next process does not walk it again. Best effort: the index is a
+    /// cache, and a failure here only costs a later catch-up.
+    pub(crate) fn remember(
+        mut self,
+        branch: Branch,
+        base: Option<ObjectId>,
+        head: ObjectId,
+        overlay: &Overlay,
+    ) {
+        let name = branch.ref_name();
+        if self.refs.get(&name).map(|r| r.tip) != base || overlay.len() < PERSIST_AFTER {
+            return;
+        }
+        for (k, v) in &overlay.artifacts {
+            self.mem.artifacts.insert(*k, *v);
+        }
+        for (k, v) in &overlay.lessons {
+            self.mem.lessons.insert(*k, *v);
+        }
+        let verified = self.refs.get(&name).and_then(|r| r.verified);
+        self.refs.insert(
+            name.clone(),
+            RefState {
+                name,
+                tip: head,
+                verified,
+            },
+        );
+        let _ = self.persist();
+    }
+
+    fn file_artifact(&self, id: Id) -> Option<ArtifactOutcome> {
+        let (bytes, t) = self.table(ARTS)?;
+        decode_artifact(&format::find(bytes, t, &id.to_bytes())?)
+    }
+
+    fn file_lesson(&self, id: Id) -> Option<LessonEntry> {
+        let (bytes, t) = self.table(LESN)?;
+        decode_lesson(&format::find(bytes, t, &id.to_bytes())?)
+    }
+
+    /// What happened to an artifact, if anything.
+    pub fn artifact(&self, id: Id) -> Option<ArtifactOutcome> {
+        self.mem.artifact(id).or_else(|| self.file_artifact(id))
+    }
+
+    /// Where a lesson stands, if it exists.
+    pub fn lesson(&self, id: Id) -> Option<LessonEntry> {
+        self.mem.lesson(id).or_else(|| self.file_lesson(id))
+    }
+
+    /// Every lesson with its entry, in id order.
+    pub fn lessons(&self) -> Vec<(Id, LessonEntry)> {
+        let mut all: BTreeMap<Id, LessonEntry> = self
+            .file_lessons()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        all.extend(self.mem.lessons.iter().map(|(k, v)| (*k, *v)));
+        all.into_iter().collect()
+    }
+
+    /// How many artifacts and lessons it knows.
+    pub fn counts(&self) -> (usize, usize) {
+        let mut arts: HashSet<Id> = self.mem.artifacts.keys().copied().collect();
+        arts.extend(
+            self.file_artifacts()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(id, _)| id),
+        );
+        (arts.len(), self.lessons().len())
+    }
+
+    /// The file's artifact table, decoded in one pass; `None` if it could
+    /// not be read.
+    fn file_artifacts(&self) -> Option<Vec<(Id, ArtifactOutcome)>> {
+        let Some((bytes, t)) = self.table(ARTS) else {
+            return Some(Vec::new());
+        };
+        Some(
+            format::all(bytes, t)?
+                .chunks_exact(ART_WIDTH)
+                .filter_map(|rec| Some((id_at(rec, 0), decode_artifact(rec)?)))
+                .collect(),
+        )
+    }
+
+    /// The file's lesson table, decoded in one pass; `None` if it could not
+    /// be read.
+    fn file_lessons(&self) -> Option<Vec<(Id, LessonEntry)>> {
+        let Some((bytes, t)) = self.table(LESN) else {
+            return Some(Vec::new());
+        };
+        Some(
+            format::all(bytes, t)?
+                .chunks_exact(LES_WIDTH)
+                .filter_map(|rec| Some((id_at(rec, 0), decode_lesson(rec)?)))
+                .collect(),
+        )
+    }
+
+    fn persist(&mut self) -> Result<(), StoreError> {
+        // A table that cannot be read is never rewritten from what could be:
+        // that would record the new tips over missing entries.
+        let (Some(file_arts), Some(file_lessons)) = (self.file_artifacts(), self.file_lessons())
+        else {
+            return Ok(());
+        };
+        let mut arts: BTreeMap<Id, ArtifactOutcome> = file_arts.into_iter().collect();
+        arts.extend(self.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
+        let mut lessons: BTreeMap<Id, LessonEntry> = file_lessons.into_iter().collect();
+        lessons.extend(self.mem.lessons.iter().map(|(k, v)| (*k, *v)));
+        let refs: Vec<RefState> = self.refs.values().cloned().collect();
+        let out = format::encode(
+            &refs,
+            vec![
+                TableData {
+                    tag: ARTS,
+                    width: ART_WIDTH,
+                    key: 16,
+                    records: arts
+                        .iter()
+                        .flat_map(|(k, v)| encode_artifact(*k, v))
+                        .collect(),
+                },
+                TableData {
+                    tag: LESN,
+                    width: LES_WIDTH,
+                    key: 16,
+                    records: lessons
+                        .iter()
+                        .flat_map(|(k, v)| encode_lesson(*k, v))
+                        .collect(),
+                },
+            ],
+        );
+        let dir = self.path.parent().expect("index lives in a directory");
+        super::io_ctx(fs::create_dir_all(dir), || {
+            format!("creating {}", dir.display())
+        })?;
+        let mut tmp = super::io_ctx(tempfile::NamedTempFile::new_in(dir), || {
+            format!("writing the index in {}", dir.display())
+        })?;
+        super::io_ctx(tmp.write_all(&out), || "writing the index".into())?;
+        super::io_ctx(tmp.persist(&self.path).map_err(|e| e.error), || {
+            format!("replacing {}", self.path.display())
+        })?;
+        let bytes = Bytes::Memory(out);
+        let header = format::read_header(&bytes).expect("a file this build just encoded");
+        self.file = Some((bytes, header));
+        self.mem = Overlay::default();
+        Ok(())
+    }
+}
+
+/// The events of every commit reachable from `tip` but not from `stop`,
+/// parents before children. `None` when `stop` is given but is not an
+/// ancestor of `tip` (history was rewritten). Commits whose trailers do not
+/// read as an event (a forge's merge commit, say) contribute nothing.
+fn walk(
+    store: &Store,
+    tip: ObjectId,
+    stop: Option<ObjectId>,
+) -> Result<Option<Vec<Event>>, StoreError> {
+    let repo = store.repo();
+    let mut out = Vec::new();
+    let mut seen: HashSet<ObjectId> = HashSet::new();
+    let mut found_stop = stop.is_none();
+    let mut parsed: HashMap<ObjectId, Option<Event>> = HashMap::new();
+    let mut stack: Vec<(ObjectId, bool)> = vec![(tip, false)];
+    if Some(tip) == stop {
+        return Ok(Some(out));
+    }
+    while let Some((id, expanded)) = stack.pop() {
+        if expanded {
+            if let Some(Some(e)) = parsed.remove(&id) {
+                out.push(e);
+            }
+            continue;
+        }
+        if !seen.insert(id) {
+            continue;
+        }
+        let commit = repo
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
+        let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+        let message = commit.message_raw_sloppy().to_string();
+        let (_, lines) = trailers::parse(&message);
+        parsed.insert(id, Event::from_trailers(&lines).ok());
+        stack.push((id, true));
+        for p in parents.into_iter().rev() {
+            if Some(p) == stop {
+                found_stop = true;
+            } else if !seen.contains(&p) {
+                stack.push((p, false));
+            }
+        }
+    }
+    Ok(found_stop.then_some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Step;
+
+    fn id(n: u8) -> Id {
+        Id::from_parts(1_700_000_000_000, n as u128)
+    }
+
+    fn step(from: ProposalStatus, to: ProposalStatus) -> Step {
+        Step {
+            lesson: id(1),
+            artifact: id(2),
+            from,
+            to,
+        }
+    }
+
+    #[test]
+    fn the_fold_follows_a_lesson_through_its_life() {
+        use ProposalStatus::*;
+        let none = |_: Id| None;
+        let mut o = Overlay::default();
+        let ledger = RefKind::Ledger;
+        o.fold(
+            &none,
+            ledger,
+            &Event::Propose {
+                lesson: id(1),
+                artifact: id(2),
+                model: None,
+            },
+        );
+        assert_eq!(
+            o.artifact(id(2)),
+            Some(ArtifactOutcome::Proposed { lesson: id(1) })
+        );
+        o.fold(
+            &none,
+            ledger,
+            &Event::Confirm {
+                step: step(Pending, Confirmed),
+                visibility: Visibility::Org,
+            },
+        );
+        assert_eq!(o.lesson(id(1)).unwrap().visibility, Some(Visibility::Org));
+        o.fold(
+            &none,
+            ledger,
+            &Event::Unconfirm {
+                step: step(Confirmed, Pending),
+            },
+        );
+        let e = o.lesson(id(1)).unwrap();
+        assert_eq!((e.status, e.visibility), (Pending, None));
+        // A pool event folded as if it were on the ledger teaches nothing.
+        let promote = Event::Promote {
+            lesson: id(1),
+            artifact: id(2),
+            visibility: Visibility::Org,
+            pool: Source::Org,
+        };
+        o.fold(&none, ledger, &promote);
+        assert_eq!(o.lesson(id(1)).unwrap().pool, None);
+        o.fold(&none, RefKind::Pool(Source::Org), &promote);
+        assert_eq!(o.lesson(id(1)).unwrap().pool, Some(Source::Org));
+        o.fold(
+            &none,
+            ledger,
+            &Event::Stamp {
+                step: step(Pending, Pending),
+                visibility: None,
+                pool: None,
+            },
+        );
+        assert!(o.lesson(id(1)).unwrap().promoted);
+        o.fold(
+            &none,
+            ledger,
+            &Event::Decline {
+                artifact: id(9),
+                reason: DeclineReason::NoVersions,
+                model: None,
+            },
+        );
+        assert_eq!(
+            o.artifact(id(9)),
+            Some(ArtifactOutcome::Declined {
+                reason: Some(DeclineReason::NoVersions)
+            })
+        );
+    }
+
+    #[test]
+    fn a_transition_of_an_unknown_lesson_asks_the_base() {
+        let base_entry = LessonEntry {
+            artifact: id(2),
+            status: ProposalStatus::Confirmed,
+            visibility: Some(Visibility::Public),
+            pool: None,
+            promoted: false,
+        };
+        let base = move |l: Id| (l == id(1)).then_some(base_entry);
+        let mut o = Overlay::default();
+        o.fold(
+            &base,
+            RefKind::Ledger,
+            &Event::Judge {
+                step: step(ProposalStatus::Confirmed, ProposalStatus::Rejected),
+                visibility: Some(Visibility::Public),
+                ruling: Box::new(crate::event::Ruling {
+                    rubric: None,
+                    gate: None,
+                    score: None,
+                    reason: "x".into(),
+                    judges: vec![],
+                }),
+                model: None,
+            },
+        );
+        assert_eq!(o.lesson(id(1)).unwrap().status, ProposalStatus::Rejected);
+        // A lesson nobody knows stays unknown.
+        o.fold(
+            &|_| None,
+            RefKind::Ledger,
+            &Event::Unconfirm {
+                step: Step {
+                    lesson: id(7),
+                    ..step(ProposalStatus::Confirmed, ProposalStatus::Pending)
+                },
+            },
+        );
+        assert_eq!(o.lesson(id(7)), None);
+    }
+
+    #[test]
+    fn records_round_trip_through_their_codes() {
+        for (i, o) in [
+            ArtifactOutcome::Proposed { lesson: id(5) },
+            ArtifactOutcome::Declined {
+                reason: Some(DeclineReason::SchemaInvalid),
+            },
+            ArtifactOutcome::Declined { reason: None },
+        ]
+        .iter()
+        .enumerate()
+        {
+            let rec = encode_artifact(id(i as u8), o);
+            assert_eq!(decode_artifact(&rec).as_ref(), Some(o));
+        }
+        let e = LessonEntry {
+            artifact: id(3),
+            status: ProposalStatus::Approved,
+            visibility: Some(Visibility::Private),
+            pool: Some(Source::Local),
+            promoted: true,
+        };
+        assert_eq!(decode_lesson(&encode_lesson(id(4), &e)), Some(e));
+        let bare = LessonEntry {
+            visibility: None,
+            pool: None,
+            promoted: false,
+            ..e
+        };
+        assert_eq!(decode_lesson(&encode_lesson(id(4), &bare)), Some(bare));
+    }
+}
