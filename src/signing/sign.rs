@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ssh_key::{Algorithm, HashAlg, LineEnding, PrivateKey, PublicKey};
 
-use super::armor::{base64_decode, blob_key_type, fingerprint, openssh_private_key_cipher};
+use super::armor::{base64_decode, blob_key_type, fingerprint};
 use super::{Format, SigningConfig, SigningError};
 use crate::process::{run, Finished, Invocation, ProcessError};
 
@@ -224,16 +224,11 @@ impl Signer {
         })?;
         let text = String::from_utf8_lossy(&bytes);
         if text.contains("-----BEGIN OPENSSH PRIVATE KEY-----") {
-            let cipher =
-                openssh_private_key_cipher(&text).ok_or_else(|| SigningError::InvalidKey {
-                    path: path.clone(),
-                    reason: "cannot decode the openssh-key-v1 structure".into(),
-                })?;
-            if cipher != "none" {
-                return Err(SigningError::EncryptedKey { path });
-            }
-            if let Ok(key) = PrivateKey::from_openssh(text.as_bytes()) {
-                if key.algorithm() == Algorithm::Ed25519 && !key.is_encrypted() {
+            match PrivateKey::from_openssh(text.as_bytes()) {
+                Ok(key) if key.is_encrypted() => {
+                    return Err(SigningError::EncryptedKey { path });
+                }
+                Ok(key) if key.algorithm() == Algorithm::Ed25519 => {
                     let fp = key.fingerprint(HashAlg::Sha256);
                     let dalek = match key.key_data() {
                         ssh_key::private::KeypairData::Ed25519(pair) => {
@@ -260,6 +255,9 @@ impl Signer {
                         },
                     });
                 }
+                // Another key type, or one this build does not decode: the
+                // configured program signs with it, as git would.
+                _ => {}
             }
         } else if text.contains("PRIVATE KEY-----") && text.contains("ENCRYPTED") {
             // Legacy PEM: "Proc-Type: 4,ENCRYPTED" or "BEGIN ENCRYPTED PRIVATE KEY".

@@ -9,10 +9,11 @@
 //! fails there is a bad signature (`B`), as in git.
 
 use jiff::Timestamp;
+use ssh_encoding::Decode;
 use ssh_key::{PublicKey, SshSig};
 
 use super::allowed::AllowedSigners;
-use super::armor::{armor, fingerprint, parse_sshsig};
+use super::armor::{dearmor, fingerprint, sshsig_key};
 use super::commit::{committer_timestamp, split_signed_commit};
 
 /// The namespace git signs commits in.
@@ -101,29 +102,24 @@ pub fn verify_ssh(
             reason: format!("{kind} signature: only ssh signatures are verified natively"),
         };
     }
-    let info = match parse_sshsig(armored) {
-        Ok(info) => info,
+    let Some(raw) = dearmor(armored, "SSH SIGNATURE") else {
+        return SignatureStatus::Bad {
+            reason: "malformed ssh signature armor or base64".into(),
+        };
+    };
+    let (key_blob, key_type) = match sshsig_key(&raw) {
+        Ok(k) => k,
         Err(reason) => return SignatureStatus::Bad { reason },
     };
-    let fp = fingerprint(&info.key_blob);
-    if info.namespace != NAMESPACE {
-        return SignatureStatus::Bad {
-            reason: format!(
-                "signature by {fp} is for namespace {:?}, not {NAMESPACE:?}",
-                info.namespace
-            ),
-        };
-    }
-    if !NATIVE_KEY_TYPES.contains(&info.key_type.as_str()) {
+    let fp = fingerprint(&key_blob);
+    if !NATIVE_KEY_TYPES.contains(&key_type.as_str()) {
         return SignatureStatus::Unverifiable {
             reason: format!(
-                "signature made with a {} key ({fp}): only ed25519 ssh signatures are verified natively",
-                info.key_type
+                "signature made with a {key_type} key ({fp}): only ed25519 ssh signatures are verified natively"
             ),
         };
     }
-    // Re-armor canonically: the PEM decoder wants OpenSSH's 70-column layout.
-    let sig = match SshSig::from_pem(armor(&info.raw, "SSH SIGNATURE")) {
+    let sig = match SshSig::decode(&mut raw.as_slice()) {
         Ok(sig) => sig,
         Err(e) => {
             return SignatureStatus::Bad {
@@ -131,13 +127,21 @@ pub fn verify_ssh(
             }
         }
     };
+    if sig.namespace() != NAMESPACE {
+        return SignatureStatus::Bad {
+            reason: format!(
+                "signature by {fp} is for namespace {:?}, not {NAMESPACE:?}",
+                sig.namespace()
+            ),
+        };
+    }
     let key = PublicKey::new(sig.public_key().clone(), "");
     if let Err(e) = key.verify(NAMESPACE, payload, &sig) {
         return SignatureStatus::Bad {
             reason: format!("signature by {fp} does not verify: {e}"),
         };
     }
-    let Some(principals) = allowed.find_principals(&info.key_blob, signed_at) else {
+    let Some(principals) = allowed.find_principals(&key_blob, signed_at) else {
         return SignatureStatus::UnknownSigner { fingerprint: fp };
     };
     // ssh-keygen prints the principals one per line, stopping at an empty one.
@@ -150,7 +154,7 @@ pub fn verify_ssh(
         return SignatureStatus::UnknownSigner { fingerprint: fp };
     }
     for principal in &candidates {
-        if allowed.authorizes(principal, &info.key_blob, NAMESPACE, signed_at) {
+        if allowed.authorizes(principal, &key_blob, NAMESPACE, signed_at) {
             return SignatureStatus::Good {
                 principal: (*principal).to_string(),
                 fingerprint: fp,
@@ -158,7 +162,7 @@ pub fn verify_ssh(
         }
     }
     SignatureStatus::Bad {
-        reason: allowed.refusal_reason(candidates[0], &info.key_blob, NAMESPACE, signed_at),
+        reason: allowed.refusal_reason(candidates[0], &key_blob, NAMESPACE, signed_at),
     }
 }
 
