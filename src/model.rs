@@ -52,7 +52,7 @@ impl Id {
         self.0.timestamp_ms()
     }
 
-    /// The fan-out directories of DESIGN §3: the last two characters of the
+    /// The fan-out directories: the last two characters of the
     /// ULID (its random part), one directory level each.
     pub fn fanout(self) -> (char, char) {
         let s = self.0.to_string();
@@ -218,7 +218,8 @@ pub struct Candidate {
     pub applies_to: AppliesTo,
 }
 
-/// The jury's recorded decision on a proposal (reference §3.3 step 8).
+/// The jury's recorded decision on a proposal: what `judge` writes into
+/// the proposal's `verdict`.
 ///
 /// `judges` is kept verbatim as the judges gave it; `failed_criterion` is
 /// absent (not null) when no floor was violated.
@@ -422,7 +423,7 @@ mod tests {
     }
 }
 
-/// The 12-hex project key of upstream: sha256 of `remote:<origin url>`, or
+/// The 12-hex project key: sha256 of `remote:<origin url>`, or
 /// of `root:<real path of the top>` when there is no origin, first 12 hex.
 pub fn project_key(origin_url: Option<&str>, root: &std::path::Path) -> String {
     use sha2::{Digest, Sha256};

@@ -22,49 +22,39 @@ pub struct Args {
     keep: bool,
 }
 
-/// The bundled example artifacts: (file name, JSON).
+/// The bundled example artifacts, `examples/artifacts/`: (file name, JSON).
+/// `npm-registry.json` would leak an internal host name and an e-mail
+/// address, so the disclosure scanner blocks it at public.
 const ARTIFACTS: [(&str, &str); 7] = [
     (
         "next-hydration.json",
-        include_str!("../../tests/fixtures/artifacts/fix-with-versions.json"),
+        include_str!("../../examples/artifacts/next-hydration.json"),
     ),
     (
         "psycopg2-alpine.json",
-        include_str!("../../tests/fixtures/artifacts/upgrade-fixed.json"),
+        include_str!("../../examples/artifacts/psycopg2-alpine.json"),
     ),
     (
         "vitest-pin.json",
-        include_str!("../../tests/fixtures/artifacts/positive-synthetic.json"),
+        include_str!("../../examples/artifacts/vitest-pin.json"),
     ),
-    ("npm-registry.json", LEAKY),
+    (
+        "npm-registry.json",
+        include_str!("../../examples/artifacts/npm-registry.json"),
+    ),
     (
         "vitest-open.json",
-        include_str!("../../tests/fixtures/artifacts/open-question.json"),
+        include_str!("../../examples/artifacts/vitest-open.json"),
     ),
     (
         "no-versions.json",
-        include_str!("../../tests/fixtures/artifacts/fix-without-versions.json"),
+        include_str!("../../examples/artifacts/no-versions.json"),
     ),
     (
         "version-free.json",
-        include_str!("../../tests/fixtures/artifacts/version-free.json"),
+        include_str!("../../examples/artifacts/version-free.json"),
     ),
 ];
-
-/// A lesson that would leak an internal host name and an e-mail address.
-const LEAKY: &str = r#"{
-  "id": "01M1J2K3M4N5P6Q7R8S9T0V1W2",
-  "kind": "decision",
-  "project_key": "3f9c2a7b1d04",
-  "source": "local",
-  "created_at": "2026-09-03T11:00:00Z",
-  "updated_at": "2026-09-03T11:00:00Z",
-  "summary": "npm 10.2.4 fails with E401 against the registry mirror",
-  "detail": "Every install in CI failed with E401 after the runner image moved to npm 10.2.4. Fixed by pointing .npmrc at https://npm.corp.internal/ with a token from ops@acme-internal.com.",
-  "files": [".npmrc"],
-  "session_id": "sess-demo-4",
-  "trigger": "auto"
-}"#;
 
 struct Demo<'a> {
     exe: std::path::PathBuf,
@@ -137,12 +127,14 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         .map_err(|e| CliError::Usage(format!("cannot find the git-lore executable: {e}")))?;
     // The demo's repository has its own fresh key and identity, never reads
     // the user's git config, and never runs a model: it is offline whatever
-    // the user configured.
+    // the user configured. A fixed clock and seed, when given, carry
+    // through, so the demo can be made reproducible.
+    const KEEP: [&str; 2] = ["GIT_LORE_NOW", "GIT_LORE_RANDOMNESS_SEED"];
     let mut env: Vec<(String, String)> = ctx
         .env
         .child_env
         .iter()
-        .filter(|(k, _)| !k.starts_with("GIT_"))
+        .filter(|(k, _)| !k.starts_with("GIT_") || KEEP.contains(&k.as_str()))
         .cloned()
         .collect();
     env.push((

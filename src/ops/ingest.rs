@@ -369,6 +369,11 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
             artifact,
             candidate,
         } => {
+            // Ids are random; a repeat (a fixed seed reused) must never
+            // overwrite another lesson.
+            if tx.read(&layout::proposal_path(*lesson))?.is_some() {
+                return Err(LoreError::IdTaken { id: *lesson });
+            }
             let proposal = Proposal::pending(
                 *lesson,
                 (**artifact).clone(),

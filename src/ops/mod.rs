@@ -105,6 +105,11 @@ pub enum LoreError {
     /// No lesson has this id.
     #[error("lesson {id} not found")]
     NotFound { id: Id },
+    /// A new lesson drew the id of an existing one: nothing is overwritten.
+    #[error(
+        "lesson id {id} is already in use (the random source repeated itself); nothing was written"
+    )]
+    IdTaken { id: Id },
     /// A configuration value that cannot be used.
     #[error("{key} {why}")]
     Config { key: String, why: String },
@@ -142,7 +147,7 @@ impl LoreError {
     /// the disk has room.
     pub fn class(&self) -> Class {
         match self {
-            LoreError::Outage(_) => Class::Undetermined,
+            LoreError::Outage(_) | LoreError::IdTaken { .. } => Class::Undetermined,
             LoreError::Store(StoreError::Contended { .. }) => Class::Undetermined,
             e if out_of_room(e) => Class::Undetermined,
             _ => Class::Refused,

@@ -1,4 +1,4 @@
-//! Artifacts mined from a project's own commits, the way the upstream commit
+//! Artifacts mined from a project's own commits, the way the onlooker commit
 //! miner (archivist 0.7.0) fills the archivist artifact shape from git.
 //!
 //! The store walks history and hands over plain [`MinedCommit`]s; this module

@@ -1,5 +1,5 @@
 //! Ingest, the pure part: how a session artifact becomes a lesson candidate,
-//! a decline, or nothing (stage 5 of the upstream pipeline, reference §3.1).
+//! a decline, or nothing.
 //!
 //! ```text
 //! bytes ──input──► Artifact ──pregate──► (skip: no version token)
@@ -12,7 +12,8 @@
 //!
 //! - [`input`]: artifacts from JSON, JSON arrays and JSON Lines, per-item errors.
 //! - [`commits`]: artifacts from a project's commits, with content-addressed ids.
-//! - [`pregate`]: the upstream version-token regex.
+//! - [`pregate`]: the version-token regex that spares the model artifacts
+//!   that name no version.
 //! - [`transform`]: the prompt, reading a model's answer, provenance, the
 //!   failure taxonomy (verdict vs outage).
 //! - [`offline_transform`]: the deterministic, network-free transform backend.

@@ -2,8 +2,8 @@
 //!
 //! The transform can only emit a versioned scope, so an artifact with no
 //! version-shaped token anywhere cannot become a lesson. The pre-gate looks
-//! for one in `summary + " " + detail` with exactly the upstream expression
-//! (`librarian_lesson_pregate`, `grep -E`):
+//! for one in `summary + " " + detail` with exactly this expression
+//! (POSIX `grep -E` syntax, so other tools of the pipeline agree):
 //!
 //! ```text
 //! ([0-9]+\.[0-9]+)|(\bv[0-9]+)|([0-9]+\.x\b)
@@ -17,7 +17,7 @@
 //!
 //! It rejects only what is impossible, never what is merely low quality:
 //! whether the artifact states a resolution is the transform's question.
-//! A pre-gate skip is silent upstream (no event, no ledger entry); this
+//! A pre-gate skip writes nothing (no event, no ledger entry); this
 //! module only answers the question and never records anything.
 
 use std::sync::OnceLock;
@@ -26,7 +26,7 @@ use regex::Regex;
 
 use crate::model::Artifact;
 
-/// The upstream expression, verbatim.
+/// The expression, verbatim.
 pub const PREGATE_PATTERN: &str = r"([0-9]+\.[0-9]+)|(\bv[0-9]+)|([0-9]+\.x\b)";
 
 fn pattern() -> Option<&'static Regex> {

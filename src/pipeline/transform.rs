@@ -2,7 +2,7 @@
 //! out — a candidate to propose, a decline (a real verdict, recorded), or an
 //! outage (nothing recorded, safe to retry).
 //!
-//! The steps, as upstream (`librarian_lesson_transform_one`):
+//! The steps:
 //! 1. [`render_prompt`] fills the prompt template (`templates/transform.md`,
 //!    embedded as [`DEFAULT_TEMPLATE`]) with the artifact.
 //! 2. A backend answers: an external program run by the caller
@@ -51,7 +51,8 @@ use crate::pipeline::validate::validate_candidate;
 pub const DEFAULT_TEMPLATE: &str = include_str!("../../templates/transform.md");
 
 /// How many characters of the answer are searched for a JSON object when the
-/// whole answer is not JSON (upstream bounds its scan the same way).
+/// whole answer is not JSON: the scan is bounded, so megabytes of noise
+/// cost no more than this window.
 pub const EXTRACT_WINDOW: usize = 8192;
 
 /// The placeholders [`render_prompt`] fills.
@@ -250,7 +251,8 @@ pub fn parse_response(answer: &Answer) -> Response {
 /// Writes the provenance of `artifact` into a model's candidate, overwriting
 /// whatever the model put there: `evidence.artifact_ids = [id]`,
 /// `session_ids = [session_id or ""]` (a null session id thus fails
-/// validation, as upstream), `project_key`, `observed_at = created_at`.
+/// validation: a lesson needs provenance), `project_key`,
+/// `observed_at = created_at`.
 /// A missing `evidence` is created; a non-object candidate or `evidence` is
 /// left as it is, for validation to report.
 pub fn stitch(model_candidate: Value, artifact: &Artifact) -> Value {

@@ -16,10 +16,10 @@
 //!    [`crate::version`]).
 //!
 //! Decisions: the candidate object is strict at the top level too (exactly
-//! `claim`, `rationale`, `evidence`, `applies_to`; upstream's jq validator
+//! `claim`, `rationale`, `evidence`, `applies_to`; the reference validator
 //! let extra top-level keys through). `claim`, `rationale` and `resolution`
-//! need only be non-empty, as upstream; only the justification is trimmed,
-//! because upstream's CLI refuses a blank one.
+//! need only be non-empty; only the justification is trimmed,
+//! because `confirm --justification` refuses a blank one.
 //!
 //! Every problem found is reported, each with the JSON pointer of the value
 //! at fault. This module is pure; it never prints or records anything.

@@ -1,4 +1,4 @@
-//! The author key of a pool entry (reference §3.4): derived per visibility
+//! The author key of a pool entry: derived per visibility
 //! from the user's secret, so that entries of one author are linkable within
 //! a tier and not across tiers.
 //!

@@ -1,4 +1,4 @@
-//! The human verbs of stage 6 (reference §3.2): `confirm`, `pass` and
+//! The human verbs: `confirm`, `pass` and
 //! `unconfirm`, as pure transitions over a [`Proposal`].
 //!
 //! Each returns [`Transition::Changed`] with the proposal to write,
@@ -141,7 +141,7 @@ pub fn confirm(
 
 /// Passes on a pending proposal: the human's "don't share". Terminal.
 ///
-/// A reason that is empty or whitespace-only is recorded as absent (upstream
+/// A reason that is empty or whitespace-only is recorded as absent (a
 /// writes `null` for an empty reason); any other reason is kept as given.
 pub fn pass(
     p: &Proposal,
@@ -252,7 +252,7 @@ mod tests {
     }
 
     #[test]
-    fn blank_justification_is_refused_with_the_upstream_text() {
+    fn blank_justification_is_refused_with_the_documented_text() {
         let p = fixture("proposal.pending.json");
         for blank in ["", "   ", "\t\n"] {
             let e = confirm(&p, Visibility::Org, Some(blank), now()).unwrap_err();

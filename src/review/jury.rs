@@ -1,7 +1,7 @@
-//! The jury (reference §3.3): from a panel of judge verdicts to a recorded
+//! The jury: from a panel of judge verdicts to a recorded
 //! [`Verdict`], or to "could not judge".
 //!
-//! Steps, exactly as upstream:
+//! Steps:
 //! 1. **private** → no jury: `{rubric_id: null, gate_policy: null,
 //!    score_threshold: null, aggregate_score: null, passed: true,
 //!    reason: "private_no_jury", judges: []}`, whatever panel was passed.
@@ -63,7 +63,7 @@ pub enum JuryOutcome {
 }
 
 /// Why a panel could not judge. `Display` omits the lesson id;
-/// [`UnjudgedReason::message`] gives the full upstream sentence.
+/// [`UnjudgedReason::message`] gives the full sentence, naming the lesson.
 #[derive(Debug, Clone, PartialEq)]
 pub enum UnjudgedReason {
     /// The verdicts given are not JSON; the parser's message.

@@ -4,17 +4,18 @@
 //! - [`confirm`](mod@confirm): the human verbs `confirm`, `pass` and `unconfirm` (reference
 //!   §3.2) as transitions that return the new proposal, a no-op, or a refusal.
 //! - [`rubric`]: the two builtin rubrics and the rubrics file that overrides
-//!   them (reference §3.3, the judging plan's Task 1).
+//!   them.
 //! - [`lifecycle`]: the one table of legal status transitions.
 //! - [`jury`]: the usable-panel check, the coverage check, the weighted
-//!   per-criterion aggregate and the gate (reference §3.3 steps 2–8).
-//! - [`offline_judges`]: the deterministic built-in judges (DESIGN §4).
+//!   per-criterion aggregate and the gate.
+//! - [`offline_judges`]: the deterministic built-in judges
+//!   ([docs/offline.md](../../docs/offline.md)).
 //! - [`disclosure`]: the secret and leak scanner behind the `disclosure`
 //!   criterion.
 //! - [`promote`]: an approved proposal becomes a Lesson v2 pool entry
-//!   (reference §3.4).
+//!   (its 13 keys and nothing else).
 //! - [`author_key`](mod@author_key): the per-visibility author key derived from the user's
-//!   secret (reference §3.4).
+//!   secret, so entries of one author can be told apart without naming them.
 //! - [`prompt`]: the prompts for command-backend judges, from
 //!   `templates/judge-*.md`.
 //!
@@ -47,9 +48,9 @@ pub use rubric::{Criterion, GatePolicy, Rubric, RubricSet};
 
 use crate::model::{Id, ProposalStatus};
 
-/// Why a review step refused. Messages follow the upstream wording
-/// (reference §3.2–§3.5) with a lower-case first letter and no final period,
-/// and name the lesson and its status wherever one is involved (DESIGN §6).
+/// Why a review step refused. Messages have a lower-case first letter and
+/// no final period, and name the lesson and its status wherever one is
+/// involved (`lesson 01K… is not confirmed; its status is: pending`).
 #[derive(Debug, thiserror::Error, Clone, PartialEq, Eq)]
 pub enum ReviewError {
     /// `--justification` was given but is empty after trimming whitespace.

@@ -1,4 +1,4 @@
-//! The offline judges (DESIGN §4): deterministic, network-free scorers for
+//! The offline judges: deterministic, network-free scorers for
 //! the judge types `standard` and `adversarial`, so that judging works on a
 //! fresh machine and in CI. Records judged by them carry `Lore-Model: offline`.
 //!

@@ -1,4 +1,4 @@
-//! Promote (reference §3.4): an approved proposal becomes a Lesson v2 pool
+//! Promote: an approved proposal becomes a Lesson v2 pool
 //! entry with exactly the 13 keys of the published schema.
 //!
 //! [`build_lesson`] maps the proposal:
@@ -28,7 +28,7 @@ use crate::model::{
 use crate::trailers::Action;
 
 /// Refuses a proposal promote cannot start from: not judged yet (the
-/// upstream "has not been judged yet" message), or in a status outside `ok`.
+/// "has not been judged yet" message), or in a status outside `ok`.
 fn promotable(p: &Proposal, ok: &[ProposalStatus]) -> Result<(), ReviewError> {
     match p.status {
         s if ok.contains(&s) && super::lifecycle::may_start(Action::Promote, s) => Ok(()),

@@ -1,4 +1,4 @@
-//! Prompts for command-backend judges (DESIGN §4), rendered from
+//! Prompts for command-backend judges, rendered from
 //! `templates/judge-standard.md` and `templates/judge-adversarial.md`.
 //!
 //! Placeholders, each replaced in a single pass (text substituted in is never
@@ -30,7 +30,7 @@ pub const JUDGE_STANDARD_TEMPLATE: &str = include_str!("../../templates/judge-st
 /// The adversarial judge's template.
 pub const JUDGE_ADVERSARIAL_TEMPLATE: &str = include_str!("../../templates/judge-adversarial.md");
 
-/// What each known criterion asks (reference §3.3).
+/// What each known criterion asks.
 pub fn criterion_question(name: &str) -> &'static str {
     match name {
         "grounding" => "Does the claim follow from the evidence and the resolution, as the source artifact records them?",

@@ -1,7 +1,6 @@
-//! Rubrics: what the jury scores and how the gate decides (reference §3.3,
-//! the judging plan's Task 1).
+//! Rubrics: what the jury scores and how the gate decides.
 //!
-//! Two builtins, with the upstream weights, floors (`min_pass`), threshold and
+//! Two builtins, with fixed weights, floors (`min_pass`), threshold and
 //! judge types:
 //!
 //! | criterion | `lesson-promotion` (org) weight / min_pass | `lesson-promotion-public` weight / min_pass |
@@ -20,7 +19,8 @@
 //! three or more judges.
 //!
 //! A rubrics file (committed to the ledger by a `config` commit) replaces the
-//! builtins. Its shape is upstream's `librarian.lesson_judging` object:
+//! builtins. Its shape is the `librarian.lesson_judging` object of an
+//! onlooker configuration, so one file serves both:
 //! `{"min_criterion_coverage": 0.6, "rubrics": [{id, criteria: [{name, weight,
 //! min_pass?}], score_threshold, judge_types, gate_policy}]}`
 //! (`min_criterion_coverage` defaults to 0.6 when absent). It is refused when:
@@ -398,7 +398,7 @@ mod tests {
     }
 
     #[test]
-    fn builtins_carry_the_upstream_numbers() {
+    fn builtins_carry_the_documented_numbers() {
         let set = RubricSet::builtin();
         set.rubrics().iter().for_each(|r| r.validate().unwrap());
         let org = set.rubric_for(Visibility::Org).unwrap();
@@ -467,7 +467,7 @@ mod tests {
     }
 
     #[test]
-    fn upstream_config_section_parses() {
+    fn an_onlooker_config_section_parses() {
         let cfg = testdata::json("librarian-config.json");
         let section = cfg["librarian"]["lesson_judging"].to_string();
         let set = RubricSet::parse(&section).unwrap();

@@ -1,4 +1,4 @@
-//! Where records live: branch names and fan-out paths (DESIGN §3).
+//! Where records live: branch names and fan-out paths.
 //!
 //! `X`/`Y` are the last two characters of a ULID — its random part — one
 //! directory level each, so 32 × 32 even buckets keep every tree small at any

@@ -8,6 +8,10 @@ pub const NOW: &str = "2026-08-05T10:00:00Z";
 
 pub struct TestEnv {
     pub dir: tempfile::TempDir,
+    /// How many git-lore commands were started: each gets its own
+    /// `GIT_LORE_RANDOMNESS_SEED`, so ids are the same on every run of a test
+    /// and never the same between two commands.
+    commands: std::cell::Cell<u64>,
 }
 
 /// A finished command, with its output as text.
@@ -68,7 +72,10 @@ impl TestEnv {
             .expect("tempdir");
         std::fs::create_dir_all(dir.path().join("home")).unwrap();
         std::fs::create_dir_all(dir.path().join("bin")).unwrap();
-        TestEnv { dir }
+        TestEnv {
+            dir,
+            commands: std::cell::Cell::new(0),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -103,11 +110,15 @@ impl TestEnv {
         ]
     }
 
+    /// A git-lore command with the test's environment and the next seed.
     pub fn lore_cmd(&self, args: &[&str]) -> Command {
+        let n = self.commands.get() + 1;
+        self.commands.set(n);
         let mut c = Command::new(env!("CARGO_BIN_EXE_git-lore"));
         c.args(args)
             .env_clear()
             .envs(self.vars())
+            .env("GIT_LORE_RANDOMNESS_SEED", n.to_string())
             .current_dir(self.path());
         c
     }

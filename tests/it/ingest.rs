@@ -659,3 +659,44 @@ fn a_write_that_fails_mid_run_still_reports_every_artifact() {
     r.assert_stderr("could not sign the commit; nothing was written");
     assert_eq!(env.ledger_commits().len(), 1, "nothing was written");
 }
+
+#[test]
+fn a_repeated_random_source_never_overwrites_a_lesson() {
+    let env = TestEnv::new();
+    env.init();
+    // Two runs with the same seed and clock draw the same lesson id.
+    let seeded = |file: &std::path::Path| {
+        let o = env
+            .lore_cmd(&["ingest", file.to_str().unwrap()])
+            .env("GIT_LORE_RANDOMNESS_SEED", "7")
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+        )
+    };
+    let first = env.artifacts_file("a.jsonl", &[proposable(8, 1)]);
+    let (code, out) = seeded(&first);
+    assert_eq!(code, Some(0), "{out}");
+    let lesson = out.split_whitespace().nth(1).unwrap().to_owned();
+    let before = env.ledger_file(&fanout("proposals", &lesson)).unwrap();
+    let commits = env.ledger_commits();
+
+    let second = env.artifacts_file("b.jsonl", &[proposable(8, 2)]);
+    let (code, out) = seeded(&second);
+    assert_eq!(code, Some(2), "{out}");
+    assert_eq!(
+        out,
+        format!(
+            "untouched {} not written: lesson id {lesson} is already in use \
+             (the random source repeated itself); nothing was written\n",
+            ulid(8, 2)
+        )
+    );
+    assert_eq!(
+        env.ledger_file(&fanout("proposals", &lesson)).unwrap(),
+        before
+    );
+    assert_eq!(env.ledger_commits(), commits);
+}

@@ -8,3 +8,4 @@ mod core;
 mod hooks;
 mod ingest;
 mod review;
+mod tour;

@@ -1,5 +1,5 @@
-//! Review and the jury: the human verbs, every case of the judging plan's
-//! coverage table, promotion into the pools — each pinned by its message and
+//! Review and the jury: the human verbs, every case of the jury's usable-panel,
+//! coverage and gate rules, promotion into the pools — each pinned by its message and
 //! by what was (or was not) committed.
 
 use serde_json::{json, Value};
@@ -71,13 +71,13 @@ fn verdicts(pass: &[(&str, f64, bool)]) -> String {
     Value::Array(v).to_string()
 }
 
+const JUSTIFICATION: &str = "git aborts checkout on a dirty tree regardless of version.";
+
 #[test]
-fn confirm_pass_unconfirm_follow_the_upstream_rules() {
+fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
     let env = TestEnv::new();
     let id = pending(&env);
-    let before = blob(&env, &id);
     let commits = env.ledger_commits().len();
-
     let r = env.lore(&["confirm", &id]);
     assert_eq!(r.code, 1, "no default visibility");
     let r = env.lore(&["confirm", &id, "secret"]);
@@ -98,20 +98,20 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
         commits,
         "refusals write nothing"
     );
+    assert_no_model_call(&env);
+}
 
-    let r = env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--justification",
-        "git aborts checkout on a dirty tree regardless of version.",
-    ]);
+#[test]
+fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let r = env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION]);
     assert_eq!(r.ok(), format!("Confirmed {id} at public visibility.\n"));
     let p = proposal(&env, &id);
     assert_eq!(p["status"], "confirmed");
     assert_eq!(
         p["candidate"]["applies_to"]["scope"],
-        json!({"kind": "version_independent", "justification": "git aborts checkout on a dirty tree regardless of version."})
+        json!({"kind": "version_independent", "justification": JUSTIFICATION})
     );
     assert_eq!(
         p["candidate_before_confirm"]["applies_to"]["scope"]["kind"],
@@ -120,17 +120,21 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
     assert_eq!(trailer(&env, "Lore-From"), "pending");
     assert_eq!(trailer(&env, "Lore-Status"), "confirmed");
     assert_eq!(trailer(&env, "Lore-Visibility"), "public");
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
 
-    // An identical repeat is a no-op; a differing one is refused.
+#[test]
+fn an_identical_confirm_is_a_no_op_and_a_different_one_is_refused() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION])
+        .ok();
     let n = env.ledger_commits().len();
-    let r = env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--justification",
-        "git aborts checkout on a dirty tree regardless of version.",
-    ]);
-    assert_eq!(r.code, 0);
+    let r = env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION]);
+    assert_eq!(
+        r.ok(),
+        format!("lesson {id} is already confirmed at public visibility; nothing to change\n")
+    );
     assert_eq!(env.ledger_commits().len(), n);
     let r = env.lore(&["confirm", &id, "org"]);
     assert_eq!(r.code, 1);
@@ -141,8 +145,16 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
     r.assert_stderr(&format!(
         "lesson {id} is confirmed for the jury; it cannot be passed on now"
     ));
+    assert_eq!(env.ledger_commits().len(), n);
+}
 
-    // Unconfirm restores the pending record byte for byte.
+#[test]
+fn unconfirm_restores_the_pending_record_byte_for_byte() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let before = blob(&env, &id);
+    env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION])
+        .ok();
     assert_eq!(
         env.lore(&["unconfirm", &id]).ok(),
         format!("Unconfirmed {id}; it is pending again.\n")
@@ -152,13 +164,25 @@ fn confirm_pass_unconfirm_follow_the_upstream_rules() {
         env.lore(&["unconfirm", &id]).ok(),
         format!("lesson {id} was already pending; nothing to take back\n")
     );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
 
-    // A pass reason must be one line: refused, nothing written.
+#[test]
+fn a_pass_reason_must_be_one_line() {
+    let env = TestEnv::new();
+    let id = pending(&env);
     let n = env.ledger_commits().len();
     let r = env.lore(&["pass", &id, "not useful\nLore-Status: approved"]);
     assert_eq!(r.code, 1);
     r.assert_stderr("trailer Lore-Reason has a control character or line break");
-    assert_eq!(env.ledger_commits().len(), n);
+    assert_eq!(env.ledger_commits().len(), n, "nothing written");
+    assert_eq!(proposal(&env, &id)["status"], "pending");
+}
+
+#[test]
+fn a_passed_lesson_is_terminal() {
+    let env = TestEnv::new();
+    let id = pending(&env);
     assert_eq!(
         env.lore(&["pass", &id, "not worth sharing"]).ok(),
         format!("Passed on {id}.\n")

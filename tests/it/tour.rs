@@ -1,0 +1,205 @@
+//! A whole session, pinned: every command's complete output, as a person
+//! sees it. Ids, keys and commit ids are fixed by the seed each command
+//! gets and the fixed clock, so any change to what git-lore says shows up
+//! here as a snapshot diff (`cargo insta review`).
+
+use crate::common::TestEnv;
+
+/// Runs `git lore args…` and renders what it printed the way a terminal
+/// shows it: the command, stdout, then stderr, then the exit code when it
+/// is not 0. The test's directory reads as `[TMP]`.
+fn session(env: &TestEnv, args: &[&str]) -> String {
+    let r = env.lore(args);
+    let mut s = format!("$ git lore {}\n{}", args.join(" "), r.stdout);
+    for line in r.stderr.lines() {
+        s.push_str(&format!("[stderr] {line}\n"));
+    }
+    if r.code != 0 {
+        s.push_str(&format!("[exit {}]\n", r.code));
+    }
+    s.replace(&env.path().display().to_string(), "[TMP]")
+        .replace(env!("CARGO_MANIFEST_DIR"), "[REPO]")
+}
+
+fn examples() -> String {
+    format!("{}/examples/artifacts", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The lesson proposed for `artifact` in `ingest` output.
+fn lesson_for(ingest: &str, artifact: &str) -> String {
+    ingest
+        .lines()
+        .find_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.first() == Some(&"proposed") && w.get(2) == Some(&artifact)).then(|| w[1].to_owned())
+        })
+        .unwrap_or_else(|| panic!("no proposal for {artifact} in\n{ingest}"))
+}
+
+#[test]
+fn init_and_ingest_the_examples() {
+    let env = TestEnv::new();
+    insta::assert_snapshot!(session(&env, &["init"]), @"
+    $ git lore init
+    Initialized lesson repository in [TMP]/lessons.git
+    [stderr] created signing key [TMP]/lessons.git/keys/lore_ed25519 (allowed signers: [TMP]/lessons.git/allowed_signers)
+    ");
+    insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
+    $ git lore ingest [REPO]/examples/artifacts
+    proposed 01KZ8NV6803YZCG55HHCEMRFNA 01M1E3VM1GAD8DSR0D4BG72GC0
+    declined 01M1E6PK5RMERSTXPS7B2B66N8 no_versions
+    proposed 01KZ8NV6808407W15Z1AC4AER6 01M1J2K3M4N5P6Q7R8S9T0V1W2
+    proposed 01KZ8NV680GAN2K21CABNQXCHJ 01M1GKTGT0CZM08AJC6X1VR4QP
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate
+    declined 01M1EC9PM05QE97KEGDRSBN1B5 no_resolution
+    proposed 01KZ8NV680B0936C95X2TTWFCE 01KZ45MKAM734ZS7JK24D2DK0R
+    [stderr] ingest: 4 proposed, 2 declined, 1 skipped, 0 untouched, 0 invalid
+    ");
+    insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
+    $ git lore ingest [REPO]/examples/artifacts
+    skipped 01M1E3VM1GAD8DSR0D4BG72GC0 seen
+    skipped 01M1E6PK5RMERSTXPS7B2B66N8 seen
+    skipped 01M1J2K3M4N5P6Q7R8S9T0V1W2 seen
+    skipped 01M1GKTGT0CZM08AJC6X1VR4QP seen
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate
+    skipped 01M1EC9PM05QE97KEGDRSBN1B5 seen
+    skipped 01KZ45MKAM734ZS7JK24D2DK0R seen
+    [stderr] ingest: 0 proposed, 0 declined, 7 skipped, 0 untouched, 0 invalid
+    ");
+    insta::assert_snapshot!(session(&env, &["list"]), @"
+    $ git lore list
+    01KZ8NV6803YZCG55HHCEMRFNA  Hydration crash in next 14.2.3 with react 18.3.1
+    01KZ8NV6808407W15Z1AC4AER6  npm 10.2.4 fails with E401 against the registry mirror
+    01KZ8NV680B0936C95X2TTWFCE  Vitest 4.1.9 / Vite 5.x mismatch, decided to pin
+    01KZ8NV680GAN2K21CABNQXCHJ  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    ");
+    insta::assert_snapshot!(session(&env, &["status"]), @"
+    $ git lore status
+    lessons pending: 4
+    lessons confirmed (awaiting the jury): 0
+    lessons approved: 0, rejected: 0, passed: 0
+    ");
+    insta::assert_snapshot!(session(&env, &["seen", "01M1E6PK5RMERSTXPS7B2B66N8", "01M1E3VM1GAD8DSR0D4BG72GC0", "01M1J2K3M4N5P6Q7R8S9T0V1W9"]), @"
+    $ git lore seen 01M1E6PK5RMERSTXPS7B2B66N8 01M1E3VM1GAD8DSR0D4BG72GC0 01M1J2K3M4N5P6Q7R8S9T0V1W9
+    01M1E6PK5RMERSTXPS7B2B66N8 declined no_versions
+    01M1E3VM1GAD8DSR0D4BG72GC0 proposed 01KZ8NV6803YZCG55HHCEMRFNA pending
+    01M1J2K3M4N5P6Q7R8S9T0V1W9 unseen
+    ");
+}
+
+#[test]
+fn review_judge_and_audit_a_lesson() {
+    let env = TestEnv::new();
+    env.init();
+    let ingested = env.lore(&["ingest", &examples()]).stdout;
+    let org = lesson_for(&ingested, "01M1E3VM1GAD8DSR0D4BG72GC0");
+    let leaky = lesson_for(&ingested, "01M1J2K3M4N5P6Q7R8S9T0V1W2");
+    insta::assert_snapshot!(session(&env, &["show", &org]), @r#"
+    $ git lore show 01KZ8NV6803YZCG55HHCEMRFNA
+    id:          01KZ8NV6803YZCG55HHCEMRFNA
+    status:      pending
+    visibility:  —
+    artifact:    01M1E3VM1GAD8DSR0D4BG72GC0
+    claim:       Hydration crash in next 14.2.3 with react 18.3.1
+    rationale:   Pages using useId rendered mismatched ids on the client after react 18.3.1 was installed by a lockfile refresh.
+    resolution:  Fixed by pinning react to 18.2.0 in package.json until the next release of Next.js ships the patch.
+    stack:       next, react
+    scope:       {"kind":"versioned","versions":{"next":"=14.2.3","react":"=18.3.1"}}
+    "#);
+    insta::assert_snapshot!(session(&env, &["confirm", &org, "org"]), @"
+    $ git lore confirm 01KZ8NV6803YZCG55HHCEMRFNA org
+    Confirmed 01KZ8NV6803YZCG55HHCEMRFNA at org visibility.
+    ");
+    insta::assert_snapshot!(session(&env, &["confirm", &leaky, "public"]), @"
+    $ git lore confirm 01KZ8NV6808407W15Z1AC4AER6 public
+    Confirmed 01KZ8NV6808407W15Z1AC4AER6 at public visibility.
+    ");
+    insta::assert_snapshot!(session(&env, &["judge", "--all"]), @"
+    $ git lore judge --all
+    [stderr] 2 confirmed lessons (1 public, 0 private with no jury) to judge with the offline judges
+    [stderr] git-lore: refusing to judge without --yes: stdin is not a terminal to ask on
+    [exit 1]
+    ");
+    insta::assert_snapshot!(session(&env, &["judge", "--all", "--yes"]), @"
+    $ git lore judge --all --yes
+    Lesson 01KZ8NV6803YZCG55HHCEMRFNA is now approved.
+    Lesson 01KZ8NV6803YZCG55HHCEMRFNA promoted to pool/org.
+    Lesson 01KZ8NV6808407W15Z1AC4AER6 is now rejected.
+    Lesson 01KZ8NV6808407W15Z1AC4AER6 is rejected; its verdict stays on the ledger.
+    [stderr] 2 confirmed lessons (1 public, 0 private with no jury) to judge with the offline judges
+    [stderr] judged: 1 approved, 1 rejected, 0 could not judge
+    ");
+    insta::assert_snapshot!(session(&env, &["show", &leaky]), @r#"
+    $ git lore show 01KZ8NV6808407W15Z1AC4AER6
+    id:          01KZ8NV6808407W15Z1AC4AER6
+    status:      rejected
+    visibility:  public
+    artifact:    01M1J2K3M4N5P6Q7R8S9T0V1W2
+    claim:       npm 10.2.4 fails with E401 against the registry mirror
+    rationale:   Every install in CI failed with E401 after the runner image moved to npm 10.2.4.
+    resolution:  Fixed by pointing .npmrc at https://npm.corp.internal/ with a token from ops@acme-internal.com.
+    stack:       npm
+    scope:       {"kind":"versioned","versions":{"npm":"=10.2.4"}}
+    verdict:     rejected (jury_not_unanimous), failed criterion: disclosure, score 0.7
+    "#);
+    insta::assert_snapshot!(session(&env, &["log", &org]), @"
+    $ git lore log 01KZ8NV6803YZCG55HHCEMRFNA
+    228f35f7e181 2026-08-05T10:00:00Z ledger      promote 01KZ8NV6803YZCG55HHCEMRFNA: stamped, entry on pool/org
+        promote approved -> approved; signature: good (git-lore@localhost)
+    a096246ea416 2026-08-05T10:00:00Z ledger      judge 01KZ8NV6803YZCG55HHCEMRFNA: approved under lesson-promotion (1)
+        judge confirmed -> approved (gate_passed); signature: good (git-lore@localhost)
+    34045c66fda7 2026-08-05T10:00:00Z ledger      confirm 01KZ8NV6803YZCG55HHCEMRFNA: org visibility
+        confirm pending -> confirmed; signature: good (git-lore@localhost)
+    c6994d2a4cf2 2026-08-05T10:00:00Z ledger      propose 01KZ8NV6803YZCG55HHCEMRFNA: Hydration crash in next 14.2.3 with react 18.3.1
+        propose -> pending; signature: good (git-lore@localhost)
+    87e5a882a93f 2026-08-05T10:00:00Z pool/org    promote 01KZ8NV6803YZCG55HHCEMRFNA into pool/org
+        promote -> active; signature: good (git-lore@localhost)
+    ");
+    insta::assert_snapshot!(session(&env, &["verify"]), @"
+    $ git lore verify
+    verified 15 commits: every signature good, trailers and records consistent
+    ");
+    insta::assert_snapshot!(session(&env, &["index"]), @"
+    $ git lore index
+    index: 6 artifacts, 4 lessons (caught up 15 commits)
+    ");
+}
+
+#[test]
+fn refusals_say_what_is_wrong() {
+    let env = TestEnv::new();
+    insta::assert_snapshot!(session(&env, &["list"]), @"
+    $ git lore list
+    [stderr] git-lore: no lesson repository at [TMP]/lessons.git: run `git lore init` first
+    [exit 1]
+    ");
+    env.init();
+    insta::assert_snapshot!(session(&env, &["show", "01kz45mkam734zs7jk24d2dk0r"]), @r#"
+    $ git lore show 01kz45mkam734zs7jk24d2dk0r
+    [stderr] git-lore: not a ULID: "01kz45mkam734zs7jk24d2dk0r" (expected 26 characters of 0-9 and A-Z without I, L, O, U)
+    [exit 1]
+    "#);
+    insta::assert_snapshot!(session(&env, &["show", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"
+    $ git lore show 01KZ45MKAM734ZS7JK24D2DK0R
+    [stderr] git-lore: lesson 01KZ45MKAM734ZS7JK24D2DK0R not found
+    [exit 1]
+    ");
+    insta::assert_snapshot!(session(&env, &["confirm", "01KZ45MKAM734ZS7JK24D2DK0R", "everyone"]), @r#"
+    $ git lore confirm 01KZ45MKAM734ZS7JK24D2DK0R everyone
+    [stderr] error: invalid value 'everyone' for '<VISIBILITY>': visibility must be one of: private, org, public (got "everyone")
+    [stderr] 
+    [stderr] For more information, try '--help'.
+    [exit 1]
+    "#);
+    insta::assert_snapshot!(session(&env, &["ingest"]), @"
+    $ git lore ingest
+    [stderr] git-lore: name artifact files or directories to ingest, `-` for stdin, or --from-commits DIR
+    [exit 1]
+    ");
+    insta::assert_snapshot!(session(&env, &["ingest", "no-such-dir"]), @"
+    $ git lore ingest no-such-dir
+    invalid no-such-dir cannot read: No such file or directory (os error 2)
+    [stderr] ingest: 0 proposed, 0 declined, 0 skipped, 0 untouched, 1 invalid
+    [exit 1]
+    ");
+}
