@@ -182,7 +182,8 @@ impl Store {
     }
 }
 
-fn tree_entries(
+/// The entries of a tree: (name, object id, is a tree).
+pub(crate) fn tree_entries(
     repo: &gix::Repository,
     tree: Option<ObjectId>,
 ) -> Result<Vec<(String, ObjectId, bool)>, StoreError> {

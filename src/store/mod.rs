@@ -166,13 +166,7 @@ impl Store {
                 path: path.to_owned(),
             });
         }
-        let repo = gix::open_opts(path, gix::open::Options::isolated())
-            .ctx(|| format!("opening {}", path.display()))?;
-        let store = Store {
-            git_dir: repo.git_dir().to_owned(),
-            repo,
-            host,
-        };
+        let store = Store::open_raw(path, host)?;
         if store.tip(Branch::Ledger)?.is_none() {
             return Err(StoreError::NotALoreRepository {
                 path: path.to_owned(),
@@ -199,16 +193,7 @@ impl Store {
                             path: path.to_owned(),
                         });
                     }
-                    let repo = gix::open_opts(path, gix::open::Options::isolated())
-                        .ctx(|| format!("opening {}", path.display()))?;
-                    Ok((
-                        Store {
-                            git_dir: repo.git_dir().to_owned(),
-                            repo,
-                            host,
-                        },
-                        InitOutcome::Created,
-                    ))
+                    Ok((Store::open_raw(path, host)?, InitOutcome::Created))
                 }
                 Err(e) => Err(e),
             };
@@ -230,16 +215,19 @@ impl Store {
             fs::write(path.join("HEAD"), b"ref: refs/heads/ledger\n"),
             || "pointing HEAD at the ledger".into(),
         )?;
-        let repo = gix::open_opts(repo.git_dir(), gix::open::Options::isolated())
+        Ok((Store::open_raw(repo.git_dir(), host)?, InitOutcome::Created))
+    }
+
+    /// Opens the repository at `path` with no questions asked of it, never
+    /// reading the user's or the system's git configuration.
+    fn open_raw(path: &Path, host: Host) -> Result<Store, StoreError> {
+        let repo = gix::open_opts(path, gix::open::Options::isolated())
             .ctx(|| format!("opening {}", path.display()))?;
-        Ok((
-            Store {
-                git_dir: repo.git_dir().to_owned(),
-                repo,
-                host,
-            },
-            InitOutcome::Created,
-        ))
+        Ok(Store {
+            git_dir: repo.git_dir().to_owned(),
+            repo,
+            host,
+        })
     }
 
     /// The repository's git directory.
@@ -258,8 +246,7 @@ impl Store {
 
     /// Re-reads the repository's configuration after it was edited.
     pub fn reload(&mut self) -> Result<(), StoreError> {
-        self.repo = gix::open_opts(&self.git_dir, gix::open::Options::isolated())
-            .ctx(|| format!("opening {}", self.git_dir.display()))?;
+        *self = Store::open_raw(&self.git_dir, self.host.clone())?;
         Ok(())
     }
 
@@ -409,22 +396,7 @@ impl Store {
         prefix: String,
         out: &mut Vec<(String, Vec<u8>)>,
     ) -> Result<(), StoreError> {
-        let t = self
-            .repo
-            .find_tree(tree)
-            .ctx(|| format!("reading tree {prefix}"))?;
-        let decoded = t.decode().ctx(|| format!("decoding tree {prefix}"))?;
-        let entries: Vec<(String, ObjectId, bool)> = decoded
-            .entries
-            .iter()
-            .map(|e| {
-                (
-                    e.filename.to_str_lossy().into_owned(),
-                    e.oid.to_owned(),
-                    e.mode.is_tree(),
-                )
-            })
-            .collect();
+        let entries = history::tree_entries(&self.repo, Some(tree))?;
         for (name, oid, is_tree) in entries {
             let path = format!("{prefix}/{name}");
             if is_tree {
