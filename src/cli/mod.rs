@@ -8,6 +8,7 @@
 
 mod confirm;
 mod demo;
+mod hook;
 mod index;
 mod ingest;
 mod init;
@@ -74,6 +75,8 @@ enum Command {
     Verify(verify::Args),
     Index(index::Args),
     Demo(demo::Args),
+    #[command(hide = true)]
+    Hook(hook::Args),
 }
 
 fn var(name: &str) -> Option<String> {
@@ -141,7 +144,12 @@ fn context(cli: &Cli) -> Result<Ctx, String> {
         Some(r) => r,
         None => default_repo(home.as_ref())?,
     };
+    // Resolved once: every path git-lore writes into its config is absolute,
+    // so the repository works from any directory.
+    let repo = std::path::absolute(&repo)
+        .map_err(|e| format!("cannot resolve the repository path {}: {e}", repo.display()))?;
     let mut env = Env::new(now, home, child_env());
+    env.exe = std::env::current_exe().ok();
     if let Some(git) = var("GIT_LORE_GIT") {
         env.git_program = git;
     }
@@ -186,6 +194,7 @@ pub fn main() -> ExitCode {
         Command::Verify(a) => verify::run(a, &ctx),
         Command::Index(a) => index::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::Hook(a) => hook::run(a, &ctx),
     };
     let exit = match result {
         Ok(exit) => exit,

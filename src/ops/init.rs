@@ -32,6 +32,53 @@ pub struct InitReport {
     pub created_key: Option<PathBuf>,
 }
 
+/// The pre-push guard as installed: the hook script with the path of this
+/// program as the fallback when `git-lore` is not on `PATH`.
+pub fn pre_push_hook(exe: Option<&Path>) -> String {
+    let path = exe
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "git-lore".into());
+    // Single-quoted for the shell: a `'` ends the quote, is escaped, reopens.
+    let quoted = format!("'{}'", path.replace('\'', "'\\''"));
+    PRE_PUSH_HOOK.replace("@GIT_LORE@", &quoted)
+}
+
+/// Makes the key paths init wrote absolute. An older git-lore wrote them as
+/// given, so a repository created with a relative `--repo` looked for its
+/// key relative to wherever a command ran.
+fn repair_key_paths(store: &Store) -> Result<(), LoreError> {
+    for (key, file) in [
+        ("user.signingkey", KEY_PATH),
+        ("gpg.ssh.allowedSignersFile", ALLOWED_SIGNERS_PATH),
+    ] {
+        let Some(value) = store.config_string(key) else {
+            continue;
+        };
+        let ours = store.git_dir().join(file);
+        if Path::new(&value).is_relative()
+            && !value.starts_with('~')
+            && value.ends_with(file)
+            && ours.is_absolute()
+            && ours.exists()
+        {
+            store.set_config(key, &ours.to_string_lossy())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the hooks git-lore installs into the repository, replacing older
+/// versions of them; whether anything changed.
+fn install_hooks(store: &Store, env: &Env) -> Result<bool, LoreError> {
+    let text = pre_push_hook(env.exe.as_deref());
+    let path = store.git_dir().join("hooks/pre-push");
+    if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+        return Ok(false);
+    }
+    store.write_private_file("hooks/pre-push", text.as_bytes(), 0o755, false)?;
+    Ok(true)
+}
+
 /// Creates the lesson repository at `path` (see the module doc). On an
 /// existing lesson repository it reports so and changes nothing. When
 /// several inits race, the losers wait briefly for the winner's `init`
@@ -62,6 +109,10 @@ pub fn init(path: &Path, env: Env, rng: StdRng) -> Result<(Lore, InitReport), Lo
 fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport), LoreError> {
     let (mut store, outcome) = Store::create(path, env.host())?;
     if outcome == InitOutcome::AlreadyInitialised {
+        // Nothing to create; bring what init installs up to date (a guard
+        // from an older git-lore, a key path written relative).
+        repair_key_paths(&store)?;
+        install_hooks(&store, &env)?;
         let git_dir = store.git_dir().to_owned();
         drop(store);
         let lore = Lore::open(&git_dir, env, rng)?;
@@ -75,6 +126,8 @@ fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport
         ));
     }
 
+    // Every step below is idempotent, so running init again finishes one
+    // that was interrupted (the init commit is the last step).
     if store.config_string("user.name").is_none() {
         store.set_config("user.name", "git-lore")?;
     }
@@ -84,7 +137,11 @@ fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport
     let mut created_key = None;
     if store.config_string("user.signingkey").is_none() {
         let key_path = store.git_dir().join(KEY_PATH);
-        if !key_path.exists() {
+        let allowed = store.git_dir().join(ALLOWED_SIGNERS_PATH);
+        let email = store.identity().email;
+        let public = if key_path.exists() {
+            signing::read_public_key(&key_path)?
+        } else {
             let keys_dir = store.git_dir().join("keys");
             std::fs::DirBuilder::new()
                 .recursive(true)
@@ -96,27 +153,31 @@ fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport
                     source,
                 })?;
             let key = signing::generate_ed25519(&mut rng)?;
-            let email = store.identity().email;
             signing::write_key_pair(&key, &key_path, &email)?;
-            let line = signing::allowed_signers_line(&email, key.public_key())?;
+            created_key = Some(key_path.clone());
+            key.public_key().clone()
+        };
+        if !allowed.exists() {
+            let line = signing::allowed_signers_line(&email, &public)?;
             store.write_private_file(
                 ALLOWED_SIGNERS_PATH,
                 format!("{line}\n").as_bytes(),
                 0o644,
                 false,
             )?;
-            created_key = Some(key_path.clone());
         }
-        let allowed = store.git_dir().join(ALLOWED_SIGNERS_PATH);
         store.set_config("gpg.format", "ssh")?;
         store.set_config("user.signingkey", &key_path.to_string_lossy())?;
         store.set_config("gpg.ssh.allowedSignersFile", &allowed.to_string_lossy())?;
     }
     // Anyone committing into this repository by hand signs too.
     store.set_config("commit.gpgSign", "true")?;
+    // Every move of a branch is logged, so one that moves backwards can be
+    // traced even after it was accepted.
+    store.set_config("core.logAllRefUpdates", "always")?;
     store.reload()?;
 
-    store.write_private_file("hooks/pre-push", PRE_PUSH_HOOK.as_bytes(), 0o755, false)?;
+    install_hooks(&store, &env)?;
     if !store.git_dir().join(AUTHOR_SECRET_PATH).exists() {
         let mut secret = [0u8; 32];
         rng.fill_bytes(&mut secret);

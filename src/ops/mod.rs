@@ -10,6 +10,7 @@
 pub mod audit;
 pub mod backend;
 pub mod confirm;
+pub mod guard;
 pub mod ingest;
 pub mod init;
 pub mod inputs;
@@ -49,6 +50,9 @@ pub struct Env {
     pub sign_timeout: Duration,
     /// How hard writers try against concurrent writers.
     pub retry: RetryPolicy,
+    /// This program, for the hooks `init` installs to find it when it is
+    /// not on `PATH`.
+    pub exe: Option<PathBuf>,
 }
 
 impl Env {
@@ -66,6 +70,7 @@ impl Env {
             git_program: "git".into(),
             sign_timeout: Duration::from_secs(10),
             retry: RetryPolicy::default(),
+            exe: None,
         }
     }
 

@@ -85,6 +85,19 @@ pub fn write_key_pair(key: &PrivateKey, path: &Path, comment: &str) -> Result<()
     Ok(())
 }
 
+/// The public half of the OpenSSH private key file at `path`.
+pub fn read_public_key(path: &Path) -> Result<PublicKey, SigningError> {
+    let text = fs::read_to_string(path).map_err(|source| SigningError::ReadKey {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let key = PrivateKey::from_openssh(text.as_bytes()).map_err(|e| SigningError::InvalidKey {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    Ok(key.public_key().clone())
+}
+
 /// The allowed-signers line that lets `principal` sign commits with `key`:
 /// `principal namespaces="git" ssh-ed25519 AAAA...` (the key's comment is left
 /// out). The principal must be non-empty and free of blanks, quotes and

@@ -42,7 +42,7 @@ use crate::process::ProcessError;
 
 pub use allowed::AllowedSigners;
 pub use commit::{committer_timestamp, insert_gpgsig, split_signed_commit};
-pub use keys::{allowed_signers_line, generate_ed25519, write_key_pair};
+pub use keys::{allowed_signers_line, generate_ed25519, read_public_key, write_key_pair};
 pub use sign::Signer;
 pub use verify::{status_letter, verify_commit, verify_ssh, SignatureStatus};
 

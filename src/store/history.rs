@@ -46,7 +46,77 @@ pub struct CommitInfo {
     pub signature: Option<String>,
 }
 
+/// What an object id names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    Commit,
+    Tree,
+    Blob,
+    Tag,
+}
+
+impl std::fmt::Display for ObjectKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ObjectKind::Commit => "commit",
+            ObjectKind::Tree => "tree",
+            ObjectKind::Blob => "blob",
+            ObjectKind::Tag => "tag",
+        })
+    }
+}
+
 impl Store {
+    /// What `id` names after peeling tags, with the id it peels to; `None`
+    /// when the object is not in the repository.
+    pub fn peel(&self, id: ObjectId) -> Result<Option<(ObjectKind, ObjectId)>, StoreError> {
+        let Some(obj) = self
+            .repo()
+            .try_find_object(id)
+            .ctx(|| format!("reading object {id}"))?
+        else {
+            return Ok(None);
+        };
+        let obj = obj.peel_tags_to_end().ctx(|| format!("peeling tag {id}"))?;
+        let kind = match obj.kind {
+            gix::object::Kind::Commit => ObjectKind::Commit,
+            gix::object::Kind::Tree => ObjectKind::Tree,
+            gix::object::Kind::Blob => ObjectKind::Blob,
+            gix::object::Kind::Tag => ObjectKind::Tag,
+        };
+        Ok(Some((kind, obj.id)))
+    }
+
+    /// The root commits (no parents) reachable from `tip`.
+    pub fn roots(&self, tip: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
+        let mut out = Vec::new();
+        for id in self.ancestors(tip)? {
+            let commit = self
+                .repo()
+                .find_commit(id)
+                .ctx(|| format!("reading commit {id}"))?;
+            if commit.parent_ids().next().is_none() {
+                out.push(id);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The names at the top of a commit's tree.
+    pub fn top_level(&self, commit: ObjectId) -> Result<Vec<String>, StoreError> {
+        let tree = self
+            .repo()
+            .find_commit(commit)
+            .ctx(|| format!("reading commit {commit}"))?
+            .tree_id()
+            .ctx(|| format!("reading the tree of {commit}"))?
+            .detach();
+        Ok(tree_entries(self.repo(), Some(tree))?
+            .into_iter()
+            .map(|(name, _, _)| name)
+            .collect())
+    }
+
     /// Reads one commit.
     pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo, StoreError> {
         let commit = self

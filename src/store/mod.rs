@@ -29,7 +29,7 @@ use gix::ObjectId;
 
 use crate::signing::SigningError;
 
-pub use history::{ChangedPath, CommitInfo};
+pub use history::{ChangedPath, CommitInfo, ObjectKind};
 pub use index::{ArtifactOutcome, Index, LessonEntry};
 pub use layout::Branch;
 pub use tx::{Change, CommitSpec, RetryPolicy, Tx};

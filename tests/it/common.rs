@@ -160,6 +160,20 @@ impl TestEnv {
         Run::from(c.output().expect("run git"))
     }
 
+    /// `git --git-dir DIR args…`, asserted to succeed: its stdout, trimmed.
+    pub fn git_at(&self, dir: &Path, args: &[&str]) -> String {
+        let o = Command::new("git")
+            .arg("--git-dir")
+            .arg(dir)
+            .args(args)
+            .env_clear()
+            .envs(self.vars())
+            .output()
+            .expect("run git");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).trim().to_owned()
+    }
+
     /// Runs `git args…` with `input` on stdin.
     pub fn git_stdin(&self, args: &[&str], input: &str) -> Run {
         use std::io::Write;

@@ -77,30 +77,132 @@ fn init_creates_a_repository_stock_git_verifies() {
     env.assert_fsck();
 }
 
-#[test]
-fn pre_push_hook_refuses_private_branches() {
-    let env = TestEnv::new();
-    env.init();
-    let remote = env.path().join("remote.git");
-    assert_eq!(
-        std::process::Command::new("git")
-            .args(["init", "-q", "--bare"])
-            .arg(&remote)
-            .status()
-            .unwrap()
-            .code(),
-        Some(0)
-    );
-    let r = env.git(&["push", remote.to_str().unwrap(), "ledger"]);
-    assert_ne!(r.code, 0);
-    r.assert_stderr("refusing to push refs/heads/ledger");
-    let refs = std::process::Command::new("git")
-        .arg("--git-dir")
+/// A bare repository to push to, and what it holds.
+fn bare_remote(env: &TestEnv, name: &str) -> std::path::PathBuf {
+    let remote = env.path().join(name);
+    let st = std::process::Command::new("git")
+        .args(["init", "-q", "--bare"])
         .arg(&remote)
-        .args(["for-each-ref"])
+        .env_clear()
+        .envs(env.vars())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    remote
+}
+
+fn remote_refs(env: &TestEnv, remote: &std::path::Path) -> String {
+    let o = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(remote)
+        .args(["for-each-ref", "--format=%(refname)"])
+        .env_clear()
+        .envs(env.vars())
         .output()
         .unwrap();
-    assert!(refs.stdout.is_empty(), "nothing reached the remote");
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn nothing_private_leaves_the_machine_under_any_name() {
+    let env = TestEnv::new();
+    env.init();
+    let ingested = env.lore(&[
+        "ingest",
+        &format!("{}/examples/artifacts", env!("CARGO_MANIFEST_DIR")),
+    ]);
+    let lessons: Vec<String> = ingested
+        .ok()
+        .lines()
+        .filter(|l| l.starts_with("proposed "))
+        .map(|l| l.split_whitespace().nth(1).unwrap().to_owned())
+        .collect();
+    env.lore(&["confirm", &lessons[0], "org"]).ok();
+    env.lore(&["confirm", &lessons[1], "private"]).ok();
+    env.lore(&["judge", "--all", "--yes"]).ok();
+    let remote = bare_remote(&env, "remote.git");
+    let url = remote.to_str().unwrap();
+    let ledger = env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
+    let local = env.git(&["rev-parse", "pool/local"]).ok().trim().to_owned();
+    let ledger_tree = env
+        .git(&["rev-parse", "ledger^{tree}"])
+        .ok()
+        .trim()
+        .to_owned();
+    env.git(&["tag", "-a", "-m", "x", "sneaky-tag", "ledger~2"])
+        .ok();
+    env.git(&["branch", "alias", "ledger~1"]).ok();
+    // A commit made by hand around the ledger's tree: no ledger history,
+    // but every ledger record.
+    let copy = env
+        .git(&["commit-tree", "-m", "copy", &ledger_tree])
+        .ok()
+        .trim()
+        .to_owned();
+    let cases: Vec<(String, &str)> = vec![
+        ("ledger".into(), "refs/heads/ledger"),
+        ("HEAD:refs/heads/x".into(), "HEAD"),
+        (format!("{ledger}:refs/heads/x"), "x"),
+        ("ledger~0:refs/heads/x".into(), "x"),
+        ("sneaky-tag".into(), "refs/tags/sneaky-tag"),
+        ("alias".into(), "refs/heads/alias"),
+        (
+            format!("{local}:refs/heads/pool/org"),
+            "refs/heads/pool/org",
+        ),
+        ("pool/local".into(), "refs/heads/pool/local"),
+        (format!("{copy}:refs/heads/x"), "x"),
+        (format!("{ledger_tree}:refs/tags/tree"), "refs/tags/tree"),
+    ];
+    for (spec, shown) in &cases {
+        let r = env.git(&["push", url, spec]);
+        assert_ne!(r.code, 0, "{spec} was pushed:\n{}", r.stderr);
+        r.assert_stderr("git-lore: refusing to push ");
+        assert!(r.stderr.contains(shown), "{spec}: {}", r.stderr);
+        assert_eq!(
+            r.stderr.matches("refusing to push").count(),
+            1,
+            "the refusal is said once: {}",
+            r.stderr
+        );
+        assert_eq!(remote_refs(&env, &remote), "", "{spec} reached the remote");
+    }
+    let r = env.git(&["push", url, "ledger"]);
+    r.assert_stderr("its history is the history of ledger, which never leaves this machine");
+    let r = env.git(&["push", url, &format!("{copy}:refs/heads/x")]);
+    r.assert_stderr("holds ledger records (declined/), which never leave this machine");
+    let r = env.git(&["push", url, &format!("{ledger_tree}:refs/tags/tree")]);
+    r.assert_stderr("it names a tree, and only commits of pool/org and pool/public may be pushed");
+    // The org pool may go.
+    let r = env.git(&["push", url, "pool/org"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(remote_refs(&env, &remote), "refs/heads/pool/org\n");
+}
+
+#[test]
+fn a_relative_repository_path_works_from_anywhere() {
+    let env = TestEnv::new();
+    let run = |args: &[&str], cwd: &std::path::Path| {
+        let o = env
+            .lore_cmd(args)
+            .env_remove("GIT_LORE_REPO")
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["--repo", "rel.git", "init"], env.path());
+    assert_eq!(code, Some(0), "{err}");
+    let key = env.git_at(&env.path().join("rel.git"), &["config", "user.signingkey"]);
+    assert!(key.starts_with('/'), "absolute: {key}");
+    let elsewhere = env.path().join("home");
+    let (code, err) = run(&["--repo", "../rel.git", "verify"], &elsewhere);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = run(&["--repo", "./rel.git", "init"], env.path());
+    assert_eq!(code, Some(0), "{err}");
 }
 
 /// Builds a commit on the ledger with plain git and moves the ledger to it.
