@@ -13,10 +13,30 @@ pub struct Args {
     /// Throw the index away and rebuild it from history.
     #[arg(long)]
     rebuild: bool,
+    /// Accept that a branch moved backwards (a rollback, a rewrite): its
+    /// new history becomes the verified one, once what it adds verifies.
+    #[arg(long)]
+    accept_rewrite: bool,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let lore = ctx.open()?;
+    if args.accept_rewrite {
+        let accepted = git_lore::ops::trust::accept_rewrites(&lore)?;
+        if accepted.is_empty() {
+            ui::out("No branch moved backwards; nothing to accept.\n");
+        }
+        for a in &accepted {
+            ui::out(&format!(
+                "Accepted: {} moved from {} to {}, {} commits dropped.\n",
+                a.branch,
+                &a.from.to_string()[..12],
+                a.to.map(|t| t.to_string()[..12].to_owned())
+                    .unwrap_or_else(|| "nothing".into()),
+                a.dropped
+            ));
+        }
+    }
     let i = query::refresh_index(&lore, args.rebuild)?;
     ui::out(&format!(
         "index: {} artifacts, {} lessons{}\n",

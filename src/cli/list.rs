@@ -23,6 +23,7 @@ fn parse_status(s: &str) -> Result<ProposalStatus, String> {
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let lore = ctx.open()?;
+    let trusted = ui::check_trust(&lore)?;
     let list = query::list(&lore, args.status)?;
     if args.json {
         ui::out_json(&list);
@@ -31,7 +32,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     } else {
         let mut s = String::new();
         for p in &list {
-            s.push_str(&format!("{}  {}\n", p.id, p.candidate.claim));
+            let flag = if trusted.flagged.contains(&p.id) {
+                "  [unverified]"
+            } else {
+                ""
+            };
+            s.push_str(&format!("{}  {}{flag}\n", p.id, p.candidate.claim));
         }
         ui::out(&s);
     }

@@ -37,6 +37,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         .map(|a| ui::parse_id(a))
         .collect::<ui::Result<Vec<_>>>()?;
     let lore = ctx.open()?;
+    let trusted = ui::check_trust(&lore)?;
     let rows: Vec<Row> = query::seen(&lore, &ids)?
         .into_iter()
         .map(|s| {
@@ -79,7 +80,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ("declined", _, _, Some(reason)) => format!(" {reason}"),
             _ => String::new(),
         };
-        s.push_str(&format!("{} {}{}\n", r.artifact, r.outcome, detail));
+        let flagged = [Some(&r.artifact), r.lesson.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(|i| i.parse().is_ok_and(|i| trusted.flagged.contains(&i)));
+        let flag = if flagged { " [unverified]" } else { "" };
+        s.push_str(&format!("{} {}{}{flag}\n", r.artifact, r.outcome, detail));
     }
     ui::out(&s);
     Ok(Exit::Done)

@@ -18,7 +18,13 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let id = ui::parse_id(&args.id)?;
     let lore = ctx.open()?;
+    let trusted = ui::check_trust(&lore)?;
     let p = query::proposal(&lore, id)?;
+    if trusted.flagged.contains(&id) {
+        ui::status(format!(
+            "warning: lesson {id} was changed by a commit that does not verify; what follows is not to be trusted — see `git lore verify`"
+        ));
+    }
     if args.json {
         ui::out_json(&p);
         return Ok(Exit::Done);

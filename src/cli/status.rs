@@ -16,6 +16,7 @@ pub struct Args {
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let lore = ctx.open()?;
+    let trusted = ui::check_trust(&lore)?;
     let counts = query::counts(&lore)?;
     let get = |s: ProposalStatus| {
         counts
@@ -34,6 +35,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             "awaiting_decision".into(),
             (get(Pending) + get(Confirmed)).into(),
         );
+        m.insert("unverified".into(), trusted.flagged.len().into());
+        m.insert("rewritten".into(), trusted.rewritten.into());
         ui::out_json(&m);
     } else {
         ui::out(&format!(
@@ -45,5 +48,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             get(Passed)
         ));
     }
-    Ok(Exit::Done)
+    Ok(if trusted.rewritten {
+        Exit::Refused
+    } else {
+        Exit::Done
+    })
 }

@@ -147,3 +147,43 @@ pub fn print_transition(
     }
     Exit::Done
 }
+
+/// What reading commands know about the trust of what they show.
+pub struct Trusted {
+    /// Lessons and artifacts touched by commits that do not verify.
+    pub flagged: std::collections::HashSet<Id>,
+    /// Some branch moved backwards since it was last verified.
+    pub rewritten: bool,
+}
+
+/// Verifies what is new on every branch and warns, on stderr, about commits
+/// that do not verify and branches that moved backwards.
+pub fn check_trust(lore: &Lore) -> Result<Trusted> {
+    use git_lore::ops::trust::{self, Standing};
+    let standings = trust::review(lore)?;
+    let mut rewritten = false;
+    for s in &standings {
+        match &s.standing {
+            Standing::Verified => {}
+            Standing::Unverified { problems } => status(format!(
+                "warning: {} has commits that do not verify ({} problems); what they changed is marked [unverified] — see `git lore verify`",
+                s.branch,
+                problems.len()
+            )),
+            Standing::Rewritten { from, to, dropped } => {
+                rewritten = true;
+                status(format!(
+                    "warning: {} moved from {} to {}, {dropped} commits dropped; see `git lore verify`, and accept it with `git lore index --accept-rewrite` if it was intended",
+                    s.branch,
+                    &from.to_string()[..12],
+                    to.map(|t| t.to_string()[..12].to_owned())
+                        .unwrap_or_else(|| "nothing (it was deleted)".into())
+                ));
+            }
+        }
+    }
+    Ok(Trusted {
+        flagged: trust::flagged(lore, &standings)?,
+        rewritten,
+    })
+}

@@ -20,14 +20,14 @@ use std::collections::HashMap;
 use gix::ObjectId;
 use serde_json::Value;
 
-use super::{Lore, LoreError};
+use super::{Env, Lore, LoreError};
 use crate::event::{ConfigTopic, Event, On, Op, PathKind, Root, Step};
 use crate::model::{Id, LessonStatus, ProposalStatus, Source};
 use crate::review::{lifecycle, RubricSet};
 use crate::schema::{self, SchemaKind};
 use crate::signing::{self, AllowedSigners, SignatureStatus};
 use crate::store::layout::{self, RecordPath, POOL_ALLOWED_SIGNERS};
-use crate::store::{Branch, ChangedPath, CommitInfo};
+use crate::store::{Branch, ChangedPath, CommitInfo, Store};
 use crate::trailers::TrailerError;
 
 /// One commit, as `git lore log` shows it.
@@ -53,16 +53,16 @@ pub struct Problem {
 
 /// Caches allowed-signers files by the commit they are read at.
 struct Trust<'a> {
-    lore: &'a Lore,
+    store: &'a Store,
     repo_file: AllowedSigners,
     pool_files: HashMap<ObjectId, AllowedSigners>,
 }
 
 impl<'a> Trust<'a> {
-    fn new(lore: &'a Lore) -> Result<Trust<'a>, LoreError> {
+    fn new(store: &'a Store, env: &Env) -> Result<Trust<'a>, LoreError> {
         Ok(Trust {
-            lore,
-            repo_file: lore.ledger_allowed_signers()?,
+            store,
+            repo_file: super::ledger_allowed_signers(store, env)?,
             pool_files: HashMap::new(),
         })
     }
@@ -78,7 +78,6 @@ impl<'a> Trust<'a> {
         };
         if !self.pool_files.contains_key(&parent) {
             let text = self
-                .lore
                 .store
                 .read_at(parent, POOL_ALLOWED_SIGNERS)?
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -109,7 +108,7 @@ pub enum LogFilter {
 
 /// The audit trail, newest first.
 pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
-    let mut trust = Trust::new(lore)?;
+    let mut trust = Trust::new(&lore.store, &lore.env)?;
     let mut out = Vec::new();
     for (branch, id) in lore.store.all_commits()? {
         let info = lore.store.commit_info(id)?;
@@ -182,12 +181,47 @@ pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
             .collect(),
         None => all,
     };
-    let mut trust = Trust::new(lore)?;
+    let mut problems = check_commits(&lore.store, &lore.env, &list)?;
+    if let Scope::All = scope {
+        // History that moved backwards, and anchors to bring up to date.
+        for &branch in Branch::ALL {
+            let tip = lore.store.tip(branch)?;
+            match super::trust::standing(&lore.store, &lore.env, branch, tip)? {
+                super::trust::Standing::Rewritten { from, to, dropped } => problems.push(Problem {
+                    commit: to.map(|t| t.to_string()).unwrap_or_default(),
+                    branch: branch.to_string(),
+                    problem: format!(
+                        "{branch} moved from {} to {}, {dropped} commits dropped (accept it with `git lore index --accept-rewrite` if it was intended)",
+                        super::short(&from),
+                        to.as_ref().map(super::short).unwrap_or_else(|| "nothing".into())
+                    ),
+                }),
+                // Unverified commits are in `problems` already.
+                super::trust::Standing::Unverified { .. } | super::trust::Standing::Verified => {}
+            }
+        }
+    }
+    Ok(Verified {
+        commits: list.len(),
+        problems,
+    })
+}
+
+/// Checks `commits` (newest first, each with the branch it is on): the
+/// signature, the event against what the commit changed, every record
+/// written. A merge's parent that is not in the list counts as trusted: it
+/// was checked before.
+pub(crate) fn check_commits(
+    store: &Store,
+    env: &Env,
+    commits: &[(Branch, ObjectId)],
+) -> Result<Vec<Problem>, LoreError> {
+    let mut trust = Trust::new(store, env)?;
     let mut problems = Vec::new();
     let mut trusted: HashMap<ObjectId, bool> = HashMap::new();
     // Oldest first, so a merge's parents are judged before the merge.
-    for (branch, id) in list.iter().rev() {
-        let info = lore.store.commit_info(*id)?;
+    for (branch, id) in commits.iter().rev() {
+        let info = store.commit_info(*id)?;
         let mut say = |p: String| {
             problems.push(Problem {
                 commit: id.to_string(),
@@ -198,7 +232,7 @@ pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
         let status = trust.status(*branch, &info)?;
         let mut good = matches!(status, SignatureStatus::Good { .. });
         if !good && info.parents.len() > 1 {
-            good = is_pure_merge(lore, &info, &trusted)?;
+            good = is_pure_merge(store, &info, &trusted)?;
             if !good {
                 say("merge commit is not signed by an allowed signer and is not a pure merge of trusted parents".into());
             }
@@ -212,16 +246,13 @@ pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
         match &info.event {
             Err(e) => say(format!("trailers unreadable: {e}")),
             Ok(e) => {
-                for p in check_commit(lore, *branch, &info, e)? {
+                for p in check_commit(store, *branch, &info, e)? {
                     say(p);
                 }
             }
         }
     }
-    Ok(Verified {
-        commits: list.len(),
-        problems,
-    })
+    Ok(problems)
 }
 
 fn signature_problem(status: &SignatureStatus) -> String {
@@ -239,15 +270,17 @@ fn signature_problem(status: &SignatureStatus) -> String {
 }
 
 fn is_pure_merge(
-    lore: &Lore,
+    store: &Store,
     info: &CommitInfo,
     trusted: &HashMap<ObjectId, bool>,
 ) -> Result<bool, LoreError> {
-    if info.parents.len() != 2 || !info.parents.iter().all(|p| trusted.get(p) == Some(&true)) {
+    // A parent checked earlier in this run counts as it was judged; one
+    // outside the run was checked before.
+    if info.parents.len() != 2 || !info.parents.iter().all(|p| trusted.get(p) != Some(&false)) {
         return Ok(false);
     }
     let (a, b) = (info.parents[0].to_string(), info.parents[1].to_string());
-    let out = lore.store.run_git(&[
+    let out = store.run_git(&[
         "merge-tree".as_ref(),
         "--write-tree".as_ref(),
         a.as_ref(),
@@ -288,7 +321,7 @@ fn kind_name(k: PathKind) -> &'static str {
 
 /// Checks a single-parent commit's event against what it changed.
 fn check_commit(
-    lore: &Lore,
+    store: &Store,
     branch: Branch,
     info: &CommitInfo,
     event: &Event,
@@ -315,7 +348,7 @@ fn check_commit(
         _ => {}
     }
 
-    let changes = lore.store.changed_paths(info)?;
+    let changes = store.changed_paths(info)?;
     let touched: Vec<Touched> = changes
         .iter()
         .map(|c| {
@@ -394,7 +427,7 @@ fn check_commit(
         let read = |id: Option<ObjectId>| -> Result<Option<Value>, LoreError> {
             Ok(match id {
                 None => None,
-                Some(id) => serde_json::from_slice(&lore.store.blob(id)?).ok(),
+                Some(id) => serde_json::from_slice(&store.blob(id)?).ok(),
             })
         };
         let (old, new) = (read(t.change.old)?, read(t.change.new)?);
@@ -446,7 +479,7 @@ fn check_commit(
             let new = record(PathKind::Lesson).1;
             problems.extend(check_promote(branch, *lesson, *visibility, *pool, new));
         }
-        Event::Config { topic } => problems.extend(check_config(lore, info, *topic, &matched)?),
+        Event::Config { topic } => problems.extend(check_config(store, info, *topic, &matched)?),
     }
     Ok(problems)
 }
@@ -571,7 +604,7 @@ fn check_promote(
 }
 
 fn check_config(
-    lore: &Lore,
+    store: &Store,
     info: &CommitInfo,
     topic: ConfigTopic,
     matched: &[&Touched],
@@ -589,7 +622,7 @@ fn check_config(
             ));
         }
     }
-    let Some(bytes) = lore.store.read_in_tree(info.tree, path)? else {
+    let Some(bytes) = store.read_in_tree(info.tree, path)? else {
         problems.push(format!("config {name}: {path} is missing"));
         return Ok(problems);
     };

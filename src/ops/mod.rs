@@ -19,6 +19,7 @@ mod ledger;
 pub mod promote;
 pub mod query;
 pub mod rubrics;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -135,6 +136,22 @@ pub enum LoreError {
         id: Id,
         why: crate::pipeline::Invalid,
     },
+    /// A commit on the branch a command would build on does not verify.
+    #[error("refusing to build on {branch}: commit {commit} does not verify ({problem}){}; nothing was written. `git lore verify` lists every problem; to drop the commit, move {branch} back to its last good commit and accept that with `git lore index --accept-rewrite`", if *more > 0 { format!(", and {more} more problems") } else { String::new() })]
+    Untrusted {
+        branch: crate::store::Branch,
+        commit: String,
+        problem: String,
+        more: usize,
+    },
+    /// The branch moved backwards since it was last verified.
+    #[error("{branch} moved from {} to {}, {dropped} commits dropped; nothing was written. If that was intended, accept it with `git lore index --accept-rewrite`", short(from), to.as_ref().map(short).unwrap_or_else(|| "nothing (it was deleted)".into()))]
+    Rewritten {
+        branch: crate::store::Branch,
+        from: gix::ObjectId,
+        to: Option<gix::ObjectId>,
+        dropped: usize,
+    },
     /// The pool entry promote would write is not valid.
     #[error("lesson {id}: the pool entry would not be valid; nothing written: {why}")]
     BadPoolEntry { id: Id, why: String },
@@ -158,6 +175,11 @@ impl LoreError {
             _ => Class::Refused,
         }
     }
+}
+
+/// The first 12 hex digits of a commit id, as messages show it.
+pub(crate) fn short(id: &gix::ObjectId) -> String {
+    id.to_string()[..12].to_owned()
 }
 
 /// Whether an error was caused by a full disk, an exceeded quota or a
@@ -221,6 +243,24 @@ pub(crate) fn expand_path(p: &str, home: Option<&Path>, base: &Path) -> PathBuf 
     }
 }
 
+/// The allowed signers in force for the ledger: the repository's own
+/// `gpg.ssh.allowedSignersFile`.
+pub(crate) fn ledger_allowed_signers(
+    store: &Store,
+    env: &Env,
+) -> Result<signing::AllowedSigners, LoreError> {
+    let Some(p) = store.config_string("gpg.ssh.allowedSignersFile") else {
+        return Ok(signing::AllowedSigners::default());
+    };
+    let path = expand_path(&p, env.home.as_deref(), store.git_dir());
+    let text = std::fs::read_to_string(&path).map_err(|source| LoreError::File {
+        what: "cannot read gpg.ssh.allowedSignersFile",
+        path: path.clone(),
+        source,
+    })?;
+    Ok(signing::AllowedSigners::parse(&text)?)
+}
+
 /// The signing configuration git would use for this repository.
 pub(crate) fn signing_config(store: &Store, env: &Env) -> Result<SigningConfig, LoreError> {
     let format = Format::from_git_config(store.config_string("gpg.format").as_deref())?;
@@ -260,16 +300,7 @@ impl Lore {
 
     /// The allowed signers in force for the ledger (`gpg.ssh.allowedSignersFile`).
     pub fn ledger_allowed_signers(&self) -> Result<signing::AllowedSigners, LoreError> {
-        let Some(p) = self.store.config_string("gpg.ssh.allowedSignersFile") else {
-            return Ok(signing::AllowedSigners::default());
-        };
-        let path = expand_path(&p, self.env.home.as_deref(), self.store.git_dir());
-        let text = std::fs::read_to_string(&path).map_err(|source| LoreError::File {
-            what: "cannot read gpg.ssh.allowedSignersFile",
-            path: path.clone(),
-            source,
-        })?;
-        Ok(signing::AllowedSigners::parse(&text)?)
+        ledger_allowed_signers(&self.store, &self.env)
     }
 
     /// Runs one transaction on `branch` with this repository's signer.
@@ -285,15 +316,22 @@ impl Lore {
             )?)?);
         }
         let signer = self.signer.as_ref().expect("just set");
-        let r = self.store.transact(
+        let (store, env) = (&self.store, &self.env);
+        let mut check = |base| trust::ensure(store, env, branch, base);
+        let r = store.transact(
             branch,
             signer,
-            self.env.now,
+            env.now,
             &mut self.rng,
-            self.env.retry,
+            env.retry,
+            &mut check,
             f,
         )?;
-        self.wrote |= !r.commits.is_empty();
+        if let Some(&head) = r.commits.last() {
+            // What this command wrote is as verified as what it built on.
+            store.advance_anchor(branch, r.base, head, env.now)?;
+            self.wrote = true;
+        }
         Ok(r)
     }
 

@@ -175,6 +175,52 @@ impl Store {
         Ok(out)
     }
 
+    /// Every commit reachable from `tip` but not from `stop`, each turned
+    /// into a `T` by `each` (given its id and message), parents before
+    /// children. `None` when `stop` is given but is not an ancestor of `tip`:
+    /// history was rewritten.
+    pub fn walk_since<T>(
+        &self,
+        tip: ObjectId,
+        stop: Option<ObjectId>,
+        mut each: impl FnMut(ObjectId, &[u8]) -> T,
+    ) -> Result<Option<Vec<T>>, StoreError> {
+        let mut out = Vec::new();
+        if Some(tip) == stop {
+            return Ok(Some(out));
+        }
+        let mut seen: HashSet<ObjectId> = HashSet::new();
+        let mut found_stop = stop.is_none();
+        let mut made: std::collections::HashMap<ObjectId, T> = std::collections::HashMap::new();
+        let mut stack: Vec<(ObjectId, bool)> = vec![(tip, false)];
+        while let Some((id, expanded)) = stack.pop() {
+            if expanded {
+                if let Some(t) = made.remove(&id) {
+                    out.push(t);
+                }
+                continue;
+            }
+            if !seen.insert(id) {
+                continue;
+            }
+            let commit = self
+                .repo()
+                .find_commit(id)
+                .ctx(|| format!("reading commit {id}"))?;
+            let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+            made.insert(id, each(id, commit.message_raw_sloppy()));
+            stack.push((id, true));
+            for p in parents.into_iter().rev() {
+                if Some(p) == stop {
+                    found_stop = true;
+                } else if !seen.contains(&p) {
+                    stack.push((p, false));
+                }
+            }
+        }
+        Ok(found_stop.then_some(out))
+    }
+
     /// Commits reachable from `tip` but not from any of `hide`, newest first.
     pub fn range(&self, tip: ObjectId, hide: &[ObjectId]) -> Result<Vec<ObjectId>, StoreError> {
         let hidden: HashSet<ObjectId> = hide

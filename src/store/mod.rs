@@ -13,6 +13,7 @@
 //! [`CommitSigner`]), print, or read the process environment: the caller passes
 //! everything in through [`Host`].
 
+pub mod anchor;
 pub mod history;
 pub mod index;
 pub mod layout;

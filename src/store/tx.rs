@@ -214,6 +214,8 @@ impl<'s> Tx<'s> {
 #[derive(Debug)]
 pub struct Committed<T> {
     pub value: T,
+    /// The tip the published commits were built on.
+    pub base: Option<ObjectId>,
     pub commits: Vec<ObjectId>,
     /// How many times the race was lost before this attempt won.
     pub retries: u32,
@@ -222,6 +224,9 @@ pub struct Committed<T> {
 impl Store {
     /// Runs `f` as one transaction on `branch`: every commit it makes is
     /// published at once, or — if `f` fails — none is. See the module doc.
+    /// `check` is asked about the tip each attempt builds on before anything
+    /// is built on it; an error stops the transaction with nothing written.
+    #[allow(clippy::too_many_arguments)]
     pub fn transact<T, E>(
         &self,
         branch: Branch,
@@ -229,23 +234,20 @@ impl Store {
         now: jiff::Timestamp,
         rng: &mut dyn RngCore,
         policy: RetryPolicy,
+        check: &mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
         mut f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<Committed<T>, E>
     where
         E: From<StoreError>,
     {
-        let ident = self.identity();
-        let author = gix::actor::Signature {
-            name: ident.name.into(),
-            email: ident.email.into(),
-            time: gix::date::Time::new(now.as_second(), 0),
-        };
+        let author = self.signature_at(now);
         let mut retries = 0;
         loop {
             // The base first, then the index: the index then knows at least
             // every commit the base contains, so an idempotency check made
             // through it can never miss a commit the swap builds on.
             let base = self.tip(branch).map_err(E::from)?;
+            check(base)?;
             let index = Index::load(self).map_err(E::from)?;
             let base_tree = match base {
                 Some(b) => self
@@ -280,6 +282,7 @@ impl Store {
             if commits.is_empty() {
                 return Ok(Committed {
                     value,
+                    base,
                     commits,
                     retries,
                 });
@@ -290,6 +293,7 @@ impl Store {
                     index.remember(branch, base, head, &overlay);
                     return Ok(Committed {
                         value,
+                        base,
                         commits,
                         retries,
                     });
@@ -322,40 +326,52 @@ impl Store {
         new: ObjectId,
         author: &gix::actor::Signature,
     ) -> Result<(), SwapError> {
-        let name = branch.ref_name();
+        self.move_ref(&branch.ref_name(), Expect::Is(expected), new, author)
+    }
+
+    /// Moves the ref `name` to `new` when it is what `expected` says, or
+    /// reports that it moved meanwhile ([`SwapError::Lost`]). The move is
+    /// logged in the reflog with `author` as the committer.
+    pub(crate) fn move_ref(
+        &self,
+        name: &str,
+        expected: Expect,
+        new: ObjectId,
+        author: &gix::actor::Signature,
+    ) -> Result<(), SwapError> {
         let edit = RefEdit {
             change: RefChange::Update {
                 log: LogChange {
                     mode: RefLog::AndReference,
                     force_create_reflog: false,
-                    message: format!("git-lore: {branch}").into(),
+                    message: format!("git-lore: {}", name.trim_start_matches("refs/heads/")).into(),
                 },
                 expected: match expected {
-                    Some(e) => PreviousValue::MustExistAndMatch(Target::Object(e)),
-                    None => PreviousValue::MustNotExist,
+                    Expect::Is(Some(e)) => PreviousValue::MustExistAndMatch(Target::Object(e)),
+                    Expect::Is(None) => PreviousValue::MustNotExist,
+                    Expect::Any => PreviousValue::Any,
                 },
                 new: Target::Object(new),
             },
-            name: name.as_str().try_into().map_err(
-                |e: gix::validate::reference::name::Error| {
+            name: name
+                .try_into()
+                .map_err(|e: gix::validate::reference::name::Error| {
                     SwapError::Other(StoreError::Git {
                         context: format!("naming {name}"),
                         source: gix::Error::from_error(e),
                     })
-                },
-            )?,
+                })?,
             deref: false,
         };
-        let committer = author;
         let mut buf = gix::date::parse::TimeBuf::default();
         match self
             .repo()
-            .edit_references_as(Some(edit), Some(committer.to_ref(&mut buf)))
+            .edit_references_as(Some(edit), Some(author.to_ref(&mut buf)))
         {
             Ok(_) => Ok(()),
             Err(e) => {
                 if e.is_conflict() || e.is_retryable() || e.is_not_found() {
-                    // Out of date, a concurrent lock holder, or the branch
+                    // Out of date, a concurrent lock holder, or the ref
                     // vanished under us: re-read and re-derive.
                     Err(SwapError::Lost)
                 } else {
@@ -369,7 +385,16 @@ impl Store {
     }
 }
 
-enum SwapError {
+/// What a ref must hold for [`Store::move_ref`] to move it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Expect {
+    /// Exactly this (`None`: the ref must not exist).
+    Is(Option<ObjectId>),
+    /// Anything: a forced move.
+    Any,
+}
+
+pub(crate) enum SwapError {
     Lost,
     Other(StoreError),
 }

@@ -309,3 +309,120 @@ pub fn fanout(dir: &str, id: &str) -> String {
     let b = id.as_bytes();
     format!("{dir}/{}/{}/{id}.json", b[24] as char, b[25] as char)
 }
+
+/// How a forged commit is signed.
+pub enum Sign<'a> {
+    /// With the repository's own key, as git-lore signs.
+    Repo,
+    /// Not at all.
+    Unsigned,
+    /// With the ssh key in this file.
+    Key(&'a Path),
+}
+
+impl TestEnv {
+    /// Writes a commit by hand, the way someone with access to the
+    /// repository could: `parent`'s tree (none for a root commit) with
+    /// `changes` applied (`Some(text)` writes a file, `None` removes it),
+    /// signed as `sign` says, then moves `branch` to it. Returns its id.
+    pub fn forge(
+        &self,
+        branch: &str,
+        parent: Option<&str>,
+        changes: &[(&str, Option<&str>)],
+        message: &str,
+        sign: Sign<'_>,
+    ) -> String {
+        let index = self.path().join("forge-index");
+        let with_index = |args: &[&str], input: Option<&str>| -> String {
+            use std::io::Write;
+            let mut c = Command::new("git");
+            c.arg("--git-dir")
+                .arg(self.repo())
+                .args(args)
+                .env_clear()
+                .envs(self.vars())
+                .env("GIT_INDEX_FILE", &index)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.unwrap_or("").as_bytes()).unwrap();
+            drop(stdin);
+            let o = child.wait_with_output().unwrap();
+            assert!(
+                o.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            String::from_utf8_lossy(&o.stdout).trim().to_owned()
+        };
+        let _ = std::fs::remove_file(&index);
+        match parent {
+            Some(p) => with_index(&["read-tree", p], None),
+            None => with_index(&["read-tree", "--empty"], None),
+        };
+        for (path, content) in changes {
+            match content {
+                Some(text) => {
+                    let blob = with_index(&["hash-object", "-w", "--stdin"], Some(text));
+                    with_index(
+                        &[
+                            "update-index",
+                            "--add",
+                            "--cacheinfo",
+                            &format!("100644,{blob},{path}"),
+                        ],
+                        None,
+                    );
+                }
+                None => {
+                    let line = format!("0 {}\t{path}\n", "0".repeat(40));
+                    with_index(&["update-index", "--index-info"], Some(&line));
+                }
+            }
+        }
+        let tree = with_index(&["write-tree"], None);
+        let _ = std::fs::remove_file(&index);
+        // `git commit-tree` signs only when asked with -S (it ignores
+        // commit.gpgSign).
+        let key;
+        let mut args: Vec<&str> = Vec::new();
+        let signed = match sign {
+            Sign::Repo => true,
+            Sign::Unsigned => false,
+            Sign::Key(k) => {
+                key = format!("user.signingkey={}", k.display());
+                args.extend(["-c", key.as_str()]);
+                true
+            }
+        };
+        args.extend(["commit-tree", tree.as_str()]);
+        if signed {
+            args.push("-S");
+        }
+        if let Some(p) = parent {
+            args.extend(["-p", p]);
+        }
+        args.extend(["-m", message]);
+        let id = self.git(&args).ok().trim().to_owned();
+        self.git(&["update-ref", &format!("refs/heads/{branch}"), &id])
+            .ok();
+        id
+    }
+
+    /// A fresh ssh key that no allowed-signers file lists.
+    pub fn stranger_key(&self) -> PathBuf {
+        let key = self.path().join("stranger_key");
+        if !key.exists() {
+            let st = Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-C", "stranger", "-f"])
+                .arg(&key)
+                .status()
+                .unwrap();
+            assert!(st.success());
+        }
+        key
+    }
+}

@@ -9,3 +9,4 @@ mod hooks;
 mod ingest;
 mod review;
 mod tour;
+mod trust;

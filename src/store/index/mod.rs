@@ -17,7 +17,7 @@
 
 pub mod format;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -26,7 +26,7 @@ use gix::ObjectId;
 
 use self::format::{Bytes, Header, RefState, TableData, TableDir, Tag};
 use super::layout::Branch;
-use super::{GixContext, Store, StoreError};
+use super::{Store, StoreError};
 use crate::event::Event;
 use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
 use crate::trailers;
@@ -546,42 +546,11 @@ fn walk(
     tip: ObjectId,
     stop: Option<ObjectId>,
 ) -> Result<Option<Vec<Event>>, StoreError> {
-    let repo = store.repo();
-    let mut out = Vec::new();
-    let mut seen: HashSet<ObjectId> = HashSet::new();
-    let mut found_stop = stop.is_none();
-    let mut parsed: HashMap<ObjectId, Option<Event>> = HashMap::new();
-    let mut stack: Vec<(ObjectId, bool)> = vec![(tip, false)];
-    if Some(tip) == stop {
-        return Ok(Some(out));
-    }
-    while let Some((id, expanded)) = stack.pop() {
-        if expanded {
-            if let Some(Some(e)) = parsed.remove(&id) {
-                out.push(e);
-            }
-            continue;
-        }
-        if !seen.insert(id) {
-            continue;
-        }
-        let commit = repo
-            .find_commit(id)
-            .ctx(|| format!("reading commit {id}"))?;
-        let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
-        let message = commit.message_raw_sloppy().to_string();
-        let (_, lines) = trailers::parse(&message);
-        parsed.insert(id, Event::from_trailers(&lines).ok());
-        stack.push((id, true));
-        for p in parents.into_iter().rev() {
-            if Some(p) == stop {
-                found_stop = true;
-            } else if !seen.contains(&p) {
-                stack.push((p, false));
-            }
-        }
-    }
-    Ok(found_stop.then_some(out))
+    let events = store.walk_since(tip, stop, |_, message| {
+        let (_, lines) = trailers::parse(&String::from_utf8_lossy(message));
+        Event::from_trailers(&lines).ok()
+    })?;
+    Ok(events.map(|list| list.into_iter().flatten().collect()))
 }
 
 #[cfg(test)]

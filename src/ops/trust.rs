@@ -1,0 +1,212 @@
+//! Never build on history that does not verify, and notice history that
+//! moves backwards.
+//!
+//! Each lore branch has an anchor, the last tip whose whole history
+//! verified ([`crate::store::anchor`]). Before a command builds on a branch
+//! it verifies the commits since the anchor — incrementally, so usually
+//! none — and moves the anchor up; a commit that fails is a refusal (exit 1,
+//! nothing written, the problem named). A tip that does not descend from
+//! its anchor is a rewrite (`ledger moved from X to Y, N commits dropped`),
+//! refused the same way until accepted with `git lore index
+//! --accept-rewrite`. Reading commands ask the same question and flag the
+//! records that unverified commits touched instead of presenting them as
+//! facts.
+
+use std::collections::HashSet;
+
+use gix::ObjectId;
+
+use super::audit::{self, Problem};
+use super::{Env, Lore, LoreError};
+use crate::model::Id;
+use crate::store::layout::{self, RecordPath};
+use crate::store::{Branch, Store};
+
+/// Where a branch stands against its anchor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// Every commit verified (or the branch does not exist).
+    Verified,
+    /// Commits since the anchor that do not verify.
+    Unverified { problems: Vec<Problem> },
+    /// The tip does not descend from the last verified tip.
+    Rewritten {
+        from: ObjectId,
+        to: Option<ObjectId>,
+        /// Commits of the old history the new one does not have.
+        dropped: usize,
+    },
+}
+
+/// One branch's standing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchStanding {
+    pub branch: Branch,
+    pub standing: Standing,
+}
+
+/// Works out where `branch` stands when its tip is `tip`: verifies the
+/// commits since the anchor and, when they are good, moves the anchor up.
+pub(crate) fn standing(
+    store: &Store,
+    env: &Env,
+    branch: Branch,
+    tip: Option<ObjectId>,
+) -> Result<Standing, LoreError> {
+    let anchor = store.anchor(branch)?;
+    let Some(tip) = tip else {
+        return Ok(match anchor {
+            None => Standing::Verified,
+            Some(from) => Standing::Rewritten {
+                from,
+                to: None,
+                dropped: store.ancestors(from)?.len(),
+            },
+        });
+    };
+    if anchor == Some(tip) {
+        return Ok(Standing::Verified);
+    }
+    let Some(new) = store.walk_since(tip, anchor, |id, _| id)? else {
+        let from = anchor.expect("a rewrite has an anchor");
+        return Ok(Standing::Rewritten {
+            from,
+            to: Some(tip),
+            dropped: store.range(from, &[tip])?.len(),
+        });
+    };
+    let newest_first: Vec<(Branch, ObjectId)> =
+        new.into_iter().rev().map(|c| (branch, c)).collect();
+    let problems = audit::check_commits(store, env, &newest_first)?;
+    if !problems.is_empty() {
+        return Ok(Standing::Unverified { problems });
+    }
+    store.advance_anchor(branch, anchor, tip, env.now)?;
+    Ok(Standing::Verified)
+}
+
+/// For a writer about to build on `tip`: `Ok` only when every commit of the
+/// branch verified and the branch did not move backwards.
+pub(crate) fn ensure(
+    store: &Store,
+    env: &Env,
+    branch: Branch,
+    tip: Option<ObjectId>,
+) -> Result<(), LoreError> {
+    match standing(store, env, branch, tip)? {
+        Standing::Verified => Ok(()),
+        Standing::Unverified { problems } => {
+            let first = &problems[0];
+            Err(LoreError::Untrusted {
+                branch,
+                commit: first.commit.clone(),
+                problem: first.problem.clone(),
+                more: problems.len() - 1,
+            })
+        }
+        Standing::Rewritten { from, to, dropped } => Err(LoreError::Rewritten {
+            branch,
+            from,
+            to,
+            dropped,
+        }),
+    }
+}
+
+/// Where every lore branch stands, for reading commands.
+pub fn review(lore: &Lore) -> Result<Vec<BranchStanding>, LoreError> {
+    let mut out = Vec::new();
+    for &branch in Branch::ALL {
+        let tip = lore.store.tip(branch)?;
+        out.push(BranchStanding {
+            branch,
+            standing: standing(&lore.store, &lore.env, branch, tip)?,
+        });
+    }
+    Ok(out)
+}
+
+/// The lessons and artifacts that commits which do not verify touched.
+pub fn flagged(lore: &Lore, standings: &[BranchStanding]) -> Result<HashSet<Id>, LoreError> {
+    let mut ids = HashSet::new();
+    for s in standings {
+        let Standing::Unverified { problems } = &s.standing else {
+            continue;
+        };
+        let commits: HashSet<&str> = problems.iter().map(|p| p.commit.as_str()).collect();
+        for c in commits {
+            let Ok(id) = ObjectId::from_hex(c.as_bytes()) else {
+                continue;
+            };
+            let info = lore.store.commit_info(id)?;
+            if let Ok(e) = &info.event {
+                ids.extend(e.lesson());
+                ids.extend(e.artifact());
+            }
+            for change in lore.store.changed_paths(&info)? {
+                match layout::classify(&change.path) {
+                    Some(
+                        RecordPath::Proposal(i) | RecordPath::Decline(i) | RecordPath::Lesson(i),
+                    ) => {
+                        ids.insert(i);
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// What accepting a rewrite did for one branch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accepted {
+    pub branch: Branch,
+    pub from: ObjectId,
+    pub to: Option<ObjectId>,
+    pub dropped: usize,
+}
+
+/// `git lore index --accept-rewrite`: takes every rewritten branch's new
+/// history as the verified one — once the commits it adds verify.
+pub fn accept_rewrites(lore: &Lore) -> Result<Vec<Accepted>, LoreError> {
+    let mut out = Vec::new();
+    for &branch in Branch::ALL {
+        let tip = lore.store.tip(branch)?;
+        let Standing::Rewritten { from, to, dropped } =
+            standing(&lore.store, &lore.env, branch, tip)?
+        else {
+            continue;
+        };
+        match to {
+            None => lore.store.drop_anchor(branch)?,
+            Some(to) => {
+                let old: HashSet<ObjectId> = lore.store.ancestors(from)?.into_iter().collect();
+                let added: Vec<(Branch, ObjectId)> = lore
+                    .store
+                    .ancestors(to)?
+                    .into_iter()
+                    .filter(|c| !old.contains(c))
+                    .map(|c| (branch, c))
+                    .collect();
+                let problems = audit::check_commits(&lore.store, &lore.env, &added)?;
+                if let Some(p) = problems.first() {
+                    return Err(LoreError::Untrusted {
+                        branch,
+                        commit: p.commit.clone(),
+                        problem: p.problem.clone(),
+                        more: problems.len() - 1,
+                    });
+                }
+                lore.store.reset_anchor(branch, to, lore.env.now)?;
+            }
+        }
+        out.push(Accepted {
+            branch,
+            from,
+            to,
+            dropped,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,594 @@
+//! Trust: every way of tampering with history that `verify` must name, and
+//! the rule that no command builds on history that does not verify or that
+//! moved backwards.
+//!
+//! Each scenario starts from a repository with real history (lessons
+//! proposed, confirmed, judged and promoted into pool/org and pool/local),
+//! forges one commit the way someone with access to the repository could,
+//! and checks what `verify` says about exactly that commit.
+
+use serde_json::Value;
+
+use crate::common::{fanout, Sign, TestEnv};
+
+const NEXT: &str = "01M1E3VM1GAD8DSR0D4BG72GC0"; // confirmed at org, approved
+const VITEST: &str = "01KZ45MKAM734ZS7JK24D2DK0R"; // confirmed private, approved
+const PSYCOPG: &str = "01M1GKTGT0CZM08AJC6X1VR4QP"; // left pending
+const NO_VERSIONS: &str = "01M1E6PK5RMERSTXPS7B2B66N8"; // declined
+
+/// A repository with history on the ledger, pool/org and pool/local, and
+/// the lesson id of each artifact.
+struct World {
+    env: TestEnv,
+    next: String,
+    pending: String,
+}
+
+fn world() -> World {
+    let env = TestEnv::new();
+    env.init();
+    let examples = format!("{}/examples/artifacts", env!("CARGO_MANIFEST_DIR"));
+    let out = env.lore(&["ingest", &examples]).stdout;
+    let lesson = |artifact: &str| {
+        out.lines()
+            .find_map(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                (w.first() == Some(&"proposed") && w.get(2) == Some(&artifact))
+                    .then(|| w[1].to_owned())
+            })
+            .unwrap()
+    };
+    let (next, vitest, pending) = (lesson(NEXT), lesson(VITEST), lesson(PSYCOPG));
+    env.lore(&["confirm", &next, "org"]).ok();
+    env.lore(&["confirm", &vitest, "private"]).ok();
+    env.lore(&["judge", "--all", "--yes"]).ok();
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    World { env, next, pending }
+}
+
+impl World {
+    fn show(&self, rev_path: &str) -> String {
+        self.env.git(&["show", rev_path]).ok().to_owned()
+    }
+
+    fn proposal(&self, id: &str) -> Value {
+        serde_json::from_str(&self.show(&format!("ledger:{}", fanout("proposals", id)))).unwrap()
+    }
+
+    /// A confirm of the pending lesson at `visibility`, as git-lore would
+    /// write it, but with `record` as the written proposal.
+    fn confirm_message(&self, from: &str, to: &str) -> String {
+        format!(
+            "confirm {id}: org visibility\n\nLore-Format: 1\nLore-Action: confirm\nLore-Lesson: {id}\nLore-Artifact: {PSYCOPG}\nLore-From: {from}\nLore-Status: {to}\nLore-Visibility: org\n",
+            id = self.pending
+        )
+    }
+
+    fn confirmed_record(&self, status: &str) -> String {
+        let mut p = self.proposal(&self.pending);
+        p["status"] = status.into();
+        p["visibility"] = "org".into();
+        p["confirmed_at"] = "2026-08-05T10:00:00Z".into();
+        serde_json::to_string_pretty(&p).unwrap() + "\n"
+    }
+
+    fn proposal_path(&self, id: &str) -> String {
+        fanout("proposals", id)
+    }
+
+    /// `verify`'s lines about `commit`, asserting it fails.
+    #[track_caller]
+    fn problems(&self, commit: &str) -> Vec<String> {
+        let r = self.env.lore(&["verify"]);
+        assert_eq!(r.code, 1, "verify must fail:\n{}\n{}", r.stdout, r.stderr);
+        let lines: Vec<String> = r
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with(commit))
+            .map(str::to_owned)
+            .collect();
+        assert!(
+            !lines.is_empty(),
+            "nothing about {commit} in:\n{}",
+            r.stdout
+        );
+        lines
+    }
+
+    #[track_caller]
+    fn assert_problem(&self, commit: &str, needle: &str) {
+        let lines = self.problems(commit);
+        assert!(
+            lines.iter().any(|l| l.contains(needle)),
+            "no {needle:?} among:\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
+#[test]
+fn tampering_1_an_unsigned_commit() {
+    let w = world();
+    let path = w.proposal_path(&w.pending);
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&path, Some(&w.confirmed_record("confirmed")))],
+        &w.confirm_message("pending", "confirmed"),
+        Sign::Unsigned,
+    );
+    w.assert_problem(&c, "unsigned commit");
+}
+
+#[test]
+fn tampering_2_a_commit_by_an_unknown_key() {
+    let w = world();
+    let path = w.proposal_path(&w.pending);
+    let key = w.env.stranger_key();
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&path, Some(&w.confirmed_record("confirmed")))],
+        &w.confirm_message("pending", "confirmed"),
+        Sign::Key(&key),
+    );
+    w.assert_problem(&c, "signed by a key not in the allowed signers (SHA256:");
+}
+
+#[test]
+fn tampering_3_trailers_that_disagree_with_the_record() {
+    let w = world();
+    let path = w.proposal_path(&w.pending);
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&path, Some(&w.confirmed_record("passed")))],
+        &w.confirm_message("pending", "confirmed"),
+        Sign::Repo,
+    );
+    w.assert_problem(
+        &c,
+        "confirm: trailers say pending -> confirmed but the record went pending -> passed",
+    );
+}
+
+#[test]
+fn tampering_4_an_illegal_transition() {
+    let w = world();
+    let path = w.proposal_path(&w.pending);
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&path, Some(&w.confirmed_record("approved")))],
+        &w.confirm_message("pending", "approved"),
+        Sign::Repo,
+    );
+    w.assert_problem(&c, "confirm: illegal status transition pending -> approved");
+}
+
+#[test]
+fn tampering_5_a_signer_added_by_a_promote() {
+    let w = world();
+    let signers = w.show("pool/org:.lore/allowed_signers");
+    let stranger = std::fs::read_to_string(w.env.stranger_key().with_extension("pub")).unwrap();
+    let added = format!(
+        "{signers}mallory@example.com namespaces=\"git\" {}",
+        stranger.trim()
+    );
+    let entry_path = fanout("lessons", &w.pending);
+    let mut entry: Value =
+        serde_json::from_str(&w.show(&format!("pool/org:{}", fanout("lessons", &w.next)))).unwrap();
+    entry["id"] = w.pending.clone().into();
+    let c = w.env.forge(
+        "pool/org",
+        Some("pool/org"),
+        &[
+            (&entry_path, Some(&(serde_json::to_string_pretty(&entry).unwrap() + "\n"))),
+            (".lore/allowed_signers", Some(&added)),
+        ],
+        &format!(
+            "promote {id} into pool/org\n\nLore-Format: 1\nLore-Action: promote\nLore-Lesson: {id}\nLore-Artifact: {PSYCOPG}\nLore-Status: active\nLore-Visibility: org\nLore-Pool: org\n",
+            id = w.pending
+        ),
+        Sign::Repo,
+    );
+    w.assert_problem(
+        &c,
+        &format!(
+            "promote may change only a pool entry {}; it also changed .lore/allowed_signers",
+            w.pending
+        ),
+    );
+}
+
+#[test]
+fn tampering_6_an_init_in_the_middle_of_history() {
+    let w = world();
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(".lore/rubrics.json", Some("{}\n"))],
+        "init: lesson repository\n\nLore-Format: 1\nLore-Action: init\n",
+        Sign::Repo,
+    );
+    w.assert_problem(&c, "init is legal only as a branch's first commit");
+    w.assert_problem(
+        &c,
+        "init may change only nothing; it also changed .lore/rubrics.json",
+    );
+}
+
+#[test]
+fn tampering_7_a_rollback() {
+    let w = world();
+    let before = w.env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
+    w.env
+        .git(&["update-ref", "refs/heads/ledger", "ledger~3"])
+        .ok();
+    let now = w.env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
+    w.assert_problem(
+        &now,
+        &format!(
+            "ledger moved from {} to {}, 3 commits dropped",
+            &before[..12],
+            &now[..12]
+        ),
+    );
+}
+
+#[test]
+fn tampering_8_an_edited_pool_entry() {
+    let w = world();
+    let path = fanout("lessons", &w.next);
+    let mut entry: Value = serde_json::from_str(&w.show(&format!("pool/org:{path}"))).unwrap();
+    entry["claim"] = "Something else entirely".into();
+    let c = w.env.forge(
+        "pool/org",
+        Some("pool/org"),
+        &[(&path, Some(&(serde_json::to_string_pretty(&entry).unwrap() + "\n")))],
+        &format!(
+            "promote {id} into pool/org\n\nLore-Format: 1\nLore-Action: promote\nLore-Lesson: {id}\nLore-Artifact: {NEXT}\nLore-Status: active\nLore-Visibility: org\nLore-Pool: org\n",
+            id = w.next
+        ),
+        Sign::Repo,
+    );
+    w.assert_problem(&c, &format!("promote must add a pool entry {}", w.next));
+}
+
+#[test]
+fn tampering_9_a_config_commit_that_changes_a_record() {
+    let w = world();
+    let path = w.proposal_path(&w.pending);
+    let rubrics = w.env.lore(&["rubrics"]).stdout;
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[
+            (".lore/rubrics.json", Some(&rubrics)),
+            (&path, Some(&w.confirmed_record("confirmed"))),
+        ],
+        "config: rubrics\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: rubrics\n",
+        Sign::Repo,
+    );
+    w.assert_problem(
+        &c,
+        &format!("config may change only files under .lore/; it also changed {path}"),
+    );
+}
+
+#[test]
+fn tampering_10_a_propose_that_adds_two_proposals() {
+    let w = world();
+    let mut p = w.proposal(&w.pending);
+    let twin = "01KZ8NV680AAAAAAAAAAAAAAAA";
+    p["id"] = twin.into();
+    let text = serde_json::to_string_pretty(&p).unwrap() + "\n";
+    let other = "01KZ8NV680BBBBBBBBBBBBBBBB";
+    let mut q = p.clone();
+    q["id"] = other.into();
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[
+            (&w.proposal_path(twin), Some(&text)),
+            (&w.proposal_path(other), Some(&(serde_json::to_string_pretty(&q).unwrap() + "\n"))),
+        ],
+        &format!("propose {twin}: x\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {twin}\nLore-Artifact: {PSYCOPG}\nLore-Status: pending\n"),
+        Sign::Repo,
+    );
+    w.assert_problem(
+        &c,
+        &format!(
+            "propose may change only a proposal {twin}; it also changed {}",
+            w.proposal_path(other)
+        ),
+    );
+}
+
+#[test]
+fn tampering_11_a_decline_whose_reason_disagrees() {
+    let w = world();
+    let path = fanout("declined", NO_VERSIONS);
+    let mut d: Value = serde_json::from_str(&w.show(&format!("ledger:{path}"))).unwrap();
+    let artifact = "01M1E6PK5RMERSTXPS7B2B66N9";
+    d["artifact_id"] = artifact.into();
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&fanout("declined", artifact), Some(&(serde_json::to_string_pretty(&d).unwrap() + "\n")))],
+        &format!("decline {artifact}: no_resolution\n\nLore-Format: 1\nLore-Action: decline\nLore-Artifact: {artifact}\nLore-Reason: no_resolution\n"),
+        Sign::Repo,
+    );
+    w.assert_problem(
+        &c,
+        "decline: Lore-Reason does not match the record's reason",
+    );
+}
+
+#[test]
+fn tampering_12_a_record_that_breaks_its_schema() {
+    let w = world();
+    let mut p: Value = serde_json::from_str(&w.confirmed_record("confirmed")).unwrap();
+    p.as_object_mut().unwrap().remove("candidate");
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(
+            &w.proposal_path(&w.pending),
+            Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")),
+        )],
+        &w.confirm_message("pending", "confirmed"),
+        Sign::Repo,
+    );
+    w.assert_problem(&c, "schema:");
+}
+
+#[test]
+fn tampering_13_a_file_outside_the_record_paths() {
+    let w = world();
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[
+            (
+                &w.proposal_path(&w.pending),
+                Some(&w.confirmed_record("confirmed")),
+            ),
+            ("notes.txt", Some("hello\n")),
+        ],
+        &w.confirm_message("pending", "confirmed"),
+        Sign::Repo,
+    );
+    w.assert_problem(&c, "changed notes.txt which is not a git-lore record path");
+}
+
+#[test]
+fn tampering_14_a_pool_entry_deleted() {
+    let w = world();
+    let path = fanout("lessons", &w.next);
+    let c = w.env.forge(
+        "pool/org",
+        Some("pool/org"),
+        &[(&path, None)],
+        &format!(
+            "promote {id} into pool/org\n\nLore-Format: 1\nLore-Action: promote\nLore-Lesson: {id}\nLore-Artifact: {NEXT}\nLore-Status: active\nLore-Visibility: org\nLore-Pool: org\n",
+            id = w.next
+        ),
+        Sign::Repo,
+    );
+    w.assert_problem(
+        &c,
+        &format!(
+            "promote may change only a pool entry {}; it also changed {path}",
+            w.next
+        ),
+    );
+}
+
+#[test]
+fn tampering_15_trailers_that_do_not_read() {
+    let w = world();
+    let c = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[],
+        "explode\n\nLore-Format: 1\nLore-Action: explode\n",
+        Sign::Repo,
+    );
+    w.assert_problem(&c, "trailers unreadable: unknown Lore-Action \"explode\"");
+}
+
+#[test]
+fn tampering_16_a_merge_that_adds_content_of_its_own() {
+    let w = world();
+    let base = w.env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
+    // A side branch with one more signed config commit, then a merge by a
+    // stranger whose tree adds a file neither parent has.
+    let signers = w.show("pool/org:.lore/allowed_signers");
+    let side = w.env.forge(
+        "side",
+        Some(&base),
+        &[(
+            ".lore/allowed_signers",
+            Some(&format!("{signers}# reviewed\n")),
+        )],
+        "config: signers\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: signers\n",
+        Sign::Repo,
+    );
+    let key = w.env.stranger_key();
+    let merged_tree_commit = w.env.forge(
+        "scratch",
+        Some(&side),
+        &[("lessons/Z/Z/extra.json", Some("{}\n"))],
+        "scratch",
+        Sign::Unsigned,
+    );
+    let tree = w
+        .env
+        .git(&["rev-parse", &format!("{merged_tree_commit}^{{tree}}")])
+        .ok()
+        .trim()
+        .to_owned();
+    let other = format!("user.signingkey={}", key.display());
+    let merge = w
+        .env
+        .git(&[
+            "-c",
+            &other,
+            "commit-tree",
+            &tree,
+            "-p",
+            &base,
+            "-p",
+            &side,
+            "-S",
+            "-m",
+            "Merge pull request #1",
+        ])
+        .ok()
+        .trim()
+        .to_owned();
+    w.env
+        .git(&["update-ref", "refs/heads/pool/org", &merge])
+        .ok();
+    w.assert_problem(
+        &merge,
+        "merge commit is not signed by an allowed signer and is not a pure merge of trusted parents",
+    );
+}
+
+#[test]
+fn no_command_builds_on_a_forged_confirm() {
+    // An unsigned commit confirms a lesson at public: no human chose that.
+    let w = world();
+    let mut p: Value = serde_json::from_str(&w.confirmed_record("confirmed")).unwrap();
+    p["visibility"] = "public".into();
+    let forged = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(
+            &w.proposal_path(&w.pending),
+            Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")),
+        )],
+        &w.confirm_message("pending", "confirmed")
+            .replace("Lore-Visibility: org", "Lore-Visibility: public"),
+        Sign::Unsigned,
+    );
+    let ledger = w.env.ledger_commits();
+    let r = w.env.lore(&["judge", "--all", "--yes"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&format!(
+        "refusing to build on ledger: commit {forged} does not verify (unsigned commit); nothing was written"
+    ));
+    assert_eq!(w.env.ledger_commits(), ledger, "nothing written");
+    assert_ne!(
+        w.env
+            .git(&["rev-parse", "--verify", "-q", "pool/public"])
+            .code,
+        0
+    );
+    // Reading commands flag what the forged commit changed.
+    let r = w.env.lore(&["list", "--status", "confirmed"]);
+    assert_eq!(
+        r.ok(),
+        format!("{}  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine  [unverified]\n", w.pending)
+    );
+    r.assert_stderr("warning: ledger has commits that do not verify");
+    let r = w.env.lore(&["show", &w.pending]);
+    r.assert_stderr(&format!(
+        "warning: lesson {} was changed by a commit that does not verify",
+        w.pending
+    ));
+    let r = w.env.lore(&["seen", PSYCOPG]);
+    assert!(r.ok().ends_with("[unverified]\n"), "{}", r.stdout);
+    let r = w.env.lore(&["status", "--json"]);
+    let j: Value = serde_json::from_str(r.ok()).unwrap();
+    assert_eq!(j["unverified"], 2, "the lesson and its artifact");
+}
+
+#[test]
+fn a_forged_pass_does_not_quietly_block_a_confirm() {
+    let w = world();
+    let mut p = w.proposal(&w.pending);
+    p["status"] = "passed".into();
+    p["passed_at"] = "2026-08-05T10:00:00Z".into();
+    let forged = w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&w.proposal_path(&w.pending), Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")))],
+        &format!(
+            "pass {id}\n\nLore-Format: 1\nLore-Action: pass\nLore-Lesson: {id}\nLore-Artifact: {PSYCOPG}\nLore-From: pending\nLore-Status: passed\n",
+            id = w.pending
+        ),
+        Sign::Unsigned,
+    );
+    let r = w.env.lore(&["confirm", &w.pending, "org"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!(
+        "commit {forged} does not verify (unsigned commit)"
+    ));
+    assert!(!r.stderr.contains("was passed on"), "{}", r.stderr);
+}
+
+#[test]
+fn a_forged_decline_is_flagged_and_blocks_ingest() {
+    let w = world();
+    let artifact = "01M1J2K3M4N5P6Q7R8S9T0V1W9";
+    let record = serde_json::json!({
+        "artifact_id": artifact, "reason": "no_versions", "detail": null,
+        "declined_at": "2026-08-05T10:00:00Z"
+    });
+    w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&fanout("declined", artifact), Some(&(serde_json::to_string_pretty(&record).unwrap() + "\n")))],
+        &format!("decline {artifact}: no_versions\n\nLore-Format: 1\nLore-Action: decline\nLore-Artifact: {artifact}\nLore-Reason: no_versions\n"),
+        Sign::Unsigned,
+    );
+    let r = w.env.lore(&["seen", artifact]);
+    assert_eq!(
+        r.ok(),
+        format!("{artifact} declined no_versions [unverified]\n")
+    );
+    let f = w
+        .env
+        .artifacts_file("one.jsonl", &[crate::common::proposable(30, 1)]);
+    let r = w.env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_ne!(r.code, 0);
+    r.assert_stderr("refusing to build on ledger");
+}
+
+#[test]
+fn a_rollback_is_refused_until_accepted() {
+    let w = world();
+    let commits = w.env.ledger_commits();
+    w.env
+        .git(&["update-ref", "refs/heads/ledger", "ledger~3"])
+        .ok();
+    let (from, to) = (&commits[0][..12], &commits[3][..12]);
+    let moved = format!("ledger moved from {from} to {to}, 3 commits dropped");
+    let r = w.env.lore(&["status"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&moved);
+    let r = w.env.lore(&["confirm", &w.pending, "org"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!("{moved}; nothing was written"));
+    assert_eq!(w.env.ledger_commits(), commits[3..].to_vec());
+    // The reflog kept the move.
+    let reflog = w
+        .env
+        .git(&["reflog", "show", "--format=%H", "ledger"])
+        .ok()
+        .to_owned();
+    assert!(reflog.contains(&commits[0]), "{reflog}");
+
+    let r = w.env.lore(&["index", "--accept-rewrite"]);
+    assert!(
+        r.ok().starts_with(&format!("Accepted: {moved}.\n")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(w.env.lore(&["verify"]).code, 0);
+    assert_eq!(w.env.lore(&["status"]).code, 0);
+    w.env.lore(&["confirm", &w.pending, "org"]).ok();
+}
