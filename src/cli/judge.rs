@@ -116,13 +116,19 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
         Backend::Offline => "the offline judges".to_owned(),
         Backend::Command { model, .. } => format!("judge model {model}"),
     };
+    let unpromoted = git_lore::ops::promote::unpromoted(lore)?.len();
     ui::status(format!(
-        "{} confirmed lessons ({} public, {} private with no jury) to judge with {judges}",
+        "{} confirmed lessons ({} public, {} private with no jury) to judge with {judges}{}",
         confirmed.len(),
         count(Visibility::Public),
         count(Visibility::Private),
+        if unpromoted > 0 {
+            format!("; {unpromoted} judged earlier to promote")
+        } else {
+            String::new()
+        }
     ));
-    if confirmed.is_empty() {
+    if confirmed.is_empty() && unpromoted == 0 {
         return Ok(Exit::Done);
     }
     if !args.yes {
@@ -141,6 +147,15 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
         }
     }
     let mut each = |t: &Turn| match &t.judged {
+        Judged::Recorded(p) if t.earlier => {
+            ui::out(&format!(
+                "Lesson {} was {} by an earlier run that stopped before promoting it.\n",
+                p.id, p.status
+            ));
+            if let Some(promoted) = &t.promoted {
+                report_promoted(p.id, promoted);
+            }
+        }
         Judged::Recorded(p) => {
             ui::out(&format!("Lesson {} is now {}.\n", p.id, p.status));
             if let Some(promoted) = &t.promoted {
@@ -161,7 +176,7 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
     let decided = |s: ProposalStatus| {
         turns
             .iter()
-            .filter(|t| matches!(&t.judged, Judged::Recorded(p) if p.status == s))
+            .filter(|t| !t.earlier && matches!(&t.judged, Judged::Recorded(p) if p.status == s))
             .count()
     };
     let unjudged: Vec<String> = turns

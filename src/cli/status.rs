@@ -5,8 +5,8 @@ use git_lore::model::ProposalStatus;
 use git_lore::ops::query;
 
 /// Count lessons by status: what awaits a human (pending), what awaits the
-/// jury (confirmed), and what was decided. The first line is the one a
-/// SessionStart hook shows.
+/// jury (confirmed), what was decided, and what a crash left judged but not
+/// promoted. The first line is the one a SessionStart hook shows.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Print JSON instead of text.
@@ -17,7 +17,7 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
-    let counts = query::counts(&lore)?;
+    let (counts, unpromoted) = query::counts(&lore)?;
     let get = |s: ProposalStatus| {
         counts
             .iter()
@@ -35,6 +35,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             "awaiting_decision".into(),
             (get(Pending) + get(Confirmed)).into(),
         );
+        m.insert("unpromoted".into(), unpromoted.into());
         m.insert("unverified".into(), trusted.flagged.len().into());
         m.insert("rewritten".into(), trusted.rewritten.into());
         ui::out_json(&m);
@@ -47,6 +48,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             get(Rejected),
             get(Passed)
         ));
+        if unpromoted > 0 {
+            ui::out(&format!(
+                "lessons judged but not promoted: {unpromoted} (an interrupted run; `git lore promote --all` finishes them)\n"
+            ));
+        }
     }
     Ok(if trusted.rewritten {
         Exit::Refused

@@ -129,18 +129,34 @@ pub struct Turn {
     pub id: Id,
     pub judged: Judged,
     pub promoted: Option<Promoted>,
+    /// Judged by an earlier run that stopped before promoting it; this run
+    /// only promoted it.
+    pub earlier: bool,
 }
 
-/// `judge --all`: judges every confirmed lesson, one verdict recorded before
-/// the next lesson is judged. `each` hears about every lesson as it is done.
+/// `judge --all`: first finishes every promote an earlier run left undone,
+/// then judges every confirmed lesson, one verdict recorded (and promoted)
+/// before the next lesson is judged. `each` hears about every lesson as it
+/// is done.
 pub fn judge_all(
     lore: &mut Lore,
     backend: &Backend,
     each: &mut dyn FnMut(&Turn),
 ) -> Result<Vec<Turn>, LoreError> {
     let rubrics = super::rubrics::rubrics(lore)?;
-    let confirmed = super::query::list(lore, ProposalStatus::Confirmed)?;
     let mut out = Vec::new();
+    for id in super::promote::unpromoted(lore)? {
+        let p = super::query::proposal(lore, id)?;
+        let turn = Turn {
+            id,
+            promoted: Some(promote(lore, id)),
+            judged: Judged::Recorded(Box::new(p)),
+            earlier: true,
+        };
+        each(&turn);
+        out.push(turn);
+    }
+    let confirmed = super::query::list(lore, ProposalStatus::Confirmed)?;
     for p in confirmed {
         let panel = run_panel(&p, &rubrics, backend);
         let judged = match panel {
@@ -154,6 +170,7 @@ pub fn judge_all(
             id: p.id,
             judged,
             promoted,
+            earlier: false,
         };
         each(&turn);
         out.push(turn);

@@ -94,6 +94,39 @@ pub fn promote(lore: &mut Lore, id: Id) -> Result<Transition, LoreError> {
     )
 }
 
+/// Lessons the jury decided that were never stamped promoted: a `judge`
+/// interrupted between its verdict and its promote. Oldest first.
+pub fn unpromoted(lore: &Lore) -> Result<Vec<Id>, LoreError> {
+    let index = crate::store::Index::load(&lore.store)?;
+    Ok(index
+        .lessons()
+        .into_iter()
+        .filter(|(_, e)| {
+            matches!(
+                e.status,
+                ProposalStatus::Approved | ProposalStatus::Rejected
+            ) && !e.promoted
+        })
+        .map(|(id, _)| id)
+        .collect())
+}
+
+/// `promote --all`: finishes every interrupted promote. `each` hears about
+/// every lesson as it is done; a lesson that fails to promote does not stop
+/// the others.
+pub fn promote_all(
+    lore: &mut Lore,
+    each: &mut dyn FnMut(Id, &Promoted),
+) -> Result<Vec<(Id, Promoted)>, LoreError> {
+    let mut out = Vec::new();
+    for id in unpromoted(lore)? {
+        let done = promote(lore, id);
+        each(id, &done);
+        out.push((id, done));
+    }
+    Ok(out)
+}
+
 /// A pool entry must be valid against the published schema (a private entry
 /// carries `consensus.judges` 0 by design, which only that schema minimum
 /// refuses) and agree with itself (`agreed <= judges`).

@@ -47,17 +47,26 @@ pub fn list(lore: &Lore, status: ProposalStatus) -> Result<Vec<Proposal>, LoreEr
     Ok(out)
 }
 
-/// How many proposals are in each status.
-pub fn counts(lore: &Lore) -> Result<Vec<(ProposalStatus, usize)>, LoreError> {
+/// How many proposals are in each status, and how many the jury decided
+/// but that were never promoted.
+pub fn counts(lore: &Lore) -> Result<(Vec<(ProposalStatus, usize)>, usize), LoreError> {
     let index = Index::load(&lore.store)?;
     let mut counts: Vec<(ProposalStatus, usize)> =
         ProposalStatus::ALL.iter().map(|s| (*s, 0)).collect();
+    let mut unpromoted = 0;
     for (_, e) in index.lessons() {
         if let Some(c) = counts.iter_mut().find(|(s, _)| *s == e.status) {
             c.1 += 1;
         }
+        if matches!(
+            e.status,
+            ProposalStatus::Approved | ProposalStatus::Rejected
+        ) && !e.promoted
+        {
+            unpromoted += 1;
+        }
     }
-    Ok(counts)
+    Ok((counts, unpromoted))
 }
 
 /// What history says happened to one artifact.

@@ -756,3 +756,139 @@ fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
     );
     assert!(proposal(&env, &id)["promoted_at"].is_null());
 }
+
+#[test]
+fn a_verdict_left_unpromoted_is_reported_and_finished() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "private"]).ok();
+    // Promote cannot run: the pools would have nobody to sign them.
+    let signers = env
+        .git(&["config", "gpg.ssh.allowedSignersFile"])
+        .ok()
+        .trim()
+        .to_owned();
+    env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
+        .ok();
+    let r = env.lore(&["judge", &id, "[]"]);
+    assert_eq!(r.stdout, format!("Lesson {id} is now approved.\n"));
+    r.assert_stderr(&format!("lesson {id} was judged but not promoted"));
+    env.config("gpg.ssh.allowedSignersFile", &signers);
+    let r = env.lore(&["status"]);
+    assert!(
+        r.ok().contains("lessons judged but not promoted: 1 (an interrupted run; `git lore promote --all` finishes them)\n"),
+        "{}",
+        r.stdout
+    );
+    let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(j["unpromoted"], 1);
+    // judge --all finishes it before judging anything else.
+    let r = env.lore(&["judge", "--all", "--yes"]);
+    assert_eq!(
+        r.ok(),
+        format!(
+            "Lesson {id} was approved by an earlier run that stopped before promoting it.\nLesson {id} promoted to pool/local.\n"
+        )
+    );
+    r.assert_stderr("0 confirmed lessons (0 public, 0 private with no jury) to judge with judge model claude-opus-4-1; 1 judged earlier to promote");
+    let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(j["unpromoted"], 0);
+    assert_eq!(
+        env.lore(&["promote", "--all"]).stderr,
+        "promote: 0 promoted, 0 failed\n"
+    );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
+fn promote_all_finishes_every_interrupted_promote() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "private"]).ok();
+    let signers = env
+        .git(&["config", "gpg.ssh.allowedSignersFile"])
+        .ok()
+        .trim()
+        .to_owned();
+    env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
+        .ok();
+    env.lore(&["judge", &id, "[]"]);
+    let r = env.lore(&["promote", "--all"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!(
+        "lesson {id} was not promoted: promote needs gpg.ssh.allowedSignersFile"
+    ));
+    env.config("gpg.ssh.allowedSignersFile", &signers);
+    let r = env.lore(&["promote", "--all"]);
+    assert_eq!(r.ok(), format!("Lesson {id} promoted to pool/local.\n"));
+    assert_eq!(r.stderr, "promote: 1 promoted, 0 failed\n");
+}
+
+#[test]
+fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
+    let env = TestEnv::new();
+    env.init();
+    let arts: Vec<_> = (0..60).map(|n| crate::common::proposable(40, n)).collect();
+    let f = env.artifacts_file("many.jsonl", &arts);
+    let out = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
+    let ids: Vec<&str> = out
+        .lines()
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(ids.len(), 60);
+    let script: String = ids
+        .iter()
+        .map(|id| format!("\"$LORE\" confirm {id} private >/dev/null || exit 1\n"))
+        .collect();
+    let runner = env.write("confirm.sh", &script);
+    let st = std::process::Command::new("/bin/sh")
+        .arg(&runner)
+        .env_clear()
+        .envs(env.vars())
+        .env("LORE", env!("CARGO_BIN_EXE_git-lore"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let mut child = env
+        .lore_cmd(&["judge", "--all", "--yes"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once it has promoted something and is well under way.
+    let pool_entries = |env: &TestEnv| {
+        let r = env.git(&["ls-tree", "-r", "--name-only", "pool/local", "lessons"]);
+        if r.code == 0 {
+            r.stdout.lines().count()
+        } else {
+            0
+        }
+    };
+    for _ in 0..4000 {
+        if pool_entries(&env) >= 5 || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    let killed_at = pool_entries(&env);
+    assert!(
+        killed_at < 60,
+        "killed before the end ({killed_at} promoted)"
+    );
+    env.assert_fsck();
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    // The next run finishes everything: every lesson approved and promoted.
+    let r = env.lore(&["judge", "--all", "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(pool_entries(&env), 60);
+    let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(
+        (j["approved"].as_u64(), j["unpromoted"].as_u64()),
+        (Some(60), Some(0))
+    );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
