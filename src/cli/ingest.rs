@@ -76,8 +76,16 @@ fn line(o: &Outcome) -> String {
         Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
         Outcome::Declined { artifact, reason } => format!("declined {artifact} {reason}"),
         Outcome::Skipped { artifact, why } => format!("skipped {artifact} {}", skip_word(*why)),
-        Outcome::Untouched { artifact, why } => format!("untouched {artifact} {why}"),
-        Outcome::Invalid { source, why } => format!("invalid {source} {why}"),
+        Outcome::Untouched { artifact, why } => {
+            format!("untouched {artifact} {}", ui::text(why))
+        }
+        Outcome::Invalid { source, why } => {
+            format!(
+                "invalid {} {}",
+                ui::text(source),
+                ui::text(&why.to_string())
+            )
+        }
     }
 }
 

@@ -165,7 +165,7 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
         Judged::Unjudged(why) => ui::out(&format!(
             "Lesson {} could not be judged; it stays confirmed: {}\n",
             t.id,
-            why.message(t.id)
+            ui::text(&why.message(t.id))
         )),
         Judged::Skipped(status) => ui::out(&format!(
             "Lesson {} was decided meanwhile; it is {status}.\n",

@@ -37,7 +37,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             } else {
                 ""
             };
-            s.push_str(&format!("{}  {}{flag}\n", p.id, p.candidate.claim));
+            s.push_str(&format!(
+                "{}  {}{flag}\n",
+                p.id,
+                ui::text(&p.candidate.claim)
+            ));
         }
         ui::out(&s);
     }

@@ -115,7 +115,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             &r.commit[..12],
             r.date,
             r.branch,
-            r.subject
+            ui::text(&r.subject)
         ));
         let mut line = format!(
             "    {}",
@@ -127,11 +127,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             _ => {}
         }
         if let Some(reason) = &r.reason {
-            line.push_str(&format!(" ({reason})"));
+            line.push_str(&format!(" ({})", ui::text(reason)));
         }
         line.push_str(&format!("; signature: {}", r.signature));
         if let Some(who) = &r.signer {
-            line.push_str(&format!(" ({who})"));
+            line.push_str(&format!(" ({})", ui::text(who)));
         }
         s.push_str(&line);
         s.push('\n');
@@ -145,7 +145,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                     .to_string();
                 for l in text.lines() {
                     s.push_str("    ");
-                    s.push_str(l);
+                    s.push_str(&ui::text(l));
                     s.push('\n');
                 }
             }

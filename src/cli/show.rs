@@ -41,16 +41,22 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             .unwrap_or_else(|| "—".into())
     ));
     s.push_str(&format!("artifact:    {}\n", p.artifact_id));
-    s.push_str(&format!("claim:       {}\n", c.claim));
-    s.push_str(&format!("rationale:   {}\n", c.rationale));
-    s.push_str(&format!("resolution:  {}\n", c.evidence.resolution));
-    s.push_str(&format!("stack:       {}\n", c.applies_to.stack.join(", ")));
-    s.push_str(&format!("scope:       {scope}\n"));
+    s.push_str(&format!("claim:       {}\n", ui::text(&c.claim)));
+    s.push_str(&format!("rationale:   {}\n", ui::text(&c.rationale)));
+    s.push_str(&format!(
+        "resolution:  {}\n",
+        ui::text(&c.evidence.resolution)
+    ));
+    s.push_str(&format!(
+        "stack:       {}\n",
+        ui::text(&c.applies_to.stack.join(", "))
+    ));
+    s.push_str(&format!("scope:       {}\n", ui::text(&scope)));
     if let Some(v) = &p.verdict {
         s.push_str(&format!(
             "verdict:     {} ({}){}{}\n",
             if v.passed { "approved" } else { "rejected" },
-            v.reason,
+            ui::text(&v.reason),
             v.failed_criterion
                 .as_ref()
                 .map(|c| format!(", failed criterion: {c}"))

@@ -92,14 +92,41 @@ pub fn parse_id(s: &str) -> Result<Id> {
         .map_err(|e: git_lore::model::ModelError| CliError::Usage(e.to_string()))
 }
 
-/// Prints an error the one way errors are printed.
-pub fn error(msg: impl std::fmt::Display) {
-    let _ = writeln!(io::stderr(), "git-lore: {msg}");
+/// Text from records, models and remotes as it may reach a terminal: one
+/// line, every control character (C0, DEL, C1) and every invisible or
+/// direction-changing format character shown as a visible escape (`\n`,
+/// `\x1b`, `\u{202e}`), so no text can move the cursor, set the window
+/// title, write the clipboard, clear the screen, fake a row or hide what it
+/// says. `--json` output is never passed through this: it is exact.
+pub fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || ('\u{7f}'..='\u{9f}').contains(&c) => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}' => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
-/// Prints a status line (a summary, a note) on stderr.
+/// Prints an error the one way errors are printed, as one line of text.
+pub fn error(msg: impl std::fmt::Display) {
+    let _ = writeln!(io::stderr(), "git-lore: {}", text(&msg.to_string()));
+}
+
+/// Prints a status line (a summary, a note) on stderr, as one line of text.
 pub fn status(msg: impl std::fmt::Display) {
-    let _ = writeln!(io::stderr(), "{msg}");
+    let _ = writeln!(io::stderr(), "{}", text(&msg.to_string()));
 }
 
 /// Writes to stdout, treating a closed pipe as success (`git lore log | head`).
@@ -186,4 +213,26 @@ pub fn check_trust(lore: &Lore) -> Result<Trusted> {
         flagged: trust::flagged(lore, &standings)?,
         rewritten,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text;
+
+    #[test]
+    fn text_reaches_a_terminal_only_as_text() {
+        for (raw, shown) in [
+            ("plain é text", "plain é text"),
+            ("two\nlines", "two\\nlines"),
+            ("\u{1b}]0;title\u{7}", "\\x1b]0;title\\x07"),
+            ("\u{1b}]52;c;cGF3bmVk\u{7}", "\\x1b]52;c;cGF3bmVk\\x07"),
+            ("\u{1b}[2J\u{1b}[H", "\\x1b[2J\\x1b[H"),
+            ("c1 \u{9b}31m", "c1 \\x9b31m"),
+            ("nul\0", "nul\\x00"),
+            ("abc\u{202e}gnp.exe", "abc\\u{202e}gnp.exe"),
+            ("zero\u{200b}width", "zero\\u{200b}width"),
+        ] {
+            assert_eq!(text(raw), shown, "{raw:?}");
+        }
+    }
 }

@@ -52,7 +52,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     } else {
         let mut s = String::new();
         for p in &v.problems {
-            s.push_str(&format!("{} ({}): {}\n", p.commit, p.branch, p.problem));
+            s.push_str(&format!(
+                "{} ({}): {}\n",
+                p.commit,
+                p.branch,
+                ui::text(&p.problem)
+            ));
         }
         ui::out(&s);
         ui::status(format!(

@@ -93,6 +93,7 @@ fn check(value: &Value, side: Side) -> Vec<Violation> {
             }
         }
     }
+    text_rules(value, "", &mut out);
     let Some(applies_to) = value.get("applies_to") else {
         return out;
     };
@@ -145,6 +146,79 @@ fn check(value: &Value, side: Side) -> Vec<Violation> {
         _ => {}
     }
     out
+}
+
+/// The rules every string of a candidate keeps, whoever wrote it: no
+/// bidirectional override or isolate anywhere (it makes text display as
+/// something other than what it says); the claim, rationale and resolution
+/// not blank; the claim one line; stack entries and version keys free of
+/// control characters and surrounding white space (they become trailers,
+/// file patterns and lookup keys).
+fn text_rules(value: &Value, path: &str, out: &mut Vec<Violation>) {
+    match value {
+        Value::String(s) => {
+            if let Some(c) = s.chars().find(|&c| is_bidi_control(c)) {
+                out.push(Violation::new(
+                    path,
+                    format!(
+                        "contains the bidirectional control U+{:04X}, which makes text display differently from what it says",
+                        c as u32
+                    ),
+                ));
+            }
+            let one_line = path == "/claim"
+                || path.starts_with("/applies_to/stack/")
+                || path.starts_with("/applies_to/file_patterns/")
+                || path.starts_with("/applies_to/task_kinds/");
+            if one_line && s.chars().any(char::is_control) {
+                out.push(Violation::new(
+                    path,
+                    "contains a control character or line break; it must be one line",
+                ));
+            } else if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+                out.push(Violation::new(path, "contains a control character"));
+            }
+            let must_have_text = matches!(path, "/claim" | "/rationale" | "/evidence/resolution");
+            if must_have_text && !s.is_empty() && s.trim().is_empty() {
+                out.push(Violation::new(path, "is blank"));
+            }
+            if path.starts_with("/applies_to/stack/") && s.trim() != s {
+                out.push(Violation::new(
+                    path,
+                    "has white space around it; a stack entry is a package name",
+                ));
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                text_rules(v, &format!("{path}/{i}"), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                let child = format!("{path}/{}", pointer_token(k));
+                if path == VERSIONS {
+                    if let Some(c) = k.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
+                        out.push(Violation::new(
+                            child.clone(),
+                            format!(
+                                "the versions key {k:?} contains U+{:04X}; a key is a package name",
+                                c as u32
+                            ),
+                        ));
+                    }
+                }
+                text_rules(v, &child, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A bidirectional embedding, override or isolate control (U+202A–U+202E,
+/// U+2066–U+2069), or a directional mark (U+200E, U+200F, U+061C).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
 /// Validates what a model proposed (provenance already stitched) and returns
@@ -207,6 +281,56 @@ mod tests {
         let c = validate_candidate(&candidate()).unwrap();
         assert_eq!(c.applies_to.stack, vec!["vite", "vitest"]);
         assert_eq!(validate_confirmed(&c), Ok(()));
+    }
+
+    #[test]
+    fn blank_text_control_characters_and_bidi_controls_are_refused() {
+        let cases: Vec<(&str, Value, &str)> = vec![
+            ("/claim", json!("   "), "/claim: is blank"),
+            ("/rationale", json!("\t\n"), "/rationale: is blank"),
+            ("/evidence/resolution", json!(" "), "/evidence/resolution: is blank"),
+            (
+                "/claim",
+                json!("Vite 5\nfake row  another claim"),
+                "/claim: contains a control character or line break; it must be one line",
+            ),
+            (
+                "/applies_to/stack/0",
+                json!("vi\u{1b}[31mte"),
+                "/applies_to/stack/0: contains a control character or line break; it must be one line",
+            ),
+            (
+                "/applies_to/stack/0",
+                json!(" vite"),
+                "/applies_to/stack/0: has white space around it; a stack entry is a package name",
+            ),
+            (
+                "/rationale",
+                json!("fine until \u{202E}txt.exe"),
+                "/rationale: contains the bidirectional control U+202E, which makes text display differently from what it says",
+            ),
+            ("/rationale", json!("bell\u{7}"), "/rationale: contains a control character"),
+        ];
+        for (pointer, bad, want) in cases {
+            let mut c = candidate();
+            *c.pointer_mut(pointer).unwrap() = bad;
+            let got = messages(validate_candidate(&c));
+            assert!(got.iter().any(|m| m == want), "{pointer}: {got:?}");
+        }
+        // A versions key with a line break.
+        let mut c = candidate();
+        c["applies_to"]["scope"]["versions"] = json!({"vite\nx": "<6"});
+        c["applies_to"]["stack"] = json!(["vite\nx"]);
+        let got = messages(validate_candidate(&c));
+        assert!(
+            got.iter()
+                .any(|m| m.contains("the versions key \"vite\\nx\" contains U+000A")),
+            "{got:?}"
+        );
+        // Paragraphs in a rationale are fine.
+        let mut c = candidate();
+        c["rationale"] = json!("One.\n\nTwo.");
+        assert!(validate_candidate(&c).is_ok());
     }
 
     #[test]

@@ -160,6 +160,51 @@ fn a_range_the_schema_refuses_is_schema_invalid() {
 }
 
 #[test]
+fn blank_claims_and_hostile_text_from_a_model_are_schema_invalid() {
+    let cases = [
+        (
+            serde_json::json!("   "),
+            serde_json::json!(["vite"]),
+            "/claim: is blank",
+        ),
+        (
+            serde_json::json!("Vite 5 breaks"),
+            serde_json::json!(["vi\nte"]),
+            "/applies_to/stack/0: contains a control character or line break",
+        ),
+        (
+            serde_json::json!("Vite \u{202e}5 breaks"),
+            serde_json::json!(["vite"]),
+            "/claim: contains the bidirectional control U+202E",
+        ),
+    ];
+    for (claim, stack, why) in cases {
+        let env = TestEnv::new();
+        env.init();
+        let key = stack[0].as_str().unwrap().to_owned();
+        let answer = serde_json::json!({
+            "claim": claim, "rationale": "r", "evidence": {"resolution": "x"},
+            "applies_to": {"stack": stack, "scope": {"kind": "versioned", "versions": {key: "<6"}},
+                           "file_patterns": [], "task_kinds": []}
+        });
+        env.write("answer.json", &answer.to_string());
+        let r = ingest_with(
+            &env,
+            &format!("cat {}", env.path().join("answer.json").display()),
+            REAL_VITEST,
+        );
+        assert_eq!(
+            r.stdout,
+            format!("declined {} schema_invalid\n", vitest_id())
+        );
+        let record = env
+            .ledger_file(&crate::common::fanout("declined", vitest_id()))
+            .unwrap();
+        assert!(record.contains(why), "{why} in {record}");
+    }
+}
+
+#[test]
 fn prose_around_valid_json_is_a_proposal_with_provenance_stitched() {
     let env = TestEnv::new();
     env.init();

@@ -592,3 +592,59 @@ fn a_rollback_is_refused_until_accepted() {
     assert_eq!(w.env.lore(&["status"]).code, 0);
     w.env.lore(&["confirm", &w.pending, "org"]).ok();
 }
+
+#[test]
+fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
+    let w = world();
+    let mut p = w.proposal(&w.pending);
+    let id = "01KZ8NV680CCCCCCCCCCCCCCCC";
+    p["id"] = id.into();
+    p["artifact_id"] = "01M1GKTGT0CZM08AJC6X1VR4QZ".into();
+    p["artifact"]["id"] = "01M1GKTGT0CZM08AJC6X1VR4QZ".into();
+    p["candidate"]["evidence"]["artifact_ids"] = serde_json::json!(["01M1GKTGT0CZM08AJC6X1VR4QZ"]);
+    p["candidate"]["claim"] =
+        "\u{1b}]0;pwned\u{7}title\u{1b}[2J\nfake 01KZ8NV680DDDDDDDDDDDDDD  row".into();
+    p["candidate"]["rationale"] = "copy \u{1b}]52;c;cGF3bmVk\u{7} and \u{202e}gnp.exe".into();
+    w.env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&fanout("proposals", id), Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")))],
+        &format!(
+            "propose {id}: \u{1b}[31mred\u{1b}[0m\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {id}\nLore-Artifact: 01M1GKTGT0CZM08AJC6X1VR4QZ\nLore-Status: pending\n"
+        ),
+        Sign::Repo,
+    );
+    let list = w.env.lore(&["list"]);
+    let row = list
+        .ok()
+        .lines()
+        .find(|l| l.starts_with(id))
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        row,
+        format!("{id}  \\x1b]0;pwned\\x07title\\x1b[2J\\nfake 01KZ8NV680DDDDDDDDDDDDDD  row")
+    );
+    assert!(
+        !list.stdout.contains('\u{1b}'),
+        "no raw escape reaches the terminal"
+    );
+    let show = w.env.lore(&["show", id]);
+    assert!(
+        show.ok()
+            .contains("rationale:   copy \\x1b]52;c;cGF3bmVk\\x07 and \\u{202e}gnp.exe\n"),
+        "{}",
+        show.stdout
+    );
+    let log = w.env.lore(&["log", id]);
+    assert!(
+        log.ok()
+            .contains(&format!("propose {id}: \\x1b[31mred\\x1b[0m\n")),
+        "{}",
+        log.stdout
+    );
+    assert!(!log.stdout.contains('\u{1b}'));
+    // --json stays exact.
+    let json: Value = serde_json::from_str(w.env.lore(&["show", id, "--json"]).ok()).unwrap();
+    assert_eq!(json["candidate"]["claim"], p["candidate"]["claim"]);
+}
