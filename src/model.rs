@@ -21,6 +21,9 @@ pub enum ModelError {
     /// An id that is not a 26-character upper-case Crockford ULID.
     #[error("not a ULID: {0:?} (expected 26 characters of 0-9 and A-Z without I, L, O, U)")]
     BadId(String),
+    /// 26 good characters that spell a number over 128 bits.
+    #[error("not a ULID: {0:?} is past the largest ULID (its first character must be 0 to 7)")]
+    IdOutOfRange(String),
 }
 
 /// A ULID as the lesson schema spells it: 26 characters of upper-case
@@ -69,8 +72,11 @@ impl FromStr for Id {
     type Err = ModelError;
     fn from_str(s: &str) -> Result<Id, ModelError> {
         let b = s.as_bytes();
-        if b.len() != 26 || !b.iter().all(|&c| is_crockford(c)) || b[0] > b'7' {
+        if b.len() != 26 || !b.iter().all(|&c| is_crockford(c)) {
             return Err(ModelError::BadId(s.chars().take(64).collect()));
+        }
+        if b[0] > b'7' {
+            return Err(ModelError::IdOutOfRange(s.to_owned()));
         }
         ulid::Ulid::from_string(s)
             .map(Id)

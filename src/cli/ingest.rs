@@ -74,7 +74,16 @@ fn skip_word(why: Skip) -> &'static str {
 fn line(o: &Outcome) -> String {
     match o {
         Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
-        Outcome::Declined { artifact, reason } => format!("declined {artifact} {reason}"),
+        Outcome::Declined {
+            artifact,
+            reason,
+            detail,
+        } => match detail {
+            Some(d) if d.len() <= 120 => {
+                format!("declined {artifact} {reason} ({})", ui::text(d))
+            }
+            _ => format!("declined {artifact} {reason}"),
+        },
         Outcome::Skipped { artifact, why } => format!("skipped {artifact} {}", skip_word(*why)),
         Outcome::Untouched { artifact, why } => {
             format!("untouched {artifact} {}", ui::text(why))
@@ -99,6 +108,8 @@ struct Row {
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     source: Option<String>,
 }
 
@@ -108,6 +119,7 @@ fn row(o: &Outcome) -> Row {
         artifact: None,
         lesson: None,
         reason: None,
+        detail: None,
         source: None,
     };
     match o {
@@ -116,10 +128,15 @@ fn row(o: &Outcome) -> Row {
             r.artifact = Some(artifact.to_string());
             r.lesson = Some(lesson.to_string());
         }
-        Outcome::Declined { artifact, reason } => {
+        Outcome::Declined {
+            artifact,
+            reason,
+            detail,
+        } => {
             r.outcome = "declined";
             r.artifact = Some(artifact.to_string());
             r.reason = Some(reason.to_string());
+            r.detail = detail.clone();
         }
         Outcome::Skipped { artifact, why } => {
             r.outcome = "skipped";

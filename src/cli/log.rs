@@ -3,6 +3,7 @@ use clap::Args as ClapArgs;
 use super::ui::{self, Ctx, Exit};
 use git_lore::event::Event;
 use git_lore::ops::audit::{self, LogEntry, LogFilter};
+use git_lore::ops::query;
 use git_lore::signing::SignatureStatus;
 
 /// Show the audit trail: each commit's action, status from → to, signer,
@@ -96,12 +97,26 @@ fn row(e: &LogEntry) -> Row {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let lore = ctx.open()?;
     let filter = match (&args.lesson, &args.artifact) {
-        (Some(l), _) => LogFilter::Lesson(ui::parse_id(l)?),
+        (Some(l), _) => {
+            let id = ui::parse_id(l)?;
+            match query::named(&lore, id)? {
+                query::Named::Lesson(_) => LogFilter::Lesson(id),
+                query::Named::Artifact(_) => {
+                    ui::status(format!("{id} is an artifact; showing its history"));
+                    LogFilter::Artifact(id)
+                }
+                query::Named::Nothing => {
+                    return Err(ui::CliError::Usage(format!(
+                        "no lesson or artifact has the id {id}"
+                    )))
+                }
+            }
+        }
         (_, Some(a)) => LogFilter::Artifact(ui::parse_id(a)?),
         _ => LogFilter::All,
     };
-    let lore = ctx.open()?;
     let entries = audit::log(&lore, filter)?;
     let rows: Vec<Row> = entries.iter().map(row).collect();
     if args.json {

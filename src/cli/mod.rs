@@ -199,7 +199,7 @@ pub fn main() -> ExitCode {
     let exit = match result {
         Ok(exit) => exit,
         Err(e) => {
-            ui::error(&e);
+            ui::error(git_lore::ops::with_causes(&e));
             e.exit()
         }
     };

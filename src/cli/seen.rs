@@ -5,7 +5,8 @@ use git_lore::ops::query;
 use git_lore::store::ArtifactOutcome;
 
 /// Print what happened to each artifact: the lesson it became and that
-/// lesson's status, the reason it was declined, or `unseen`.
+/// lesson's status, the reason it was declined, or `unseen`. Given a
+/// lesson's id instead, it says so and names that lesson's artifact.
 ///
 /// Answered from the derived index, not by walking history.
 #[derive(ClapArgs, Debug)]
@@ -28,6 +29,8 @@ struct Row {
     status: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
@@ -47,9 +50,17 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 lesson: None,
                 status: None,
                 reason: None,
+                detail: None,
             };
             match s.outcome {
-                None => {}
+                None => {
+                    if let Some(l) = s.is_lesson {
+                        // Asked about a lesson: say so, and name its artifact.
+                        row.outcome = "lesson";
+                        row.lesson = Some(l.artifact.to_string());
+                        row.status = Some(l.status.to_string());
+                    }
+                }
                 Some(ArtifactOutcome::Proposed { lesson }) => {
                     row.outcome = "proposed";
                     row.lesson = Some(lesson.to_string());
@@ -62,6 +73,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                             .map(|r| r.to_string())
                             .unwrap_or_else(|| "unknown".into()),
                     );
+                    row.detail = s.detail;
                 }
             }
             row
@@ -77,7 +89,13 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ("proposed", Some(l), st, _) => {
                 format!(" {l} {}", st.as_deref().unwrap_or("unknown"))
             }
-            ("declined", _, _, Some(reason)) => format!(" {reason}"),
+            ("declined", _, _, Some(reason)) => match &r.detail {
+                Some(d) if d.len() <= 120 => format!(" {reason} ({})", ui::text(d)),
+                _ => format!(" {reason}"),
+            },
+            ("lesson", Some(artifact), Some(st), _) => {
+                format!(" (this id is a {st} lesson; its artifact is {artifact})")
+            }
             _ => String::new(),
         };
         let flagged = [Some(&r.artifact), r.lesson.as_ref()]
@@ -88,5 +106,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         s.push_str(&format!("{} {}{}{flag}\n", r.artifact, r.outcome, detail));
     }
     ui::out(&s);
+    if rows.iter().any(|r| r.outcome == "unseen") {
+        ui::status(
+            "unseen: history holds no outcome for it (an artifact the pre-gate skips, one that names no version, is never recorded)",
+        );
+    }
     Ok(Exit::Done)
 }

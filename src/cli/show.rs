@@ -2,6 +2,7 @@ use clap::Args as ClapArgs;
 
 use super::ui::{self, Ctx, Exit};
 use git_lore::ops::query;
+use git_lore::store::ArtifactOutcome;
 
 /// Show one lesson: id, status, visibility, artifact, claim, rationale,
 /// resolution, stack and scope.
@@ -19,6 +20,17 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let id = ui::parse_id(&args.id)?;
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
+    if let query::Named::Artifact(a) = query::named(&lore, id)? {
+        return Err(ui::CliError::Usage(match a {
+            ArtifactOutcome::Proposed { lesson } => format!(
+                "{id} is an artifact, not a lesson; it became lesson {lesson}: `git lore show {lesson}`"
+            ),
+            ArtifactOutcome::Declined { reason } => format!(
+                "{id} is an artifact, not a lesson; it was declined ({}): `git lore seen {id}`",
+                reason.map(|r| r.to_string()).unwrap_or_else(|| "unknown".into())
+            ),
+        }));
+    }
     let p = query::proposal(&lore, id)?;
     if trusted.flagged.contains(&id) {
         ui::status(format!(

@@ -51,6 +51,8 @@ pub enum Outcome {
     Declined {
         artifact: Id,
         reason: DeclineReason,
+        /// What the transform said about it, if anything.
+        detail: Option<String>,
     },
     Skipped {
         artifact: Id,
@@ -186,7 +188,7 @@ pub fn ingest(
     if let Some(e) = &error {
         for (i, p) in &pending {
             if slots.slots[*i].is_none() {
-                let why = format!("not written: {e}");
+                let why = format!("not written: {}", super::with_causes(e));
                 slots.set(
                     *i,
                     Outcome::Untouched {
@@ -412,8 +414,14 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
                 artifact: Some((**artifact).clone()),
                 model: Some(model.to_owned()),
             };
+            let subject = match detail {
+                Some(d) if d.len() <= 72 && !d.contains(['\n', '\r']) => {
+                    format!("decline {aid}: {reason} ({d})")
+                }
+                _ => format!("decline {aid}: {reason}"),
+            };
             tx.commit(CommitSpec::new(
-                &format!("decline {aid}: {reason}"),
+                &subject,
                 None,
                 Event::Decline {
                     artifact: aid,
@@ -428,6 +436,7 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
             Ok(Outcome::Declined {
                 artifact: aid,
                 reason: *reason,
+                detail: detail.clone(),
             })
         }
     }

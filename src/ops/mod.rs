@@ -177,23 +177,47 @@ impl LoreError {
     }
 }
 
+/// An error's message followed by each cause it does not already say, so
+/// the operating system's reason ("No space left on device") is never lost
+/// behind a library's summary of it.
+pub fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let said = c.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// The first 12 hex digits of a commit id, as messages show it.
 pub(crate) fn short(id: &gix::ObjectId) -> String {
     id.to_string()[..12].to_owned()
 }
 
 /// Whether an error was caused by a full disk, an exceeded quota or a
-/// read-only file system, anywhere in its chain of causes.
+/// read-only file system, anywhere in its chain of causes. Some wrappers
+/// (a temporary file's path error) keep the operating system's error only in
+/// their message, so that is read too: `(os error 28)`.
 fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
+    const CODES: [i32; 3] = [libc::ENOSPC, libc::EDQUOT, libc::EROFS];
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
         if let Some(io) = err.downcast_ref::<std::io::Error>() {
-            if matches!(
-                io.raw_os_error(),
-                Some(libc::ENOSPC | libc::EDQUOT | libc::EROFS)
-            ) {
+            if io.raw_os_error().is_some_and(|c| CODES.contains(&c)) {
                 return true;
             }
+        }
+        let text = err.to_string();
+        if CODES
+            .iter()
+            .any(|c| text.contains(&format!("(os error {c})")))
+        {
+            return true;
         }
         cur = err.source();
     }

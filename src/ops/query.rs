@@ -70,33 +70,66 @@ pub fn counts(lore: &Lore) -> Result<(Vec<(ProposalStatus, usize)>, usize), Lore
 }
 
 /// What history says happened to one artifact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seen {
     pub artifact: Id,
     /// `None`: no outcome is recorded.
     pub outcome: Option<ArtifactOutcome>,
     /// The lesson it became, where it stands now.
     pub lesson: Option<LessonEntry>,
+    /// For a decline: what the transform said, from the decline record.
+    pub detail: Option<String>,
+    /// The id is not an artifact's but a lesson's: that lesson.
+    pub is_lesson: Option<LessonEntry>,
 }
 
-/// What happened to each artifact, answered from the index.
+/// What happened to each artifact, answered from the index (and, for a
+/// decline, its record).
 pub fn seen(lore: &Lore, artifacts: &[Id]) -> Result<Vec<Seen>, LoreError> {
     let index = Index::load(&lore.store)?;
-    Ok(artifacts
-        .iter()
-        .map(|&artifact| {
-            let outcome = index.artifact(artifact);
-            let lesson = match outcome {
-                Some(ArtifactOutcome::Proposed { lesson }) => index.lesson(lesson),
-                _ => None,
-            };
-            Seen {
-                artifact,
-                outcome,
-                lesson,
-            }
-        })
-        .collect())
+    let mut out = Vec::with_capacity(artifacts.len());
+    for &artifact in artifacts {
+        let outcome = index.artifact(artifact);
+        let lesson = match outcome {
+            Some(ArtifactOutcome::Proposed { lesson }) => index.lesson(lesson),
+            _ => None,
+        };
+        let detail = match outcome {
+            Some(ArtifactOutcome::Declined { .. }) => lore
+                .store
+                .read(Branch::Ledger, &layout::decline_path(artifact))?
+                .and_then(|b| serde_json::from_slice::<crate::model::Decline>(&b).ok())
+                .and_then(|d| d.detail),
+            _ => None,
+        };
+        let is_lesson = outcome.is_none().then(|| index.lesson(artifact)).flatten();
+        out.push(Seen {
+            artifact,
+            outcome,
+            lesson,
+            detail,
+            is_lesson,
+        });
+    }
+    Ok(out)
+}
+
+/// What an id names in history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    Lesson(LessonEntry),
+    Artifact(ArtifactOutcome),
+    Nothing,
+}
+
+/// Whether `id` is a lesson's, an artifact's, or nobody's.
+pub fn named(lore: &Lore, id: Id) -> Result<Named, LoreError> {
+    let index = Index::load(&lore.store)?;
+    Ok(match (index.lesson(id), index.artifact(id)) {
+        (Some(l), _) => Named::Lesson(l),
+        (None, Some(a)) => Named::Artifact(a),
+        (None, None) => Named::Nothing,
+    })
 }
 
 /// The index after bringing it up to date (or rebuilding it).

@@ -12,7 +12,8 @@
 //!   space, as `git log --format=%s` shows it); `detail` ← the rest of the
 //!   piece (null when empty); `files` ← the commit's changed paths;
 //!   `session_id` ← the piece's `Claude-Session:` trailer, else the
-//!   commit's; `trigger` = `commit`, `kind` = `decision`, `source` = `local`;
+//!   commit's, else `commit:<full sha>` (a lesson needs provenance, and a
+//!   commit that names no session is its own); `trigger` = `commit`, `kind` = `decision`, `source` = `local`;
 //!   `created_at` = `updated_at` = the commit time (whole seconds, UTC).
 //! - **Trailers.** A trailer block (a final paragraph whose every line is
 //!   `Token: value`, or an indented continuation) is removed from the detail
@@ -241,7 +242,11 @@ pub fn artifacts_from_commit(commit: &MinedCommit) -> Result<Vec<Artifact>, Comm
             summary: p.summary,
             detail: p.detail,
             files: commit.changed_paths.clone(),
-            session_id: p.session.or_else(|| commit_session.clone()),
+            // The commit is the provenance when it names no session.
+            session_id: p
+                .session
+                .or_else(|| commit_session.clone())
+                .or_else(|| Some(format!("commit:{}", commit.sha))),
             trigger: Some("commit".into()),
         });
     }
@@ -363,7 +368,11 @@ mod tests {
         );
         assert_eq!(one("Claude-Session: x").summary, "Claude-Session: x");
         let a = one("Subject\n\nSee https://example.com/x\n\nClaude-Session:   \nReviewed-by: R\n  continued");
-        assert_eq!(a.session_id, None, "a blank value is no session");
+        assert_eq!(
+            a.session_id.as_deref(),
+            Some("commit:a1"),
+            "a blank value is no session: the commit is the provenance"
+        );
         assert_eq!(a.detail.as_deref(), Some("See https://example.com/x"));
         let a = one("Subject\n\nhttps://example.com/x");
         assert_eq!(a.detail.as_deref(), Some("https://example.com/x"));

@@ -18,8 +18,8 @@
 //! artifact over [`MAX_ARTIFACT_BYTES`] (1 MiB, measured as its compact JSON)
 //! is refused alone. Real artifacts are a sentence and a paragraph; the
 //! limits keep prompts, records and memory bounded. A UTF-8 byte-order mark
-//! is ignored; blank lines in JSON Lines are skipped. An empty input holds no
-//! artifacts.
+//! is ignored; blank lines in JSON Lines are skipped. An empty input (white
+//! space, or a byte-order mark alone) is reported as such.
 //!
 //! Pure: no file system access (the CLI reads files, directories and stdin).
 
@@ -55,6 +55,9 @@ pub enum InputError {
     /// Schema-valid, but not a valid artifact (e.g. an id past the ULID range).
     #[error("is not a valid artifact: {0}")]
     Type(String),
+    /// Nothing but white space (and perhaps a byte-order mark).
+    #[error("is empty: there are no artifacts in it")]
+    Empty,
     /// The file, directory or stream could not be read.
     #[error("cannot read: {0}")]
     Unreadable(String),
@@ -115,7 +118,7 @@ pub fn read_artifacts(source: &str, bytes: &[u8]) -> Vec<Item> {
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Vec::new();
+        return whole(Err(InputError::Empty));
     }
     match serde_json::from_slice::<Value>(bytes) {
         Ok(Value::Array(items)) => items
@@ -271,9 +274,15 @@ mod tests {
     }
 
     #[test]
-    fn empty_input_holds_nothing() {
-        assert_eq!(read_artifacts("e", b""), vec![]);
-        assert_eq!(read_artifacts("e", b" \n\t\n"), vec![]);
+    fn empty_input_says_so() {
+        for empty in [&b""[..], b" \n\t\n", b"\xEF\xBB\xBF", b"\xEF\xBB\xBF\n"] {
+            assert_eq!(
+                report(&read_artifacts("e", empty)),
+                vec!["invalid e is empty: there are no artifacts in it"],
+                "{empty:?}"
+            );
+        }
+        // An empty array is a list of no artifacts, said on purpose.
         assert_eq!(read_artifacts("e", b"[]"), vec![]);
     }
 
@@ -282,7 +291,7 @@ mod tests {
         let text = REAL.replace("01KZ45MKAM734ZS7JK24D2DK0R", "81KZ45MKAM734ZS7JK24D2DK0R");
         let r = report(&read_artifacts("t", text.as_bytes()));
         assert!(
-            r[0].starts_with("invalid t is not a valid artifact: not a ULID"),
+            r[0].starts_with("invalid t is not a valid artifact: not a ULID: \"81KZ45MKAM734ZS7JK24D2DK0R\" is past the largest ULID (its first character must be 0 to 7)"),
             "{r:?}"
         );
     }

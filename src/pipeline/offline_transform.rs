@@ -562,7 +562,7 @@ mod tests {
                 assert_eq!(reason, DeclineReason::SchemaInvalid);
                 assert_eq!(
                     detail.as_deref(),
-                    Some("/evidence/session_ids/0: \"\" is shorter than 1 character")
+                    Some("no session id: a lesson needs provenance")
                 );
             }
             other => panic!("{other:?}"),

@@ -285,6 +285,11 @@ pub fn stitch(model_candidate: Value, artifact: &Artifact) -> Value {
     Value::Object(top)
 }
 
+/// Why an artifact that names no session is declined: a lesson must carry
+/// the session it came from in its provenance, so one without is never
+/// written.
+pub const NO_PROVENANCE: &str = "no session id: a lesson needs provenance";
+
 /// The determination for `artifact` from a model's answer (steps 3–5).
 pub fn decide(answer: &Answer, artifact: &Artifact) -> Determination {
     match parse_response(answer) {
@@ -298,6 +303,17 @@ pub fn decide(answer: &Answer, artifact: &Artifact) -> Determination {
         },
         Response::Candidate(value) => match validate_candidate(&stitch(value, artifact)) {
             Ok(candidate) => Determination::Propose { candidate },
+            Err(_)
+                if artifact
+                    .session_id
+                    .as_deref()
+                    .is_none_or(|s| s.trim().is_empty()) =>
+            {
+                Determination::Decline {
+                    reason: DeclineReason::SchemaInvalid,
+                    detail: Some(NO_PROVENANCE.into()),
+                }
+            }
             Err(invalid) => Determination::Decline {
                 reason: DeclineReason::SchemaInvalid,
                 detail: Some(invalid.to_string()),
@@ -430,16 +446,18 @@ mod tests {
     }
 
     #[test]
-    fn a_null_session_id_becomes_empty_and_fails_validation() {
+    fn a_null_session_id_is_declined_for_want_of_provenance() {
         let a = artifact(include_str!(
             "../../tests/fixtures/artifacts/provenance-less.json"
         ));
+        assert_eq!(
+            stitch(serde_json::from_str(CANDIDATE).unwrap(), &a)["evidence"]["session_ids"],
+            json!([""]),
+            "stitched as it is, so validation refuses it"
+        );
         let (reason, detail) = declined(CANDIDATE.as_bytes(), &a);
         assert_eq!(reason, DeclineReason::SchemaInvalid);
-        assert_eq!(
-            detail.as_deref(),
-            Some("/evidence/session_ids/0: \"\" is shorter than 1 character")
-        );
+        assert_eq!(detail.as_deref(), Some(NO_PROVENANCE));
     }
 
     #[test]

@@ -328,9 +328,57 @@ pub fn judge_with(rubric: &Rubric, min_criterion_coverage: f64, verdicts: &Value
         aggregate_score: Some(aggregate),
         passed: reason == "gate_passed",
         reason: reason.to_owned(),
-        judges: verdicts.as_array().cloned().unwrap_or_default(),
+        judges: verdicts
+            .as_array()
+            .map(|a| a.iter().map(kept).collect())
+            .unwrap_or_default(),
         failed_criterion,
     })
+}
+
+/// The most judges a panel may have: a rubric names a handful.
+pub const MAX_JUDGES: usize = 16;
+/// The longest `feedback_summary` kept in a record, in characters.
+pub const MAX_FEEDBACK: usize = 2000;
+/// The most `criterion_scores` entries kept per judge.
+pub const MAX_CRITERIA: usize = 32;
+
+/// What a record keeps of one judge's verdict: the known keys only
+/// (`judge_type`, `score`, `passed`, `confidence`, `criterion_scores`,
+/// `feedback_summary`), numeric criterion scores with short names, and
+/// feedback cut to [`MAX_FEEDBACK`] characters. A judge is a program whose
+/// output is hostile: nothing else of it is committed.
+fn kept(judge: &Value) -> Value {
+    let Some(o) = judge.as_object() else {
+        return judge.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for key in ["judge_type", "score", "passed", "confidence"] {
+        if let Some(v) = o.get(key) {
+            if !v.is_object() && !v.is_array() && v.as_str().is_none_or(|s| s.len() <= 64) {
+                out.insert(key.into(), v.clone());
+            }
+        }
+    }
+    if let Some(Value::Object(scores)) = o.get("criterion_scores") {
+        let kept: serde_json::Map<String, Value> = scores
+            .iter()
+            .filter(|(k, v)| k.len() <= 64 && v.is_number())
+            .take(MAX_CRITERIA)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.insert("criterion_scores".into(), Value::Object(kept));
+    }
+    if let Some(Value::String(f)) = o.get("feedback_summary") {
+        let cut: String = f.chars().take(MAX_FEEDBACK).collect();
+        let text = if cut.len() < f.len() {
+            format!("{cut}…")
+        } else {
+            cut
+        };
+        out.insert("feedback_summary".into(), Value::String(text));
+    }
+    Value::Object(out)
 }
 
 fn usable_panel<'a>(rubric: &Rubric, verdicts: &'a Value) -> Result<Vec<Judge<'a>>, String> {
@@ -343,6 +391,12 @@ fn usable_panel<'a>(rubric: &Rubric, verdicts: &'a Value) -> Result<Vec<Judge<'a
     if panel.is_empty() {
         return Err("the panel is empty".to_owned());
     }
+    if panel.len() > MAX_JUDGES {
+        return Err(format!(
+            "the panel has {} judges; a rubric has at most {MAX_JUDGES}",
+            panel.len()
+        ));
+    }
     let mut judges = Vec::with_capacity(panel.len());
     for (i, v) in panel.iter().enumerate() {
         let n = i + 1;
@@ -352,8 +406,14 @@ fn usable_panel<'a>(rubric: &Rubric, verdicts: &'a Value) -> Result<Vec<Judge<'a
                 json_type(v)
             ));
         };
-        let Some(judge_type) = o.get("judge_type").and_then(Value::as_str) else {
-            return Err(format!("judge {n} has no string judge_type"));
+        let Some(judge_type) = o
+            .get("judge_type")
+            .and_then(Value::as_str)
+            .filter(|t| t.len() <= 64 && !t.chars().any(char::is_control))
+        else {
+            return Err(format!(
+                "judge {n} has no judge_type (a short name without control characters)"
+            ));
         };
         let Some(score) = o.get("score").and_then(Value::as_f64) else {
             return Err(format!("judge {n} ({judge_type}) has no numeric score"));
@@ -733,7 +793,7 @@ mod tests {
             (json!([ok_a.clone(), big_score]), "judge 2 (adversarial) has score 85 outside [0, 1]"),
             (json!([ok_a.clone(), list_scores]), "criterion_scores that is a JSON array, not an object"),
             (json!(["{\"judge_type\":\"standard\"", ok_b.clone()]), "judge 1 is a JSON string, not an object"),
-            (json!([{"score": 0.9, "passed": true}, ok_b.clone()]), "judge 1 has no string judge_type"),
+            (json!([{"score": 0.9, "passed": true}, ok_b.clone()]), "judge 1 has no judge_type (a short name without control characters)"),
         ];
         for vis in [Visibility::Org, Visibility::Public] {
             for (panel, want) in &cases {
@@ -890,6 +950,35 @@ mod tests {
             judge_proposal(&no_vis, &set(), &Ok(panel), now).unwrap_err(),
             ReviewError::NoVisibility { id: no_vis.id }
         );
+    }
+
+    #[test]
+    fn a_huge_panel_is_refused_in_one_short_line() {
+        let one = testdata::json("judge-verdicts.pass.json")[0].clone();
+        let panel = Value::Array(vec![one; 10_000]);
+        let why = unjudged(judge(Visibility::Org, &set(), &panel).unwrap()).to_string();
+        assert_eq!(
+            why,
+            "the judge panel is unusable: the panel has 10000 judges; a rubric has at most 16"
+        );
+    }
+
+    #[test]
+    fn a_recorded_verdict_keeps_only_what_it_needs() {
+        let mut panel = testdata::json("judge-verdicts.pass.json");
+        panel[0]["junk"] = json!("x".repeat(1 << 20));
+        panel[0]["feedback_summary"] = json!("y".repeat(5000));
+        panel[1]["criterion_scores"]["z".repeat(100)] = json!(0.5);
+        panel[1]["criterion_scores"]["note"] = json!("not a number");
+        let v = recorded(judge(Visibility::Org, &set(), &panel).unwrap());
+        let first = v.judges[0].as_object().unwrap();
+        assert!(!first.contains_key("junk"));
+        let fb = first["feedback_summary"].as_str().unwrap();
+        assert_eq!(fb.chars().count(), MAX_FEEDBACK + 1);
+        assert!(fb.ends_with('…'));
+        let scores = v.judges[1]["criterion_scores"].as_object().unwrap();
+        assert!(scores.keys().all(|k| k.len() <= 64 && k != "note"));
+        assert!(serde_json::to_string(&v).unwrap().len() < 8_000);
     }
 
     #[test]

@@ -75,37 +75,46 @@ fn each_outage_leaves_the_artifact_untouched_and_writes_nothing() {
 
 #[test]
 fn each_verdict_is_recorded_as_a_signed_decline() {
-    let cases: [(&str, &str); 6] = [
+    let cases: [(&str, &str, &str); 6] = [
         (
             r#"echo '{"eligible": false, "reason": "no_resolution"}'"#,
             "no_resolution",
+            "",
         ),
         (
             r#"echo '{"eligible": false, "reason": "no_versions"}'"#,
             "no_versions",
+            "",
         ),
         (
             r#"echo '{"eligible": false, "reason": "tired"}'"#,
             "transform_invalid",
+            " (the model refused with an unrecognised reason: \"tired\")",
         ),
-        ("echo 'I cannot help with that.'", "transform_invalid"),
+        (
+            "echo 'I cannot help with that.'",
+            "transform_invalid",
+            " (the model output is not JSON and has no complete JSON object in its first 8192 characters)",
+        ),
         (
             "head -c 10000000 /dev/zero | tr '\\0' 'x'",
             "transform_invalid",
+            " (the model output is not JSON and has no complete JSON object in its first 8192 characters)",
         ),
         (
             r#"echo '{"claim":"c","rationale":"r","evidence":{"resolution":"x"},"applies_to":{"stack":["vite"],"scope":{"kind":"versioned","versions":{"vitest":"<6"}},"file_patterns":[],"task_kinds":[]}}'"#,
             "schema_invalid",
+            " (/applies_to/scope/versions/vitest: \"vitest\" is not named in applies_to.stack; every versions key must be a stack entry)",
         ),
     ];
-    for (script, reason) in cases {
+    for (script, reason, detail) in cases {
         let env = TestEnv::new();
         env.init();
         let r = ingest_with(&env, script, REAL_VITEST);
         assert_eq!(r.code, 0, "{script}: {}", r.stderr);
         assert_eq!(
             r.stdout,
-            format!("declined {} {reason}\n", vitest_id()),
+            format!("declined {} {reason}{detail}\n", vitest_id()),
             "{script}"
         );
         let record: serde_json::Value = serde_json::from_str(
@@ -128,7 +137,7 @@ fn each_verdict_is_recorded_as_a_signed_decline() {
         );
         assert_eq!(
             env.lore(&["seen", vitest_id()]).ok(),
-            format!("{} declined {reason}\n", vitest_id())
+            format!("{} declined {reason}{detail}\n", vitest_id())
         );
         assert_eq!(env.lore(&["verify"]).code, 0);
     }
@@ -150,11 +159,11 @@ fn a_range_the_schema_refuses_is_schema_invalid() {
             &format!("cat {}", env.path().join("answer.json").display()),
             REAL_VITEST,
         );
-        assert_eq!(
-            r.stdout,
-            format!("declined {} schema_invalid\n", vitest_id()),
+        assert!(
+            r.stdout
+                .starts_with(&format!("declined {} schema_invalid", vitest_id())),
             "{bad}: {}",
-            r.stderr
+            r.stdout
         );
     }
 }
@@ -193,9 +202,11 @@ fn blank_claims_and_hostile_text_from_a_model_are_schema_invalid() {
             &format!("cat {}", env.path().join("answer.json").display()),
             REAL_VITEST,
         );
-        assert_eq!(
-            r.stdout,
-            format!("declined {} schema_invalid\n", vitest_id())
+        assert!(
+            r.stdout
+                .starts_with(&format!("declined {} schema_invalid", vitest_id())),
+            "{}",
+            r.stdout
         );
         let record = env
             .ledger_file(&crate::common::fanout("declined", vitest_id()))
@@ -584,6 +595,46 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
 }
 
 #[test]
+fn a_commit_that_names_no_session_is_its_own_provenance() {
+    let env = TestEnv::new();
+    env.init();
+    let proj = env.path().join("project");
+    std::fs::create_dir_all(&proj).unwrap();
+    project_git(&proj, &env, &["init", "-q", "-b", "main"]);
+    std::fs::write(proj.join("package.json"), "{\"react\": \"18.2.0\"}\n").unwrap();
+    project_git(&proj, &env, &["add", "."]);
+    project_git(
+        &proj,
+        &env,
+        &[
+            "commit", "-q", "-m",
+            "Hydration crash in next 14.2.3 with react 18.3.1\n\nuseId rendered mismatched ids on the client. Fixed by pinning react to 18.2.0 in package.json.",
+        ],
+    );
+    let sha = project_git(&proj, &env, &["rev-parse", "HEAD"]);
+    let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    assert!(r.ok().starts_with("proposed "), "{}", r.stdout);
+    let lesson = r.stdout.split_whitespace().nth(1).unwrap();
+    let p: serde_json::Value =
+        serde_json::from_str(env.lore(&["show", lesson, "--json"]).ok()).unwrap();
+    let session = format!("commit:{}", sha.trim());
+    assert_eq!(p["artifact"]["session_id"], session.as_str());
+    assert_eq!(
+        p["candidate"]["evidence"]["session_ids"],
+        serde_json::json!([session])
+    );
+    // Confirmed and judged, it becomes a pool entry with that provenance.
+    env.lore(&["confirm", lesson, "org"]).ok();
+    env.lore(&["judge", "--all", "--yes"]).ok();
+    let entry = env
+        .git(&["show", &format!("pool/org:{}", fanout("lessons", lesson))])
+        .ok()
+        .to_owned();
+    assert!(entry.contains(&session), "{entry}");
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
 fn many_short_concurrent_ingests_of_the_same_artifacts_write_each_once() {
     // Six processes each ingest the same 30 artifacts one invocation at a
     // time, as hooks do: the races are between short writers whose index
@@ -744,4 +795,66 @@ fn a_repeated_random_source_never_overwrites_a_lesson() {
         before
     );
     assert_eq!(env.ledger_commits(), commits);
+}
+
+/// Runs `script` in a mount namespace of its own (`unshare -rm`), where it
+/// may mount a small tmpfs; returns (exit code, stdout, stderr).
+fn in_mount_namespace(env: &TestEnv, script: &str) -> (i32, String, String) {
+    let o = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c", script])
+        .env_clear()
+        .envs(env.vars())
+        .env("LORE", env!("CARGO_BIN_EXE_git-lore"))
+        .env("GIT_LORE_RANDOMNESS_SEED", "11")
+        .current_dir(env.path())
+        .output()
+        .expect("unshare (util-linux)");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_full_disk_or_a_read_only_repository_is_an_outage_with_its_cause() {
+    let env = TestEnv::new();
+    let art = env.artifacts_file("a.jsonl", &[proposable(12, 1)]);
+    let small = env.path().join("small");
+    std::fs::create_dir_all(&small).unwrap();
+    let script = format!(
+        r#"set -u
+mount -t tmpfs -o size=2m tmpfs {small} || exit 90
+repo={small}/lessons.git
+"$LORE" --repo "$repo" init >/dev/null 2>&1 || exit 91
+dd if=/dev/zero of={small}/fill bs=16k 2>/dev/null
+"$LORE" --repo "$repo" ingest {art}
+echo "exit=$?"
+rm -f {small}/fill
+"$LORE" --repo "$repo" ingest {art} >/dev/null 2>&1 || exit 92
+mount -o remount,ro {small} || exit 93
+lesson=$("$LORE" --repo "$repo" list | cut -d' ' -f1)
+"$LORE" --repo "$repo" confirm "$lesson" org
+echo "exit=$?"
+"#,
+        small = small.display(),
+        art = art.display()
+    );
+    let (code, out, err) = in_mount_namespace(&env, &script);
+    assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
+    let exits: Vec<&str> = out.lines().filter(|l| l.starts_with("exit=")).collect();
+    assert_eq!(
+        exits,
+        ["exit=2", "exit=2"],
+        "stdout:\n{out}\nstderr:\n{err}"
+    );
+    assert!(
+        out.contains(&format!(
+            "untouched {} not written: ",
+            crate::common::ulid(12, 1)
+        )),
+        "{out}"
+    );
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(err.contains("Read-only file system"), "{err}");
 }
