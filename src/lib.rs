@@ -15,6 +15,7 @@ pub mod names;
 pub mod ops;
 pub mod pipeline;
 pub mod process;
+pub mod recall;
 pub mod review;
 pub mod schema;
 pub mod signing;

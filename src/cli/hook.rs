@@ -5,11 +5,14 @@ use clap::{Args as ClapArgs, Subcommand};
 use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::ops::guard;
 
-/// Checks run by the hooks git-lore installs; not for typing by hand.
+/// What the hooks git-lore installs run; not for typing by hand.
 ///
 /// `hook pre-push REMOTE URL` reads git's pre-push lines on stdin and refuses
 /// (exit 1) any push that would send the history of the ledger or
-/// pool/local, under any ref name.
+/// pool/local, under any ref name. `hook session-start` reads a coding
+/// agent's SessionStart hook input on stdin and prints, as the hook's JSON,
+/// the lessons that hold for the session's project (for the agent) and how
+/// many lessons await a decision (for the person); it always exits 0.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     #[command(subcommand)]
@@ -25,10 +28,30 @@ enum Hook {
         /// The remote's URL.
         url: Option<String>,
     },
+    /// A coding agent's session starts: recall for its project.
+    SessionStart {
+        /// The most characters of lessons to hand the agent.
+        #[arg(long, default_value_t = git_lore::recall::render::DEFAULT_BUDGET)]
+        budget: usize,
+    },
 }
+
+/// Set in the environment of every program git-lore starts from a hook (and
+/// by anyone who wants git-lore's agent hooks to stay quiet): every
+/// git-lore agent hook is then a no-op, so a model asked from a hook cannot
+/// set off the hooks again.
+pub const QUIET: &str = "GIT_LORE_HOOK_ACTIVE";
+
+/// How long the session-start hook may work before it gives up, well inside
+/// the few seconds an agent waits for it.
+const SESSION_START_DEADLINE: std::time::Duration = std::time::Duration::from_secs(4);
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     match args.hook {
+        Hook::SessionStart { budget } => {
+            session_start(ctx, budget);
+            Ok(Exit::Done)
+        }
         Hook::PrePush { .. } => {
             let mut text = String::new();
             std::io::stdin()
@@ -51,4 +74,118 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             })
         }
     }
+}
+
+/// What the session-start hook says: lessons for the agent, a line for the
+/// person. Both empty: it prints nothing.
+#[derive(Default)]
+struct Said {
+    context: String,
+    message: String,
+}
+
+/// The SessionStart hook: reads the hook's JSON on stdin for the project
+/// directory, recalls for it within `budget`, and prints the hook's JSON.
+/// It never fails the session: any failure, or taking longer than
+/// [`SESSION_START_DEADLINE`], becomes at most one short line for the
+/// person, and the exit code is 0.
+fn session_start(ctx: &Ctx, budget: usize) {
+    if std::env::var_os(QUIET).is_some() {
+        return;
+    }
+    let mut input = String::new();
+    let _ = std::io::stdin().take(64 << 10).read_to_string(&mut input);
+    let cwd = serde_json::from_str::<serde_json::Value>(&input)
+        .ok()
+        .and_then(|v| v.get("cwd")?.as_str().map(std::path::PathBuf::from))
+        .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(std::path::PathBuf::from))
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let repo = ctx.repo.clone();
+    let env = ctx.env.clone();
+    let seed = ctx.seed;
+    std::thread::spawn(move || {
+        let ctx = Ctx { repo, env, seed };
+        let _ = tx.send(session_start_work(&ctx, &cwd, budget));
+    });
+    let said = match rx.recv_timeout(SESSION_START_DEADLINE) {
+        Ok(Ok(said)) => said,
+        Ok(Err(why)) => Said {
+            message: format!("git-lore: no lessons this session ({})", short(&why)),
+            ..Said::default()
+        },
+        Err(_) => Said {
+            message: "git-lore: no lessons this session (recall took too long)".into(),
+            ..Said::default()
+        },
+    };
+    if said.context.is_empty() && said.message.is_empty() {
+        return;
+    }
+    let mut out = serde_json::Map::new();
+    if !said.context.is_empty() {
+        out.insert(
+            "hookSpecificOutput".into(),
+            serde_json::json!({"hookEventName": "SessionStart", "additionalContext": said.context}),
+        );
+    }
+    if !said.message.is_empty() {
+        out.insert("systemMessage".into(), said.message.into());
+    }
+    ui::out(&format!("{}\n", serde_json::Value::Object(out)));
+}
+
+/// One line, at most 160 characters.
+fn short(s: &str) -> String {
+    let line = ui::text(s);
+    if line.chars().count() > 160 {
+        format!("{}…", line.chars().take(160).collect::<String>())
+    } else {
+        line
+    }
+}
+
+fn session_start_work(ctx: &Ctx, project: &std::path::Path, budget: usize) -> Result<Said, String> {
+    use git_lore::model::ProposalStatus;
+    use git_lore::ops::recall::{self, Depth};
+    use git_lore::ops::{query, trust};
+    use git_lore::recall::{render, select};
+    if !ctx.repo.join("HEAD").exists() {
+        return Ok(Said::default()); // no lesson repository: nothing to say
+    }
+    let lore = ctx.open().map_err(|e| e.to_string())?;
+    let standings = trust::review(&lore).map_err(|e| e.to_string())?;
+    let flagged = trust::flagged(&lore, &standings).map_err(|e| e.to_string())?;
+    let g = recall::gather(&lore, project, &[], false, Depth::Thin, &flagged)
+        .map_err(|e| e.to_string())?;
+    let sel = select::select(&g.lessons, &g.stack);
+    let context = render::markdown(&sel, budget);
+    let (counts, _) = query::counts(&lore).map_err(|e| e.to_string())?;
+    let waiting: usize = counts
+        .iter()
+        .filter(|(s, _)| matches!(s, ProposalStatus::Pending | ProposalStatus::Confirmed))
+        .map(|(_, n)| n)
+        .sum();
+    let mut notes = Vec::new();
+    if waiting > 0 {
+        notes.push(format!(
+            "{waiting} lesson{} await{} your decision: `git lore list`",
+            if waiting == 1 { "" } else { "s" },
+            if waiting == 1 { "s" } else { "" }
+        ));
+    }
+    if standings
+        .iter()
+        .any(|s| !matches!(s.standing, trust::Standing::Verified))
+    {
+        notes.push("history that does not verify: `git lore verify`".into());
+    }
+    Ok(Said {
+        context,
+        message: if notes.is_empty() {
+            String::new()
+        } else {
+            format!("git-lore: {}", notes.join("; "))
+        },
+    })
 }

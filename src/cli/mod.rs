@@ -8,6 +8,7 @@
 
 mod confirm;
 mod demo;
+mod export;
 mod hook;
 mod index;
 mod ingest;
@@ -17,9 +18,11 @@ mod list;
 mod log;
 mod pass;
 mod promote;
+mod recall;
 mod rubrics;
 mod seen;
 mod show;
+mod stack;
 mod status;
 mod ui;
 mod unconfirm;
@@ -70,6 +73,9 @@ enum Command {
     Promote(promote::Args),
     Status(status::Args),
     Rubrics(rubrics::Args),
+    Stack(stack::Args),
+    Recall(recall::Args),
+    Export(export::Args),
     Seen(seen::Args),
     Log(log::Args),
     Verify(verify::Args),
@@ -189,6 +195,9 @@ pub fn main() -> ExitCode {
         Command::Promote(a) => promote::run(a, &ctx),
         Command::Status(a) => status::run(a, &ctx),
         Command::Rubrics(a) => rubrics::run(a, &ctx),
+        Command::Stack(a) => stack::run(a, &ctx),
+        Command::Recall(a) => recall::run(a, &ctx),
+        Command::Export(a) => export::run(a, &ctx),
         Command::Seen(a) => seen::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),
         Command::Verify(a) => verify::run(a, &ctx),

@@ -18,6 +18,7 @@ pub mod judge;
 mod ledger;
 pub mod promote;
 pub mod query;
+pub mod recall;
 pub mod rubrics;
 pub mod trust;
 

@@ -205,6 +205,17 @@ impl<'s> Tx<'s> {
             Branch::Pool(s) => RefKind::Pool(s),
         };
         self.overlay.fold(&|id| index.lesson(id), on, &spec.event);
+        if let Branch::Pool(_) = self.branch {
+            for change in &spec.changes {
+                let (path, bytes) = match change {
+                    Change::Put { path, bytes } => (path, Some(bytes.as_slice())),
+                    Change::Delete { path } => (path, None),
+                };
+                if let Some(super::layout::RecordPath::Lesson(id)) = super::layout::classify(path) {
+                    self.overlay.note_entry(id, bytes);
+                }
+            }
+        }
         Ok(id)
     }
 }

@@ -37,9 +37,11 @@ fn session_start_speaks_only_when_lessons_await_a_decision() {
     env.lore(&["ingest", f.to_str().unwrap()]).ok();
     let r = hook(&env, "session-start", &[]);
     assert_eq!(r.code, 0);
+    let j: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
-        r.stdout,
-        "2 lesson candidates awaiting confirmation — run `git lore list`\n"
+        j,
+        serde_json::json!({"systemMessage": "git-lore: 2 lessons await your decision: `git lore list`"}),
+        "the person hears of them; the agent's context stays empty"
     );
 }
 

@@ -14,6 +14,8 @@
 //!
 //! All integers are big-endian. A table is an addition, never a format
 //! break: readers look tables up by tag and ignore tags they do not know.
+//! A table with key width 0 (and record width 1) is a *heap*: bytes in the
+//! order they were written, which other tables point into by offset.
 //! A file of another version, a corrupt header, or tables that do not fit
 //! the file are refused ([`FormatError`]); the caller rebuilds from history.
 //!
@@ -64,7 +66,8 @@ pub struct RefState {
 }
 
 /// One table to write: its records, each `width` bytes, keyed by their
-/// first `key` bytes. They are sorted here.
+/// first `key` bytes. They are sorted here. `key` 0 with `width` 1 is a
+/// heap, written as it is.
 pub struct TableData {
     pub tag: Tag,
     pub width: usize,
@@ -108,7 +111,9 @@ pub fn encode(refs: &[RefState], tables: Vec<TableData>) -> Vec<u8> {
     let mut sorted = Vec::with_capacity(tables.len());
     for t in tables {
         let mut recs: Vec<&[u8]> = t.records.chunks_exact(t.width).collect();
-        recs.sort_unstable_by(|a, b| a[..t.key].cmp(&b[..t.key]));
+        if t.key > 0 {
+            recs.sort_unstable_by(|a, b| a[..t.key].cmp(&b[..t.key]));
+        }
         let count = recs.len() as u64;
         head.extend_from_slice(&t.tag);
         head.extend_from_slice(&(t.width as u32).to_be_bytes());
@@ -257,7 +262,7 @@ pub fn read_header(bytes: &Bytes) -> Result<Header, FormatError> {
     for t in &tables {
         let size = (t.width as u64).checked_mul(t.count);
         let bad = t.width == 0
-            || t.key == 0
+            || (t.key == 0 && t.width != 1)
             || t.key > t.width
             || t.offset != end
             || size.and_then(|s| s.checked_add(t.offset)).is_none();
@@ -279,7 +284,7 @@ pub fn read_header(bytes: &Bytes) -> Result<Header, FormatError> {
 /// look-up reads about log2(n) records, so it costs the same at 100,000
 /// records as at 1,000.
 pub fn find(bytes: &Bytes, t: &TableDir, key: &[u8]) -> Option<Vec<u8>> {
-    if key.len() != t.key {
+    if t.key == 0 || key.len() != t.key {
         return None;
     }
     let (mut lo, mut hi) = (0u64, t.count);
@@ -297,6 +302,9 @@ pub fn find(bytes: &Bytes, t: &TableDir, key: &[u8]) -> Option<Vec<u8>> {
 
 /// Every record of a table whose key starts with `prefix`, in key order.
 pub fn find_prefix(bytes: &Bytes, t: &TableDir, prefix: &[u8]) -> Option<Vec<Vec<u8>>> {
+    if t.key == 0 {
+        return None;
+    }
     let (mut lo, mut hi) = (0u64, t.count);
     let n = prefix.len().min(t.key);
     while lo < hi {
@@ -319,6 +327,14 @@ pub fn find_prefix(bytes: &Bytes, t: &TableDir, prefix: &[u8]) -> Option<Vec<Vec
         i += 1;
     }
     Some(out)
+}
+
+/// `len` bytes at `offset` of a heap table; `None` outside it.
+pub fn heap_slice(bytes: &Bytes, t: &TableDir, offset: u64, len: usize) -> Option<Vec<u8>> {
+    if offset.checked_add(len as u64)? > t.count {
+        return None;
+    }
+    bytes.read(t.offset + offset, len)
 }
 
 /// A whole table's records, for a full scan; `None` if they cannot be read.
@@ -398,6 +414,26 @@ mod tests {
         let h = read_header(&file).unwrap();
         let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
         assert_eq!(find(&file, nums, &[9, 9]), Some(vec![9, 9, 109]));
+    }
+
+    #[test]
+    fn a_heap_keeps_its_order_and_is_read_by_offset() {
+        let refs: Vec<RefState> = Vec::new();
+        let file = encode(
+            &refs,
+            vec![TableData {
+                tag: *b"HEAP",
+                width: 1,
+                key: 0,
+                records: b"zyx-abc".to_vec(),
+            }],
+        );
+        let bytes = Bytes::Memory(file);
+        let h = read_header(&bytes).unwrap();
+        let heap = &h.tables[0];
+        assert_eq!(heap_slice(&bytes, heap, 4, 3).unwrap(), b"abc");
+        assert_eq!(heap_slice(&bytes, heap, 5, 3), None, "past its end");
+        assert_eq!(find(&bytes, heap, b"z"), None, "a heap is not searched");
     }
 
     #[test]

@@ -12,12 +12,16 @@
 //! which `git lore verify` checks against what each commit changed.
 //!
 //! The file format is [`format`]; the tables are `ARTS` (artifact →
-//! outcome) and `LESN` (lesson → entry). A new table is a new tag: the
-//! format's table directory makes it an addition, not a break.
+//! outcome), `LESN` (lesson → entry), and recall's three: `RCLK` (the coarse
+//! name of every package a pool entry names → the entry), `RCLS` (entry →
+//! where its [`Summary`] lies) and `RCLH` (the summaries). The recall tables
+//! are the one place the index reads more than trailers: a pool entry's
+//! summary comes from its blob. A new table is a new tag: the format's table
+//! directory makes it an addition, not a break.
 
 pub mod format;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
@@ -28,13 +32,23 @@ use self::format::{Bytes, Header, RefState, TableData, TableDir, Tag};
 use super::layout::Branch;
 use super::{Store, StoreError};
 use crate::event::Event;
-use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
+use crate::model::{DeclineReason, Id, Lesson, ProposalStatus, Source, Visibility};
+use crate::recall::summary::Summary;
+use crate::store::layout;
 use crate::trailers;
 
 const ARTS: Tag = *b"ARTS";
 const ART_WIDTH: usize = 34;
 const LESN: Tag = *b"LESN";
 const LES_WIDTH: usize = 36;
+/// Recall keys: 8 bytes of the name's hash, then the lesson id.
+const RCLK: Tag = *b"RCLK";
+const RCLK_WIDTH: usize = 24;
+/// Recall summaries: the lesson id, then the summary's offset (u64) and
+/// length (u32) in the heap.
+const RCLS: Tag = *b"RCLS";
+const RCLS_WIDTH: usize = 28;
+const RCLH: Tag = *b"RCLH";
 /// Catch-ups shorter than this stay in memory instead of rewriting the file.
 const PERSIST_AFTER: usize = 64;
 
@@ -81,6 +95,9 @@ impl RefKind {
 pub struct Overlay {
     artifacts: BTreeMap<Id, ArtifactOutcome>,
     lessons: BTreeMap<Id, LessonEntry>,
+    /// Pool entries learned since the file: their summaries (`None`: the
+    /// entry is gone or does not read).
+    summaries: BTreeMap<Id, Option<Summary>>,
 }
 
 impl Overlay {
@@ -165,8 +182,17 @@ impl Overlay {
         }
     }
 
+    /// Learns a pool entry's current content.
+    pub(crate) fn note_entry(&mut self, id: Id, bytes: Option<&[u8]>) {
+        let summary = bytes
+            .and_then(|b| serde_json::from_slice::<Lesson>(b).ok())
+            .filter(|l| l.id == id)
+            .map(|l| Summary::of(&l));
+        self.summaries.insert(id, summary);
+    }
+
     fn len(&self) -> usize {
-        self.artifacts.len() + self.lessons.len()
+        self.artifacts.len() + self.lessons.len() + self.summaries.len()
     }
 }
 
@@ -243,6 +269,28 @@ fn decode_lesson(rec: &[u8]) -> Option<LessonEntry> {
     })
 }
 
+/// The 8-byte key a package name is found under: the first bytes of the
+/// sha256 of its coarse form.
+fn name_key(coarse: &str) -> [u8; 8] {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(coarse.as_bytes());
+    d[..8].try_into().expect("8 bytes")
+}
+
+/// Where a summary lies: (offset, length) in the heap.
+fn slot(rec: &[u8]) -> (u64, usize) {
+    let off = u64::from_be_bytes(rec[16..24].try_into().expect("8 bytes"));
+    let len = u32::from_be_bytes(rec[24..28].try_into().expect("4 bytes")) as usize;
+    (off, len)
+}
+
+fn push_summary(slots: &mut Vec<u8>, heap: &mut Vec<u8>, id: Id, bytes: &[u8]) {
+    slots.extend_from_slice(&id.to_bytes());
+    slots.extend_from_slice(&(heap.len() as u64).to_be_bytes());
+    slots.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+    heap.extend_from_slice(bytes);
+}
+
 fn id_at(data: &[u8], off: usize) -> Id {
     let mut b = [0u8; 16];
     b.copy_from_slice(&data[off..off + 16]);
@@ -266,6 +314,11 @@ impl Index {
     /// gives an empty index, which catching up rebuilds.
     fn open(path: PathBuf) -> Index {
         let mut index = Index::empty(path);
+        // Only a regular file: opening a FIFO put in its place would wait
+        // for a writer forever.
+        if !fs::symlink_metadata(&index.path).is_ok_and(|m| m.is_file()) {
+            return index;
+        }
         let Ok(file) = fs::File::open(&index.path) else {
             return index;
         };
@@ -356,6 +409,15 @@ impl Index {
                     mem.fold(&lookup, RefKind::of(branch), e);
                 }
             }
+            // What recall knows of a pool entry is its content as the pool
+            // stands now.
+            if let (Branch::Pool(_), Some((_, tip))) = (branch, current.get(&branch.ref_name())) {
+                let touched: BTreeSet<Id> = list.iter().filter_map(Event::lesson).collect();
+                for id in touched {
+                    let bytes = store.read_at(*tip, &layout::lesson_path(id))?;
+                    mem.note_entry(id, bytes.as_deref());
+                }
+            }
             self.mem = mem;
         }
         self.walked = walked;
@@ -400,6 +462,9 @@ impl Index {
         for (k, v) in &overlay.lessons {
             self.mem.lessons.insert(*k, *v);
         }
+        for (k, v) in &overlay.summaries {
+            self.mem.summaries.insert(*k, v.clone());
+        }
         let verified = self.refs.get(&name).and_then(|r| r.verified);
         self.refs.insert(
             name.clone(),
@@ -443,6 +508,78 @@ impl Index {
         all.into_iter().collect()
     }
 
+    /// The pool entries that name a package whose coarse name
+    /// ([`crate::version::coarse_name`]) is one of `names`, each once: the
+    /// candidates recall decides on. A superset is fine; recall applies the
+    /// exact name rule of each ecosystem.
+    pub fn recall_candidates<'n>(&self, names: impl Iterator<Item = &'n str>) -> Vec<Id> {
+        let wanted: BTreeSet<[u8; 8]> = names.map(name_key).collect();
+        let mut out: BTreeSet<Id> = BTreeSet::new();
+        // The whole key table once: thousands of look-ups in memory cost
+        // less than thousands of positioned reads.
+        if let Some((bytes, t)) = self.table(RCLK) {
+            if let Some(all) = format::all(bytes, t) {
+                let recs: Vec<&[u8]> = all.chunks_exact(RCLK_WIDTH).collect();
+                for key in &wanted {
+                    let start = recs.partition_point(|r| r[..8] < key[..]);
+                    for r in &recs[start..] {
+                        if r[..8] != key[..] {
+                            break;
+                        }
+                        out.insert(id_at(r, 8));
+                    }
+                }
+            }
+        }
+        for (id, summary) in &self.mem.summaries {
+            out.remove(id);
+            if let Some(s) = summary {
+                if s.keys().iter().any(|k| wanted.contains(&name_key(k))) {
+                    out.insert(*id);
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// What recall knows of one pool entry.
+    pub fn summary(&self, id: Id) -> Option<Summary> {
+        if let Some(s) = self.mem.summaries.get(&id) {
+            return s.clone();
+        }
+        let (bytes, t) = self.table(RCLS)?;
+        let rec = format::find(bytes, t, &id.to_bytes())?;
+        let (off, len) = slot(&rec);
+        let (bytes, heap) = self.table(RCLH)?;
+        serde_json::from_slice(&format::heap_slice(bytes, heap, off, len)?).ok()
+    }
+
+    /// Every pool entry recall knows, in id order.
+    pub fn summaries(&self) -> Vec<Summary> {
+        let mut out: BTreeMap<Id, Summary> = BTreeMap::new();
+        if let (Some((bytes, slots)), Some((_, heap))) = (self.table(RCLS), self.table(RCLH)) {
+            if let (Some(slots), Some(heap)) = (format::all(bytes, slots), format::all(bytes, heap))
+            {
+                for rec in slots.chunks_exact(RCLS_WIDTH) {
+                    let (off, len) = slot(rec);
+                    if let Some(s) = heap
+                        .get(off as usize..off as usize + len)
+                        .and_then(|b| serde_json::from_slice::<Summary>(b).ok())
+                    {
+                        out.insert(s.id, s);
+                    }
+                }
+            }
+        }
+        for (id, s) in &self.mem.summaries {
+            match s {
+                Some(s) => out.insert(*id, s.clone()),
+                None => out.remove(id),
+            };
+        }
+        out.into_values().collect()
+    }
+
     /// How many artifacts and lessons it knows.
     pub fn counts(&self) -> (usize, usize) {
         let mut arts: HashSet<Id> = self.mem.artifacts.keys().copied().collect();
@@ -483,6 +620,45 @@ impl Index {
         )
     }
 
+    /// The recall tables as the file has them with `mem`'s summaries laid
+    /// over: the file's raw records copied, changed entries replaced. `None`
+    /// when the file's tables cannot be read.
+    fn recall_tables(&self) -> Option<(Vec<u8>, Vec<u8>, Vec<u8>)> {
+        let raw = |tag| match self.table(tag) {
+            None => Some(Vec::new()),
+            Some((bytes, t)) => format::all(bytes, t),
+        };
+        let (old_keys, old_slots, old_heap) = (raw(RCLK)?, raw(RCLS)?, raw(RCLH)?);
+        let changed = &self.mem.summaries;
+        let mut keys = Vec::with_capacity(old_keys.len());
+        for rec in old_keys.chunks_exact(RCLK_WIDTH) {
+            if !changed.contains_key(&id_at(rec, 8)) {
+                keys.extend_from_slice(rec);
+            }
+        }
+        let mut slots = Vec::with_capacity(old_slots.len());
+        let mut heap = Vec::with_capacity(old_heap.len());
+        for rec in old_slots.chunks_exact(RCLS_WIDTH) {
+            let id = id_at(rec, 0);
+            if changed.contains_key(&id) {
+                continue;
+            }
+            let (off, len) = slot(rec);
+            let bytes = old_heap.get(off as usize..off as usize + len)?;
+            push_summary(&mut slots, &mut heap, id, bytes);
+        }
+        for (id, summary) in changed {
+            let Some(summary) = summary else { continue };
+            let bytes = serde_json::to_vec(summary).expect("a summary serialises");
+            push_summary(&mut slots, &mut heap, *id, &bytes);
+            for name in summary.keys() {
+                keys.extend_from_slice(&name_key(&name));
+                keys.extend_from_slice(&id.to_bytes());
+            }
+        }
+        Some((keys, slots, heap))
+    }
+
     fn persist(&mut self) -> Result<(), StoreError> {
         // A table that cannot be read is never rewritten from what could be:
         // that would record the new tips over missing entries.
@@ -494,10 +670,31 @@ impl Index {
         arts.extend(self.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
         let mut lessons: BTreeMap<Id, LessonEntry> = file_lessons.into_iter().collect();
         lessons.extend(self.mem.lessons.iter().map(|(k, v)| (*k, *v)));
+        let Some((keys, slots, heap)) = self.recall_tables() else {
+            return Ok(());
+        };
         let refs: Vec<RefState> = self.refs.values().cloned().collect();
         let out = format::encode(
             &refs,
             vec![
+                TableData {
+                    tag: RCLK,
+                    width: RCLK_WIDTH,
+                    key: RCLK_WIDTH,
+                    records: keys,
+                },
+                TableData {
+                    tag: RCLS,
+                    width: RCLS_WIDTH,
+                    key: 16,
+                    records: slots,
+                },
+                TableData {
+                    tag: RCLH,
+                    width: 1,
+                    key: 0,
+                    records: heap,
+                },
                 TableData {
                     tag: ARTS,
                     width: ART_WIDTH,

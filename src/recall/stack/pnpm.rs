@@ -1,0 +1,366 @@
+//! `pnpm-lock.yaml`, lockfile versions 5.x (pnpm 7), 6.x (pnpm 8) and 9.x
+//! (pnpm 9 and 10).
+//!
+//! Package keys by version:
+//!
+//! | version | key under `packages` | peer suffix |
+//! |---|---|---|
+//! | 5.x | `/name/1.2.3`, `/@scope/name/1.2.3` | `_react@18.2.0` |
+//! | 6.x | `/name@1.2.3`, `/@scope/name@1.2.3` | `(react@18.2.0)` |
+//! | 9.x | `name@1.2.3`, `@scope/name@1.2.3` (peers only under `snapshots`) | `(react@18.2.0)` |
+//!
+//! Keys of packages from git or a tarball (`github.com/…`,
+//! `name@https://…`) carry `name` and `version` fields, which are used.
+//!
+//! Every package under `packages` is attributed to the lockfile's own
+//! directory (`.`). The direct dependencies of each workspace (`importers`,
+//! or the top-level `dependencies` of a single-project 5.x/6.x lockfile)
+//! are also attributed to that workspace, so a workspace sees its own
+//! version first. `link:`, `file:` and `workspace:` versions are the
+//! project's own code and are left out; an alias
+//! (`string-width-cjs: string-width@4.2.3`) reports the real package.
+//!
+//! This file owns that reading only.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::{clean_workspace, detail, is_local_npm_ref, split_npm_spec, text, Package, StackError};
+
+type Deps = Option<BTreeMap<String, DepRef>>;
+
+#[derive(Deserialize)]
+struct Lock {
+    #[serde(rename = "lockfileVersion")]
+    lockfile_version: Option<serde_norway::Value>,
+    importers: Option<BTreeMap<String, Importer>>,
+    dependencies: Deps,
+    #[serde(rename = "devDependencies")]
+    dev_dependencies: Deps,
+    #[serde(rename = "optionalDependencies")]
+    optional_dependencies: Deps,
+    packages: Option<BTreeMap<String, Entry>>,
+}
+
+#[derive(Deserialize)]
+struct Importer {
+    dependencies: Deps,
+    #[serde(rename = "devDependencies")]
+    dev_dependencies: Deps,
+    #[serde(rename = "optionalDependencies")]
+    optional_dependencies: Deps,
+}
+
+/// An importer's dependency: a bare version (5.x) or `{specifier, version}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum DepRef {
+    Plain(String),
+    Spec { version: String },
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    name: Option<String>,
+    version: Option<String>,
+}
+
+/// Parses a `pnpm-lock.yaml`.
+pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
+    let text = text(bytes)?;
+    let lock: Lock = serde_norway::from_str(text).map_err(|e| StackError::Syntax {
+        format: "YAML",
+        detail: detail(e),
+    })?;
+    let major = major(lock.lockfile_version.as_ref())?;
+    let mut out = Vec::new();
+    for (key, entry) in lock.packages.unwrap_or_default() {
+        if let Some((name, version)) = from_key(major, &key, &entry) {
+            out.push(Package::new(&name, &version, "."));
+        }
+    }
+    let mut importers: Vec<(String, [Deps; 3])> = Vec::new();
+    if let Some(map) = lock.importers {
+        for (dir, imp) in map {
+            importers.push((
+                dir,
+                [
+                    imp.dependencies,
+                    imp.dev_dependencies,
+                    imp.optional_dependencies,
+                ],
+            ));
+        }
+    } else {
+        importers.push((
+            ".".to_owned(),
+            [
+                lock.dependencies,
+                lock.dev_dependencies,
+                lock.optional_dependencies,
+            ],
+        ));
+    }
+    for (dir, groups) in importers {
+        let workspace = clean_workspace(&dir);
+        for (name, dep) in groups.into_iter().flatten().flatten() {
+            let version = match dep {
+                DepRef::Plain(v) | DepRef::Spec { version: v } => v,
+            };
+            if let Some((name, version)) = from_importer(major, &name, &version) {
+                out.push(Package::new(&name, &version, &workspace));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The lockfile's major version, from `5.4`, `'6.0'`, `'9.0'` or
+/// `'5.4-inlineSpecifiers'`.
+fn major(v: Option<&serde_norway::Value>) -> Result<u32, StackError> {
+    let text = match v {
+        Some(serde_norway::Value::Number(n)) => n.to_string(),
+        Some(serde_norway::Value::String(s)) => s.clone(),
+        Some(_) => {
+            return Err(StackError::Shape(
+                "`lockfileVersion` is neither a number nor a string".to_owned(),
+            ))
+        }
+        None => {
+            return Err(StackError::Shape(
+                "no `lockfileVersion`: not a pnpm lockfile".to_owned(),
+            ))
+        }
+    };
+    let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+    match digits.parse::<u32>() {
+        Ok(m @ (5 | 6 | 9)) => Ok(m),
+        _ => Err(StackError::Unsupported(format!(
+            "lockfileVersion {} (known: 5.x, 6.x, 9.x)",
+            detail(&text)
+        ))),
+    }
+}
+
+/// Cuts the peer suffix off a version: `_…` in 5.x (after a version that
+/// starts with a digit), `(…)` from 6.x on.
+fn strip_peers(major: u32, v: &str) -> &str {
+    let v = v.split('(').next().unwrap_or(v);
+    if major == 5 && v.starts_with(|c: char| c.is_ascii_digit()) {
+        v.split('_').next().unwrap_or(v)
+    } else {
+        v
+    }
+}
+
+/// `name` and `version` of a 5.x path key (without its leading `/`):
+/// `name/1.2.3_peer`, `@scope/name/1.2.3`.
+fn split_v5_path(path: &str) -> Option<(String, String)> {
+    let n = if path.starts_with('@') { 3 } else { 2 };
+    let parts: Vec<&str> = path.splitn(n, '/').collect();
+    if parts.len() != n {
+        return None;
+    }
+    let name = parts[..n - 1].join("/");
+    let version = strip_peers(5, parts[n - 1]);
+    (!version.is_empty()).then(|| (name, version.to_owned()))
+}
+
+/// Reads a registry-style key or alias target (`/name/1.2.3`,
+/// `/name@1.2.3(peer)`, `name@1.2.3`).
+fn split_spec(major: u32, spec: &str) -> Option<(String, String)> {
+    match spec.strip_prefix('/') {
+        Some(path) if major == 5 => split_v5_path(path),
+        Some(path) => split_at_version(major, path),
+        None if major >= 9 => split_at_version(major, spec),
+        None => None,
+    }
+}
+
+fn split_at_version(major: u32, spec: &str) -> Option<(String, String)> {
+    let (name, version) = split_npm_spec(spec)?;
+    let version = strip_peers(major, version);
+    (!version.is_empty()).then(|| (name.to_owned(), version.to_owned()))
+}
+
+fn from_key(major: u32, key: &str, entry: &Entry) -> Option<(String, String)> {
+    if let (Some(name), Some(version)) = (&entry.name, &entry.version) {
+        return (!is_local_npm_ref(version)).then(|| (name.clone(), version.clone()));
+    }
+    let (name, version) = split_spec(major, key)?;
+    if is_local_npm_ref(&version) {
+        return None;
+    }
+    match &entry.version {
+        // A git or tarball key (`name@https://…`) with a `version` field.
+        Some(v) if !version.starts_with(|c: char| c.is_ascii_digit()) => Some((name, v.clone())),
+        _ => Some((name, version)),
+    }
+}
+
+fn from_importer(major: u32, name: &str, version: &str) -> Option<(String, String)> {
+    if is_local_npm_ref(version) {
+        return None;
+    }
+    if version.starts_with('/') {
+        return split_spec(major, version);
+    }
+    let bare = strip_peers(major, version);
+    if major >= 9 && bare.contains('@') {
+        return split_at_version(major, bare);
+    }
+    Some((name.to_owned(), bare.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::{golden, survives_garbage};
+    use super::*;
+
+    #[test]
+    fn lockfile_v5_with_importers() {
+        golden(
+            parse,
+            "pnpm-lock.v5.yaml",
+            &[
+                "body-parser 1.20.1 .",
+                "express 4.18.2 .",
+                "express 4.18.2 packages/api",
+                "js-tokens 4.0.0 .",
+                "loose-envify 1.4.0 .",
+                "prettier 3.2.5 .",
+                "react 18.2.0 .",
+                "react 18.2.0 packages/shared",
+                "react-dom 18.2.0 .",
+                "react-dom 18.2.0 packages/shared",
+                "scheduler 0.23.0 .",
+                "typescript 5.4.5 .",
+                "zod 3.22.4 .",
+                "zod 3.22.4 packages/api",
+            ],
+        );
+    }
+
+    #[test]
+    fn lockfile_v6_single_project_with_alias_and_git() {
+        golden(
+            parse,
+            "pnpm-lock.v6.yaml",
+            &[
+                "@tanstack/query-core 5.28.6 .",
+                "@tanstack/react-query 5.28.6 .",
+                "@types/node 20.12.7 .",
+                "@types/prop-types 15.7.12 .",
+                "@types/react 18.2.79 .",
+                "csstype 3.1.3 .",
+                "js-tokens 4.0.0 .",
+                "loose-envify 1.4.0 .",
+                "pretty-log 0.4.0 .",
+                "react 18.3.1 .",
+                "string-width 4.2.3 .",
+                "undici-types 5.26.5 .",
+                "vite 5.2.10 .",
+            ],
+        );
+    }
+
+    #[test]
+    fn lockfile_v9_with_workspaces() {
+        golden(
+            parse,
+            "pnpm-lock.v9.yaml",
+            &[
+                "@types/node 22.7.4 .",
+                "js-tokens 4.0.0 .",
+                "loose-envify 1.4.0 .",
+                "react 18.3.1 .",
+                "react 18.3.1 packages/ui",
+                "string-width 4.2.3 .",
+                "string-width 4.2.3 apps/web",
+                "typescript 5.4.5 .",
+                "undici-types 6.19.8 .",
+                "vite 5.4.21 .",
+                "vite 5.4.21 packages/ui",
+                "vite 8.0.16 .",
+                "vite 8.0.16 apps/web",
+                "vitest 4.1.9 .",
+            ],
+        );
+    }
+
+    #[test]
+    fn keys_of_every_version() {
+        assert_eq!(
+            split_spec(5, "/@scope/x/1.0.0_react@18.2.0"),
+            Some(("@scope/x".into(), "1.0.0".into()))
+        );
+        assert_eq!(
+            split_spec(5, "/x/1.0.0-beta.1"),
+            Some(("x".into(), "1.0.0-beta.1".into()))
+        );
+        assert_eq!(
+            split_spec(6, "/@scope/x@1.0.0(react@18.2.0)(b@1)"),
+            Some(("@scope/x".into(), "1.0.0".into()))
+        );
+        assert_eq!(split_spec(9, "x@1.0.0"), Some(("x".into(), "1.0.0".into())));
+        assert_eq!(split_spec(6, "x@1.0.0"), None);
+        assert_eq!(split_spec(5, "/x"), None);
+        assert_eq!(from_importer(9, "t", "link:../t"), None);
+        assert_eq!(
+            from_importer(9, "v", "4.1.9(@types/node@22.7.4)(vite@5.4.21)"),
+            Some(("v".into(), "4.1.9".into()))
+        );
+        assert_eq!(
+            from_importer(6, "sw", "/string-width@4.2.3"),
+            Some(("string-width".into(), "4.2.3".into()))
+        );
+        assert_eq!(
+            from_importer(5, "rd", "18.2.0_react@18.2.0"),
+            Some(("rd".into(), "18.2.0".into()))
+        );
+    }
+
+    #[test]
+    fn wrong_shapes_are_clear_errors() {
+        let e = |s: &str| parse(s.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            e("lockfileVersion: '3.0'\n"),
+            "unsupported lockfileVersion 3.0 (known: 5.x, 6.x, 9.x)"
+        );
+        assert_eq!(
+            e("packages: {}\n"),
+            "unexpected content: no `lockfileVersion`: not a pnpm lockfile"
+        );
+        assert_eq!(
+            e("lockfileVersion: [1]\n"),
+            "unexpected content: `lockfileVersion` is neither a number nor a string"
+        );
+        assert!(e("lockfileVersion: '9.0'\npackages:\n  a@1: {name: [1]}\n")
+            .starts_with("invalid YAML: "));
+        assert!(
+            e("lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n      a: [1]\n")
+                .starts_with("invalid YAML: ")
+        );
+        assert!(e("lockfileVersion: '9.0'\npackages: [\n").starts_with("invalid YAML: "));
+        assert!(e("- just\n- a list\n").starts_with("invalid YAML: "));
+        // Alias expansion is bounded (a "billion laughs" document).
+        let mut bomb = String::from("lockfileVersion: '9.0'\na: &a [x,x,x,x,x,x,x,x,x,x]\n");
+        for i in 0..9u8 {
+            let (prev, next) = ((b'a' + i) as char, (b'a' + i + 1) as char);
+            bomb.push_str(&format!(
+                "{next}: &{next} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+            ));
+        }
+        bomb.push_str("packages: *j\n");
+        assert!(e(&bomb).starts_with("invalid YAML: "), "{}", e(&bomb));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        survives_garbage(parse, "pnpm-lock.v9.yaml");
+        survives_garbage(parse, "pnpm-lock.v5.yaml");
+    }
+}

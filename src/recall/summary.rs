@@ -1,0 +1,138 @@
+//! What the index keeps of a pool entry so that recall never has to read
+//! pool blobs: everything selecting a lesson needs (its scope, stack,
+//! status, successor, promotion time) and what text and markdown output
+//! print of it (its claim and resolution, cut to the length output shows).
+//!
+//! A summary turns back into a *thin* [`Lesson`]: the same scope and status,
+//! with the provenance, rationale and consensus left empty. Selection and
+//! the text and markdown renderers read only what a summary keeps; JSON
+//! output and exports read the whole entry from the pool instead.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    AppliesTo, Consensus, Evidence, Id, Lesson, LessonStatus, Scope, Source, Visibility,
+};
+use crate::version::coarse_name;
+
+/// The longest claim or resolution a summary keeps, in characters: what
+/// text and markdown output show of them.
+pub const KEPT_CHARS: usize = super::render::MAX_FIELD_CHARS + 1;
+
+/// A pool entry, as recall needs it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub id: Id,
+    pub status: LessonStatus,
+    pub superseded_by: Option<Id>,
+    pub promoted_at: String,
+    pub source: Source,
+    pub visibility: Visibility,
+    pub applies_to: AppliesTo,
+    pub claim: String,
+    pub resolution: String,
+}
+
+fn cut(s: &str) -> String {
+    s.chars().take(KEPT_CHARS).collect()
+}
+
+impl Summary {
+    /// The summary of a pool entry.
+    pub fn of(l: &Lesson) -> Summary {
+        Summary {
+            id: l.id,
+            status: l.status,
+            superseded_by: l.superseded_by,
+            promoted_at: l.promoted_at.clone(),
+            source: l.source,
+            visibility: l.visibility,
+            applies_to: l.applies_to.clone(),
+            claim: cut(&l.claim),
+            resolution: cut(&l.evidence.resolution),
+        }
+    }
+
+    /// The names it is found under: the coarse form of every `versions` key
+    /// and every stack entry, each once.
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .applies_to
+            .stack
+            .iter()
+            .map(|s| coarse_name(s))
+            .collect();
+        if let Scope::Versioned { versions } = &self.applies_to.scope {
+            keys.extend(versions.keys().map(|k| coarse_name(k)));
+        }
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
+    /// The thin lesson: what selection and text output read, nothing more.
+    pub fn lesson(&self) -> Lesson {
+        Lesson {
+            id: self.id,
+            schema_version: 2,
+            claim: self.claim.clone(),
+            rationale: String::new(),
+            evidence: Evidence {
+                artifact_ids: Vec::new(),
+                session_ids: Vec::new(),
+                project_key: String::new(),
+                observed_at: String::new(),
+                resolution: self.resolution.clone(),
+            },
+            applies_to: self.applies_to.clone(),
+            visibility: self.visibility,
+            consensus: Consensus {
+                judges: 0,
+                agreed: 0,
+                decided_at: String::new(),
+            },
+            status: self.status,
+            superseded_by: self.superseded_by,
+            source: self.source,
+            author_key: String::new(),
+            promoted_at: self.promoted_at.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> Lesson {
+        serde_json::from_str(include_str!(
+            "../review/testdata/pool-entry.approved-org.json"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_summary_keeps_what_recall_reads() {
+        let l = entry();
+        let s = Summary::of(&l);
+        let back: Summary = serde_json::from_slice(&serde_json::to_vec(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        let thin = s.lesson();
+        assert_eq!(thin.applies_to, l.applies_to);
+        assert_eq!(
+            (thin.status, thin.superseded_by),
+            (l.status, l.superseded_by)
+        );
+        assert_eq!(thin.claim, l.claim);
+        assert_eq!(thin.evidence.resolution, l.evidence.resolution);
+        assert_eq!(s.keys(), vec!["vite".to_owned(), "vitest".to_owned()]);
+    }
+
+    #[test]
+    fn long_text_is_cut_to_what_output_shows() {
+        let mut l = entry();
+        l.claim = "x".repeat(5000);
+        let s = Summary::of(&l);
+        assert_eq!(s.claim.chars().count(), KEPT_CHARS);
+    }
+}
