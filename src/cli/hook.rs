@@ -90,7 +90,7 @@ struct Said {
 /// [`SESSION_START_DEADLINE`], becomes at most one short line for the
 /// person, and the exit code is 0.
 fn session_start(ctx: &Ctx, budget: usize) {
-    if std::env::var_os(QUIET).is_some() {
+    if ctx.var(QUIET).is_some() {
         return;
     }
     let mut input = String::new();
@@ -98,7 +98,7 @@ fn session_start(ctx: &Ctx, budget: usize) {
     let cwd = serde_json::from_str::<serde_json::Value>(&input)
         .ok()
         .and_then(|v| v.get("cwd")?.as_str().map(std::path::PathBuf::from))
-        .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").map(std::path::PathBuf::from))
+        .or_else(|| ctx.var("CLAUDE_PROJECT_DIR").map(std::path::PathBuf::from))
         .unwrap_or_else(|| std::path::PathBuf::from("."));
     let (tx, rx) = std::sync::mpsc::channel();
     let repo = ctx.repo.clone();

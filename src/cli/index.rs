@@ -39,13 +39,14 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     }
     let i = query::refresh_index(&lore, args.rebuild)?;
     ui::out(&format!(
-        "index: {} artifacts, {} lessons{}\n",
-        i.artifacts,
-        i.lessons,
+        "index: {}, {}, {}{}\n",
+        ui::count(i.artifacts, "artifact", "artifacts"),
+        ui::count(i.lessons, "lesson", "lessons"),
+        ui::count(i.pool_entries, "pool entry", "pool entries"),
         if i.rebuilt {
             " (rebuilt from history)".to_owned()
         } else if i.walked > 0 {
-            format!(" (caught up {} commits)", i.walked)
+            format!(" (caught up {})", ui::count(i.walked, "commit", "commits"))
         } else {
             " (up to date)".to_owned()
         }

@@ -72,6 +72,17 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// A variable of the environment read once at start (`cli::context`),
+    /// when set and not empty.
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.env
+            .child_env
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty())
+    }
+
     /// The random generator the library is handed: seeded when asked for,
     /// else from the operating system.
     pub fn rng(&self) -> rand::rngs::StdRng {
@@ -117,6 +128,11 @@ pub fn text(s: &str) -> String {
         }
     }
     out
+}
+
+/// `n` and the noun for it: `1 pool entry`, `2 pool entries`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Prints an error the one way errors are printed, as one line of text.

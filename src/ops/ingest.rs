@@ -373,7 +373,7 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
         } => {
             // Ids are random; a repeat (a fixed seed reused) must never
             // overwrite another lesson.
-            if tx.read(&layout::proposal_path(*lesson))?.is_some() {
+            if tx.lesson(*lesson).is_some() {
                 return Err(LoreError::IdTaken { id: *lesson });
             }
             let proposal = Proposal::pending(

@@ -137,6 +137,9 @@ pub fn named(lore: &Lore, id: Id) -> Result<Named, LoreError> {
 pub struct IndexState {
     pub artifacts: usize,
     pub lessons: usize,
+    /// Distinct lessons in the pool branches (one promoted to two pools
+    /// counts once).
+    pub pool_entries: usize,
     /// It was rebuilt from history.
     pub rebuilt: bool,
     /// How many commits catching up walked.
@@ -154,6 +157,7 @@ pub fn refresh_index(lore: &Lore, rebuild: bool) -> Result<IndexState, LoreError
     Ok(IndexState {
         artifacts,
         lessons,
+        pool_entries: index.pool_entries(),
         rebuilt: index.rebuilt,
         walked: index.walked,
     })

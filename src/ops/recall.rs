@@ -66,10 +66,9 @@ pub fn gather(
             .iter()
             .map(|p| coarse_name(&p.name))
             .collect();
-        for id in index.recall_candidates(names.iter().map(String::as_str)) {
-            if let Some(s) = index.summary(id) {
-                chosen.insert(id, s);
-            }
+        let candidates = index.recall_candidates(names.iter().map(String::as_str));
+        for s in index.summaries_of(&candidates) {
+            chosen.insert(s.id, s);
         }
         // A superseded lesson points at its successor: selection resolves
         // the chain only through lessons it is given.
@@ -119,15 +118,4 @@ fn full(lore: &Lore, s: &Summary) -> Result<Option<Lesson>, LoreError> {
         }
         .into()
     })
-}
-
-/// Every lesson of every pool, whole: what an export of a whole pool reads.
-pub fn every_lesson(lore: &Lore) -> Result<Vec<Lesson>, LoreError> {
-    let index = Index::load(&lore.store)?;
-    index
-        .summaries()
-        .iter()
-        .map(|s| full(lore, s))
-        .collect::<Result<Vec<_>, _>>()
-        .map(|v| v.into_iter().flatten().collect())
 }

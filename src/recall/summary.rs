@@ -53,21 +53,24 @@ impl Summary {
         }
     }
 
-    /// The names it is found under: the coarse form of every `versions` key
-    /// and every stack entry, each once.
-    pub fn keys(&self) -> Vec<String> {
-        let mut keys: Vec<String> = self
-            .applies_to
-            .stack
-            .iter()
-            .map(|s| coarse_name(s))
-            .collect();
-        if let Scope::Versioned { versions } = &self.applies_to.scope {
-            keys.extend(versions.keys().map(|k| coarse_name(k)));
-        }
+    /// The names it is found under, and how many of them a project must
+    /// have installed for it to possibly apply: a versioned entry needs
+    /// every `versions` key (so all of them), a version-independent one any
+    /// one stack entry. Names are coarse ([`coarse_name`]), each once.
+    pub fn keys(&self) -> (Vec<String>, usize) {
+        let mut keys: Vec<String> = match &self.applies_to.scope {
+            Scope::Versioned { versions } => versions.keys().map(|k| coarse_name(k)).collect(),
+            Scope::VersionIndependent { .. } => {
+                self.applies_to.stack.iter().map(|s| coarse_name(s)).collect()
+            }
+        };
         keys.sort();
         keys.dedup();
-        keys
+        let needed = match self.applies_to.scope {
+            Scope::Versioned { .. } => keys.len(),
+            Scope::VersionIndependent { .. } => 1,
+        };
+        (keys, needed)
     }
 
     /// The thin lesson: what selection and text output read, nothing more.
@@ -125,7 +128,7 @@ mod tests {
         );
         assert_eq!(thin.claim, l.claim);
         assert_eq!(thin.evidence.resolution, l.evidence.resolution);
-        assert_eq!(s.keys(), vec!["vite".to_owned(), "vitest".to_owned()]);
+        assert_eq!(s.keys(), (vec!["vite".to_owned(), "vitest".to_owned()], 2));
     }
 
     #[test]

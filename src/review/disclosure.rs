@@ -113,9 +113,9 @@
 //! the secret itself. The scanner cannot recognise customer names or
 //! proprietary detail; that is the command-backend judges' job.
 //!
-//! [`has_bidi_override`] answers the separate question of whether text holds
-//! a bidirectional embedding, override or isolate control (U+202A–U+202E,
-//! U+2066–U+2069), which can make text display differently from what it is.
+//! Text that displays differently from what it is (bidirectional controls)
+//! is refused before it becomes a candidate, by
+//! `crate::pipeline::validate`; it is not this scanner's question.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -1460,14 +1460,6 @@ pub fn scan_lesson(c: &Candidate) -> Vec<Finding> {
         .collect()
 }
 
-/// Whether the text holds a bidirectional embedding, override or isolate
-/// control (U+202A–U+202E, U+2066–U+2069): characters that reorder how text
-/// is displayed, so what a reader sees is not what the text says.
-pub fn has_bidi_override(text: &str) -> bool {
-    text.chars()
-        .any(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2165,26 +2157,6 @@ mod tests {
         // Every kind has a rule.
         for kind in FindingKind::ALL {
             assert!(scanner().rules.iter().any(|r| r.kind == kind), "{kind}");
-        }
-    }
-
-    #[test]
-    fn bidi_overrides() {
-        for c in [
-            '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2067}',
-            '\u{2068}', '\u{2069}',
-        ] {
-            assert!(has_bidi_override(&format!("pin vite{c} to 5")), "{:?}", c);
-        }
-        for t in [
-            "plain",
-            "עברית and العربية",
-            "\u{200E}mark",
-            "\u{2065}",
-            "\u{206A}",
-            "\u{2029}",
-        ] {
-            assert!(!has_bidi_override(t), "{t:?}");
         }
     }
 

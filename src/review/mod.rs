@@ -37,7 +37,7 @@ pub mod rubric;
 
 pub use author_key::{author_key, parse_secret, secret_from_random};
 pub use confirm::{confirm, pass, unconfirm, NoOp, Transition};
-pub use disclosure::{has_bidi_override, scan, scan_lesson, Finding, FindingKind};
+pub use disclosure::{scan, scan_lesson, Finding, FindingKind};
 pub use jury::{
     consensus, judge, judge_proposal, panel_slot, parse_panel, Judged, JuryOutcome, UnjudgedReason,
 };

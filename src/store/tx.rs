@@ -143,6 +143,14 @@ impl<'s> Tx<'s> {
             .or_else(|| self.index.artifact(artifact))
     }
 
+    /// Where history (and this transaction) says a lesson stands, if it
+    /// exists.
+    pub fn lesson(&self, lesson: Id) -> Option<super::LessonEntry> {
+        self.overlay
+            .lesson(lesson)
+            .or_else(|| self.index.lesson(lesson))
+    }
+
     /// Writes one signed commit on top of the in-progress head.
     pub fn commit(&mut self, spec: CommitSpec) -> Result<ObjectId, StoreError> {
         let repo = self.store.repo();

@@ -34,7 +34,9 @@
 //!   matches pre-releases of its own bounds is not applied.)
 //!
 //! This module is pure: no I/O, no schema access. `crate::pipeline::validate`
-//! uses it for the cross-field rule, recall uses [`Range::matches`].
+//! uses it for the cross-field rule. Recall compares installed versions
+//! with each ecosystem's own ordering (`super::matching`), not with
+//! [`Range::matches`], which orders versions the one generic way above.
 
 use std::cmp::Ordering;
 use std::fmt;

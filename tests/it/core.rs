@@ -589,11 +589,11 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
     // history under it: drop the last three commits.
     assert_eq!(
         env.lore(&["index", "--rebuild"]).ok(),
-        "index: 7 artifacts, 6 lessons (rebuilt from history)\n"
+        "index: 7 artifacts, 6 lessons, 0 pool entries (rebuilt from history)\n"
     );
     assert_eq!(
         env.lore(&["index"]).ok(),
-        "index: 7 artifacts, 6 lessons (up to date)\n"
+        "index: 7 artifacts, 6 lessons, 0 pool entries (up to date)\n"
     );
     env.git(&["update-ref", "refs/heads/ledger", "ledger~3"])
         .ok();
@@ -617,7 +617,7 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
     let r = env.lore(&["index", "--rebuild"]);
     assert_eq!(
         r.ok(),
-        "index: 4 artifacts, 4 lessons (rebuilt from history)\n"
+        "index: 4 artifacts, 4 lessons, 0 pool entries (rebuilt from history)\n"
     );
 }
 

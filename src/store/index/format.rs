@@ -22,6 +22,7 @@
 //! This module only encodes and decodes. It knows nothing of git history,
 //! except that a tip is a 20-byte object id.
 
+use std::borrow::Cow;
 use std::fs;
 use std::os::unix::fs::FileExt;
 
@@ -142,13 +143,33 @@ pub struct Header {
 #[derive(Debug)]
 pub enum Bytes {
     Memory(Vec<u8>),
+    /// The file mapped into memory: a look-up touches only the pages it
+    /// reads, and nothing is copied. Sound because the index file is only
+    /// ever replaced by a rename, never written in place (see
+    /// `Index::persist`), so the mapped bytes never change under us.
+    Map(memmap2::Mmap),
+    /// The file read with positioned reads, where it cannot be mapped.
     File(fs::File),
 }
 
 impl Bytes {
+    /// The file, mapped when it can be.
+    pub fn of_file(file: fs::File) -> Bytes {
+        // SAFETY: see `Bytes::Map`; git-lore never modifies an index file
+        // after it is renamed into place. An empty file cannot be mapped.
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > 0 {
+            if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
+                return Bytes::Map(map);
+            }
+        }
+        Bytes::File(file)
+    }
+
     fn len(&self) -> Result<u64, FormatError> {
         match self {
             Bytes::Memory(b) => Ok(b.len() as u64),
+            Bytes::Map(m) => Ok(m.len() as u64),
             Bytes::File(f) => f
                 .metadata()
                 .map(|m| m.len())
@@ -157,16 +178,16 @@ impl Bytes {
     }
 
     /// `len` bytes at `off`; `None` past the end or on a read error.
-    pub fn read(&self, off: u64, len: usize) -> Option<Vec<u8>> {
+    pub fn read(&self, off: u64, len: usize) -> Option<Cow<'_, [u8]>> {
+        let start = usize::try_from(off).ok()?;
+        let range = start..start.checked_add(len)?;
         match self {
-            Bytes::Memory(b) => {
-                let start = usize::try_from(off).ok()?;
-                b.get(start..start.checked_add(len)?).map(<[u8]>::to_vec)
-            }
+            Bytes::Memory(b) => b.get(range).map(Cow::Borrowed),
+            Bytes::Map(m) => m.get(range).map(Cow::Borrowed),
             Bytes::File(f) => {
                 let mut buf = vec![0u8; len];
                 f.read_exact_at(&mut buf, off).ok()?;
-                Some(buf)
+                Some(Cow::Owned(buf))
             }
         }
     }
@@ -187,7 +208,7 @@ impl Cursor<'_> {
             .ok_or(FormatError::Truncated(what))?;
         self.off += n as u64;
         self.seen.extend_from_slice(&b);
-        Ok(b)
+        Ok(b.into_owned())
     }
 
     fn u32(&mut self, what: &'static str) -> Result<u32, FormatError> {
@@ -283,7 +304,7 @@ pub fn read_header(bytes: &Bytes) -> Result<Header, FormatError> {
 /// Binary search for `key` in a table: the whole record, if present. A
 /// look-up reads about log2(n) records, so it costs the same at 100,000
 /// records as at 1,000.
-pub fn find(bytes: &Bytes, t: &TableDir, key: &[u8]) -> Option<Vec<u8>> {
+pub fn find<'b>(bytes: &'b Bytes, t: &TableDir, key: &[u8]) -> Option<Cow<'b, [u8]>> {
     if t.key == 0 || key.len() != t.key {
         return None;
     }
@@ -301,7 +322,11 @@ pub fn find(bytes: &Bytes, t: &TableDir, key: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Every record of a table whose key starts with `prefix`, in key order.
-pub fn find_prefix(bytes: &Bytes, t: &TableDir, prefix: &[u8]) -> Option<Vec<Vec<u8>>> {
+pub fn find_prefix<'b>(
+    bytes: &'b Bytes,
+    t: &TableDir,
+    prefix: &[u8],
+) -> Option<Vec<Cow<'b, [u8]>>> {
     if t.key == 0 {
         return None;
     }
@@ -330,7 +355,12 @@ pub fn find_prefix(bytes: &Bytes, t: &TableDir, prefix: &[u8]) -> Option<Vec<Vec
 }
 
 /// `len` bytes at `offset` of a heap table; `None` outside it.
-pub fn heap_slice(bytes: &Bytes, t: &TableDir, offset: u64, len: usize) -> Option<Vec<u8>> {
+pub fn heap_slice<'b>(
+    bytes: &'b Bytes,
+    t: &TableDir,
+    offset: u64,
+    len: usize,
+) -> Option<Cow<'b, [u8]>> {
     if offset.checked_add(len as u64)? > t.count {
         return None;
     }
@@ -338,7 +368,7 @@ pub fn heap_slice(bytes: &Bytes, t: &TableDir, offset: u64, len: usize) -> Optio
 }
 
 /// A whole table's records, for a full scan; `None` if they cannot be read.
-pub fn all(bytes: &Bytes, t: &TableDir) -> Option<Vec<u8>> {
+pub fn all<'b>(bytes: &'b Bytes, t: &TableDir) -> Option<Cow<'b, [u8]>> {
     bytes.read(t.offset, usize::try_from(t.count * t.width as u64).ok()?)
 }
 
@@ -396,7 +426,7 @@ mod tests {
         assert_eq!(h.refs[1].verified, None);
         let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
         assert_eq!(nums.count, 4);
-        assert_eq!(find(&bytes, nums, &[7, 7]), Some(vec![7, 7, 107]));
+        assert_eq!(find(&bytes, nums, &[7, 7]).as_deref(), Some(&[7, 7, 107][..]));
         assert_eq!(find(&bytes, nums, &[8, 8]), None);
         assert_eq!(
             all(&bytes, nums).unwrap(),
@@ -410,10 +440,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("index");
         std::fs::write(&path, sample()).unwrap();
-        let file = Bytes::File(std::fs::File::open(&path).unwrap());
-        let h = read_header(&file).unwrap();
-        let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
-        assert_eq!(find(&file, nums, &[9, 9]), Some(vec![9, 9, 109]));
+        // Read with positioned reads, and mapped.
+        for file in [
+            Bytes::File(std::fs::File::open(&path).unwrap()),
+            Bytes::of_file(std::fs::File::open(&path).unwrap()),
+        ] {
+            let h = read_header(&file).unwrap();
+            let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
+            assert_eq!(find(&file, nums, &[9, 9]).as_deref(), Some(&[9, 9, 109][..]));
+            assert_eq!(find(&file, nums, &[9, 8]), None);
+        }
+        assert!(matches!(
+            Bytes::of_file(std::fs::File::open(&path).unwrap()),
+            Bytes::Map(_)
+        ));
     }
 
     #[test]
@@ -431,7 +471,7 @@ mod tests {
         let bytes = Bytes::Memory(file);
         let h = read_header(&bytes).unwrap();
         let heap = &h.tables[0];
-        assert_eq!(heap_slice(&bytes, heap, 4, 3).unwrap(), b"abc");
+        assert_eq!(&*heap_slice(&bytes, heap, 4, 3).unwrap(), b"abc");
         assert_eq!(heap_slice(&bytes, heap, 5, 3), None, "past its end");
         assert_eq!(find(&bytes, heap, b"z"), None, "a heap is not searched");
     }

@@ -21,6 +21,7 @@
 
 pub mod format;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
 use std::io::Write;
@@ -41,14 +42,23 @@ const ARTS: Tag = *b"ARTS";
 const ART_WIDTH: usize = 34;
 const LESN: Tag = *b"LESN";
 const LES_WIDTH: usize = 36;
-/// Recall keys: 8 bytes of the name's hash, then the lesson id.
+/// Recall keys: 8 bytes of the name's hash, the lesson id, and how many of
+/// the lesson's names must be installed for it to apply.
 const RCLK: Tag = *b"RCLK";
-const RCLK_WIDTH: usize = 24;
+const RCLK_WIDTH: usize = 25;
 /// Recall summaries: the lesson id, then the summary's offset (u64) and
 /// length (u32) in the heap.
 const RCLS: Tag = *b"RCLS";
 const RCLS_WIDTH: usize = 28;
 const RCLH: Tag = *b"RCLH";
+/// Every table this build writes, with its record width.
+const TABLES: [(Tag, usize); 5] = [
+    (ARTS, ART_WIDTH),
+    (LESN, LES_WIDTH),
+    (RCLK, RCLK_WIDTH),
+    (RCLS, RCLS_WIDTH),
+    (RCLH, 1),
+];
 /// Catch-ups shorter than this stay in memory instead of rewriting the file.
 const PERSIST_AFTER: usize = 64;
 
@@ -322,8 +332,26 @@ impl Index {
         let Ok(file) = fs::File::open(&index.path) else {
             return index;
         };
-        let bytes = Bytes::File(file);
-        if let Ok(header) = format::read_header(&bytes) {
+        let bytes = Bytes::of_file(file);
+        // A file without one of this build's tables, or with one of another
+        // width, was written by another build: nothing in it is trusted,
+        // and catching up rebuilds. (A file from before recall has no
+        // recall tables; read as empty ones, they would hide every lesson
+        // until the next rebuild.)
+        let of_this_build = |h: &Header| {
+            TABLES.iter().all(|(tag, width)| {
+                h.tables
+                    .iter()
+                    .any(|t| &t.tag == tag && t.width == *width)
+            })
+        };
+        if let Ok(header) = format::read_header(&bytes).map_err(drop).and_then(|h| {
+            if of_this_build(&h) {
+                Ok(h)
+            } else {
+                Err(())
+            }
+        }) {
             index.refs = header
                 .refs
                 .iter()
@@ -508,38 +536,41 @@ impl Index {
         all.into_iter().collect()
     }
 
-    /// The pool entries that name a package whose coarse name
-    /// ([`crate::version::coarse_name`]) is one of `names`, each once: the
-    /// candidates recall decides on. A superset is fine; recall applies the
-    /// exact name rule of each ecosystem.
+    /// The pool entries that can apply when the packages whose coarse names
+    /// ([`crate::version::coarse_name`]) are `names` are installed: those
+    /// whose every needed name is among them ([`Summary::keys`]). A
+    /// superset of what applies; recall decides with each ecosystem's exact
+    /// rules.
     pub fn recall_candidates<'n>(&self, names: impl Iterator<Item = &'n str>) -> Vec<Id> {
         let wanted: BTreeSet<[u8; 8]> = names.map(name_key).collect();
-        let mut out: BTreeSet<Id> = BTreeSet::new();
-        // The whole key table once: thousands of look-ups in memory cost
-        // less than thousands of positioned reads.
+        // Hits per lesson, and how many it needs.
+        let mut hits: BTreeMap<Id, (usize, usize)> = BTreeMap::new();
+        // One binary search per installed name: the mapped file's pages are
+        // touched, not read whole, so this grows with the names installed
+        // and the lessons naming them, not with the pools.
         if let Some((bytes, t)) = self.table(RCLK) {
-            if let Some(all) = format::all(bytes, t) {
-                let recs: Vec<&[u8]> = all.chunks_exact(RCLK_WIDTH).collect();
-                for key in &wanted {
-                    let start = recs.partition_point(|r| r[..8] < key[..]);
-                    for r in &recs[start..] {
-                        if r[..8] != key[..] {
-                            break;
-                        }
-                        out.insert(id_at(r, 8));
-                    }
+            for key in &wanted {
+                for r in format::find_prefix(bytes, t, key).unwrap_or_default() {
+                    let e = hits.entry(id_at(&r, 8)).or_insert((0, r[24] as usize));
+                    e.0 += 1;
                 }
             }
         }
         for (id, summary) in &self.mem.summaries {
-            out.remove(id);
+            hits.remove(id);
             if let Some(s) = summary {
-                if s.keys().iter().any(|k| wanted.contains(&name_key(k))) {
-                    out.insert(*id);
-                }
+                let (names, needed) = s.keys();
+                let n = names
+                    .iter()
+                    .filter(|k| wanted.contains(&name_key(k)))
+                    .count();
+                hits.insert(*id, (n, needed));
             }
         }
-        out.into_iter().collect()
+        hits.into_iter()
+            .filter(|(_, (n, needed))| *n > 0 && n >= needed)
+            .map(|(id, _)| id)
+            .collect()
     }
 
     /// What recall knows of one pool entry.
@@ -552,6 +583,38 @@ impl Index {
         let (off, len) = slot(&rec);
         let (bytes, heap) = self.table(RCLH)?;
         serde_json::from_slice(&format::heap_slice(bytes, heap, off, len)?).ok()
+    }
+
+    /// What recall knows of each of `ids` (those it knows), in id order:
+    /// the slot table read once, each summary with one read.
+    pub fn summaries_of(&self, ids: &[Id]) -> Vec<Summary> {
+        let mut out: BTreeMap<Id, Summary> = BTreeMap::new();
+        let mut from_file: Vec<Id> = Vec::new();
+        for id in ids {
+            match self.mem.summaries.get(id) {
+                Some(Some(s)) => {
+                    out.insert(*id, s.clone());
+                }
+                Some(None) => {}
+                None => from_file.push(*id),
+            }
+        }
+        if let (Some((bytes, slots)), Some((_, heap))) = (self.table(RCLS), self.table(RCLH)) {
+            let mut wanted: Vec<(u64, usize)> = from_file
+                .iter()
+                .filter_map(|id| Some(slot(&format::find(bytes, slots, &id.to_bytes())?)))
+                .collect();
+            // In heap order: the pages are touched front to back.
+            wanted.sort_unstable();
+            for (off, len) in wanted {
+                if let Some(s) = format::heap_slice(bytes, heap, off, len)
+                    .and_then(|b| serde_json::from_slice::<Summary>(&b).ok())
+                {
+                    out.insert(s.id, s);
+                }
+            }
+        }
+        out.into_values().collect()
     }
 
     /// Every pool entry recall knows, in id order.
@@ -592,6 +655,23 @@ impl Index {
         (arts.len(), self.lessons().len())
     }
 
+    /// How many pool entries recall knows of.
+    pub fn pool_entries(&self) -> usize {
+        let mut ids: HashSet<Id> = self
+            .table(RCLS)
+            .and_then(|(bytes, t)| format::all(bytes, t))
+            .map(|all| all.chunks_exact(RCLS_WIDTH).map(|r| id_at(r, 0)).collect())
+            .unwrap_or_default();
+        for (id, summary) in &self.mem.summaries {
+            if summary.is_some() {
+                ids.insert(*id);
+            } else {
+                ids.remove(id);
+            }
+        }
+        ids.len()
+    }
+
     /// The file's artifact table, decoded in one pass; `None` if it could
     /// not be read.
     fn file_artifacts(&self) -> Option<Vec<(Id, ArtifactOutcome)>> {
@@ -625,7 +705,7 @@ impl Index {
     /// when the file's tables cannot be read.
     fn recall_tables(&self) -> Option<(Vec<u8>, Vec<u8>, Vec<u8>)> {
         let raw = |tag| match self.table(tag) {
-            None => Some(Vec::new()),
+            None => Some(Cow::Borrowed(&[][..])),
             Some((bytes, t)) => format::all(bytes, t),
         };
         let (old_keys, old_slots, old_heap) = (raw(RCLK)?, raw(RCLS)?, raw(RCLH)?);
@@ -651,9 +731,11 @@ impl Index {
             let Some(summary) = summary else { continue };
             let bytes = serde_json::to_vec(summary).expect("a summary serialises");
             push_summary(&mut slots, &mut heap, *id, &bytes);
-            for name in summary.keys() {
+            let (names, needed) = summary.keys();
+            for name in names {
                 keys.extend_from_slice(&name_key(&name));
                 keys.extend_from_slice(&id.to_bytes());
+                keys.push(needed.min(255) as u8);
             }
         }
         Some((keys, slots, heap))
@@ -680,7 +762,7 @@ impl Index {
                 TableData {
                     tag: RCLK,
                     width: RCLK_WIDTH,
-                    key: RCLK_WIDTH,
+                    key: 24,
                     records: keys,
                 },
                 TableData {
@@ -915,5 +997,33 @@ mod tests {
             ..e
         };
         assert_eq!(decode_lesson(&encode_lesson(id(4), &bare)), Some(bare));
+    }
+
+    #[test]
+    fn a_file_of_another_build_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        let tables = |rclk_width: Option<usize>| {
+            TABLES
+                .iter()
+                .filter_map(|&(tag, width)| {
+                    let width = if tag == RCLK { rclk_width? } else { width };
+                    Some(TableData {
+                        tag,
+                        width,
+                        key: if width == 1 { 0 } else { 8 },
+                        records: vec![0; width * 2],
+                    })
+                })
+                .collect()
+        };
+        fs::write(&path, format::encode(&[], tables(Some(RCLK_WIDTH)))).unwrap();
+        assert!(Index::open(path.clone()).file.is_some());
+        // The recall keys of the build before `needed` was kept: 24 bytes.
+        fs::write(&path, format::encode(&[], tables(Some(24)))).unwrap();
+        assert!(Index::open(path.clone()).file.is_none());
+        // The build before recall: no recall keys at all.
+        fs::write(&path, format::encode(&[], tables(None))).unwrap();
+        assert!(Index::open(path).file.is_none());
     }
 }
