@@ -56,7 +56,10 @@ fn version(i: u64) -> String {
 
 fn package_lock() -> String {
     let mut packages = serde_json::Map::new();
-    packages.insert(String::new(), serde_json::json!({"name": "bench-app", "version": "1.0.0"}));
+    packages.insert(
+        String::new(),
+        serde_json::json!({"name": "bench-app", "version": "1.0.0"}),
+    );
     for i in 0..INSTALLED as u64 {
         packages.insert(
             format!("node_modules/{}", name(i)),
@@ -105,7 +108,10 @@ fn lesson(n: u64, relevant: u64, rng: &mut Rng) -> Lesson {
     Lesson {
         id,
         schema_version: 2,
-        claim: format!("Synthetic lesson {n}: {} misbehaves in this range", stack.join(" and ")),
+        claim: format!(
+            "Synthetic lesson {n}: {} misbehaves in this range",
+            stack.join(" and ")
+        ),
         rationale: "Generated for the recall benchmark.".into(),
         evidence: Evidence {
             artifact_ids: vec![id],
@@ -147,14 +153,26 @@ fn main() {
     let n: u64 = n.parse().expect("N is a number");
     let relevant: u64 = relevant.map_or(n, |r| r.parse().expect("RELEVANT is a number"));
     std::fs::create_dir_all(project).expect("project directory");
-    std::fs::write(PathBuf::from(project).join("package-lock.json"), package_lock())
-        .expect("package-lock.json");
+    std::fs::write(
+        PathBuf::from(project).join("package-lock.json"),
+        package_lock(),
+    )
+    .expect("package-lock.json");
 
     let now: jiff::Timestamp = "2026-09-01T00:00:00Z".parse().unwrap();
-    let env = Env::new(now, std::env::var_os("HOME").map(PathBuf::from), std::env::vars().collect());
-    let mut lore = Lore::open(std::path::Path::new(repo), env, rand::rngs::StdRng::seed_from_u64(1))
-        .expect("a lesson repository (git lore init)");
-    let signers = std::fs::read(PathBuf::from(repo).join("allowed_signers")).expect("allowed_signers");
+    let env = Env::new(
+        now,
+        std::env::var_os("HOME").map(PathBuf::from),
+        std::env::vars().collect(),
+    );
+    let mut lore = Lore::open(
+        std::path::Path::new(repo),
+        env,
+        rand::rngs::StdRng::seed_from_u64(1),
+    )
+    .expect("a lesson repository (git lore init)");
+    let signers =
+        std::fs::read(PathBuf::from(repo).join("allowed_signers")).expect("allowed_signers");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut next = 0u64;
     while next < n {
@@ -167,7 +185,9 @@ fn main() {
                 tx.commit(CommitSpec::new(
                     "config: signers of pool/org",
                     None,
-                    Event::Config { topic: ConfigTopic::Signers },
+                    Event::Config {
+                        topic: ConfigTopic::Signers,
+                    },
                     vec![Change::Put {
                         path: layout::POOL_ALLOWED_SIGNERS.into(),
                         bytes: signers.clone(),

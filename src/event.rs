@@ -13,7 +13,7 @@
 //! The module is pure: it neither reads git nor decides whether a status
 //! transition is legal (that table is [`crate::review::lifecycle`]).
 
-use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
+use crate::model::{DeclineReason, Id, LessonStatus, ProposalStatus, Source, Visibility};
 use crate::names::string_enum;
 use crate::trailers::{Action, Trailer, TrailerError, FORMAT};
 
@@ -22,8 +22,16 @@ string_enum! {
     pub enum ConfigTopic: "config topic" {
         /// `.lore/rubrics.json` on the ledger.
         Rubrics("rubrics", 0),
-        /// `.lore/allowed_signers` on a pool.
+        /// `.lore/allowed_signers` (and `.lore/threshold`) on a pool,
+        /// changed directly: a pool's first commit, or one whose threshold
+        /// is 1.
         Signers("signers", 1),
+        /// A change of `.lore/allowed_signers` proposed under
+        /// `.lore/proposed/`, acknowledged by its proposer.
+        SignersPropose("signers-propose", 2),
+        /// One more signer acknowledged the proposal; the acknowledgement
+        /// that reaches the threshold also puts it in force.
+        SignersAck("signers-ack", 3),
     }
 }
 
@@ -97,6 +105,18 @@ pub enum Event {
     },
     /// Configuration under `.lore/` changed.
     Config { topic: ConfigTopic },
+    /// A pool entry was taken back: its status became `retracted`, nothing
+    /// else changed and nothing was deleted.
+    Retract {
+        lesson: Id,
+        from: LessonStatus,
+        pool: Source,
+        reason: String,
+    },
+    /// A merge commit that joined a remote pool's history to this one
+    /// (`git lore sync`). `resolved` are the entries both sides changed,
+    /// each taken from the side whose status is more final.
+    Sync { pool: Source, resolved: Vec<Id> },
 }
 
 /// Which branches an action belongs on.
@@ -163,6 +183,8 @@ impl Event {
             Event::Judge { .. } => Action::Judge,
             Event::Stamp { .. } | Event::Promote { .. } => Action::Promote,
             Event::Config { .. } => Action::Config,
+            Event::Retract { .. } => Action::Retract,
+            Event::Sync { .. } => Action::Sync,
         }
     }
 
@@ -182,7 +204,13 @@ impl Event {
             Event::Config { topic } => match topic {
                 ConfigTopic::Rubrics => (Ledger, Root::Never, &[(Config, Any)]),
                 ConfigTopic::Signers => (Pool, Root::Allowed, &[(Config, Any)]),
+                ConfigTopic::SignersPropose | ConfigTopic::SignersAck => {
+                    (Pool, Root::Never, &[(Config, Any)])
+                }
             },
+            Event::Retract { .. } => (Pool, Root::Never, &[(Lesson, Modify)]),
+            // A merge: checked as a whole against its parents, not by paths.
+            Event::Sync { .. } => (Pool, Root::Never, &[]),
         };
         Rule { on, root, touches }
     }
@@ -190,13 +218,15 @@ impl Event {
     /// The lesson this event is about, if any.
     pub fn lesson(&self) -> Option<Id> {
         match self {
-            Event::Propose { lesson, .. } | Event::Promote { lesson, .. } => Some(*lesson),
+            Event::Propose { lesson, .. }
+            | Event::Promote { lesson, .. }
+            | Event::Retract { lesson, .. } => Some(*lesson),
             Event::Confirm { step, .. }
             | Event::Unconfirm { step }
             | Event::Pass { step, .. }
             | Event::Judge { step, .. }
             | Event::Stamp { step, .. } => Some(step.lesson),
-            Event::Init | Event::Decline { .. } | Event::Config { .. } => None,
+            Event::Init | Event::Decline { .. } | Event::Config { .. } | Event::Sync { .. } => None,
         }
     }
 
@@ -211,7 +241,7 @@ impl Event {
             | Event::Pass { step, .. }
             | Event::Judge { step, .. }
             | Event::Stamp { step, .. } => Some(step.artifact),
-            Event::Init | Event::Config { .. } => None,
+            Event::Init | Event::Config { .. } | Event::Retract { .. } | Event::Sync { .. } => None,
         }
     }
 
@@ -298,6 +328,22 @@ impl Event {
                 f.pool = Some(pool.as_str().into());
             }
             Event::Config { topic } => f.reason = Some(topic.as_str().into()),
+            Event::Retract {
+                lesson,
+                from,
+                pool,
+                reason,
+            } => {
+                f.lesson = Some(*lesson);
+                f.from = Some(from.as_str().into());
+                f.status = Some(LessonStatus::Retracted.as_str().into());
+                f.pool = Some(pool.as_str().into());
+                f.reason = Some(reason.clone());
+            }
+            Event::Sync { pool, resolved } => {
+                f.pool = Some(pool.as_str().into());
+                f.targets = resolved.clone();
+            }
         }
         f.render(self.action())
     }
@@ -375,6 +421,27 @@ impl Event {
             },
             Action::Config => Event::Config {
                 topic: f.parsed("Lore-Reason", &f.reason)?,
+            },
+            Action::Retract => {
+                if f.status.as_deref() != Some(LessonStatus::Retracted.as_str()) {
+                    return Err(TrailerError::BadField {
+                        key: "Lore-Status",
+                        why: "a retraction leaves the entry retracted".into(),
+                    });
+                }
+                Event::Retract {
+                    lesson: f.need_lesson()?,
+                    from: f.parsed("Lore-From", &f.from)?,
+                    pool: f.parsed("Lore-Pool", &f.pool)?,
+                    reason: f
+                        .reason
+                        .clone()
+                        .ok_or(TrailerError::Missing("Lore-Reason"))?,
+                }
+            }
+            Action::Sync => Event::Sync {
+                pool: f.parsed("Lore-Pool", &f.pool)?,
+                resolved: f.targets.clone(),
             },
             other => return Err(TrailerError::Unsupported(other.as_str())),
         })

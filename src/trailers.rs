@@ -120,6 +120,7 @@ string_enum! {
         Retract("retract", 13),
         Publish("publish", 14),
         Config("config", 15),
+        Sync("sync", 16),
     }
 }
 

@@ -101,11 +101,8 @@ fn session_start(ctx: &Ctx, budget: usize) {
         .or_else(|| ctx.var("CLAUDE_PROJECT_DIR").map(std::path::PathBuf::from))
         .unwrap_or_else(|| std::path::PathBuf::from("."));
     let (tx, rx) = std::sync::mpsc::channel();
-    let repo = ctx.repo.clone();
-    let env = ctx.env.clone();
-    let seed = ctx.seed;
+    let ctx = ctx.clone();
     std::thread::spawn(move || {
-        let ctx = Ctx { repo, env, seed };
         let _ = tx.send(session_start_work(&ctx, &cwd, budget));
     });
     let said = match rx.recv_timeout(SESSION_START_DEADLINE) {

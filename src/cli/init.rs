@@ -12,16 +12,36 @@ use git_lore::store::InitOutcome;
 /// signatures with no further setup. A pre-push hook refuses to push the
 /// ledger and pool/local. Running it again on an existing repository reports
 /// it and changes nothing.
+///
+/// Commits are written as you: the name and e-mail come from --name and
+/// --email, else from your own git configuration (user.name, user.email),
+/// read this once and copied into the lesson repository. Without either,
+/// git-lore / git-lore@localhost. The e-mail is the principal teammates
+/// list in their pools' signers (`git lore key` prints the line).
 #[derive(ClapArgs, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// The e-mail commits are written with and the principal of your key.
+    #[arg(long, value_name = "EMAIL")]
+    email: Option<String>,
+    /// The name commits are written with.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+}
 
-pub fn run(_args: Args, ctx: &Ctx) -> ui::Result {
-    let (_, report) = git_lore::ops::init(&ctx.repo, ctx.env.clone(), ctx.rng())?;
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let who = git_lore::ops::init::IdentityChoice {
+        name: args.name,
+        email: args.email,
+    };
+    let (lore, report) = git_lore::ops::init(&ctx.repo, ctx.env.clone(), ctx.rng(), &who)?;
     match report.outcome {
         InitOutcome::Created => {
+            let me = lore.identity();
             ui::out(&format!(
-                "Initialized lesson repository in {}\n",
-                report.git_dir.display()
+                "Initialized lesson repository in {} as {} <{}>\n",
+                report.git_dir.display(),
+                ui::text(&me.name),
+                ui::text(&me.email)
             ));
             if let Some(k) = report.created_key {
                 ui::status(format!(

@@ -10,20 +10,27 @@ mod confirm;
 mod demo;
 mod export;
 mod hook;
+mod host;
 mod index;
 mod ingest;
 mod init;
 mod judge;
+mod key;
 mod list;
 mod log;
 mod pass;
 mod promote;
+mod publish;
 mod recall;
+mod remote;
+mod retract;
 mod rubrics;
 mod seen;
 mod show;
 mod stack;
 mod status;
+mod sync;
+mod trust;
 mod ui;
 mod unconfirm;
 mod verify;
@@ -80,6 +87,13 @@ enum Command {
     Log(log::Args),
     Verify(verify::Args),
     Index(index::Args),
+    Key(key::Args),
+    Trust(trust::Args),
+    Remote(remote::Args),
+    Publish(publish::Args),
+    Sync(sync::Args),
+    Retract(retract::Args),
+    Host(host::Args),
     Demo(demo::Args),
     #[command(hide = true)]
     Hook(hook::Args),
@@ -163,6 +177,10 @@ fn context(cli: &Cli) -> Result<Ctx, String> {
         repo,
         env,
         seed: seed()?,
+        object_env: ["GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES"]
+            .iter()
+            .filter_map(|k| Some((k.to_string(), std::env::var(k).ok()?)))
+            .collect(),
     })
 }
 
@@ -202,6 +220,13 @@ pub fn main() -> ExitCode {
         Command::Log(a) => log::run(a, &ctx),
         Command::Verify(a) => verify::run(a, &ctx),
         Command::Index(a) => index::run(a, &ctx),
+        Command::Key(a) => key::run(a, &ctx),
+        Command::Trust(a) => trust::run(a, &ctx),
+        Command::Remote(a) => remote::run(a, &ctx),
+        Command::Publish(a) => publish::run(a, &ctx),
+        Command::Sync(a) => sync::run(a, &ctx),
+        Command::Retract(a) => retract::run(a, &ctx),
+        Command::Host(a) => host::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
         Command::Hook(a) => hook::run(a, &ctx),
     };

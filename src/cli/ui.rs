@@ -63,12 +63,18 @@ impl CliError {
 pub type Result<T = Exit> = std::result::Result<T, CliError>;
 
 /// The process environment, read once.
+#[derive(Clone)]
 pub struct Ctx {
     pub repo: PathBuf,
     pub env: Env,
     /// `GIT_LORE_RANDOMNESS_SEED`: fixed randomness, for tests and
     /// reproducible demos.
     pub seed: Option<u64>,
+    /// `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES` as
+    /// git set them for a hook: left out of every child's environment,
+    /// except where a pre-receive check must read a push's quarantined
+    /// objects.
+    pub object_env: Vec<(String, String)>,
 }
 
 impl Ctx {
@@ -101,6 +107,28 @@ impl Ctx {
 pub fn parse_id(s: &str) -> Result<Id> {
     s.parse()
         .map_err(|e: git_lore::model::ModelError| CliError::Usage(e.to_string()))
+}
+
+/// A pool tier named on the command line: `org` or `public` (`local` only
+/// where `allow_local`).
+pub fn parse_tier(s: &str, allow_local: bool) -> Result<git_lore::model::Source> {
+    use git_lore::model::Source;
+    match s {
+        "org" => Ok(Source::Org),
+        "public" => Ok(Source::Public),
+        "local" if allow_local => Ok(Source::Local),
+        "local" => Err(CliError::Usage(
+            "pool/local never leaves this machine; use org or public".into(),
+        )),
+        other => Err(CliError::Usage(format!(
+            "unknown pool {other:?}: use {}",
+            if allow_local {
+                "local, org or public"
+            } else {
+                "org or public"
+            }
+        ))),
+    }
 }
 
 /// Text from records, models and remotes as it may reach a terminal: one

@@ -1,7 +1,8 @@
 use clap::Args as ClapArgs;
 
-use super::ui::{self, Ctx, Exit};
+use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::ops::audit::{self, Scope};
+use git_lore::ops::host;
 
 /// Check history: every commit is signed by an allowed signer, its trailers
 /// are well formed and agree with what it changed (touched records ↔
@@ -10,8 +11,16 @@ use git_lore::ops::audit::{self, Scope};
 /// its schema.
 ///
 /// Exit 0 when clean; 1 with the list of (commit, problem) otherwise.
+///
+/// With --pre-receive (what the hook `git lore host` installs runs): read
+/// git's `<old> <new> <ref>` lines on stdin inside the receiving
+/// repository and check every pushed commit it does not have yet; any
+/// problem rejects the whole push, one line per problem.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
+    /// Check a push, as a pool host's pre-receive hook.
+    #[arg(long, conflicts_with = "range")]
+    pre_receive: bool,
     /// Commits to check: `A..B`, or one revision and its ancestors
     /// [default: every local lore branch].
     #[arg(value_name = "REV-RANGE")]
@@ -28,7 +37,40 @@ struct Report<'a> {
     problems: &'a [audit::Problem],
 }
 
+fn pre_receive(ctx: &Ctx) -> ui::Result {
+    use std::io::Read;
+    let mut text = String::new();
+    std::io::stdin()
+        .take(1 << 20)
+        .read_to_string(&mut text)
+        .map_err(|e| CliError::Usage(format!("reading the pre-receive lines: {e}")))?;
+    let updates = host::parse_updates(&text)?;
+    // The pushed objects wait in quarantine; merge checks run `git`, which
+    // must see them too.
+    let mut env = ctx.env.clone();
+    env.child_env.extend(ctx.object_env.iter().cloned());
+    let quarantine = ctx.var("GIT_QUARANTINE_PATH").map(std::path::PathBuf::from);
+    let store =
+        git_lore::store::Store::open_receiving(&ctx.repo, env.host(), quarantine.as_deref())
+            .map_err(git_lore::ops::LoreError::from)?;
+    let problems = host::pre_receive(&store, &updates)?;
+    if problems.is_empty() {
+        return Ok(Exit::Done);
+    }
+    // On stderr, shown to the pusher as `remote: …` lines.
+    for p in &problems {
+        ui::status(format!(
+            "git-lore: rejected {} ({}): {}",
+            p.commit, p.branch, p.problem
+        ));
+    }
+    Ok(Exit::Refused)
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    if args.pre_receive {
+        return pre_receive(ctx);
+    }
     let lore = ctx.open()?;
     let scope = match &args.range {
         None => Scope::All,

@@ -3,10 +3,18 @@
 //!
 //! A commit is trusted when its signature is good for a key in the allowed
 //! signers in force at its parent: the repository's own file for the ledger,
-//! the pool's `.lore/allowed_signers` for a pool (a pool's root commit is
-//! anchored in the repository's own file). A merge commit is accepted whatever
-//! its signer when it is a pure merge: both parents are trusted and its tree is
-//! exactly the clean merge of them.
+//! the pool's `.lore/allowed_signers` for a pool. A pool's root commit is
+//! anchored in the [`Policy`]'s root signers: the repository's own keys and
+//! the keys pinned for the pool's remote (`remote add --signer`), or a
+//! host's root signers. Checked locally, this repository's own keys are
+//! trusted on every pool (it is the user's machine); checked for a remote
+//! (`publish`, `sync`, a host), only the pool's own list counts.
+//!
+//! A merge commit is accepted whatever its signer when it is a pure merge:
+//! both parents are trusted and its tree is exactly the clean merge of them.
+//! A `sync` merge (one that resolved entries both sides changed) must be
+//! signed by a trusted key, and its tree must be exactly what resolving the
+//! two parents gives ([`crate::review::sync`]).
 //!
 //! Beyond signatures, every commit's [`Event`] is checked against what the
 //! commit changed: the event's [`crate::event::Rule`] (which branch, whether
@@ -23,7 +31,7 @@ use serde_json::Value;
 use super::{Env, Lore, LoreError};
 use crate::event::{ConfigTopic, Event, On, Op, PathKind, Root, Step};
 use crate::model::{Id, LessonStatus, ProposalStatus, Source};
-use crate::review::{lifecycle, RubricSet};
+use crate::review::{lifecycle, signers, RubricSet};
 use crate::schema::{self, SchemaKind};
 use crate::signing::{self, AllowedSigners, SignatureStatus};
 use crate::store::layout::{self, RecordPath, POOL_ALLOWED_SIGNERS};
@@ -51,20 +59,59 @@ pub struct Problem {
     pub problem: String,
 }
 
+/// Whose signatures a check trusts beyond each pool's own list.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    /// Keys that may sign each pool's first commit (the repository's own
+    /// keys are added when [`Policy::own_keys`] is set).
+    pub roots: HashMap<Source, AllowedSigners>,
+    /// Whether this repository's own keys (its ledger signers) are trusted
+    /// everywhere: true for local checks, false for what goes to or comes
+    /// from a remote.
+    pub own_keys: bool,
+    /// The ledger's signers, when there is a ledger (not on a host).
+    pub ledger: AllowedSigners,
+}
+
+impl Policy {
+    /// The local policy: own keys everywhere, roots pinned per remote.
+    pub(crate) fn local(store: &Store, env: &Env) -> Result<Policy, LoreError> {
+        Ok(Policy {
+            roots: super::remote::pins(store)?,
+            own_keys: true,
+            ledger: super::ledger_allowed_signers(store, env)?,
+        })
+    }
+
+    /// The policy for history shared with a remote: each pool's own list,
+    /// roots signed by our own or pinned keys.
+    pub(crate) fn remote(store: &Store, env: &Env) -> Result<Policy, LoreError> {
+        Ok(Policy {
+            own_keys: false,
+            ..Policy::local(store, env)?
+        })
+    }
+
+    fn root_signers(&self, tier: Source) -> AllowedSigners {
+        let pinned = self.roots.get(&tier).cloned().unwrap_or_default();
+        pinned.union(&self.ledger)
+    }
+}
+
 /// Caches allowed-signers files by the commit they are read at.
 struct Trust<'a> {
     store: &'a Store,
-    repo_file: AllowedSigners,
-    pool_files: HashMap<ObjectId, AllowedSigners>,
+    policy: &'a Policy,
+    pool_files: HashMap<(Source, Option<ObjectId>), AllowedSigners>,
 }
 
 impl<'a> Trust<'a> {
-    fn new(store: &'a Store, env: &Env) -> Result<Trust<'a>, LoreError> {
-        Ok(Trust {
+    fn new(store: &'a Store, policy: &'a Policy) -> Trust<'a> {
+        Trust {
             store,
-            repo_file: super::ledger_allowed_signers(store, env)?,
+            policy,
             pool_files: HashMap::new(),
-        })
+        }
     }
 
     fn allowed_for(
@@ -72,20 +119,32 @@ impl<'a> Trust<'a> {
         branch: Branch,
         info: &CommitInfo,
     ) -> Result<&AllowedSigners, LoreError> {
-        let parent = match (branch, info.parents.first()) {
-            (Branch::Pool(_), Some(p)) => *p,
-            _ => return Ok(&self.repo_file),
+        let tier = match branch {
+            Branch::Pool(tier) => tier,
+            Branch::Ledger => return Ok(&self.policy.ledger),
         };
-        if !self.pool_files.contains_key(&parent) {
-            let text = self
-                .store
-                .read_at(parent, POOL_ALLOWED_SIGNERS)?
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
-            let parsed = AllowedSigners::parse(&text).unwrap_or_default();
-            self.pool_files.insert(parent, parsed);
+        let parent = info.parents.first().copied();
+        let key = (tier, parent);
+        if !self.pool_files.contains_key(&key) {
+            let list = match parent {
+                None => self.policy.root_signers(tier),
+                Some(p) => {
+                    let text = self
+                        .store
+                        .read_at(p, POOL_ALLOWED_SIGNERS)?
+                        .map(|b| String::from_utf8_lossy(&b).into_owned())
+                        .unwrap_or_default();
+                    let list = AllowedSigners::parse(&text).unwrap_or_default();
+                    if self.policy.own_keys {
+                        list.union(&self.policy.ledger)
+                    } else {
+                        list
+                    }
+                }
+            };
+            self.pool_files.insert(key, list);
         }
-        Ok(&self.pool_files[&parent])
+        Ok(&self.pool_files[&key])
     }
 
     fn status(&mut self, branch: Branch, info: &CommitInfo) -> Result<SignatureStatus, LoreError> {
@@ -108,7 +167,8 @@ pub enum LogFilter {
 
 /// The audit trail, newest first.
 pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
-    let mut trust = Trust::new(&lore.store, &lore.env)?;
+    let policy = Policy::local(&lore.store, &lore.env)?;
+    let mut trust = Trust::new(&lore.store, &policy);
     let mut out = Vec::new();
     for (branch, id) in lore.store.all_commits()? {
         let info = lore.store.commit_info(id)?;
@@ -181,7 +241,8 @@ pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
             .collect(),
         None => all,
     };
-    let mut problems = check_commits(&lore.store, &lore.env, &list)?;
+    let policy = Policy::local(&lore.store, &lore.env)?;
+    let mut problems = check_commits(&lore.store, &policy, &list)?;
     if let Scope::All = scope {
         // History that moved backwards, and anchors to bring up to date.
         for &branch in Branch::ALL {
@@ -213,47 +274,76 @@ pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
 /// was checked before.
 pub(crate) fn check_commits(
     store: &Store,
-    env: &Env,
+    policy: &Policy,
     commits: &[(Branch, ObjectId)],
 ) -> Result<Vec<Problem>, LoreError> {
-    let mut trust = Trust::new(store, env)?;
+    let mut trust = Trust::new(store, policy);
     let mut problems = Vec::new();
     let mut trusted: HashMap<ObjectId, bool> = HashMap::new();
     // Oldest first, so a merge's parents are judged before the merge.
     for (branch, id) in commits.iter().rev() {
         let info = store.commit_info(*id)?;
-        let mut say = |p: String| {
-            problems.push(Problem {
-                commit: id.to_string(),
-                branch: branch.to_string(),
-                problem: p,
-            })
-        };
+        let mut found: Vec<String> = Vec::new();
         let status = trust.status(*branch, &info)?;
-        let mut good = matches!(status, SignatureStatus::Good { .. });
-        if !good && info.parents.len() > 1 {
-            good = is_pure_merge(store, &info, &trusted)?;
-            if !good {
-                say("merge commit is not signed by an allowed signer and is not a pure merge of trusted parents".into());
-            }
-        } else if !good {
-            say(signature_problem(&status));
-        }
-        trusted.insert(*id, good);
-        if info.parents.len() > 1 {
-            continue; // a merge adds nothing of its own to check
-        }
-        match &info.event {
-            Err(e) => say(format!("trailers unreadable: {e}")),
-            Ok(e) => {
-                for p in check_commit(store, *branch, &info, e)? {
-                    say(p);
+        let signed_by = match &status {
+            SignatureStatus::Good { fingerprint, .. } => Some(fingerprint.clone()),
+            _ => None,
+        };
+        let good = if info.parents.len() > 1 {
+            let parents_trusted = info.parents.iter().all(|p| trusted.get(p) != Some(&false));
+            match (&info.event, *branch) {
+                (Ok(Event::Sync { pool, resolved }), Branch::Pool(tier)) if signed_by.is_some() => {
+                    if *pool != tier {
+                        found.push(format!("sync: Lore-Pool {pool} does not match {branch}"));
+                    }
+                    found.extend(super::sync::check_merge(store, tier, &info, resolved)?);
+                    parents_trusted && found.is_empty()
+                }
+                _ => {
+                    let pure = parents_trusted && is_pure_merge(store, &info)?;
+                    if !pure {
+                        found.push(if signed_by.is_some() {
+                            "merge commit adds changes of its own: only a pure merge, or a sync merge that resolves entries both sides changed, is accepted".into()
+                        } else {
+                            "merge commit is not signed by an allowed signer and is not a pure merge of trusted parents".into()
+                        });
+                    }
+                    pure
                 }
             }
-        }
+        } else {
+            if signed_by.is_none() {
+                let mut p = signature_problem(&status);
+                if !policy.own_keys && matches!(branch, Branch::Pool(_)) {
+                    // What a forge's squash or rebase merge looks like.
+                    p.push_str(SQUASH_HINT);
+                }
+                found.push(p);
+            }
+            match &info.event {
+                Err(e) => found.push(format!("trailers unreadable: {e}")),
+                Ok(e) => found.extend(check_commit(
+                    store,
+                    *branch,
+                    &info,
+                    e,
+                    signed_by.as_deref(),
+                )?),
+            }
+            signed_by.is_some()
+        };
+        trusted.insert(*id, good && found.is_empty());
+        problems.extend(found.into_iter().map(|p| Problem {
+            commit: id.to_string(),
+            branch: branch.to_string(),
+            problem: p,
+        }));
     }
     Ok(problems)
 }
+
+/// Said of an untrusted commit on a shared pool: the usual cause.
+const SQUASH_HINT: &str = "; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)";
 
 fn signature_problem(status: &SignatureStatus) -> String {
     match status {
@@ -269,14 +359,10 @@ fn signature_problem(status: &SignatureStatus) -> String {
     }
 }
 
-fn is_pure_merge(
-    store: &Store,
-    info: &CommitInfo,
-    trusted: &HashMap<ObjectId, bool>,
-) -> Result<bool, LoreError> {
-    // A parent checked earlier in this run counts as it was judged; one
-    // outside the run was checked before.
-    if info.parents.len() != 2 || !info.parents.iter().all(|p| trusted.get(p) != Some(&false)) {
+/// Whether a two-parent commit's tree is exactly the clean merge of its
+/// parents (`git merge-tree --write-tree`).
+fn is_pure_merge(store: &Store, info: &CommitInfo) -> Result<bool, LoreError> {
+    if info.parents.len() != 2 {
         return Ok(false);
     }
     let (a, b) = (info.parents[0].to_string(), info.parents[1].to_string());
@@ -325,6 +411,7 @@ fn check_commit(
     branch: Branch,
     info: &CommitInfo,
     event: &Event,
+    signer: Option<&str>,
 ) -> Result<Vec<String>, LoreError> {
     let action = event.action();
     let rule = event.rule();
@@ -479,7 +566,17 @@ fn check_commit(
             let new = record(PathKind::Lesson).1;
             problems.extend(check_promote(branch, *lesson, *visibility, *pool, new));
         }
-        Event::Config { topic } => problems.extend(check_config(store, info, *topic, &matched)?),
+        Event::Config { topic } => {
+            problems.extend(check_config(store, branch, info, *topic, &matched, signer)?)
+        }
+        Event::Retract {
+            lesson, from, pool, ..
+        } => {
+            let (old, new) = record(PathKind::Lesson);
+            problems.extend(check_retract(branch, *lesson, *from, *pool, old, new));
+        }
+        // A merge: never reaches here (checked whole in `check_commits`).
+        Event::Sync { .. } => problems.push("sync must be a merge commit".into()),
     }
     Ok(problems)
 }
@@ -605,41 +702,126 @@ fn check_promote(
 
 fn check_config(
     store: &Store,
+    branch: Branch,
     info: &CommitInfo,
     topic: ConfigTopic,
     matched: &[&Touched],
+    signer: Option<&str>,
 ) -> Result<Vec<String>, LoreError> {
     let mut problems = Vec::new();
-    let (path, name) = match topic {
-        ConfigTopic::Rubrics => (layout::RUBRICS_PATH, "rubrics"),
-        ConfigTopic::Signers => (POOL_ALLOWED_SIGNERS, "signers"),
+    if topic == ConfigTopic::Rubrics {
+        let path = layout::RUBRICS_PATH;
+        for t in matched {
+            if t.change.path != path {
+                problems.push(format!(
+                    "config rubrics may change only {path}; it changed {}",
+                    t.change.path
+                ));
+            }
+        }
+        let Some(bytes) = store.read_in_tree(info.tree, path)? else {
+            problems.push(format!("config rubrics: {path} is missing"));
+            return Ok(problems);
+        };
+        if let Err(e) = RubricSet::parse(&String::from_utf8_lossy(&bytes)) {
+            problems.push(format!("config rubrics: {path} is invalid: {e}"));
+        }
+        return Ok(problems);
+    }
+    let Branch::Pool(tier) = branch else {
+        return Ok(problems); // the rule check said it does not belong here
     };
     for t in matched {
-        if t.change.path != path {
+        if !signers::FILES.contains(&t.change.path.as_str()) {
             problems.push(format!(
-                "config {name} may change only {path}; it changed {}",
+                "config {topic} may change only the signer files under .lore/; it changed {}",
                 t.change.path
             ));
         }
     }
-    let Some(bytes) = store.read_in_tree(info.tree, path)? else {
-        problems.push(format!("config {name}: {path} is missing"));
-        return Ok(problems);
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    match topic {
-        ConfigTopic::Rubrics => {
-            if let Err(e) = RubricSet::parse(&text) {
-                problems.push(format!("config rubrics: {path} is invalid: {e}"));
-            }
+    let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let mut before = signers::State::default();
+    if let Some(p) = info.parents.first() {
+        let tree = store.tree_of(*p)?;
+        for (path, slot) in signers::FILES.iter().zip([
+            &mut before.allowed,
+            &mut before.threshold,
+            &mut before.proposed,
+            &mut before.proposed_threshold,
+            &mut before.acks,
+        ]) {
+            *slot = text(store.read_in_tree(tree, path)?);
         }
-        ConfigTopic::Signers => match AllowedSigners::parse(&text) {
-            Err(e) => problems.push(format!("config signers: {path} is invalid: {e}")),
-            Ok(s) if s.is_empty() => problems.push(format!("config signers: {path} names nobody")),
-            Ok(_) => {}
-        },
     }
+    let mut after = signers::State::default();
+    for (path, slot) in signers::FILES.iter().zip([
+        &mut after.allowed,
+        &mut after.threshold,
+        &mut after.proposed,
+        &mut after.proposed_threshold,
+        &mut after.acks,
+    ]) {
+        *slot = text(store.read_in_tree(info.tree, path)?);
+    }
+    problems.extend(signers::check(
+        tier,
+        topic,
+        &before,
+        &after,
+        signer,
+        info.parents.is_empty(),
+    ));
     Ok(problems)
+}
+
+/// A retraction changes only the entry's status, to `retracted`, from the
+/// status the trailers name, by a legal move.
+fn check_retract(
+    branch: Branch,
+    lesson: Id,
+    from: LessonStatus,
+    pool: Source,
+    old: Option<Value>,
+    new: Option<Value>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    if branch != Branch::Pool(pool) {
+        problems.push(format!("retract: Lore-Pool {pool} does not match {branch}"));
+    }
+    let (Some(old), Some(new)) = (old, new) else {
+        return problems; // the rule check said what is missing
+    };
+    let status = |v: &Value| v.get("status").and_then(Value::as_str).map(str::to_owned);
+    let was = status(&old);
+    if was.as_deref() != Some(from.as_str()) {
+        problems.push(format!(
+            "retract: Lore-From says {from} but the entry was {}",
+            was.as_deref().unwrap_or("unreadable")
+        ));
+    }
+    match was.as_deref().and_then(|w| w.parse::<LessonStatus>().ok()) {
+        Some(w)
+            if !lifecycle::legal_lesson(
+                crate::trailers::Action::Retract,
+                w,
+                LessonStatus::Retracted,
+            ) =>
+        {
+            problems.push(format!(
+                "retract: illegal status transition {w} -> retracted"
+            ))
+        }
+        _ => {}
+    }
+    if new.get("id").and_then(Value::as_str) != Some(lesson.to_string().as_str()) {
+        problems.push("retract: the entry's id is not Lore-Lesson".into());
+    }
+    let mut expected = old.clone();
+    expected["status"] = Value::from(LessonStatus::Retracted.as_str());
+    if new != expected {
+        problems.push("retract: it may change only the entry's status, to retracted".into());
+    }
+    problems
 }
 
 /// One record's change in one commit, as text for a diff.

@@ -23,6 +23,15 @@ pub const ALLOWED_SIGNERS_PATH: &str = "allowed_signers";
 /// The author secret `author_key` is derived from, relative to the git dir.
 pub const AUTHOR_SECRET_PATH: &str = "keys/author_secret";
 
+/// Who commits are written by, as `init --name/--email` asked. What is not
+/// given comes from the user's own git configuration, read once, else
+/// `git-lore` / `git-lore@localhost`.
+#[derive(Clone, Debug, Default)]
+pub struct IdentityChoice {
+    pub name: Option<String>,
+    pub email: Option<String>,
+}
+
 /// What `init` did, for the CLI to report.
 #[derive(Debug)]
 pub struct InitReport {
@@ -41,6 +50,29 @@ pub fn pre_push_hook(exe: Option<&Path>) -> String {
     // Single-quoted for the shell: a `'` ends the quote, is escaped, reopens.
     let quoted = format!("'{}'", path.replace('\'', "'\\''"));
     PRE_PUSH_HOOK.replace("@GIT_LORE@", &quoted)
+}
+
+/// Whether a name or e-mail can be the identity: one line of text, and for
+/// the e-mail also a principal of an allowed-signers line.
+fn check_identity(key: &str, value: &str) -> Result<(), String> {
+    if value.trim().is_empty() {
+        return Err("it is empty".into());
+    }
+    if value.chars().any(char::is_control) {
+        return Err("it holds a control character".into());
+    }
+    if key == "user.email"
+        && (value
+            .chars()
+            .any(|c| c.is_whitespace() || c == '"' || c == ',')
+            || value.starts_with(['#', '!']))
+    {
+        return Err(
+            "it must be usable as an allowed-signers principal: no blanks, quotes or commas, not starting with # or !"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Makes the key paths init wrote absolute. An older git-lore wrote them as
@@ -83,8 +115,13 @@ fn install_hooks(store: &Store, env: &Env) -> Result<bool, LoreError> {
 /// existing lesson repository it reports so and changes nothing. When
 /// several inits race, the losers wait briefly for the winner's `init`
 /// commit and report the repository as already there.
-pub fn init(path: &Path, env: Env, rng: StdRng) -> Result<(Lore, InitReport), LoreError> {
-    match init_once(path, env.clone(), rng.clone()) {
+pub fn init(
+    path: &Path,
+    env: Env,
+    rng: StdRng,
+    who: &IdentityChoice,
+) -> Result<(Lore, InitReport), LoreError> {
+    match init_once(path, env.clone(), rng.clone(), who) {
         Ok(r) => Ok(r),
         Err(e) => {
             for _ in 0..50 {
@@ -106,13 +143,40 @@ pub fn init(path: &Path, env: Env, rng: StdRng) -> Result<(Lore, InitReport), Lo
     }
 }
 
-fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport), LoreError> {
+fn init_once(
+    path: &Path,
+    env: Env,
+    mut rng: StdRng,
+    who: &IdentityChoice,
+) -> Result<(Lore, InitReport), LoreError> {
     let (mut store, outcome) = Store::create(path, env.host())?;
     if outcome == InitOutcome::AlreadyInitialised {
+        // The identity is in the allowed-signers lines and in every pool's
+        // signer list: it is never changed behind the user's back.
+        let current = store.identity();
+        for (asked, has, what) in [
+            (&who.name, &current.name, "name"),
+            (&who.email, &current.email, "email"),
+        ] {
+            if let Some(asked) = asked {
+                if asked != has {
+                    return Err(LoreError::Input {
+                        what: format!("--{what} {asked:?}"),
+                        why: format!(
+                            "the lesson repository already exists with {what} {has:?}, which init does not change"
+                        ),
+                    });
+                }
+            }
+        }
         // Nothing to create; bring what init installs up to date (a guard
-        // from an older git-lore, a key path written relative).
+        // from an older git-lore, a key path written relative, a reflog that
+        // an older git-lore did not ask for).
         repair_key_paths(&store)?;
         install_hooks(&store, &env)?;
+        if store.config_string("core.logAllRefUpdates").as_deref() != Some("always") {
+            store.set_config("core.logAllRefUpdates", "always")?;
+        }
         let git_dir = store.git_dir().to_owned();
         drop(store);
         let lore = Lore::open(&git_dir, env, rng)?;
@@ -128,12 +192,46 @@ fn init_once(path: &Path, env: Env, mut rng: StdRng) -> Result<(Lore, InitReport
 
     // Every step below is idempotent, so running init again finishes one
     // that was interrupted (the init commit is the last step).
-    if store.config_string("user.name").is_none() {
-        store.set_config("user.name", "git-lore")?;
+    // The identity: asked for, else the user's own (read this once; the
+    // lesson repository reads only its own config from now on), else a
+    // placeholder. A principal in a pool's signer list is then a person.
+    for (key, asked, fallback) in [
+        ("user.name", &who.name, "git-lore"),
+        ("user.email", &who.email, "git-lore@localhost"),
+    ] {
+        if store.config_string(key).is_none() {
+            let (value, from) = match asked {
+                Some(v) => (
+                    v.clone(),
+                    if key == "user.name" {
+                        "--name"
+                    } else {
+                        "--email"
+                    },
+                ),
+                None => match store.user_git_config(key) {
+                    Some(v) => (v, key),
+                    None => (fallback.to_owned(), key),
+                },
+            };
+            if let Err(why) = check_identity(key, &value) {
+                return Err(LoreError::Input {
+                    what: format!("{from} {value:?}"),
+                    why: format!(
+                        "{why}; pass {} to choose another",
+                        if key == "user.name" {
+                            "--name"
+                        } else {
+                            "--email"
+                        }
+                    ),
+                });
+            }
+            store.set_config(key, &value)?;
+        }
     }
-    if store.config_string("user.email").is_none() {
-        store.set_config("user.email", "git-lore@localhost")?;
-    }
+    // The key's principal below is read from this config.
+    store.reload()?;
     let mut created_key = None;
     if store.config_string("user.signingkey").is_none() {
         let key_path = store.git_dir().join(KEY_PATH);

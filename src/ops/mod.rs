@@ -11,15 +11,21 @@ pub mod audit;
 pub mod backend;
 pub mod confirm;
 pub mod guard;
+pub mod host;
 pub mod ingest;
 pub mod init;
 pub mod inputs;
 pub mod judge;
 mod ledger;
 pub mod promote;
+pub mod publish;
 pub mod query;
 pub mod recall;
+pub mod remote;
+pub mod retract;
 pub mod rubrics;
+pub mod signers;
+pub mod sync;
 pub mod trust;
 
 use std::path::{Path, PathBuf};
@@ -27,7 +33,7 @@ use std::time::Duration;
 
 use rand::rngs::StdRng;
 
-use crate::model::Id;
+use crate::model::{Id, Source};
 use crate::review::ReviewError;
 use crate::signing::{self, Format, Signer, SigningConfig, SigningError};
 use crate::store::{Host, RetryPolicy, Store, StoreError};
@@ -156,6 +162,25 @@ pub enum LoreError {
     /// The pool entry promote would write is not valid.
     #[error("lesson {id}: the pool entry would not be valid; nothing written: {why}")]
     BadPoolEntry { id: Id, why: String },
+    /// A remote pool's tip does not descend from the last one verified.
+    #[error("the remote pool/{tier} at {url} moved back from {} to {}, {dropped} commits dropped; nothing was integrated. If its owners rewrote it on purpose, accept it with `git lore sync {tier} --accept-rollback`", short(from), short(to))]
+    RemoteRolledBack {
+        tier: Source,
+        url: String,
+        from: gix::ObjectId,
+        to: gix::ObjectId,
+        dropped: usize,
+    },
+    /// A remote pool starts with a commit by a key nobody pinned.
+    #[error("the remote pool/{tier} at {url} was started by key {fingerprint}, which is not pinned for {tier}; nothing was integrated. Check that fingerprint with the pool's owner, then pin it: `git lore sync {tier} --pin {fingerprint}` (or `git lore remote add {tier} URL --signer OWNER.pub`)")]
+    UnknownRoot {
+        tier: Source,
+        url: String,
+        fingerprint: String,
+    },
+    /// The remote refused a push (its pre-receive hook, a protected branch).
+    #[error("{url} refused the push; nothing there changed: {lines}")]
+    PushRefused { url: String, lines: String },
     /// Pools need someone allowed to sign them.
     #[error(
         "promote needs gpg.ssh.allowedSignersFile naming the keys allowed to sign the pools; \
@@ -171,7 +196,9 @@ impl LoreError {
     pub fn class(&self) -> Class {
         match self {
             LoreError::Outage(_) | LoreError::IdTaken { .. } => Class::Undetermined,
-            LoreError::Store(StoreError::Contended { .. }) => Class::Undetermined,
+            LoreError::Store(StoreError::Contended { .. } | StoreError::Remote { .. }) => {
+                Class::Undetermined
+            }
             e if out_of_room(e) => Class::Undetermined,
             _ => Class::Refused,
         }
@@ -283,7 +310,9 @@ pub(crate) fn ledger_allowed_signers(
         path: path.clone(),
         source,
     })?;
-    Ok(signing::AllowedSigners::parse(&text)?)
+    // Pool signers copied in for `git verify-commit` sign pools, not the
+    // ledger.
+    Ok(signing::AllowedSigners::parse(&signers::own_part(&text))?)
 }
 
 /// The signing configuration git would use for this repository.
@@ -308,6 +337,11 @@ pub(crate) fn signing_config(store: &Store, env: &Env) -> Result<SigningConfig, 
 }
 
 impl Lore {
+    /// Who this repository's commits are written by.
+    pub fn identity(&self) -> crate::store::Identity {
+        self.store.identity()
+    }
+
     /// Opens the lesson repository at `path`. The signer is prepared on the
     /// first write, which fails before anything is written if no usable
     /// signing key is configured.
@@ -357,6 +391,63 @@ impl Lore {
             store.advance_anchor(branch, r.base, head, env.now)?;
             self.wrote = true;
         }
+        Ok(r)
+    }
+
+    /// Runs one transaction that builds on `onto` instead of `branch`'s
+    /// tip and then moves the branch there: `onto` must have been verified
+    /// by the caller (a remote pool `sync` adopts). The branch's anchor is
+    /// reset to the new tip: its history was replaced on purpose.
+    pub(crate) fn transact_onto<T>(
+        &mut self,
+        branch: crate::store::Branch,
+        onto: gix::ObjectId,
+        f: impl FnMut(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
+    ) -> Result<crate::store::tx::Committed<T>, LoreError> {
+        if self.signer.is_none() {
+            self.signer = Some(Signer::from_config(&signing_config(
+                &self.store,
+                &self.env,
+            )?)?);
+        }
+        let signer = self.signer.as_ref().expect("just set");
+        let (store, env) = (&self.store, &self.env);
+        let mut check = |base| trust::ensure(store, env, branch, base);
+        let r = store.transact_onto(
+            branch,
+            onto,
+            signer,
+            env.now,
+            &mut self.rng,
+            env.retry,
+            &mut check,
+            f,
+        )?;
+        let head = r.commits.last().copied().unwrap_or(onto);
+        store.reset_anchor(branch, head, env.now)?;
+        self.wrote = true;
+        Ok(r)
+    }
+
+    /// Builds commits on `parent` with this repository's signer, moving no
+    /// ref (a review branch for a pull request).
+    pub(crate) fn build_detached<T>(
+        &mut self,
+        branch: crate::store::Branch,
+        parent: gix::ObjectId,
+        f: impl FnOnce(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
+    ) -> Result<(T, Vec<gix::ObjectId>), LoreError> {
+        if self.signer.is_none() {
+            self.signer = Some(Signer::from_config(&signing_config(
+                &self.store,
+                &self.env,
+            )?)?);
+        }
+        let signer = self.signer.as_ref().expect("just set");
+        let r = self
+            .store
+            .build_detached(branch, parent, signer, self.env.now, f)?;
+        self.wrote = true;
         Ok(r)
     }
 

@@ -37,7 +37,7 @@ pub fn promote(lore: &mut Lore, id: Id) -> Result<Transition, LoreError> {
         // Every check that can refuse comes before the author secret may be
         // created: a refusal writes nothing. The entry is built and checked
         // with a placeholder key first for the same reason.
-        let allowed = pool_signers(lore)?;
+        let allowed = super::signers::initial_signers(lore)?;
         let mut lesson = review::build_lesson(&p, &"0".repeat(32), now)?;
         check_lesson(&lesson)?;
         let visibility = lesson.visibility;
@@ -144,29 +144,6 @@ fn check_lesson(lesson: &Lesson) -> Result<(), LoreError> {
         return Err(bad("consensus.agreed exceeds judges".into()));
     }
     Ok(())
-}
-
-/// The allowed signers a new pool starts with: the repository's own. A pool
-/// must name who may sign it, so an empty list is refused.
-fn pool_signers(lore: &Lore) -> Result<String, LoreError> {
-    let text = match lore.store.config_string("gpg.ssh.allowedSignersFile") {
-        None => String::new(),
-        Some(p) => {
-            let path = super::expand_path(&p, lore.env.home.as_deref(), lore.store.git_dir());
-            std::fs::read_to_string(&path).map_err(|source| LoreError::File {
-                what: "cannot read",
-                path,
-                source,
-            })?
-        }
-    };
-    if text
-        .lines()
-        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-    {
-        return Err(LoreError::NoPoolSigners);
-    }
-    Ok(text)
 }
 
 /// The author secret `author_key` is derived from: created on first use

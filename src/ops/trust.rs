@@ -77,7 +77,8 @@ pub(crate) fn standing(
     };
     let newest_first: Vec<(Branch, ObjectId)> =
         new.into_iter().rev().map(|c| (branch, c)).collect();
-    let problems = audit::check_commits(store, env, &newest_first)?;
+    let policy = audit::Policy::local(store, env)?;
+    let problems = audit::check_commits(store, &policy, &newest_first)?;
     if !problems.is_empty() {
         return Ok(Standing::Unverified { problems });
     }
@@ -181,15 +182,14 @@ pub fn accept_rewrites(lore: &Lore) -> Result<Vec<Accepted>, LoreError> {
         match to {
             None => lore.store.drop_anchor(branch)?,
             Some(to) => {
-                let old: HashSet<ObjectId> = lore.store.ancestors(from)?.into_iter().collect();
                 let added: Vec<(Branch, ObjectId)> = lore
                     .store
-                    .ancestors(to)?
+                    .new_commits(to, &[from])?
                     .into_iter()
-                    .filter(|c| !old.contains(c))
                     .map(|c| (branch, c))
                     .collect();
-                let problems = audit::check_commits(&lore.store, &lore.env, &added)?;
+                let policy = audit::Policy::local(&lore.store, &lore.env)?;
+                let problems = audit::check_commits(&lore.store, &policy, &added)?;
                 if let Some(p) = problems.first() {
                     return Err(LoreError::Untrusted {
                         branch,

@@ -60,9 +60,12 @@ impl Summary {
     pub fn keys(&self) -> (Vec<String>, usize) {
         let mut keys: Vec<String> = match &self.applies_to.scope {
             Scope::Versioned { versions } => versions.keys().map(|k| coarse_name(k)).collect(),
-            Scope::VersionIndependent { .. } => {
-                self.applies_to.stack.iter().map(|s| coarse_name(s)).collect()
-            }
+            Scope::VersionIndependent { .. } => self
+                .applies_to
+                .stack
+                .iter()
+                .map(|s| coarse_name(s))
+                .collect(),
         };
         keys.sort();
         keys.dedup();

@@ -18,6 +18,8 @@
 //!   secret, so entries of one author can be told apart without naming them.
 //! - [`prompt`]: the prompts for command-backend judges, from
 //!   `templates/judge-*.md`.
+//! - [`signers`]: who may sign a pool and how that changes (`.lore/`
+//!   files, thresholds, proposals and acknowledgements).
 //!
 //! Nothing here reads the clock, the environment or randomness, touches git,
 //! or prints: callers pass `now` and persist the records these functions
@@ -33,7 +35,9 @@ pub mod lifecycle;
 pub mod offline_judges;
 pub mod promote;
 pub mod prompt;
+pub mod pull_request;
 pub mod rubric;
+pub mod signers;
 
 pub use author_key::{author_key, parse_secret, secret_from_random};
 pub use confirm::{confirm, pass, unconfirm, NoOp, Transition};

@@ -119,6 +119,34 @@ impl AllowedSigners {
         self.entries.is_empty()
     }
 
+    /// The `SHA256:…` fingerprint of every key a line lists plainly, each
+    /// once, in file order.
+    pub fn fingerprints(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for e in self.entries.iter().filter(|e| !e.cert_authority) {
+            let fp = super::armor::fingerprint(&e.key_blob);
+            if !out.contains(&fp) {
+                out.push(fp);
+            }
+        }
+        out
+    }
+
+    /// `(principals, fingerprint)` of every plain key line, in file order.
+    pub fn keys(&self) -> Vec<(String, String)> {
+        self.entries
+            .iter()
+            .filter(|e| !e.cert_authority)
+            .map(|e| (e.principals.clone(), super::armor::fingerprint(&e.key_blob)))
+            .collect()
+    }
+
+    /// Both lists: a key either lists is allowed as that list allows it.
+    pub fn union(mut self, other: &AllowedSigners) -> AllowedSigners {
+        self.entries.extend(other.entries.iter().cloned());
+        self
+    }
+
     /// Whether some line lists this key (plainly, not as a certificate
     /// authority), whatever its principals, namespaces and validity.
     pub fn lists_key(&self, key: &ssh_key::PublicKey) -> bool {

@@ -43,8 +43,8 @@ use crate::process::ProcessError;
 pub use allowed::AllowedSigners;
 pub use commit::{committer_timestamp, insert_gpgsig, split_signed_commit};
 pub use keys::{allowed_signers_line, generate_ed25519, read_public_key, write_key_pair};
-pub use sign::Signer;
-pub use verify::{status_letter, verify_commit, verify_ssh, SignatureStatus};
+pub use sign::{public_key_line, Signer};
+pub use verify::{signature_key, status_letter, verify_commit, verify_ssh, SignatureStatus};
 
 /// How long an external signing program may run before it is killed, unless
 /// the caller configures otherwise.

@@ -38,6 +38,9 @@ enum Inner {
     SshProgram {
         program: String,
         key: SshKey,
+        /// `key-type base64` of the public key, when it could be found: the
+        /// literal, the `.pub` file, or the `.pub` next to a private key.
+        public: Option<String>,
         env: Vec<(String, String)>,
         timeout: Duration,
         temp_dir: Option<PathBuf>,
@@ -100,6 +103,14 @@ fn public_key_line_fingerprint(line: &str) -> Result<String, String> {
         Some(t) if t == key_type => Ok(fingerprint(&blob)),
         _ => Err(format!("the key data is not a {key_type:?} key")),
     }
+}
+
+/// `key-type base64` of a public key line (`type base64 [comment]`), when
+/// its data is a key of that type.
+pub fn public_key_line(line: &str) -> Option<String> {
+    public_key_line_fingerprint(line).ok()?;
+    let mut fields = line.split_whitespace();
+    Some(format!("{} {}", fields.next()?, fields.next()?))
 }
 
 fn with_askpass_disabled(env: &[(String, String)]) -> Vec<(String, String)> {
@@ -195,11 +206,12 @@ impl Signer {
             .gpg_ssh_program
             .clone()
             .unwrap_or_else(|| "ssh-keygen".to_string());
-        let external = |key: SshKey, description: String| Signer {
+        let external = |key: SshKey, public: Option<String>, description: String| Signer {
             description,
             inner: Inner::SshProgram {
                 program: program.clone(),
                 key,
+                public,
                 env: with_askpass_disabled(&config.child_env),
                 timeout: config.timeout,
                 temp_dir: config.temp_dir.clone(),
@@ -214,6 +226,7 @@ impl Signer {
             })?;
             return Ok(external(
                 SshKey::Literal(literal.to_string()),
+                public_key_line(literal),
                 format!("{program} with ssh key {fp}"),
             ));
         }
@@ -267,7 +280,16 @@ impl Signer {
             Ok(fp) => format!("{program} with ssh key {} ({fp})", path.display()),
             Err(_) => format!("{program} with ssh key {}", path.display()),
         };
-        Ok(external(SshKey::File(path), description))
+        // The public half: the file itself when it is a public key, else
+        // the `.pub` next to it, as ssh-keygen writes them.
+        let public = public_key_line(text.lines().next().unwrap_or("")).or_else(|| {
+            let mut pub_path = path.clone().into_os_string();
+            pub_path.push(".pub");
+            fs::read_to_string(pub_path)
+                .ok()
+                .and_then(|t| public_key_line(t.lines().next().unwrap_or("")))
+        });
+        Ok(external(SshKey::File(path), public, description))
     }
 
     /// Signs `payload` (the commit object without its `gpgsig` header) and
@@ -304,6 +326,7 @@ impl Signer {
                 env,
                 timeout,
                 temp_dir,
+                ..
             } => sign_with_ssh_program(program, key, env, *timeout, temp_dir.as_deref(), payload),
             Inner::Gpg {
                 program,
@@ -325,6 +348,21 @@ impl Signer {
         match &self.inner {
             Inner::Native { key, .. } => Some(key.public_key()),
             _ => None,
+        }
+    }
+
+    /// The public key as `key-type base64`, the form an allowed-signers line
+    /// and `git lore key` use; `None` for openpgp and x509, and for an ssh key
+    /// whose public half cannot be found.
+    pub fn public_key_line(&self) -> Option<String> {
+        match &self.inner {
+            Inner::Native { key, .. } => key
+                .public_key()
+                .to_openssh()
+                .ok()
+                .and_then(|l| public_key_line(&l)),
+            Inner::SshProgram { public, .. } => public.clone(),
+            Inner::Gpg { .. } => None,
         }
     }
 

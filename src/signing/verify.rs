@@ -8,6 +8,7 @@
 //! which also requires the line's `namespaces` to allow `git`. Anything that
 //! fails there is a bad signature (`B`), as in git.
 
+use base64ct::Encoding;
 use jiff::Timestamp;
 use ssh_encoding::Decode;
 use ssh_key::{PublicKey, SshSig};
@@ -164,6 +165,16 @@ pub fn verify_ssh(
     SignatureStatus::Bad {
         reason: allowed.refusal_reason(candidates[0], &key_blob, NAMESPACE, signed_at),
     }
+}
+
+/// The key an armored SSH signature says it was made with, as
+/// `(key-type base64, SHA256:fingerprint)`, whether or not it verifies:
+/// what a user is shown before pinning a remote's root signer.
+pub fn signature_key(armored: &str) -> Option<(String, String)> {
+    let raw = dearmor(armored, "SSH SIGNATURE")?;
+    let (key_blob, key_type) = sshsig_key(&raw).ok()?;
+    let line = format!("{key_type} {}", base64ct::Base64::encode_string(&key_blob));
+    Some((line, fingerprint(&key_blob)))
 }
 
 /// Verifies a raw commit object (as `git cat-file commit` prints it): splits

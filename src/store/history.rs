@@ -178,7 +178,8 @@ impl Store {
     /// Every commit reachable from `tip` but not from `stop`, each turned
     /// into a `T` by `each` (given its id and message), parents before
     /// children. `None` when `stop` is given but is not an ancestor of `tip`:
-    /// history was rewritten.
+    /// history was rewritten. The work is proportional to the new commits,
+    /// merges included: nothing behind `stop` is walked twice.
     pub fn walk_since<T>(
         &self,
         tip: ObjectId,
@@ -189,8 +190,15 @@ impl Store {
         if Some(tip) == stop {
             return Ok(Some(out));
         }
-        let mut seen: HashSet<ObjectId> = HashSet::new();
+        // The commits to visit: reachable from `tip`, not from `stop`. If
+        // `stop` is an ancestor of `tip`, some path from `tip` reaches it
+        // through these alone, so it shows up as a parent of one of them.
+        let new: HashSet<ObjectId> = self
+            .new_commits(tip, stop.as_slice())?
+            .into_iter()
+            .collect();
         let mut found_stop = stop.is_none();
+        let mut seen: HashSet<ObjectId> = HashSet::new();
         let mut made: std::collections::HashMap<ObjectId, T> = std::collections::HashMap::new();
         let mut stack: Vec<(ObjectId, bool)> = vec![(tip, false)];
         while let Some((id, expanded)) = stack.pop() {
@@ -213,7 +221,7 @@ impl Store {
             for p in parents.into_iter().rev() {
                 if Some(p) == stop {
                     found_stop = true;
-                } else if !seen.contains(&p) {
+                } else if new.contains(&p) && !seen.contains(&p) {
                     stack.push((p, false));
                 }
             }
@@ -221,20 +229,66 @@ impl Store {
         Ok(found_stop.then_some(out))
     }
 
-    /// Commits reachable from `tip` but not from any of `hide`, newest first.
+    /// Commits reachable from `tip` and from none of `hidden`, newest
+    /// first (`git rev-list tip ^hidden…`). Walks the new commits and as
+    /// much of the shared history as it takes to tell them apart.
+    pub fn new_commits(
+        &self,
+        tip: ObjectId,
+        hidden: &[ObjectId],
+    ) -> Result<Vec<ObjectId>, StoreError> {
+        let walk = self
+            .repo()
+            .rev_walk([tip])
+            .sorting(gix::revision::walk::Sorting::ByCommitTime(
+                Default::default(),
+            ))
+            .with_hidden(hidden.iter().copied())
+            .all()
+            .ctx(|| format!("walking history from {tip}"))?;
+        let mut out = Vec::new();
+        for info in walk {
+            out.push(info.ctx(|| format!("walking history from {tip}"))?.id);
+        }
+        Ok(out)
+    }
+
+    /// Every commit reachable from `tip` but not from any of `hide`,
+    /// newest first.
     pub fn range(&self, tip: ObjectId, hide: &[ObjectId]) -> Result<Vec<ObjectId>, StoreError> {
-        let hidden: HashSet<ObjectId> = hide
-            .iter()
-            .map(|h| self.ancestors(*h))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .collect();
+        self.new_commits(tip, hide)
+    }
+
+    /// The best common ancestor of two commits, if they share history.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId) -> Result<Option<ObjectId>, StoreError> {
         Ok(self
-            .ancestors(tip)?
-            .into_iter()
-            .filter(|c| !hidden.contains(c))
-            .collect())
+            .repo()
+            .merge_base(a, b)
+            .ctx(|| format!("finding the merge base of {a} and {b}"))?
+            .map(|id| id.detach()))
+    }
+
+    /// The tree of a commit.
+    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, StoreError> {
+        Ok(self
+            .repo()
+            .find_commit(commit)
+            .ctx(|| format!("reading commit {commit}"))?
+            .tree_id()
+            .ctx(|| format!("reading the tree of {commit}"))?
+            .detach())
+    }
+
+    /// The files that differ between two trees (either may be absent: the
+    /// empty tree), with their old and new blobs.
+    pub fn diff(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+    ) -> Result<Vec<ChangedPath>, StoreError> {
+        let mut out = Vec::new();
+        diff_trees(self.repo(), old, new, String::new(), &mut out)?;
+        Ok(out)
     }
 
     /// Every commit on every lore branch, newest first, each once, with the

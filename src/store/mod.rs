@@ -18,6 +18,7 @@ pub mod history;
 pub mod index;
 pub mod layout;
 pub mod mine;
+pub mod remote;
 pub mod tx;
 
 use std::fs;
@@ -73,6 +74,9 @@ pub enum StoreError {
     /// A `git` subprocess failed.
     #[error("`git {args}` failed: {message}")]
     GitProgram { args: String, message: String },
+    /// A remote could not be reached, or the transfer failed.
+    #[error("talking to {url} failed: {message}")]
+    Remote { url: String, message: String },
     /// A record in the tree is not what it should be.
     #[error("record {path} on {branch} is corrupt: {why}")]
     CorruptRecord {
@@ -140,6 +144,9 @@ pub struct Store {
     repo: gix::Repository,
     git_dir: PathBuf,
     host: Host,
+    /// The object directory that makes a push's quarantined objects
+    /// readable ([`Store::open_receiving`]); kept for as long as the store.
+    _shim: Option<std::sync::Arc<tempfile::TempDir>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -221,13 +228,74 @@ impl Store {
 
     /// Opens the repository at `path` with no questions asked of it, never
     /// reading the user's or the system's git configuration.
-    fn open_raw(path: &Path, host: Host) -> Result<Store, StoreError> {
+    pub(crate) fn open_raw(path: &Path, host: Host) -> Result<Store, StoreError> {
         let repo = gix::open_opts(path, gix::open::Options::isolated())
             .ctx(|| format!("opening {}", path.display()))?;
         Ok(Store {
             git_dir: repo.git_dir().to_owned(),
             repo,
             host,
+            _shim: None,
+        })
+    }
+
+    /// Opens a repository that is receiving a push, from its pre-receive
+    /// hook: the pushed objects wait in `quarantine` (git's
+    /// `GIT_QUARANTINE_PATH`) until the hook accepts them, and gix reads
+    /// only the repository's own objects. So the store reads through a
+    /// temporary object directory whose alternates are the quarantine and
+    /// the repository's objects. Nothing may be written through it: git
+    /// forbids ref updates during quarantine, and objects written here
+    /// would vanish.
+    pub fn open_receiving(
+        path: &Path,
+        host: Host,
+        quarantine: Option<&Path>,
+    ) -> Result<Store, StoreError> {
+        let Some(quarantine) = quarantine else {
+            return Store::open_raw(path, host);
+        };
+        let mut ts = gix::ThreadSafeRepository::open_opts(path, gix::open::Options::isolated())
+            .ctx(|| format!("opening {}", path.display()))?;
+        let shim = io_ctx(
+            tempfile::Builder::new().prefix("git-lore-odb-").tempdir(),
+            || "creating a temporary object directory".into(),
+        )?;
+        io_ctx(fs::create_dir_all(shim.path().join("info")), || {
+            "creating a temporary object directory".into()
+        })?;
+        let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let mut alternates = String::new();
+        for dir in [absolute(quarantine), absolute(ts.objects.path())] {
+            let text = dir.to_string_lossy();
+            if text.contains('\n') {
+                return Err(StoreError::BadPath(text.into_owned()));
+            }
+            alternates.push_str(&text);
+            alternates.push('\n');
+        }
+        io_ctx(
+            fs::write(shim.path().join("info/alternates"), alternates),
+            || "writing the temporary object directory".into(),
+        )?;
+        let hash = ts.to_thread_local().object_hash();
+        let odb = gix::odb::Store::at_opts(
+            shim.path().to_owned(),
+            hash,
+            &mut std::iter::empty(),
+            gix::odb::store::init::Options::default(),
+        )
+        .map_err(|e| StoreError::Io {
+            context: "opening the pushed objects".into(),
+            source: e,
+        })?;
+        ts.objects = odb.into();
+        let repo = ts.to_thread_local();
+        Ok(Store {
+            git_dir: repo.git_dir().to_owned(),
+            repo,
+            host,
+            _shim: Some(std::sync::Arc::new(shim)),
         })
     }
 
@@ -288,6 +356,18 @@ impl Store {
     /// Runs `git` with `args` against this repository.
     pub fn run_git(&self, args: &[&std::ffi::OsStr]) -> Result<Vec<u8>, StoreError> {
         run_git_in(&self.host, &self.git_dir, args)
+    }
+
+    /// A value of the user's own git configuration (system, global and
+    /// this repository's, as `git config --get` reads them), for the one
+    /// moment `init` adopts the user's identity. Every other read goes to
+    /// this repository's config alone ([`Store::config_string`]).
+    pub fn user_git_config(&self, key: &str) -> Option<String> {
+        let out = self
+            .run_git(&["config".as_ref(), "--get".as_ref(), key.as_ref()])
+            .ok()?;
+        let value = String::from_utf8_lossy(&out).trim().to_owned();
+        (!value.is_empty()).then_some(value)
     }
 
     /// The commit a branch points at, if the branch exists.

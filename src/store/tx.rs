@@ -35,6 +35,9 @@ pub enum Change {
     Put { path: String, bytes: Vec<u8> },
     /// Remove the file at `path` (no error if absent).
     Delete { path: String },
+    /// Place an existing blob at `path` (a merge takes entries from the
+    /// other side as they are).
+    Link { path: String, blob: ObjectId },
 }
 
 /// One commit: its message, the event its trailers carry, and its file
@@ -46,6 +49,9 @@ pub struct CommitSpec {
     /// index learns from it.
     pub event: Event,
     pub changes: Vec<Change>,
+    /// A second parent: the commit is a merge of the in-progress head and
+    /// this.
+    pub merge_with: Option<ObjectId>,
 }
 
 impl CommitSpec {
@@ -60,7 +66,14 @@ impl CommitSpec {
             message: Message::new(subject, body, event.to_trailers()?)?,
             event,
             changes,
+            merge_with: None,
         })
+    }
+
+    /// The same commit as a merge with `other`.
+    pub fn merging(mut self, other: ObjectId) -> CommitSpec {
+        self.merge_with = Some(other);
+        self
     }
 }
 
@@ -97,6 +110,11 @@ pub struct Tx<'s> {
 }
 
 impl<'s> Tx<'s> {
+    /// The repository, for reads beside the in-progress tree.
+    pub fn store(&self) -> &Store {
+        self.store
+    }
+
     /// The branch this transaction writes.
     pub fn branch(&self) -> Branch {
         self.branch
@@ -176,6 +194,14 @@ impl<'s> Tx<'s> {
                         .remove(path.split('/'))
                         .ctx(|| format!("removing {path}"))?;
                 }
+                Change::Link { path, blob } => {
+                    if !is_safe_path(path) {
+                        return Err(StoreError::BadPath(path.clone()));
+                    }
+                    self.editor
+                        .upsert(path.split('/'), gix::objs::tree::EntryKind::Blob, *blob)
+                        .ctx(|| format!("placing {path}"))?;
+                }
             }
         }
         let tree = self
@@ -184,7 +210,7 @@ impl<'s> Tx<'s> {
             .ctx(|| "writing trees".into())?;
         let mut commit = gix::objs::Commit {
             tree,
-            parents: self.head.into_iter().collect(),
+            parents: self.head.into_iter().chain(spec.merge_with).collect(),
             author: self.author.clone(),
             committer: self.author.clone(),
             encoding: None,
@@ -216,11 +242,12 @@ impl<'s> Tx<'s> {
         if let Branch::Pool(_) = self.branch {
             for change in &spec.changes {
                 let (path, bytes) = match change {
-                    Change::Put { path, bytes } => (path, Some(bytes.as_slice())),
+                    Change::Put { path, bytes } => (path, Some(bytes.clone())),
                     Change::Delete { path } => (path, None),
+                    Change::Link { path, blob } => (path, Some(self.store.blob(*blob)?)),
                 };
                 if let Some(super::layout::RecordPath::Lesson(id)) = super::layout::classify(path) {
-                    self.overlay.note_entry(id, bytes);
+                    self.overlay.note_entry(id, bytes.as_deref());
                 }
             }
         }
@@ -254,6 +281,90 @@ impl Store {
         rng: &mut dyn RngCore,
         policy: RetryPolicy,
         check: &mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
+        f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<Committed<T>, E>
+    where
+        E: From<StoreError>,
+    {
+        self.transact_inner(branch, None, signer, now, rng, policy, check, f)
+    }
+
+    /// Like [`Store::transact`], but the commits are built on `onto` (a
+    /// verified commit that need not descend from the branch: a remote
+    /// pool adopted) and the branch is moved from its tip to them. With no
+    /// commits made, the branch is moved to `onto` itself.
+    #[allow(clippy::too_many_arguments)]
+    pub fn transact_onto<T, E>(
+        &self,
+        branch: Branch,
+        onto: ObjectId,
+        signer: &dyn CommitSigner,
+        now: jiff::Timestamp,
+        rng: &mut dyn RngCore,
+        policy: RetryPolicy,
+        check: &mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
+        f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<Committed<T>, E>
+    where
+        E: From<StoreError>,
+    {
+        self.transact_inner(branch, Some(onto), signer, now, rng, policy, check, f)
+    }
+
+    /// Builds commits on `parent` as a transaction on `branch` would, but
+    /// moves no ref: the caller names them (a review branch for a pull
+    /// request). Returns what `f` returned and the commits, oldest first.
+    pub fn build_detached<T, E>(
+        &self,
+        branch: Branch,
+        parent: ObjectId,
+        signer: &dyn CommitSigner,
+        now: jiff::Timestamp,
+        f: impl FnOnce(&mut Tx<'_>) -> Result<T, E>,
+    ) -> Result<(T, Vec<ObjectId>), E>
+    where
+        E: From<StoreError>,
+    {
+        let index = Index::load(self).map_err(E::from)?;
+        let tree = self
+            .repo()
+            .find_commit(parent)
+            .ctx(|| format!("reading {parent}"))
+            .and_then(|c| c.tree_id().ctx(|| format!("reading the tree of {parent}")))
+            .map_err(E::from)?
+            .detach();
+        let editor = self
+            .repo()
+            .edit_tree(tree)
+            .ctx(|| format!("reading {parent}"))
+            .map_err(E::from)?
+            .detach();
+        let mut tx = Tx {
+            store: self,
+            branch,
+            base: Some(parent),
+            head: Some(parent),
+            editor,
+            index: &index,
+            overlay: Overlay::default(),
+            signer,
+            author: self.signature_at(now),
+            commits: Vec::new(),
+        };
+        let value = f(&mut tx)?;
+        Ok((value, tx.commits))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn transact_inner<T, E>(
+        &self,
+        branch: Branch,
+        onto: Option<ObjectId>,
+        signer: &dyn CommitSigner,
+        now: jiff::Timestamp,
+        rng: &mut dyn RngCore,
+        policy: RetryPolicy,
+        check: &mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
         mut f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<Committed<T>, E>
     where
@@ -265,8 +376,9 @@ impl Store {
             // The base first, then the index: the index then knows at least
             // every commit the base contains, so an idempotency check made
             // through it can never miss a commit the swap builds on.
-            let base = self.tip(branch).map_err(E::from)?;
-            check(base)?;
+            let tip = self.tip(branch).map_err(E::from)?;
+            check(tip)?;
+            let base = onto.or(tip);
             let index = Index::load(self).map_err(E::from)?;
             let base_tree = match base {
                 Some(b) => self
@@ -298,7 +410,7 @@ impl Store {
             };
             let value = f(&mut tx)?;
             let (head, commits, overlay) = (tx.head, tx.commits, tx.overlay);
-            if commits.is_empty() {
+            if commits.is_empty() && onto.is_none_or(|o| Some(o) == tip) {
                 return Ok(Committed {
                     value,
                     base,
@@ -306,8 +418,18 @@ impl Store {
                     retries,
                 });
             }
-            let head = head.expect("commits were made");
-            match self.swap(branch, base, head, &author) {
+            let head = head.expect("commits were made, or there is a commit to move to");
+            match self.swap(branch, tip, head, &author) {
+                Ok(()) if onto.is_some() => {
+                    // The branch's history was replaced: the index learns it
+                    // by walking, not from this overlay.
+                    return Ok(Committed {
+                        value,
+                        base,
+                        commits,
+                        retries,
+                    });
+                }
                 Ok(()) => {
                     index.remember(branch, base, head, &overlay);
                     return Ok(Committed {
@@ -334,6 +456,23 @@ impl Store {
                 }
                 Err(SwapError::Other(e)) => return Err(E::from(e)),
             }
+        }
+    }
+
+    /// Moves `branch` from `from` to `to`, a descendant its history was
+    /// verified to reach (a fast-forward from a remote pool), by
+    /// compare-and-swap: `Ok(false)` when the branch moved meanwhile.
+    pub fn fast_forward(
+        &self,
+        branch: Branch,
+        from: Option<ObjectId>,
+        to: ObjectId,
+        now: jiff::Timestamp,
+    ) -> Result<bool, StoreError> {
+        match self.swap(branch, from, to, &self.signature_at(now)) {
+            Ok(()) => Ok(true),
+            Err(SwapError::Lost) => Ok(false),
+            Err(SwapError::Other(e)) => Err(e),
         }
     }
 

@@ -12,7 +12,7 @@ fn init_creates_a_repository_stock_git_verifies() {
     assert_eq!(
         r.ok(),
         format!(
-            "Initialized lesson repository in {}\n",
+            "Initialized lesson repository in {} as git-lore <git-lore@localhost>\n",
             env.repo().display()
         )
     );

@@ -41,7 +41,7 @@ fn init_and_ingest_the_examples() {
     let env = TestEnv::new();
     insta::assert_snapshot!(session(&env, &["init"]), @"
     $ git lore init
-    Initialized lesson repository in [TMP]/lessons.git
+    Initialized lesson repository in [TMP]/lessons.git as git-lore <git-lore@localhost>
     [stderr] created signing key [TMP]/lessons.git/keys/lore_ed25519 (allowed signers: [TMP]/lessons.git/allowed_signers)
     ");
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"

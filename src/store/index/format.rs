@@ -426,7 +426,10 @@ mod tests {
         assert_eq!(h.refs[1].verified, None);
         let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
         assert_eq!(nums.count, 4);
-        assert_eq!(find(&bytes, nums, &[7, 7]).as_deref(), Some(&[7, 7, 107][..]));
+        assert_eq!(
+            find(&bytes, nums, &[7, 7]).as_deref(),
+            Some(&[7, 7, 107][..])
+        );
         assert_eq!(find(&bytes, nums, &[8, 8]), None);
         assert_eq!(
             all(&bytes, nums).unwrap(),
@@ -447,7 +450,10 @@ mod tests {
         ] {
             let h = read_header(&file).unwrap();
             let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
-            assert_eq!(find(&file, nums, &[9, 9]).as_deref(), Some(&[9, 9, 109][..]));
+            assert_eq!(
+                find(&file, nums, &[9, 9]).as_deref(),
+                Some(&[9, 9, 109][..])
+            );
             assert_eq!(find(&file, nums, &[9, 8]), None);
         }
         assert!(matches!(

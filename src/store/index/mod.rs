@@ -339,11 +339,9 @@ impl Index {
         // recall tables; read as empty ones, they would hide every lesson
         // until the next rebuild.)
         let of_this_build = |h: &Header| {
-            TABLES.iter().all(|(tag, width)| {
-                h.tables
-                    .iter()
-                    .any(|t| &t.tag == tag && t.width == *width)
-            })
+            TABLES
+                .iter()
+                .all(|(tag, width)| h.tables.iter().any(|t| &t.tag == tag && t.width == *width))
         };
         if let Ok(header) = format::read_header(&bytes).map_err(drop).and_then(|h| {
             if of_this_build(&h) {

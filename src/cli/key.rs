@@ -1,0 +1,28 @@
+use clap::Args as ClapArgs;
+
+use super::ui::{self, Ctx, Exit};
+use git_lore::ops::signers;
+
+/// Print this repository's public signing key as an allowed-signers line,
+/// `<principal> <key-type> <key>`: what a teammate needs to trust you.
+///
+/// Send the line to a signer of the team's pool; they save it to a file
+/// and run `git lore trust add org FILE --principal YOU`.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// Print JSON: principal, key_type, key, fingerprint.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let lore = ctx.open()?;
+    let key = signers::key(&lore)?;
+    if args.json {
+        ui::out_json(&key);
+    } else {
+        ui::out(&format!("{}\n", ui::text(&key.line())));
+        ui::status(format!("fingerprint {}", key.fingerprint));
+    }
+    Ok(Exit::Done)
+}

@@ -1,0 +1,194 @@
+use std::path::PathBuf;
+
+use clap::Args as ClapArgs;
+
+use super::ui::{self, Ctx, Exit};
+use git_lore::model::Source;
+use git_lore::ops::publish::{self, PublicOptions};
+
+/// Share a pool with its remote.
+///
+/// `publish org` pushes pool/org (atomically, leased to the remote tip last
+/// verified; when the remote moved, it syncs first and tries again).
+/// `publish public` pushes one `review/<lesson-id>` branch per lesson the
+/// remote's pool/public lacks, each the remote's pool plus one signed commit
+/// adding exactly that lesson, and writes a pull-request body for each;
+/// merge them with merge commits. Nothing that does not verify is pushed,
+/// nor a public lesson the disclosure scanner flags; the ledger and
+/// pool/local never leave the machine.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// org or public.
+    tier: String,
+    /// Say what would be pushed; push nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// With public: write each pull-request body to DIR/<lesson-id>.md
+    /// (else they are printed).
+    #[arg(long, value_name = "DIR")]
+    pr_body_dir: Option<PathBuf>,
+    /// With public: open each pull request with `gh` when it is on PATH.
+    #[arg(long)]
+    open: bool,
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let tier = ui::parse_tier(&args.tier, false)?;
+    let mut lore = ctx.open()?;
+    if tier == Source::Org {
+        let r = publish::publish_org(&mut lore, args.dry_run)?;
+        let failed = !r.problems.is_empty();
+        if args.json {
+            ui::out_json(&r);
+        } else if failed {
+            let mut s = String::new();
+            for p in &r.problems {
+                s.push_str(&format!(
+                    "{} ({}): {}\n",
+                    p.commit,
+                    p.branch,
+                    ui::text(&p.problem)
+                ));
+            }
+            ui::out(&s);
+            ui::status(format!(
+                "pool/org: nothing was pushed to {}",
+                ui::text(&r.url)
+            ));
+        } else {
+            for s in &r.synced {
+                ui::status(format!(
+                    "pool/org: the remote had moved; synced {} verified commits first",
+                    s.verified
+                ));
+            }
+            let short = |c: &Option<String>| {
+                c.as_deref()
+                    .map(|c| c[..12].to_owned())
+                    .unwrap_or_else(|| "nothing".into())
+            };
+            ui::out(&if r.from == r.to {
+                format!("pool/org: {} is up to date\n", ui::text(&r.url))
+            } else if r.dry_run {
+                format!(
+                    "pool/org: would push {} commit{} to {} ({} -> {})\n",
+                    r.commits,
+                    if r.commits == 1 { "" } else { "s" },
+                    ui::text(&r.url),
+                    short(&r.from),
+                    short(&r.to)
+                )
+            } else {
+                format!(
+                    "pool/org: pushed {} commit{} to {} ({} -> {})\n",
+                    r.commits,
+                    if r.commits == 1 { "" } else { "s" },
+                    ui::text(&r.url),
+                    short(&r.from),
+                    short(&r.to)
+                )
+            });
+        }
+        return Ok(if failed { Exit::Refused } else { Exit::Done });
+    }
+    let r = publish::publish_public(
+        &mut lore,
+        &PublicOptions {
+            dry_run: args.dry_run,
+            body_dir: args.pr_body_dir.clone(),
+        },
+    )?;
+    let refused = !r.problems.is_empty() || r.reviews.iter().any(|v| v.outcome == "refused");
+    if args.json {
+        ui::out_json(&r);
+        return Ok(if refused { Exit::Refused } else { Exit::Done });
+    }
+    let url = ui::text(&r.url);
+    let mut s = String::new();
+    for p in &r.problems {
+        s.push_str(&format!(
+            "{} ({}): {}\n",
+            p.commit,
+            p.branch,
+            ui::text(&p.problem)
+        ));
+    }
+    if r.started {
+        s.push_str(&format!(
+            "pool/public: {} {url}'s pool/public with the local one\n",
+            if r.dry_run { "would start" } else { "started" }
+        ));
+    }
+    if r.problems.is_empty() && !r.started && r.reviews.is_empty() {
+        s.push_str(&format!(
+            "pool/public: nothing to propose; {url} has every public lesson here\n"
+        ));
+    }
+    let gh = args.open && which("gh");
+    for v in &r.reviews {
+        let what = match v.change {
+            "add" => "adds the lesson",
+            "retract" => "retracts the lesson",
+            _ => "changes who may sign",
+        };
+        let subject = v
+            .lesson
+            .map(|l| l.to_string())
+            .unwrap_or_else(|| "pool/public".to_owned());
+        match v.outcome {
+            "refused" => s.push_str(&format!(
+                "{subject}: not pushed: {}\n",
+                ui::text(v.why.as_deref().unwrap_or(""))
+            )),
+            "already_open" => s.push_str(&format!(
+                "{subject}: {} is already on {url}; its pull request {what}\n",
+                v.branch
+            )),
+            outcome => {
+                s.push_str(&format!(
+                    "{subject}: {} {} ({what})\n",
+                    if outcome == "pushed" {
+                        "pushed"
+                    } else {
+                        "would push"
+                    },
+                    v.branch
+                ));
+                if args.pr_body_dir.is_none() && outcome == "pushed" {
+                    s.push_str(&format!("\n{}\n", v.body));
+                }
+                s.push_str(&format!("  open the pull request: {}\n", v.command));
+                if gh && outcome == "pushed" {
+                    let ok = std::process::Command::new("gh")
+                        .args(
+                            shell_words::split(&v.command)
+                                .unwrap_or_default()
+                                .iter()
+                                .skip(1),
+                        )
+                        .status()
+                        .map(|st| st.success())
+                        .unwrap_or(false);
+                    s.push_str(if ok {
+                        "  opened with gh\n"
+                    } else {
+                        "  gh failed; open it by hand\n"
+                    });
+                }
+            }
+        }
+    }
+    if args.open && !gh {
+        ui::status("--open: `gh` is not on PATH; open the pull requests with the commands above");
+    }
+    ui::out(&s);
+    Ok(if refused { Exit::Refused } else { Exit::Done })
+}
+
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}

@@ -1,0 +1,108 @@
+use clap::Args as ClapArgs;
+
+use super::ui::{self, Ctx, Exit};
+use git_lore::ops::sync::{self, Integration, Options};
+
+/// Bring a remote pool in: fetch pool/org or pool/public from its remote,
+/// verify every incoming commit, then integrate it.
+///
+/// Each incoming commit must be signed by a key the pool lists at its
+/// parent (its first commit by a pinned key), agree with what it changed,
+/// write only valid entries and make only legal status moves; merges must
+/// add nothing of their own. One commit that fails rejects the whole
+/// fetch: nothing is integrated and the problems are listed (exit 1). A
+/// remote that moved backwards since the last sync is refused until
+/// accepted. Lessons that come in are ordinary entries of the local pool:
+/// `recall`, `list` and `log` see them.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// org or public.
+    tier: String,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    /// Pin this key (`SHA256:…`) as the remote pool's first signer, if it
+    /// is the one that signed it. Check the fingerprint with the pool's owner
+    /// first.
+    #[arg(long, value_name = "FINGERPRINT")]
+    pin: Option<String>,
+    /// Accept a remote pool that moved backwards since the last sync.
+    #[arg(long)]
+    accept_rollback: bool,
+}
+
+pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let tier = ui::parse_tier(&args.tier, false)?;
+    let mut lore = ctx.open()?;
+    let r = sync::sync(
+        &mut lore,
+        tier,
+        &Options {
+            pin: args.pin,
+            accept_rollback: args.accept_rollback,
+        },
+    )?;
+    let failed = !r.problems.is_empty();
+    if args.json {
+        ui::out_json(&r);
+    } else {
+        if let Some(fp) = &r.pinned {
+            ui::status(format!("pinned {fp} as the first signer of pool/{tier}"));
+        }
+        let url = ui::text(&r.url);
+        if failed {
+            let mut s = String::new();
+            for p in &r.problems {
+                s.push_str(&format!(
+                    "{} ({}): {}\n",
+                    p.commit,
+                    p.branch,
+                    ui::text(&p.problem)
+                ));
+            }
+            ui::out(&s);
+            ui::status(format!(
+                "pool/{tier} from {url}: {} problem{} in {} incoming commits; nothing was integrated",
+                r.problems.len(),
+                if r.problems.len() == 1 { "" } else { "s" },
+                r.verified
+            ));
+        } else {
+            let line = match &r.integration {
+                Some(Integration::NoRemotePool) => {
+                    format!("pool/{tier}: {url} has no pool/{tier} yet (`git lore publish {tier}` starts it)")
+                }
+                Some(Integration::UpToDate) | None => format!("pool/{tier}: up to date with {url}"),
+                Some(Integration::FastForward) => format!(
+                    "pool/{tier}: {} verified commit{} from {url}, {} new lesson{}",
+                    r.verified,
+                    if r.verified == 1 { "" } else { "s" },
+                    r.new_entries,
+                    if r.new_entries == 1 { "" } else { "s" }
+                ),
+                Some(Integration::Merged { commit }) => format!(
+                    "pool/{tier}: {} verified commit{} from {url} merged ({}), {} new lesson{}",
+                    r.verified,
+                    if r.verified == 1 { "" } else { "s" },
+                    &commit[..12],
+                    r.new_entries,
+                    if r.new_entries == 1 { "" } else { "s" }
+                ),
+                Some(Integration::Adopted { readded, kept_at }) => format!(
+                    "pool/{tier}: now {url}'s history ({} verified commits); this pool had begun separately, so its {readded} own lesson{} were promoted again on top (the old history is kept at {kept_at})",
+                    r.verified,
+                    if *readded == 1 { "" } else { "s" }
+                ),
+            };
+            let mut s = format!("{line}\n");
+            for res in &r.resolved {
+                s.push_str(&format!(
+                    "  {}: kept {} ({}) over {}\n",
+                    res.lesson, res.kept, res.side, res.dropped
+                ));
+            }
+            ui::out(&s);
+        }
+    }
+    Ok(if failed { Exit::Refused } else { Exit::Done })
+}

@@ -1,0 +1,228 @@
+//! A pool host: a bare repository that receives `pool/org`,
+//! `pool/public` and `review/<lesson-id>` branches by push and refuses
+//! anything that does not verify (`git lore host`, `git lore verify
+//! --pre-receive`).
+//!
+//! `host DIR --signer KEY…` creates the repository (or brings an existing
+//! one up to date), records who may sign a pool's first commit
+//! (`<DIR>/lore/root_signers`) and installs `hooks/pre-receive`, which runs
+//! `git lore verify --pre-receive`. The hook checks every pushed commit the
+//! repository does not have yet by the remote policy
+//! ([`audit::Policy`] with the root signers, no one's keys trusted by
+//! default), refuses ref names other than the pool and review branches,
+//! deleting or rewinding a pool branch, and a pool whose first commit is
+//! not signed by a root signer. One problem rejects the whole push.
+
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+
+use super::audit::{self, Policy, Problem};
+use super::{Env, LoreError};
+use crate::model::{Id, Source};
+use crate::signing::AllowedSigners;
+use crate::store::{Branch, Store};
+
+/// Where a host keeps its root signers, relative to its git dir.
+pub const ROOT_SIGNERS: &str = "lore/root_signers";
+
+/// The pre-receive hook `host` installs; `@GIT_LORE@` is replaced by the
+/// path of the program that installed it, for when `git-lore` is not on
+/// the `PATH` the server runs hooks with.
+const PRE_RECEIVE: &str = r#"#!/bin/sh
+# git-lore pool host: refuse any push whose commits do not verify.
+# Installed by `git lore host`; reads git's "<old> <new> <ref>" lines on stdin.
+if command -v git-lore >/dev/null 2>&1; then
+  exec git-lore --repo "$(pwd)" verify --pre-receive
+fi
+exec @GIT_LORE@ --repo "$(pwd)" verify --pre-receive
+"#;
+
+/// What `host` did.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Hosted {
+    pub path: PathBuf,
+    pub created: bool,
+    /// `(principal, fingerprint)` of each root signer.
+    pub root_signers: Vec<(String, String)>,
+}
+
+/// `git lore host DIR --signer KEY…`: `signers` are `(key-type base64,
+/// principal)`.
+pub fn host(dir: &Path, signers: &[(String, String)], env: &Env) -> Result<Hosted, LoreError> {
+    if signers.is_empty() {
+        return Err(LoreError::Input {
+            what: "--signer".into(),
+            why: "a pool host needs at least one key allowed to start a pool".into(),
+        });
+    }
+    let created = !dir.join("HEAD").is_file();
+    let store = Store::create_bare(dir, env.host())?;
+    let mut text = String::from(
+        "# Keys allowed to sign the first commit of a pool pushed here (git lore host).\n",
+    );
+    for (key, principal) in signers {
+        let pubkey = ssh_key::PublicKey::from_openssh(key).map_err(|e| LoreError::Input {
+            what: format!("key of {principal}"),
+            why: e.to_string(),
+        })?;
+        text.push_str(&crate::signing::allowed_signers_line(principal, &pubkey)?);
+        text.push('\n');
+    }
+    let listed = AllowedSigners::parse(&text).map_err(|e| LoreError::Input {
+        what: "--signer".into(),
+        why: e.to_string(),
+    })?;
+    store.write_private_file(ROOT_SIGNERS, text.as_bytes(), 0o644, false)?;
+    let hook = PRE_RECEIVE.replace(
+        "@GIT_LORE@",
+        &shell_quote(
+            &env.exe
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "git-lore".into()),
+        ),
+    );
+    store.write_private_file("hooks/pre-receive", hook.as_bytes(), 0o755, false)?;
+    Ok(Hosted {
+        path: store.git_dir().to_owned(),
+        created,
+        root_signers: listed.keys(),
+    })
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// One `<old> <new> <ref>` line of git's pre-receive input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Update {
+    pub old: Option<ObjectId>,
+    pub new: Option<ObjectId>,
+    pub name: String,
+}
+
+/// Parses git's pre-receive lines.
+pub fn parse_updates(text: &str) -> Result<Vec<Update>, LoreError> {
+    let id = |s: &str| -> Result<Option<ObjectId>, LoreError> {
+        let o = ObjectId::from_hex(s.as_bytes()).map_err(|_| LoreError::Input {
+            what: format!("{s:?}"),
+            why: "not an object id in the pre-receive input".into(),
+        })?;
+        Ok((!o.is_null()).then_some(o))
+    };
+    let mut out = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let [old, new, name] = parts[..] else {
+            return Err(LoreError::Input {
+                what: format!("{line:?}"),
+                why: "a pre-receive line is `<old> <new> <ref>`".into(),
+            });
+        };
+        out.push(Update {
+            old: id(old)?,
+            new: id(new)?,
+            name: name.to_owned(),
+        });
+    }
+    Ok(out)
+}
+
+/// The pool a pushed ref belongs to: `pool/org`, `pool/public`, or a
+/// `review/<lesson-id>` branch (proposals to `pool/public`).
+fn tier_of(name: &str) -> Option<(Source, bool)> {
+    match name {
+        "refs/heads/pool/org" => Some((Source::Org, false)),
+        "refs/heads/pool/public" => Some((Source::Public, false)),
+        _ => name
+            .strip_prefix("refs/heads/review/")
+            .filter(|rest| {
+                rest.parse::<Id>().is_ok()
+                    || rest
+                        .strip_prefix("signers-")
+                        .is_some_and(|h| h.len() == 12 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+            })
+            .map(|_| (Source::Public, true)),
+    }
+}
+
+/// `verify --pre-receive`: every problem with the pushed updates.
+pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, LoreError> {
+    let text = std::fs::read_to_string(store.git_dir().join(ROOT_SIGNERS)).unwrap_or_default();
+    let roots = AllowedSigners::parse(&text).unwrap_or_default();
+    let policy = Policy {
+        roots: [(Source::Org, roots.clone()), (Source::Public, roots)]
+            .into_iter()
+            .collect(),
+        own_keys: false,
+        ledger: AllowedSigners::default(),
+    };
+    // What the repository already has was checked when it came in.
+    let mut known: Vec<ObjectId> = Vec::new();
+    for name in ["refs/heads/pool/org", "refs/heads/pool/public"] {
+        known.extend(store.ref_tip(name)?);
+    }
+    known.extend(store.review_tips()?);
+    let mut problems = Vec::new();
+    let say = |problems: &mut Vec<Problem>, commit: Option<ObjectId>, name: &str, p: String| {
+        problems.push(Problem {
+            commit: commit.map(|c| c.to_string()).unwrap_or_default(),
+            branch: name.trim_start_matches("refs/heads/").to_owned(),
+            problem: p,
+        })
+    };
+    for u in updates {
+        let Some((tier, review)) = tier_of(&u.name) else {
+            say(
+                &mut problems,
+                u.new,
+                &u.name,
+                format!(
+                    "{} is not accepted here: a pool host takes refs/heads/pool/org, refs/heads/pool/public and refs/heads/review/<lesson-id> only (the ledger and pool/local never leave their machine)",
+                    u.name
+                ),
+            );
+            continue;
+        };
+        let Some(new) = u.new else {
+            if !review {
+                say(
+                    &mut problems,
+                    u.old,
+                    &u.name,
+                    "a pool branch is never deleted".into(),
+                );
+            }
+            continue;
+        };
+        if let (Some(old), false) = (u.old, review) {
+            if store.merge_base(old, new)? != Some(old) {
+                say(
+                    &mut problems,
+                    Some(new),
+                    &u.name,
+                    format!(
+                        "{} does not descend from {old}: a pool's history only grows (rewinding or rewriting it is refused)",
+                        new
+                    ),
+                );
+                continue;
+            }
+        }
+        let branch = Branch::Pool(tier);
+        let commits: Vec<(Branch, ObjectId)> = store
+            .new_commits(new, &known)?
+            .into_iter()
+            .map(|c| (branch, c))
+            .collect();
+        for p in audit::check_commits(store, &policy, &commits)? {
+            problems.push(Problem {
+                branch: u.name.trim_start_matches("refs/heads/").to_owned(),
+                ..p
+            });
+        }
+    }
+    Ok(problems)
+}

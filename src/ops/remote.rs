@@ -1,0 +1,281 @@
+//! A tier's remote: where `pool/org` or `pool/public` is shared, and the
+//! keys its first commit must be signed by (pins, as ssh pins host keys).
+//!
+//! A remote is an ordinary git remote named after its tier (`org`,
+//! `public`) whose refspecs carry only that tier's pool branch: fetched
+//! into `refs/lore/incoming/<tier>` (a quarantine `sync` verifies before
+//! anything builds on it), pushed to the same branch name. The pins live in
+//! the git dir, `pins/<tier>`, in allowed-signers format: this machine's
+//! decision about whom to trust, never part of a pool.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::{Lore, LoreError};
+use crate::model::Source;
+use crate::signing::{self, AllowedSigners};
+use crate::store::{Branch, Store};
+
+/// Where the pins of `tier` are kept, relative to the git dir.
+pub fn pins_path(tier: Source) -> String {
+    format!("pins/{}", tier.as_str())
+}
+
+/// The quarantine ref a tier's pool is fetched into.
+pub fn incoming_ref(tier: Source) -> String {
+    format!("refs/lore/incoming/{}", tier.as_str())
+}
+
+/// The tiers that have remotes: `org` and `public` (the ledger and
+/// `pool/local` never leave the machine).
+pub fn shared(tier: Source) -> Result<Source, LoreError> {
+    match tier {
+        Source::Org | Source::Public => Ok(tier),
+        Source::Local => Err(LoreError::Input {
+            what: "tier local".into(),
+            why: "pool/local never leaves this machine; remotes are for org and public".into(),
+        }),
+    }
+}
+
+/// A configured remote.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Remote {
+    pub tier: Source,
+    pub url: String,
+    /// `(principal, SHA256:fingerprint)` of each pinned root signer.
+    pub pins: Vec<(String, String)>,
+}
+
+/// The pinned root signers of every tier.
+pub(crate) fn pins(store: &Store) -> Result<HashMap<Source, AllowedSigners>, LoreError> {
+    let mut out = HashMap::new();
+    for tier in [Source::Org, Source::Public] {
+        let path = store.git_dir().join(pins_path(tier));
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => {
+                return Err(LoreError::File {
+                    what: "cannot read the pinned signers",
+                    path,
+                    source,
+                })
+            }
+        };
+        let list = AllowedSigners::parse(&text).map_err(|e| LoreError::Input {
+            what: path.display().to_string(),
+            why: e.to_string(),
+        })?;
+        out.insert(tier, list);
+    }
+    Ok(out)
+}
+
+/// The first public key found in `text`: a `.pub` file, an allowed-signers
+/// line, or what `git lore key` prints; as `key-type base64`.
+pub fn find_public_key(text: &str) -> Option<String> {
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        for i in 0..fields.len() {
+            if let Some(k) = signing::public_key_line(&fields[i..].join(" ")) {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
+/// Reads a public key from `path` (`-`: the text given as `stdin`).
+pub fn read_public_key(path: &Path, stdin: Option<&str>) -> Result<String, LoreError> {
+    let text = match stdin {
+        Some(t) if path == Path::new("-") => t.to_owned(),
+        _ => {
+            let bytes = super::inputs::read_bounded(path).map_err(|e| LoreError::Input {
+                what: path.display().to_string(),
+                why: e.to_string(),
+            })?;
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+    };
+    find_public_key(&text).ok_or_else(|| LoreError::Input {
+        what: path.display().to_string(),
+        why: "no ssh public key in it (expected a line like `ssh-ed25519 AAAA… comment`)".into(),
+    })
+}
+
+/// The principal to list a key under when its file names none: the
+/// comment when it looks like an e-mail, else `root@<tier>`.
+fn principal_for(text_comment: Option<&str>, tier: Source) -> String {
+    match text_comment {
+        Some(c) if c.contains('@') && !c.contains([' ', '"', ',']) => c.to_owned(),
+        _ => format!("root@{}", tier.as_str()),
+    }
+}
+
+/// Adds (or replaces) pins for `tier`: `keys` are `(key-type base64,
+/// comment)`.
+pub(crate) fn write_pins(
+    store: &Store,
+    tier: Source,
+    keys: &[(String, Option<String>)],
+    replace: bool,
+) -> Result<(), LoreError> {
+    let path = pins_path(tier);
+    let mut text = if replace {
+        String::new()
+    } else {
+        std::fs::read_to_string(store.git_dir().join(&path)).unwrap_or_default()
+    };
+    for (key, comment) in keys {
+        let line = format!(
+            "{} namespaces=\"git\" {key}\n",
+            principal_for(comment.as_deref(), tier)
+        );
+        if !text.contains(key.as_str()) {
+            text.push_str(&line);
+        }
+    }
+    store.write_private_file(&path, text.as_bytes(), 0o644, false)?;
+    Ok(())
+}
+
+/// `remote add <tier> <url> [--signer KEY]…`: configures the tier's remote
+/// and pins its root signers (replacing earlier pins when keys are given).
+/// A local path is stored absolute, so the remote works from any directory.
+pub fn add(
+    lore: &mut Lore,
+    tier: Source,
+    url: &str,
+    signers: &[(String, Option<String>)],
+) -> Result<Remote, LoreError> {
+    let tier = shared(tier)?;
+    if url.trim().is_empty() || url.chars().any(char::is_control) {
+        return Err(LoreError::Input {
+            what: format!("url {url:?}"),
+            why: "a remote URL is one line of text".into(),
+        });
+    }
+    let url = if !url.contains("://") && !url.contains(':') && Path::new(url).exists() {
+        std::path::absolute(url)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| url.to_owned())
+    } else {
+        url.to_owned()
+    };
+    let branch = Branch::Pool(tier).ref_name();
+    lore.store
+        .set_remote(tier.as_str(), &url, &branch, &incoming_ref(tier))?;
+    if !signers.is_empty() {
+        write_pins(&lore.store, tier, signers, true)?;
+    }
+    Ok(list(lore)?
+        .into_iter()
+        .find(|r| r.tier == tier)
+        .expect("just configured"))
+}
+
+/// Every configured remote, org first.
+pub fn list(lore: &Lore) -> Result<Vec<Remote>, LoreError> {
+    let pins = pins(&lore.store)?;
+    let mut out = Vec::new();
+    for tier in [Source::Org, Source::Public] {
+        if let Some(url) = lore.store.remote_url(tier.as_str()) {
+            out.push(Remote {
+                tier,
+                url,
+                pins: pins
+                    .get(&tier)
+                    .map(AllowedSigners::keys)
+                    .unwrap_or_default(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `remote remove <tier>`: forgets the remote, its pins, and what was
+/// fetched from it; whether there was one. The pool branch stays.
+pub fn remove(lore: &mut Lore, tier: Source) -> Result<bool, LoreError> {
+    let tier = shared(tier)?;
+    let had = lore.store.remove_remote(tier.as_str())?;
+    let pins = lore.store.git_dir().join(pins_path(tier));
+    if pins.exists() {
+        std::fs::remove_file(&pins).map_err(|source| LoreError::File {
+            what: "cannot remove",
+            path: pins,
+            source,
+        })?;
+    }
+    lore.store.delete_ref(&incoming_ref(tier))?;
+    lore.store.delete_ref(&super::sync::verified_ref(tier))?;
+    Ok(had)
+}
+
+/// A URL as messages and reports show it: without a password or token
+/// (`https://user:secret@host/x` shows as `https://user@host/x`).
+pub fn display_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}@{host}{path}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// The URL of `tier`'s remote, or a refusal that says how to add one.
+pub(crate) fn url_of(lore: &Lore, tier: Source) -> Result<String, LoreError> {
+    lore.store
+        .remote_url(tier.as_str())
+        .ok_or_else(|| LoreError::Input {
+            what: format!("pool/{tier}"),
+            why: format!(
+            "no remote for {tier}: add one with `git lore remote add {tier} URL --signer OWNER.pub`"
+        ),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_shown_without_secrets() {
+        assert_eq!(
+            display_url("https://ana:ghp_secret@github.com/org/pool.git"),
+            "https://ana@github.com/org/pool.git"
+        );
+        assert_eq!(
+            display_url("git://127.0.0.1:9418/pool.git"),
+            "git://127.0.0.1:9418/pool.git"
+        );
+        assert_eq!(display_url("/srv/pool.git"), "/srv/pool.git");
+        assert_eq!(
+            display_url("git@github.com:org/pool.git"),
+            "git@github.com:org/pool.git"
+        );
+    }
+
+    #[test]
+    fn a_public_key_is_found_in_any_of_its_usual_forms() {
+        let k = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK4Wb7uhfzI4t7dZTpSziC82tDu+cL7qiBRKhD4dzHJr";
+        assert_eq!(
+            find_public_key(&format!("{k} ana@laptop\n")).as_deref(),
+            Some(k)
+        );
+        assert_eq!(find_public_key(&format!("ana@x {k}\n")).as_deref(), Some(k));
+        assert_eq!(
+            find_public_key(&format!("# comment\nana@x namespaces=\"git\" {k}\n")).as_deref(),
+            Some(k)
+        );
+        assert_eq!(find_public_key("ssh-ed25519 not-base64"), None);
+    }
+}

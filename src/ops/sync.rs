@@ -1,0 +1,611 @@
+//! `git lore sync <tier>`: bring a remote pool's history in, after every
+//! commit of it verified.
+//!
+//! 1. The tier's pool branch is fetched into a quarantine ref
+//!    (`refs/lore/incoming/<tier>`); nothing builds on it yet.
+//! 2. Rollback protection: the remote tip must descend from the last one
+//!    verified (`refs/lore/remotes/<tier>`), unless the caller accepts it.
+//! 3. A remote pool's first commit must be signed by a pinned key (or one
+//!    of ours). An unknown one is refused with its fingerprint and the
+//!    command that pins it, as ssh does for an unknown host key.
+//! 4. Every incoming commit is checked by the remote policy
+//!    ([`audit::Policy::remote`]): signed by a key of the pool's own list in
+//!    force at its parent, its event agreeing with what it changed, every
+//!    entry valid, only legal moves; merges pure, or `sync` merges that
+//!    resolve exactly as [`plan_merge`] does. One failing commit rejects the
+//!    whole fetch: nothing is integrated.
+//! 5. Integration: a fast-forward; a signed `sync` merge when both sides
+//!    moved (an entry both changed is taken from the side whose status is
+//!    more final: retracted, refuted, superseded, active); or, when the
+//!    local pool began separately, the remote's history with the local
+//!    pool's own entries promoted again on top (the old tip is kept under
+//!    `refs/lore/before-sync/<tier>`).
+
+use std::collections::BTreeMap;
+
+use gix::ObjectId;
+
+use super::audit::{self, Policy, Problem};
+use super::{remote, trust, Lore, LoreError};
+use crate::event::Event;
+use crate::model::{Id, Lesson, LessonStatus, Source};
+use crate::store::layout::{self, RecordPath};
+use crate::store::{Branch, Change, CommitInfo, CommitSpec, Store};
+
+/// Where the last verified tip of a tier's remote is kept.
+pub fn verified_ref(tier: Source) -> String {
+    format!("refs/lore/remotes/{}", tier.as_str())
+}
+
+/// Where a local pool's tip is kept when `sync` replaced its history.
+pub fn before_sync_ref(tier: Source) -> String {
+    format!("refs/lore/before-sync/{}", tier.as_str())
+}
+
+/// How long one fetch or push may take.
+pub(crate) const TRANSFER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// One entry both sides changed, and the side kept.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Resolution {
+    pub lesson: Id,
+    /// The status kept.
+    pub kept: String,
+    /// The status of the side not kept.
+    pub dropped: String,
+    /// Which side was kept: `local` or `remote`.
+    pub side: &'static str,
+}
+
+/// What merging two pool histories takes from the second.
+#[derive(Clone, Debug, Default)]
+pub struct MergePlan {
+    /// Files to change on top of the first side: path → blob (`None`:
+    /// removed).
+    pub changes: BTreeMap<String, Option<ObjectId>>,
+    pub resolved: Vec<Resolution>,
+}
+
+/// How final a pool entry's status is: a merge keeps the more final one.
+fn finality(status: Option<LessonStatus>) -> u8 {
+    match status {
+        Some(LessonStatus::Retracted) => 4,
+        Some(LessonStatus::Refuted) => 3,
+        Some(LessonStatus::Superseded) => 2,
+        Some(LessonStatus::Active) => 1,
+        None => 0,
+    }
+}
+
+fn status_of(bytes: &[u8]) -> Option<LessonStatus> {
+    serde_json::from_slice::<Lesson>(bytes)
+        .ok()
+        .map(|l| l.status)
+}
+
+/// Plans the merge of `theirs` into `ours`: every file `theirs` changed
+/// since their common ancestor (none: the empty tree) that `ours` did not,
+/// and for an entry both changed differently, the version whose status is
+/// more final (ties: the larger blob, so both orders agree). `Err` lists
+/// what cannot be merged: a `.lore/` file or a non-entry both changed.
+pub(crate) fn plan_merge(
+    store: &Store,
+    ours: ObjectId,
+    theirs: ObjectId,
+) -> Result<Result<MergePlan, Vec<String>>, LoreError> {
+    let base = store.merge_base(ours, theirs)?;
+    let base_tree = base.map(|b| store.tree_of(b)).transpose()?;
+    let ours_changed: BTreeMap<String, Option<ObjectId>> = store
+        .diff(base_tree, Some(store.tree_of(ours)?))?
+        .into_iter()
+        .map(|c| (c.path, c.new))
+        .collect();
+    let mut plan = MergePlan::default();
+    let mut problems = Vec::new();
+    for c in store.diff(base_tree, Some(store.tree_of(theirs)?))? {
+        let Some(mine) = ours_changed.get(&c.path) else {
+            plan.changes.insert(c.path, c.new);
+            continue;
+        };
+        if *mine == c.new {
+            continue; // the same change on both sides
+        }
+        let Some(RecordPath::Lesson(id)) = layout::classify(&c.path) else {
+            problems.push(format!(
+                "{} was changed differently here and at the remote; a merge cannot choose between them",
+                c.path
+            ));
+            continue;
+        };
+        let (Some(mine), Some(other)) = (*mine, c.new) else {
+            problems.push(format!(
+                "{}: removed on one side, changed on the other",
+                c.path
+            ));
+            continue;
+        };
+        let (a, b) = (store.blob(mine)?, store.blob(other)?);
+        let (sa, sb) = (status_of(&a), status_of(&b));
+        let take_theirs = (finality(sb), &b) > (finality(sa), &a);
+        let name =
+            |s: Option<LessonStatus>| s.map(|s| s.to_string()).unwrap_or("unreadable".into());
+        plan.resolved.push(Resolution {
+            lesson: id,
+            kept: name(if take_theirs { sb } else { sa }),
+            dropped: name(if take_theirs { sa } else { sb }),
+            side: if take_theirs { "remote" } else { "local" },
+        });
+        if take_theirs {
+            plan.changes.insert(c.path, Some(other));
+        }
+    }
+    Ok(if problems.is_empty() {
+        Ok(plan)
+    } else {
+        Err(problems)
+    })
+}
+
+/// Checks a `sync` merge commit: its tree is exactly its first parent with
+/// [`plan_merge`]'s changes from its second, and `Lore-Target` names
+/// exactly the entries that resolved.
+pub(crate) fn check_merge(
+    store: &Store,
+    tier: Source,
+    info: &CommitInfo,
+    resolved: &[Id],
+) -> Result<Vec<String>, LoreError> {
+    let [ours, theirs] = info.parents[..] else {
+        return Ok(vec!["sync must be a merge of exactly two commits".into()]);
+    };
+    let plan = match plan_merge(store, ours, theirs)? {
+        Ok(p) => p,
+        Err(problems) => {
+            return Ok(problems
+                .into_iter()
+                .map(|p| format!("sync merge on pool/{tier}: {p}"))
+                .collect())
+        }
+    };
+    let actual: BTreeMap<String, Option<ObjectId>> = store
+        .diff(Some(store.tree_of(ours)?), Some(info.tree))?
+        .into_iter()
+        .map(|c| (c.path, c.new))
+        .collect();
+    let mut problems = Vec::new();
+    if actual != plan.changes {
+        let first = actual
+            .iter()
+            .find(|(p, b)| plan.changes.get(*p) != Some(b))
+            .map(|(p, _)| p.clone())
+            .or_else(|| {
+                plan.changes
+                    .keys()
+                    .find(|p| !actual.contains_key(*p))
+                    .cloned()
+            })
+            .unwrap_or_default();
+        problems.push(format!(
+            "sync merge: its tree is not the merge of its parents (first difference: {first})"
+        ));
+    }
+    let mut named: Vec<Id> = resolved.to_vec();
+    named.sort();
+    let mut expected: Vec<Id> = plan.resolved.iter().map(|r| r.lesson).collect();
+    expected.sort();
+    if named != expected {
+        problems.push("sync merge: Lore-Target must name exactly the entries it resolved".into());
+    }
+    Ok(problems)
+}
+
+/// What `sync` may do beyond the default.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Pin this root signer (`SHA256:…`) if the remote pool's first commit
+    /// is signed by it.
+    pub pin: Option<String>,
+    /// Accept a remote tip that does not descend from the last verified one.
+    pub accept_rollback: bool,
+}
+
+/// How the remote's history came in.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Integration {
+    /// The remote has no such pool yet.
+    NoRemotePool,
+    /// Nothing new.
+    UpToDate,
+    /// The local pool moved forward to the remote's tip (or was created).
+    FastForward,
+    /// Both sides moved: a signed `sync` merge.
+    Merged { commit: String },
+    /// The local pool began separately: it is now the remote's history with
+    /// its own entries promoted again on top.
+    Adopted { readded: usize, kept_at: String },
+}
+
+/// What `sync` did, or why it refused.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    pub tier: Source,
+    pub url: String,
+    /// The remote's tip, when it has the pool.
+    pub remote_tip: Option<String>,
+    /// Commits that came in and were verified.
+    pub verified: usize,
+    /// Entries the local pool did not have before.
+    pub new_entries: usize,
+    pub integration: Option<Integration>,
+    pub resolved: Vec<Resolution>,
+    /// Why nothing was integrated: commits that do not verify, or files
+    /// both sides changed. Empty when it succeeded.
+    pub problems: Vec<Problem>,
+    /// A root signer pinned by this run.
+    pub pinned: Option<String>,
+}
+
+impl Report {
+    pub(crate) fn new(tier: Source, url: &str) -> Report {
+        Report {
+            tier,
+            url: remote::display_url(url),
+            remote_tip: None,
+            verified: 0,
+            new_entries: 0,
+            integration: None,
+            resolved: Vec::new(),
+            problems: Vec::new(),
+            pinned: None,
+        }
+    }
+}
+
+/// `git lore sync <tier>`. See the module documentation.
+pub fn sync(lore: &mut Lore, tier: Source, opts: &Options) -> Result<Report, LoreError> {
+    let tier = remote::shared(tier)?;
+    let url = remote::url_of(lore, tier)?;
+    let mut report = Report::new(tier, &url);
+    let Some(theirs) = fetch_verified(lore, tier, &url, opts, &mut report)? else {
+        return Ok(report);
+    };
+    integrate(lore, tier, theirs, &mut report)?;
+    super::signers::refresh_verify_file(lore)?;
+    Ok(report)
+}
+
+/// Fetches the tier's pool into quarantine and verifies what is new.
+/// `Ok(None)` when there is nothing to integrate (no remote pool, or
+/// problems, which are in `report`).
+pub(crate) fn fetch_verified(
+    lore: &mut Lore,
+    tier: Source,
+    url: &str,
+    opts: &Options,
+    report: &mut Report,
+) -> Result<Option<ObjectId>, LoreError> {
+    let branch = Branch::Pool(tier);
+    let incoming = remote::incoming_ref(tier);
+    let theirs =
+        match lore
+            .store
+            .fetch_branch(url, &branch.ref_name(), &incoming, TRANSFER_TIMEOUT)?
+        {
+            crate::store::remote::Fetched::Missing => {
+                report.integration = Some(Integration::NoRemotePool);
+                return Ok(None);
+            }
+            crate::store::remote::Fetched::At(tip) => tip,
+        };
+    report.remote_tip = Some(theirs.to_string());
+    // Whatever happens next, the quarantine ref goes: only verified tips
+    // are remembered.
+    let result = verify_incoming(lore, tier, url, theirs, opts, report);
+    lore.store.delete_ref(&incoming)?;
+    result
+}
+
+fn verify_incoming(
+    lore: &mut Lore,
+    tier: Source,
+    url: &str,
+    theirs: ObjectId,
+    opts: &Options,
+    report: &mut Report,
+) -> Result<Option<ObjectId>, LoreError> {
+    let branch = Branch::Pool(tier);
+    let store = &lore.store;
+    let last = store.ref_tip(&verified_ref(tier))?;
+    if let Some(last) = last {
+        if last != theirs && store.merge_base(last, theirs)? != Some(last) && !opts.accept_rollback
+        {
+            return Err(LoreError::RemoteRolledBack {
+                tier,
+                url: remote::display_url(url),
+                from: last,
+                to: theirs,
+                dropped: store.new_commits(last, &[theirs])?.len(),
+            });
+        }
+    }
+    let local = store.tip(branch)?;
+    // Never build on local history that does not verify.
+    trust::ensure(store, &lore.env, branch, local)?;
+    let hidden: Vec<ObjectId> = local.into_iter().chain(last).collect();
+    let new = store.new_commits(theirs, &hidden)?;
+    // The remote pool's first commit, if it comes in now, must be signed by
+    // a key this machine pinned (or its own).
+    for id in &new {
+        let info = store.commit_info(*id)?;
+        if !info.parents.is_empty() {
+            continue;
+        }
+        let policy = Policy::remote(store, &lore.env)?;
+        let roots = policy
+            .roots
+            .get(&tier)
+            .cloned()
+            .unwrap_or_default()
+            .union(&policy.ledger);
+        let key = info
+            .signature
+            .as_deref()
+            .and_then(crate::signing::signature_key);
+        let Some((key_line, fingerprint)) = key else {
+            continue; // unsigned: the checks below say so
+        };
+        if roots.fingerprints().contains(&fingerprint) {
+            continue;
+        }
+        if opts.pin.as_deref() == Some(fingerprint.as_str()) {
+            remote::write_pins(store, tier, &[(key_line, None)], false)?;
+            report.pinned = Some(fingerprint);
+            continue;
+        }
+        return Err(LoreError::UnknownRoot {
+            tier,
+            url: remote::display_url(url),
+            fingerprint,
+        });
+    }
+    let policy = Policy::remote(store, &lore.env)?;
+    let list: Vec<(Branch, ObjectId)> = new.iter().map(|c| (branch, *c)).collect();
+    report.problems = audit::check_commits(store, &policy, &list)?;
+    report.verified = new.len();
+    if !report.problems.is_empty() {
+        return Ok(None);
+    }
+    store.set_ref(&verified_ref(tier), theirs, lore.env.now)?;
+    Ok(Some(theirs))
+}
+
+/// Brings the verified remote tip `theirs` into the local pool.
+pub(crate) fn integrate(
+    lore: &mut Lore,
+    tier: Source,
+    theirs: ObjectId,
+    report: &mut Report,
+) -> Result<(), LoreError> {
+    let branch = Branch::Pool(tier);
+    let local = lore.store.tip(branch)?;
+    let entries_before = entry_count(&lore.store, local)?;
+    let integration = match local {
+        None => {
+            fast_forward(lore, branch, None, theirs)?;
+            Integration::FastForward
+        }
+        Some(local) if local == theirs => Integration::UpToDate,
+        Some(local) => match lore.store.merge_base(local, theirs)? {
+            Some(b) if b == theirs => Integration::UpToDate,
+            Some(b) if b == local => {
+                fast_forward(lore, branch, Some(local), theirs)?;
+                Integration::FastForward
+            }
+            Some(_) => match merge(lore, tier, theirs, report)? {
+                Some(commit) => Integration::Merged {
+                    commit: commit.to_string(),
+                },
+                None => return Ok(()), // problems are in the report
+            },
+            None => adopt(lore, tier, local, theirs)?,
+        },
+    };
+    let entries_after = entry_count(&lore.store, lore.store.tip(branch)?)?;
+    report.new_entries = entries_after.saturating_sub(entries_before);
+    report.integration = Some(integration);
+    Ok(())
+}
+
+fn entry_count(store: &Store, tip: Option<ObjectId>) -> Result<usize, LoreError> {
+    let Some(tip) = tip else { return Ok(0) };
+    Ok(store
+        .diff(None, Some(store.tree_of(tip)?))?
+        .iter()
+        .filter(|c| matches!(layout::classify(&c.path), Some(RecordPath::Lesson(_))))
+        .count())
+}
+
+fn fast_forward(
+    lore: &mut Lore,
+    branch: Branch,
+    from: Option<ObjectId>,
+    to: ObjectId,
+) -> Result<(), LoreError> {
+    if !lore.store.fast_forward(branch, from, to, lore.env.now)? {
+        return Err(crate::store::StoreError::Contended {
+            branch: branch.to_string(),
+            attempts: 1,
+        }
+        .into());
+    }
+    // Verified on the way in: the anchor follows.
+    let anchor = lore.store.anchor(branch)?;
+    if anchor == from {
+        lore.store
+            .advance_anchor(branch, anchor, to, lore.env.now)?;
+    }
+    Ok(())
+}
+
+/// Both sides moved: one signed `sync` merge, re-planned if the local pool
+/// moves meanwhile. `None` (with problems in the report) when the two
+/// cannot be merged.
+fn merge(
+    lore: &mut Lore,
+    tier: Source,
+    theirs: ObjectId,
+    report: &mut Report,
+) -> Result<Option<ObjectId>, LoreError> {
+    let branch = Branch::Pool(tier);
+    let mut conflicts: Vec<String> = Vec::new();
+    let mut resolved: Vec<Resolution> = Vec::new();
+    let r = lore.transact(branch, |tx| {
+        conflicts.clear();
+        let ours = tx.base().expect("a merge has a local side");
+        let plan = match plan_merge(tx.store(), ours, theirs)? {
+            Ok(p) => p,
+            Err(problems) => {
+                conflicts = problems;
+                return Ok(());
+            }
+        };
+        resolved = plan.resolved.clone();
+        let mut body = String::new();
+        for r in &plan.resolved {
+            body.push_str(&format!(
+                "{}: {} {} kept over {} ({} more final)\n",
+                r.lesson,
+                r.side,
+                r.kept,
+                r.dropped,
+                if r.kept == r.dropped {
+                    "equally, by content"
+                } else {
+                    "the"
+                }
+            ));
+        }
+        let changes = plan
+            .changes
+            .iter()
+            .map(|(path, blob)| match blob {
+                Some(b) => Change::Link {
+                    path: path.clone(),
+                    blob: *b,
+                },
+                None => Change::Delete { path: path.clone() },
+            })
+            .collect();
+        tx.commit(
+            CommitSpec::new(
+                // Not the URL: it may carry credentials, and this commit
+                // may be published.
+                &format!("sync pool/{tier} with its remote"),
+                (!body.is_empty()).then_some(body.trim_end()),
+                Event::Sync {
+                    pool: tier,
+                    resolved: plan.resolved.iter().map(|r| r.lesson).collect(),
+                },
+                changes,
+            )?
+            .merging(theirs),
+        )?;
+        Ok(())
+    })?;
+    if !conflicts.is_empty() {
+        report.problems = conflicts
+            .into_iter()
+            .map(|p| Problem {
+                commit: theirs.to_string(),
+                branch: branch.to_string(),
+                problem: p,
+            })
+            .collect();
+        return Ok(None);
+    }
+    report.resolved = resolved;
+    Ok(r.commits.last().copied())
+}
+
+/// The local pool began separately from the remote's: take the remote's
+/// history and promote the local pool's own active entries again on top.
+fn adopt(
+    lore: &mut Lore,
+    tier: Source,
+    local: ObjectId,
+    theirs: ObjectId,
+) -> Result<Integration, LoreError> {
+    let branch = Branch::Pool(tier);
+    let store = &lore.store;
+    let remote_tree = store.tree_of(theirs)?;
+    let mut own: Vec<Lesson> = Vec::new();
+    for c in store.diff(Some(remote_tree), Some(store.tree_of(local)?))? {
+        let (Some(RecordPath::Lesson(id)), Some(blob)) = (layout::classify(&c.path), c.new) else {
+            continue;
+        };
+        if c.old.is_some() {
+            continue; // the remote has this entry too; its version stands
+        }
+        let lesson: Lesson =
+            serde_json::from_slice(&store.blob(blob)?).map_err(|e| LoreError::BadPoolEntry {
+                id,
+                why: e.to_string(),
+            })?;
+        // Active entries come back as they are, retracted ones as a promote
+        // and its retraction. (Superseded and refuted entries need the
+        // relation that made them so; they stay in the kept history.)
+        if matches!(
+            lesson.status,
+            LessonStatus::Active | LessonStatus::Retracted
+        ) {
+            own.push(lesson);
+        }
+    }
+    store.set_ref(&before_sync_ref(tier), local, lore.env.now)?;
+    let readded = own.len();
+    lore.transact_onto(branch, theirs, |tx| {
+        for l in &own {
+            let mut entry = l.clone();
+            entry.status = LessonStatus::Active;
+            entry.superseded_by = None;
+            tx.commit(CommitSpec::new(
+                &format!("promote {} into pool/{tier}", l.id),
+                Some("promoted again on top of the remote pool's history by `git lore sync`"),
+                Event::Promote {
+                    lesson: l.id,
+                    artifact: l.evidence.artifact_ids.first().copied().unwrap_or(l.id),
+                    visibility: l.visibility,
+                    pool: tier,
+                },
+                vec![Change::Put {
+                    path: layout::lesson_path(l.id),
+                    bytes: crate::model::canonical_json(&entry),
+                }],
+            )?)?;
+            if l.status == LessonStatus::Retracted {
+                let mut retracted = entry.clone();
+                retracted.status = LessonStatus::Retracted;
+                tx.commit(CommitSpec::new(
+                    &format!("retract {} in pool/{tier}", l.id),
+                    None,
+                    Event::Retract {
+                        lesson: l.id,
+                        from: LessonStatus::Active,
+                        pool: tier,
+                        reason: "retracted before the pool was synced".into(),
+                    },
+                    vec![Change::Put {
+                        path: layout::lesson_path(l.id),
+                        bytes: crate::model::canonical_json(&retracted),
+                    }],
+                )?)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Integration::Adopted {
+        readded,
+        kept_at: before_sync_ref(tier),
+    })
+}
