@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
 
-use super::ui::{self, CliError, Ctx, Exit};
+use super::ui::{self, Ctx, Exit};
 use git_lore::ops::{host, remote};
 
 /// Host pools: create (or update) a bare repository that accepts pool/org,
@@ -29,20 +29,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         // The key file's comment names its owner when it is an e-mail.
         let principal = std::fs::read_to_string(path)
             .ok()
-            .and_then(|t| {
-                t.lines().find_map(|l| {
-                    l.split_whitespace()
-                        .find(|w| w.contains('@'))
-                        .map(str::to_owned)
-                })
-            })
+            .and_then(|t| remote::principal_in(&t))
             .unwrap_or_else(|| "root".into());
-        if principal.contains(['"', ',']) {
-            return Err(CliError::Usage(format!(
-                "{}: the key's comment {principal:?} cannot be a principal",
-                path.display()
-            )));
-        }
         keys.push((key, principal));
     }
     let h = host::host(&args.dir, &keys, &ctx.env)?;

@@ -51,11 +51,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             let mut keys = Vec::new();
             for path in &signer {
                 let key = remote::read_public_key(path, None)?;
-                let comment = std::fs::read_to_string(path).ok().and_then(|t| {
-                    t.lines()
-                        .next()
-                        .and_then(|l| l.split_whitespace().nth(2).map(str::to_owned))
-                });
+                let comment = std::fs::read_to_string(path)
+                    .ok()
+                    .and_then(|t| remote::principal_in(&t));
                 keys.push((key, comment));
             }
             let r = remote::add(&mut lore, tier, &url, &keys)?;

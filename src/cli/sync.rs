@@ -88,10 +88,20 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                     r.new_entries,
                     if r.new_entries == 1 { "" } else { "s" }
                 ),
-                Some(Integration::Adopted { readded, kept_at }) => format!(
-                    "pool/{tier}: now {url}'s history ({} verified commits); this pool had begun separately, so its {readded} own lesson{} were promoted again on top (the old history is kept at {kept_at})",
+                Some(Integration::Adopted {
+                    readded,
+                    kept_at,
+                    began_separately,
+                }) => format!(
+                    "pool/{tier}: now {url}'s history ({} verified commit{}) with this pool's own {readded} lesson{} promoted again on top, signed now ({}; the old history is kept at {kept_at})",
                     r.verified,
-                    if *readded == 1 { "" } else { "s" }
+                    if r.verified == 1 { "" } else { "s" },
+                    if *readded == 1 { "" } else { "s" },
+                    if *began_separately {
+                        "this pool had begun separately"
+                    } else {
+                        "they were made before this key could sign the pool"
+                    }
                 ),
             };
             let mut s = format!("{line}\n");

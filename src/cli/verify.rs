@@ -19,8 +19,17 @@ use git_lore::ops::host;
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Check a push, as a pool host's pre-receive hook.
-    #[arg(long, conflicts_with = "range")]
+    #[arg(long, conflicts_with_all = ["range", "pool"])]
     pre_receive: bool,
+    /// Check REV-RANGE of any repository (a forge checkout in CI) as
+    /// commits of pool/org or pool/public, by the rules a pool host applies:
+    /// each commit signed by a key the pool lists at its parent.
+    #[arg(long, value_name = "TIER", requires = "range")]
+    pool: Option<String>,
+    /// With --pool: also print each problem as a GitHub Actions error
+    /// annotation (`::error title=…::…`).
+    #[arg(long, requires = "pool")]
+    github: bool,
     /// Commits to check: `A..B`, or one revision and its ancestors
     /// [default: every local lore branch].
     #[arg(value_name = "REV-RANGE")]
@@ -67,9 +76,67 @@ fn pre_receive(ctx: &Ctx) -> ui::Result {
     Ok(Exit::Refused)
 }
 
+/// `verify --pool TIER A..B`: a forge checkout's pull request, checked as
+/// a host would check the push.
+fn pool_range(ctx: &Ctx, tier: &str, range: &str, github: bool, json: bool) -> ui::Result {
+    let tier = ui::parse_tier(tier, false)?;
+    let store = git_lore::store::Store::open_receiving(&ctx.repo, ctx.env.host(), None)
+        .map_err(git_lore::ops::LoreError::from)?;
+    let (base, head) = range.split_once("..").ok_or_else(|| {
+        CliError::Usage(format!("--pool needs a range BASE..HEAD, got {range:?}"))
+    })?;
+    let (commits, problems) = host::verify_range(&store, tier, base, head)?;
+    if json {
+        ui::out_json(&Report {
+            commits,
+            ok: problems.is_empty(),
+            problems: &problems,
+        });
+    } else {
+        let mut s = String::new();
+        for p in &problems {
+            s.push_str(&format!(
+                "{} ({}): {}\n",
+                p.commit,
+                p.branch,
+                ui::text(&p.problem)
+            ));
+            if github {
+                // Workflow commands end at a newline; `%`, CR and LF are
+                // escaped as GitHub documents.
+                let esc = |t: &str| {
+                    t.replace('%', "%25")
+                        .replace('\r', "%0D")
+                        .replace('\n', "%0A")
+                };
+                s.push_str(&format!(
+                    "::error title=git-lore verify::commit {} on pool/{tier}: {}\n",
+                    esc(&p.commit),
+                    esc(&ui::text(&p.problem))
+                ));
+            }
+        }
+        if problems.is_empty() {
+            s.push_str(&format!(
+                "pool/{tier}: {} verified, every signature good, trailers and records consistent\n",
+                ui::count(commits, "commit", "commits")
+            ));
+        }
+        ui::out(&s);
+    }
+    Ok(if problems.is_empty() {
+        Exit::Done
+    } else {
+        Exit::Refused
+    })
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     if args.pre_receive {
         return pre_receive(ctx);
+    }
+    if let (Some(tier), Some(range)) = (&args.pool, &args.range) {
+        return pool_range(ctx, tier, range, args.github, args.json);
     }
     let lore = ctx.open()?;
     let scope = match &args.range {

@@ -314,8 +314,22 @@ pub(crate) fn check_commits(
         } else {
             if signed_by.is_none() {
                 let mut p = signature_problem(&status);
-                if !policy.own_keys && matches!(branch, Branch::Pool(_)) {
-                    // What a forge's squash or rebase merge looks like.
+                // What a forge's squash or rebase merge looks like: a
+                // commit nobody here signed.
+                let ours = match &status {
+                    SignatureStatus::UnknownSigner { fingerprint } => {
+                        policy.ledger.fingerprints().contains(fingerprint)
+                    }
+                    _ => false,
+                };
+                if !policy.own_keys
+                    && matches!(branch, Branch::Pool(_))
+                    && matches!(
+                        status,
+                        SignatureStatus::Unsigned | SignatureStatus::UnknownSigner { .. }
+                    )
+                    && !ours
+                {
                     p.push_str(SQUASH_HINT);
                 }
                 found.push(p);

@@ -159,12 +159,16 @@ pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, Lo
         own_keys: false,
         ledger: AllowedSigners::default(),
     };
-    // What the repository already has was checked when it came in.
-    let mut known: Vec<ObjectId> = Vec::new();
-    for name in ["refs/heads/pool/org", "refs/heads/pool/public"] {
-        known.extend(store.ref_tip(name)?);
-    }
-    known.extend(store.review_tips()?);
+    // What the repository already has on the same pool was checked, as
+    // that pool's, when it came in. History of the other pool counts as
+    // new: pool/org pushed as pool/public is checked as public (and
+    // refused), never waved through because the host has seen it.
+    let org_known: Vec<ObjectId> = store.ref_tip("refs/heads/pool/org")?.into_iter().collect();
+    let mut public_known: Vec<ObjectId> = store
+        .ref_tip("refs/heads/pool/public")?
+        .into_iter()
+        .collect();
+    public_known.extend(store.review_tips()?);
     let mut problems = Vec::new();
     let say = |problems: &mut Vec<Problem>, commit: Option<ObjectId>, name: &str, p: String| {
         problems.push(Problem {
@@ -212,8 +216,12 @@ pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, Lo
             }
         }
         let branch = Branch::Pool(tier);
+        let known = match tier {
+            Source::Org => &org_known,
+            _ => &public_known,
+        };
         let commits: Vec<(Branch, ObjectId)> = store
-            .new_commits(new, &known)?
+            .new_commits(new, known)?
             .into_iter()
             .map(|c| (branch, c))
             .collect();
@@ -225,4 +233,39 @@ pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, Lo
         }
     }
     Ok(problems)
+}
+
+/// `verify --pool TIER BASE..HEAD`: the commits of HEAD that BASE lacks,
+/// checked as commits of `tier`'s pool by the host's rules (the root
+/// signers, when the range reaches a pool's first commit, are the
+/// repository's `lore/root_signers` if it has one). Returns how many
+/// commits were checked and the problems.
+pub fn verify_range(
+    store: &Store,
+    tier: Source,
+    base: &str,
+    head: &str,
+) -> Result<(usize, Vec<Problem>), LoreError> {
+    let resolve = |rev: &str| {
+        store.resolve(rev).map_err(|e| LoreError::Input {
+            what: format!("bad revision {rev:?}"),
+            why: e.to_string(),
+        })
+    };
+    let (base, head) = (resolve(base)?, resolve(head)?);
+    let text = std::fs::read_to_string(store.git_dir().join(ROOT_SIGNERS)).unwrap_or_default();
+    let roots = AllowedSigners::parse(&text).unwrap_or_default();
+    let policy = Policy {
+        roots: [(tier, roots)].into_iter().collect(),
+        own_keys: false,
+        ledger: AllowedSigners::default(),
+    };
+    let branch = Branch::Pool(tier);
+    let commits: Vec<(Branch, ObjectId)> = store
+        .new_commits(head, &[base])?
+        .into_iter()
+        .map(|c| (branch, c))
+        .collect();
+    let problems = audit::check_commits(store, &policy, &commits)?;
+    Ok((commits.len(), problems))
 }

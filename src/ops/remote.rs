@@ -212,23 +212,24 @@ pub fn remove(lore: &mut Lore, tier: Source) -> Result<bool, LoreError> {
     Ok(had)
 }
 
-/// A URL as messages and reports show it: without a password or token
-/// (`https://user:secret@host/x` shows as `https://user@host/x`).
-pub fn display_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let (authority, path) = match rest.find('/') {
-        Some(i) => rest.split_at(i),
-        None => (rest, ""),
-    };
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}@{host}{path}")
-        }
-        None => url.to_owned(),
-    }
+/// A URL as messages and reports show it: without a password or token.
+pub use crate::store::remote::display_url;
+
+/// The owner a public-key text names: the first word with an `@` that is
+/// neither the key type nor its data (a `.pub` file's comment, the
+/// principal of a line `git lore key` printed).
+pub fn principal_in(text: &str) -> Option<String> {
+    let key = find_public_key(text)?;
+    let line = text.lines().find(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        (0..words.len()).any(|i| {
+            signing::public_key_line(&words[i..].join(" ")).as_deref() == Some(key.as_str())
+        })
+    })?;
+    line.split_whitespace()
+        .filter(|w| !key.split(' ').any(|k| k == *w))
+        .find(|w| w.contains('@') && !w.contains(['"', ',']) && !w.starts_with(['#', '!']))
+        .map(str::to_owned)
 }
 
 /// The URL of `tier`'s remote, or a refusal that says how to add one.
@@ -262,6 +263,20 @@ mod tests {
             display_url("git@github.com:org/pool.git"),
             "git@github.com:org/pool.git"
         );
+    }
+
+    #[test]
+    fn the_owner_is_found_in_a_pub_file_and_in_a_key_line() {
+        let k = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK4Wb7uhfzI4t7dZTpSziC82tDu+cL7qiBRKhD4dzHJr";
+        assert_eq!(
+            principal_in(&format!("{k} ana@laptop\n")).as_deref(),
+            Some("ana@laptop")
+        );
+        assert_eq!(
+            principal_in(&format!("bo@example.org {k}\n")).as_deref(),
+            Some("bo@example.org")
+        );
+        assert_eq!(principal_in(&format!("{k}\n")), None);
     }
 
     #[test]

@@ -221,9 +221,14 @@ pub enum Integration {
     FastForward,
     /// Both sides moved: a signed `sync` merge.
     Merged { commit: String },
-    /// The local pool began separately: it is now the remote's history with
-    /// its own entries promoted again on top.
-    Adopted { readded: usize, kept_at: String },
+    /// The local pool is now the remote's history with its own entries
+    /// promoted again on top: it began separately, or its own commits were
+    /// made before this key could sign the pool.
+    Adopted {
+        readded: usize,
+        kept_at: String,
+        began_separately: bool,
+    },
 }
 
 /// What `sync` did, or why it refused.
@@ -402,19 +407,44 @@ pub(crate) fn integrate(
                 fast_forward(lore, branch, Some(local), theirs)?;
                 Integration::FastForward
             }
+            Some(_) if !own_commits_verify(lore, tier, local, theirs)? => {
+                // Made before this key could sign the pool (or otherwise
+                // refused by the remote's rules where they stand): a merge
+                // would carry them, and nobody could ever accept it.
+                adopt(lore, tier, local, theirs, false)?
+            }
             Some(_) => match merge(lore, tier, theirs, report)? {
                 Some(commit) => Integration::Merged {
                     commit: commit.to_string(),
                 },
                 None => return Ok(()), // problems are in the report
             },
-            None => adopt(lore, tier, local, theirs)?,
+            None => adopt(lore, tier, local, theirs, true)?,
         },
     };
     let entries_after = entry_count(&lore.store, lore.store.tip(branch)?)?;
     report.new_entries = entries_after.saturating_sub(entries_before);
     report.integration = Some(integration);
     Ok(())
+}
+
+/// Whether the local pool's commits the remote lacks verify by the
+/// remote's rules where they stand.
+fn own_commits_verify(
+    lore: &Lore,
+    tier: Source,
+    local: ObjectId,
+    theirs: ObjectId,
+) -> Result<bool, LoreError> {
+    let branch = Branch::Pool(tier);
+    let own: Vec<(Branch, ObjectId)> = lore
+        .store
+        .new_commits(local, &[theirs])?
+        .into_iter()
+        .map(|c| (branch, c))
+        .collect();
+    let policy = Policy::remote(&lore.store, &lore.env)?;
+    Ok(audit::check_commits(&lore.store, &policy, &own)?.is_empty())
 }
 
 fn entry_count(store: &Store, tip: Option<ObjectId>) -> Result<usize, LoreError> {
@@ -528,76 +558,106 @@ fn merge(
     Ok(r.commits.last().copied())
 }
 
-/// The local pool began separately from the remote's: take the remote's
-/// history and promote the local pool's own active entries again on top.
+/// Takes the remote's history and applies the local pool's own changes
+/// again on top of it, signed now: each entry the remote lacks is promoted
+/// again (and retracted again if it was), and each entry the local pool
+/// retracted and the remote has is retracted. For a local pool that began
+/// separately from the remote's, and for local commits the remote's rules
+/// would refuse where they stand (made before this key was a signer).
 fn adopt(
     lore: &mut Lore,
     tier: Source,
     local: ObjectId,
     theirs: ObjectId,
+    began_separately: bool,
 ) -> Result<Integration, LoreError> {
     let branch = Branch::Pool(tier);
     let store = &lore.store;
     let remote_tree = store.tree_of(theirs)?;
-    let mut own: Vec<Lesson> = Vec::new();
+    // (entry as the local pool has it, whether the remote lacks it)
+    let mut own: Vec<(Lesson, bool)> = Vec::new();
     for c in store.diff(Some(remote_tree), Some(store.tree_of(local)?))? {
         let (Some(RecordPath::Lesson(id)), Some(blob)) = (layout::classify(&c.path), c.new) else {
             continue;
         };
-        if c.old.is_some() {
-            continue; // the remote has this entry too; its version stands
-        }
         let lesson: Lesson =
             serde_json::from_slice(&store.blob(blob)?).map_err(|e| LoreError::BadPoolEntry {
                 id,
                 why: e.to_string(),
             })?;
-        // Active entries come back as they are, retracted ones as a promote
-        // and its retraction. (Superseded and refuted entries need the
-        // relation that made them so; they stay in the kept history.)
-        if matches!(
-            lesson.status,
-            LessonStatus::Active | LessonStatus::Retracted
-        ) {
-            own.push(lesson);
+        match c.old {
+            // Active entries come back as they are, retracted ones as a
+            // promote and its retraction. (Superseded and refuted entries
+            // need the relation that made them so; they stay in the kept
+            // history.)
+            None if matches!(
+                lesson.status,
+                LessonStatus::Active | LessonStatus::Retracted
+            ) =>
+            {
+                own.push((lesson, true))
+            }
+            // The remote has it: only a local retraction is carried over.
+            Some(old) if lesson.status == LessonStatus::Retracted => {
+                let theirs_status = status_of(&store.blob(old)?);
+                if theirs_status.is_some_and(|s| s != LessonStatus::Retracted) {
+                    own.push((lesson, false));
+                }
+            }
+            _ => {}
         }
     }
     store.set_ref(&before_sync_ref(tier), local, lore.env.now)?;
-    let readded = own.len();
+    let readded = own.iter().filter(|(_, new)| *new).count();
     lore.transact_onto(branch, theirs, |tx| {
-        for l in &own {
-            let mut entry = l.clone();
-            entry.status = LessonStatus::Active;
-            entry.superseded_by = None;
-            tx.commit(CommitSpec::new(
-                &format!("promote {} into pool/{tier}", l.id),
-                Some("promoted again on top of the remote pool's history by `git lore sync`"),
-                Event::Promote {
-                    lesson: l.id,
-                    artifact: l.evidence.artifact_ids.first().copied().unwrap_or(l.id),
-                    visibility: l.visibility,
-                    pool: tier,
-                },
-                vec![Change::Put {
-                    path: layout::lesson_path(l.id),
-                    bytes: crate::model::canonical_json(&entry),
-                }],
-            )?)?;
+        for (l, new) in &own {
+            let path = layout::lesson_path(l.id);
+            let mut entry = match new {
+                true => {
+                    let mut e = l.clone();
+                    e.status = LessonStatus::Active;
+                    e.superseded_by = None;
+                    tx.commit(CommitSpec::new(
+                        &format!("promote {} into pool/{tier}", l.id),
+                        Some(
+                            "promoted again on top of the remote pool's history by `git lore sync`",
+                        ),
+                        Event::Promote {
+                            lesson: l.id,
+                            artifact: l.evidence.artifact_ids.first().copied().unwrap_or(l.id),
+                            visibility: l.visibility,
+                            pool: tier,
+                        },
+                        vec![Change::Put {
+                            path: path.clone(),
+                            bytes: crate::model::canonical_json(&e),
+                        }],
+                    )?)?;
+                    e
+                }
+                false => tx
+                    .read(&path)?
+                    .and_then(|b| serde_json::from_slice::<Lesson>(&b).ok())
+                    .ok_or_else(|| LoreError::BadPoolEntry {
+                        id: l.id,
+                        why: "the remote's entry does not read".into(),
+                    })?,
+            };
             if l.status == LessonStatus::Retracted {
-                let mut retracted = entry.clone();
-                retracted.status = LessonStatus::Retracted;
+                let from = entry.status;
+                entry.status = LessonStatus::Retracted;
                 tx.commit(CommitSpec::new(
                     &format!("retract {} in pool/{tier}", l.id),
                     None,
                     Event::Retract {
                         lesson: l.id,
-                        from: LessonStatus::Active,
+                        from,
                         pool: tier,
-                        reason: "retracted before the pool was synced".into(),
+                        reason: "retracted here before the pool was synced".into(),
                     },
                     vec![Change::Put {
-                        path: layout::lesson_path(l.id),
-                        bytes: crate::model::canonical_json(&retracted),
+                        path,
+                        bytes: crate::model::canonical_json(&entry),
                     }],
                 )?)?;
             }
@@ -607,5 +667,6 @@ fn adopt(
     Ok(Integration::Adopted {
         readded,
         kept_at: before_sync_ref(tier),
+        began_separately,
     })
 }

@@ -101,7 +101,7 @@ impl Store {
                 return Ok(Fetched::Missing);
             }
             return Err(StoreError::Remote {
-                url: url.to_owned(),
+                url: display_url(url),
                 message: last_lines(&stderr),
             });
         }
@@ -127,7 +127,7 @@ impl Store {
         let out = self.run_transfer(&args, timeout)?;
         if !out.success() {
             return Err(StoreError::Remote {
-                url: url.to_owned(),
+                url: display_url(url),
                 message: last_lines(&String::from_utf8_lossy(&out.stderr)),
             });
         }
@@ -186,7 +186,7 @@ impl Store {
             return Ok(Pushed::Stale);
         }
         Err(StoreError::Remote {
-            url: url.to_owned(),
+            url: display_url(url),
             message: last_lines(&stderr),
         })
     }
@@ -317,7 +317,28 @@ impl Store {
     }
 }
 
-/// The last few lines of a program's error output, for a message.
+/// A URL as messages show it: without a password or token
+/// (`https://user:secret@host/x` shows as `https://user@host/x`).
+pub fn display_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let (authority, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}@{host}{path}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// The last few lines of a program's error output, for a message. git
+/// may repeat the URL it was given, password included: every URL-looking
+/// word is shown as [`display_url`] shows it.
 fn last_lines(text: &str) -> String {
     let lines: Vec<&str> = text
         .lines()

@@ -78,6 +78,15 @@ impl TestEnv {
         }
     }
 
+    /// Another user's environment: its commands' seeds start after
+    /// `offset`, so its key, ids and commits differ from those of an
+    /// environment made by [`TestEnv::new`].
+    pub fn with_seeds_after(offset: u64) -> TestEnv {
+        let env = TestEnv::new();
+        env.commands.set(offset);
+        env
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }

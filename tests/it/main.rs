@@ -7,6 +7,7 @@ mod common;
 mod core;
 mod hooks;
 mod ingest;
+mod pools;
 mod recall;
 mod review;
 mod tour;
