@@ -13,7 +13,9 @@
 //! package and fewer apply. With RELEVANT, only the first RELEVANT lessons
 //! are drawn that way (the same lessons a pool of RELEVANT gets) and the
 //! rest name only packages that are not installed. Everything is
-//! deterministic.
+//! deterministic. With START, the lessons START..START+N are added to the
+//! pool another run made (for timing a sync of new commits into a large
+//! pool).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -142,16 +144,19 @@ fn lesson(n: u64, relevant: u64, rng: &mut Rng) -> Lesson {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let (repo, project, n, relevant) = match &args[..] {
-        [_, repo, project, n] => (repo, project, n, None),
-        [_, repo, project, n, relevant] => (repo, project, n, Some(relevant)),
+    let (repo, project, n, relevant, start) = match &args[..] {
+        [_, repo, project, n] => (repo, project, n, None, None),
+        [_, repo, project, n, relevant] => (repo, project, n, Some(relevant), None),
+        [_, repo, project, n, relevant, start] => (repo, project, n, Some(relevant), Some(start)),
         _ => {
-            eprintln!("usage: bench_pool REPO PROJECT N [RELEVANT]");
+            eprintln!("usage: bench_pool REPO PROJECT N [RELEVANT [START]]");
             std::process::exit(1);
         }
     };
     let n: u64 = n.parse().expect("N is a number");
     let relevant: u64 = relevant.map_or(n, |r| r.parse().expect("RELEVANT is a number"));
+    // Lessons START.. are added to an existing pool (another run's).
+    let start: u64 = start.map_or(0, |s| s.parse().expect("START is a number"));
     std::fs::create_dir_all(project).expect("project directory");
     std::fs::write(
         PathBuf::from(project).join("package-lock.json"),
@@ -174,9 +179,10 @@ fn main() {
     let signers =
         std::fs::read(PathBuf::from(repo).join("allowed_signers")).expect("allowed_signers");
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut next = 0u64;
-    while next < n {
-        let batch: Vec<Lesson> = (next..(next + PER_TRANSACTION as u64).min(n))
+    let mut next = start;
+    let end = start + n;
+    while next < end {
+        let batch: Vec<Lesson> = (next..(next + PER_TRANSACTION as u64).min(end))
             .map(|i| lesson(i, relevant, &mut rng))
             .collect();
         next += batch.len() as u64;

@@ -268,20 +268,104 @@ pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
     })
 }
 
+/// What one commit's own checks found, before its parents' trust is known.
+struct Own {
+    id: ObjectId,
+    branch: Branch,
+    parents: Vec<ObjectId>,
+    /// Signed by a key allowed at its parent.
+    signed: bool,
+    /// A merge accepted if its parents are (a pure merge, or a clean
+    /// `sync` merge by an allowed key); `None` for a single-parent commit.
+    merge_ok: Option<bool>,
+    found: Vec<String>,
+}
+
+/// Below this many commits the checks run on one thread.
+const PARALLEL_FROM: usize = 256;
+
 /// Checks `commits` (newest first, each with the branch it is on): the
 /// signature, the event against what the commit changed, every record
 /// written. A merge's parent that is not in the list counts as trusted: it
 /// was checked before.
+///
+/// Each commit's own checks are independent, so they run on every core
+/// (each thread with its own repository handle and signer cache); whether
+/// a merge's parents are trusted is then decided oldest first.
 pub(crate) fn check_commits(
     store: &Store,
     policy: &Policy,
     commits: &[(Branch, ObjectId)],
 ) -> Result<Vec<Problem>, LoreError> {
-    let mut trust = Trust::new(store, policy);
+    // Oldest first, so a merge's parents are judged before the merge.
+    let oldest_first: Vec<(Branch, ObjectId)> = commits.iter().rev().copied().collect();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let own: Vec<Own> = if threads == 1 || oldest_first.len() < PARALLEL_FROM {
+        check_own(store, policy, &oldest_first)?
+    } else {
+        let chunk = oldest_first.len().div_ceil(threads);
+        let results: Vec<Result<Vec<Own>, LoreError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = oldest_first
+                .chunks(chunk)
+                .map(|part| {
+                    let local = store.handle();
+                    scope.spawn(move || check_own(&local, policy, part))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a verification thread panicked"))
+                .collect()
+        });
+        let mut all = Vec::with_capacity(oldest_first.len());
+        for r in results {
+            all.extend(r?);
+        }
+        all
+    };
     let mut problems = Vec::new();
     let mut trusted: HashMap<ObjectId, bool> = HashMap::new();
-    // Oldest first, so a merge's parents are judged before the merge.
-    for (branch, id) in commits.iter().rev() {
+    for o in own {
+        let mut found = o.found;
+        let good = match o.merge_ok {
+            None => o.signed,
+            Some(ok) => {
+                let parents_trusted = o.parents.iter().all(|p| trusted.get(p) != Some(&false));
+                let good = ok && parents_trusted;
+                if !good && found.is_empty() {
+                    found.push(if !parents_trusted {
+                        "merge commit merges a commit that does not verify".into()
+                    } else if o.signed {
+                        "merge commit adds changes of its own: only a pure merge, or a sync merge that resolves entries both sides changed, is accepted".into()
+                    } else {
+                        "merge commit is not signed by an allowed signer and is not a pure merge of trusted parents".into()
+                    });
+                }
+                good
+            }
+        };
+        trusted.insert(o.id, good && found.is_empty());
+        problems.extend(found.into_iter().map(|p| Problem {
+            commit: o.id.to_string(),
+            branch: o.branch.to_string(),
+            problem: p,
+        }));
+    }
+    Ok(problems)
+}
+
+/// The checks of each commit that do not depend on other commits.
+fn check_own(
+    store: &Store,
+    policy: &Policy,
+    oldest_first: &[(Branch, ObjectId)],
+) -> Result<Vec<Own>, LoreError> {
+    let mut trust = Trust::new(store, policy);
+    let mut out = Vec::with_capacity(oldest_first.len());
+    for (branch, id) in oldest_first {
         let info = store.commit_info(*id)?;
         let mut found: Vec<String> = Vec::new();
         let status = trust.status(*branch, &info)?;
@@ -289,28 +373,17 @@ pub(crate) fn check_commits(
             SignatureStatus::Good { fingerprint, .. } => Some(fingerprint.clone()),
             _ => None,
         };
-        let good = if info.parents.len() > 1 {
-            let parents_trusted = info.parents.iter().all(|p| trusted.get(p) != Some(&false));
-            match (&info.event, *branch) {
+        let merge_ok = if info.parents.len() > 1 {
+            Some(match (&info.event, *branch) {
                 (Ok(Event::Sync { pool, resolved }), Branch::Pool(tier)) if signed_by.is_some() => {
                     if *pool != tier {
                         found.push(format!("sync: Lore-Pool {pool} does not match {branch}"));
                     }
                     found.extend(super::sync::check_merge(store, tier, &info, resolved)?);
-                    parents_trusted && found.is_empty()
+                    found.is_empty()
                 }
-                _ => {
-                    let pure = parents_trusted && is_pure_merge(store, &info)?;
-                    if !pure {
-                        found.push(if signed_by.is_some() {
-                            "merge commit adds changes of its own: only a pure merge, or a sync merge that resolves entries both sides changed, is accepted".into()
-                        } else {
-                            "merge commit is not signed by an allowed signer and is not a pure merge of trusted parents".into()
-                        });
-                    }
-                    pure
-                }
-            }
+                _ => is_pure_merge(store, &info)?,
+            })
         } else {
             if signed_by.is_none() {
                 let mut p = signature_problem(&status);
@@ -344,16 +417,18 @@ pub(crate) fn check_commits(
                     signed_by.as_deref(),
                 )?),
             }
-            signed_by.is_some()
+            None
         };
-        trusted.insert(*id, good && found.is_empty());
-        problems.extend(found.into_iter().map(|p| Problem {
-            commit: id.to_string(),
-            branch: branch.to_string(),
-            problem: p,
-        }));
+        out.push(Own {
+            id: *id,
+            branch: *branch,
+            parents: info.parents.clone(),
+            signed: signed_by.is_some(),
+            merge_ok,
+            found,
+        });
     }
-    Ok(problems)
+    Ok(out)
 }
 
 /// Said of an untrusted commit on a shared pool: the usual cause.

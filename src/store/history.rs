@@ -387,36 +387,66 @@ pub(crate) fn diff_trees(
     if old == new {
         return Ok(());
     }
-    // Entries keyed by name: one pass over each side, not a scan per name.
-    let a: std::collections::BTreeMap<String, (ObjectId, bool)> = tree_entries(repo, old)?
-        .into_iter()
-        .map(|(n, id, t)| (n, (id, t)))
-        .collect();
-    let b: std::collections::BTreeMap<String, (ObjectId, bool)> = tree_entries(repo, new)?
-        .into_iter()
-        .map(|(n, id, t)| (n, (id, t)))
-        .collect();
-    let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
-    names.sort();
-    names.dedup();
-    for name in names {
-        let ea = a.get(name).map(|(id, t)| (name, *id, *t));
-        let eb = b.get(name).map(|(id, t)| (name, *id, *t));
+    // Both trees decoded in place (no entry is copied out), their entries
+    // paired by name: a pool tree has a few dozen entries, and this runs
+    // once per level per commit when history is verified.
+    let read = |id: Option<ObjectId>| -> Result<Option<gix::Tree<'_>>, StoreError> {
+        id.map(|t| repo.find_tree(t).ctx(|| format!("reading tree {t}")))
+            .transpose()
+    };
+    let (ta, tb) = (read(old)?, read(new)?);
+    let entries =
+        |t: &Option<gix::Tree<'_>>| -> Result<Vec<(Vec<u8>, ObjectId, bool)>, StoreError> {
+            let Some(t) = t else { return Ok(Vec::new()) };
+            let decoded = t.decode().ctx(|| format!("decoding tree {}", t.id))?;
+            let mut v: Vec<(Vec<u8>, ObjectId, bool)> = decoded
+                .entries
+                .iter()
+                .map(|e| (e.filename.to_vec(), e.oid.to_owned(), e.mode.is_tree()))
+                .collect();
+            v.sort_unstable_by(|x, y| x.0.cmp(&y.0));
+            Ok(v)
+        };
+    let (a, b) = (entries(&ta)?, entries(&tb)?);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let order = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => x.0.cmp(&y.0),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        let (ea, eb) = match order {
+            std::cmp::Ordering::Less => {
+                i += 1;
+                (a.get(i - 1), None)
+            }
+            std::cmp::Ordering::Greater => {
+                j += 1;
+                (None, b.get(j - 1))
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+                (a.get(i - 1), b.get(j - 1))
+            }
+        };
+        if let (Some(x), Some(y)) = (ea, eb) {
+            if x.1 == y.1 && x.2 == y.2 {
+                continue; // the same object: nothing below differs
+            }
+        }
+        let name = String::from_utf8_lossy(&ea.or(eb).expect("one side has it").0).into_owned();
         let path = if prefix.is_empty() {
-            name.clone()
+            name
         } else {
             format!("{prefix}/{name}")
         };
-        let (a_tree, a_blob) = match ea {
-            Some((_, id, true)) => (Some(id), None),
-            Some((_, id, false)) => (None, Some(id)),
+        let split = |e: Option<&(Vec<u8>, ObjectId, bool)>| match e {
+            Some((_, id, true)) => (Some(*id), None),
+            Some((_, id, false)) => (None, Some(*id)),
             None => (None, None),
         };
-        let (b_tree, b_blob) = match eb {
-            Some((_, id, true)) => (Some(id), None),
-            Some((_, id, false)) => (None, Some(id)),
-            None => (None, None),
-        };
+        let ((a_tree, a_blob), (b_tree, b_blob)) = (split(ea), split(eb));
         if a_tree.is_some() || b_tree.is_some() {
             diff_trees(repo, a_tree, b_tree, path.clone(), out)?;
         }

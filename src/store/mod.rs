@@ -307,6 +307,17 @@ impl Store {
         })
     }
 
+    /// Another handle on the same repository, for another thread (a gix
+    /// repository is not shared between threads; its object store is).
+    pub fn handle(&self) -> Store {
+        Store {
+            repo: self.repo.clone(),
+            git_dir: self.git_dir.clone(),
+            host: self.host.clone(),
+            _shim: self._shim.clone(),
+        }
+    }
+
     /// The repository's git directory.
     pub fn git_dir(&self) -> &Path {
         &self.git_dir
