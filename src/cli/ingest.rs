@@ -67,11 +67,12 @@ fn skip_word(why: Skip) -> &'static str {
     match why {
         Skip::Seen => "seen",
         Skip::Pregate => "pregate",
+        Skip::Claimed => "claimed",
     }
 }
 
 /// The line printed for an outcome.
-fn line(o: &Outcome) -> String {
+pub(super) fn line(o: &Outcome) -> String {
     match o {
         Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
         Outcome::Declined {
@@ -99,7 +100,7 @@ fn line(o: &Outcome) -> String {
 }
 
 #[derive(serde::Serialize)]
-struct Row {
+pub(super) struct Row {
     outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     artifact: Option<String>,
@@ -113,7 +114,7 @@ struct Row {
     source: Option<String>,
 }
 
-fn row(o: &Outcome) -> Row {
+pub(super) fn row(o: &Outcome) -> Row {
     let mut r = Row {
         outcome: "",
         artifact: None,

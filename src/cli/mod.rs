@@ -6,6 +6,7 @@
 //! `run` that calls the library, prints what it returns and hands back an
 //! [`ui::Exit`] or a [`ui::CliError`]; [`main`] prints the error once.
 
+mod capture;
 mod confirm;
 mod demo;
 mod export;
@@ -26,6 +27,7 @@ mod remote;
 mod retract;
 mod rubrics;
 mod seen;
+mod session_end;
 mod show;
 mod stack;
 mod status;
@@ -71,6 +73,7 @@ pub struct Cli {
 enum Command {
     Init(init::Args),
     Ingest(ingest::Args),
+    Capture(capture::Args),
     List(list::Args),
     Show(show::Args),
     Confirm(confirm::Args),
@@ -204,6 +207,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Init(a) => init::run(a, &ctx),
         Command::Ingest(a) => ingest::run(a, &ctx),
+        Command::Capture(a) => capture::run(a, &ctx),
         Command::List(a) => list::run(a, &ctx),
         Command::Show(a) => show::run(a, &ctx),
         Command::Confirm(a) => confirm::run(a, &ctx),

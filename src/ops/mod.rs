@@ -9,6 +9,8 @@
 
 pub mod audit;
 pub mod backend;
+pub mod capture;
+pub mod claim;
 pub mod confirm;
 pub mod guard;
 pub mod host;
