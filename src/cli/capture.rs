@@ -54,7 +54,8 @@ pub struct Args {
     /// lore.<role>.command is set, else offline].
     #[arg(long, value_parser = ["offline", "command"])]
     backend: Option<String>,
-    /// Print the artifacts (canonical JSON, one per line) and write nothing.
+    /// Print the artifacts as JSON Lines (what `git lore ingest` reads) and
+    /// write nothing.
     #[arg(long)]
     dry_run: bool,
     /// Print the outcomes (with --dry-run: the artifacts) as a JSON array.
@@ -188,10 +189,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 .artifacts
                 .iter()
                 .map(|c| {
-                    format!(
-                        "{}\n",
-                        String::from_utf8_lossy(&canonical_json(&c.artifact))
-                    )
+                    let v: serde_json::Value =
+                        serde_json::from_slice(&canonical_json(&c.artifact)).expect("canonical");
+                    format!("{v}\n")
                 })
                 .collect();
             ui::out(&text);

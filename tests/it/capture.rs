@@ -368,3 +368,44 @@ fn eight_concurrent_captures_make_the_model_calls_of_one() {
         "every claim was let go"
     );
 }
+
+#[test]
+fn eight_concurrent_ingests_ask_the_model_once_per_artifact() {
+    let env = TestEnv::new();
+    env.init();
+    // Two artifacts: the moments of the resumed session.
+    let dry = capture(&env, "resumed.jsonl", &["--dry-run"]);
+    let file = env.write("captured.jsonl", dry.ok());
+    assert_eq!(dry.stdout.lines().count(), 2, "{}", dry.stdout);
+    let log = model_stubs(&env, "[]", "0.5");
+    let before = env.ledger_commits().len();
+    let children: Vec<_> = (0..8)
+        .map(|_| env.spawn_lore(&["ingest", file.to_str().unwrap()]))
+        .collect();
+    let mut lines = Vec::new();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        lines.extend(out.lines().map(str::to_owned));
+    }
+    assert_eq!(
+        calls(&log),
+        ["transform 1", "transform 1"],
+        "one call per artifact"
+    );
+    assert_eq!(env.ledger_commits().len(), before + 2, "one outcome each");
+    let decided = lines.iter().filter(|l| l.starts_with("proposed ")).count();
+    assert_eq!(decided, 2, "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("proposed ") || l.ends_with(" seen") || l.ends_with(" claimed")),
+        "{lines:#?}"
+    );
+}
