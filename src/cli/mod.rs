@@ -28,6 +28,7 @@ mod retract;
 mod rubrics;
 mod seen;
 mod session_end;
+mod setup;
 mod show;
 mod stack;
 mod status;
@@ -98,6 +99,7 @@ enum Command {
     Retract(retract::Args),
     Host(host::Args),
     Demo(demo::Args),
+    Setup(setup::Args),
     #[command(hide = true)]
     Hook(hook::Args),
 }
@@ -232,6 +234,7 @@ pub fn main() -> ExitCode {
         Command::Retract(a) => retract::run(a, &ctx),
         Command::Host(a) => host::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::Setup(a) => setup::run(a, &ctx),
         Command::Hook(a) => hook::run(a, &ctx),
     };
     let exit = match result {

@@ -26,6 +26,7 @@ pub mod recall;
 pub mod remote;
 pub mod retract;
 pub mod rubrics;
+pub mod setup;
 pub mod signers;
 pub mod sync;
 pub mod trust;

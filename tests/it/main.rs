@@ -11,5 +11,6 @@ mod ingest;
 mod pools;
 mod recall;
 mod review;
+mod setup;
 mod tour;
 mod trust;
