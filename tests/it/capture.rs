@@ -409,3 +409,62 @@ fn eight_concurrent_ingests_ask_the_model_once_per_artifact() {
         "{lines:#?}"
     );
 }
+
+/// The "done when", with no model and no other tool: setup, one
+/// captured session through the hook, and the lesson is approved and
+/// recalled for the versions it holds for (and only those).
+#[test]
+fn a_captured_session_becomes_an_approved_recalled_lesson_with_no_model() {
+    let env = TestEnv::new();
+    env.init();
+    let project = env.path().join("app");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut setup = env.lore_cmd(&["setup", "claude", "--project"]);
+    setup.current_dir(&project);
+    assert!(setup.output().unwrap().status.success());
+    assert!(project.join(".claude/settings.json").exists());
+
+    let input = serde_json::json!({
+        "session_id": "5f1c0a2e-0000-4000-8000-000000000001",
+        "transcript_path": fixture("version-mismatch.jsonl"),
+        "cwd": project,
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit"
+    })
+    .to_string();
+    env.lore_stdin(&["hook", "session-end"], input.as_bytes())
+        .ok();
+    let mut lesson = String::new();
+    for _ in 0..400 {
+        let list = env.lore(&["list"]);
+        // ("No pending lessons." is not an id.)
+        if let Some(id) = list
+            .stdout
+            .split_whitespace()
+            .next()
+            .filter(|w| w.len() == 26)
+        {
+            lesson = id.to_owned();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(
+        !lesson.is_empty(),
+        "the background capture proposed nothing"
+    );
+    env.lore(&["confirm", &lesson, "private"]).ok();
+    let judged = env.lore(&["judge", "--all", "--yes"]);
+    judged.ok();
+    judged.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
+    let hit = env.lore(&[
+        "recall",
+        "--stack",
+        "vite@5.4.21",
+        "--stack",
+        "vitest@4.0.5",
+    ]);
+    assert!(hit.ok().starts_with(&lesson), "{}", hit.stdout);
+    let miss = env.lore(&["recall", "--stack", "vite@6.0.0", "--stack", "vitest@4.0.5"]);
+    assert_eq!(miss.ok(), "");
+}
