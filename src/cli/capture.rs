@@ -39,6 +39,7 @@ use git_lore::pipeline::capture::{read_hook_input, Trigger};
 ///   echo '{"session_id": …, "transcript_path": …, "cwd": …,
 ///          "hook_event_name": "SessionEnd"}' | git lore capture --hook
 #[derive(ClapArgs, Debug)]
+#[command(verbatim_doc_comment, after_long_help = git_lore::pipeline::capture::offline::RULES)]
 pub struct Args {
     /// The transcript to capture (a Claude Code session's .jsonl file).
     #[arg(long, value_name = "PATH", required_unless_present = "hook")]

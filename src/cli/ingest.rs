@@ -18,7 +18,7 @@ use git_lore::pipeline::Item;
 /// declined — one signed commit each. An outage (missing or hung model, empty
 /// answer) leaves the artifact untouched and exits 2. Prints one line per
 /// artifact: `proposed <lesson> <artifact>`, `declined <artifact> <reason>`,
-/// `skipped <artifact> seen|pregate`, `untouched <artifact> <why>` or
+/// `skipped <artifact> seen|pregate|claimed`, `untouched <artifact> <why>` or
 /// `invalid <source> <why>`; a summary goes to stderr.
 #[derive(ClapArgs, Debug)]
 pub struct Args {

@@ -23,6 +23,7 @@ use git_lore::ops::setup;
 ///   git lore setup claude --dry-run     # show the change, write nothing
 ///   git lore setup claude --remove
 #[derive(ClapArgs, Debug)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
     /// The agent (only `claude`, for Claude Code, so far).
     #[arg(value_parser = ["claude"])]
