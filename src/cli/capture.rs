@@ -72,7 +72,7 @@ struct Target {
 
 /// The transcript and provenance the arguments name; `None` when a hook
 /// input says there is nothing to do.
-fn target(args: &Args, ctx: &Ctx) -> ui::Result<Option<Target>> {
+fn target(args: &Args) -> ui::Result<Option<Target>> {
     if args.hook {
         let mut input = Vec::new();
         std::io::stdin()
@@ -101,7 +101,6 @@ fn target(args: &Args, ctx: &Ctx) -> ui::Result<Option<Target>> {
         .transcript
         .clone()
         .ok_or_else(|| CliError::Usage("name a transcript: --transcript PATH, or --hook".into()))?;
-    let _ = ctx;
     Ok(Some(Target {
         transcript,
         origin: Origin {
@@ -117,7 +116,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     if args.hook && ctx.var(super::hook::QUIET).is_some() {
         return Ok(Exit::Done);
     }
-    let Some(mut target) = target(&args, ctx)? else {
+    let Some(mut target) = target(&args)? else {
         return Ok(Exit::Done);
     };
     let t = capture::open_transcript(&target.transcript)?;
