@@ -10,7 +10,8 @@
 //! `<gitdir>/lore/capture/<fingerprint>.answer`, keyed by the sha256 of the
 //! excerpt it was asked about: capturing the same transcript again replays
 //! it, and the content-addressed ids make every artifact `skipped … seen`
-//! with no model call at all. While one run asks, the excerpt is claimed
+//! with no model call at all (answers are kept for [`REMEMBER_FOR`]). While
+//! one run asks, the excerpt is claimed
 //! ([`super::claim`]): an overlapping run of the same transcript is
 //! [`Moments::Busy`] and asks nothing.
 //!
@@ -170,13 +171,31 @@ fn replay(path: &Path, t: &Transcript) -> Option<Moments> {
     })
 }
 
-/// Writes `raw` to `path` atomically (a temporary file renamed into place).
+/// Remembered answers older than this are dropped when a new one is
+/// written: a transcript not captured again for that long is done.
+pub const REMEMBER_FOR: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
+/// Writes `raw` to `path` atomically (a temporary file renamed into place),
+/// then drops answers older than [`REMEMBER_FOR`] — measured against the
+/// new file's time, on the file system's clock.
 fn save(dir: &Path, path: &Path, raw: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(raw)?;
-    tmp.persist(path).map_err(|e| e.error)?;
+    let file = tmp.persist(path).map_err(|e| e.error)?;
+    let now = file.metadata()?.modified()?;
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok())
+            .is_some_and(|age| age > REMEMBER_FOR);
+        if old && entry.file_name().to_string_lossy().ends_with(".answer") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     Ok(())
 }
 
@@ -233,4 +252,31 @@ pub fn items(built: &Built, t: &Transcript) -> Vec<Item> {
 /// else `command` when `lore.capture.command` is set, else offline.
 pub fn backend(lore: &Lore, choice: Option<&str>) -> Result<Backend, LoreError> {
     Backend::from_config(lore, Role::Capture, choice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saving_an_answer_drops_answers_older_than_the_limit() {
+        let d = tempfile::tempdir().unwrap();
+        let old = d.path().join("old.answer");
+        let recent = d.path().join("recent.answer");
+        let other = d.path().join("notes.txt");
+        for p in [&old, &recent, &other] {
+            std::fs::write(p, "[]").unwrap();
+        }
+        let now = std::time::SystemTime::now();
+        let day = std::time::Duration::from_secs(24 * 3600);
+        for (p, age) in [(&old, 31 * day), (&recent, 29 * day), (&other, 90 * day)] {
+            let f = std::fs::File::options().write(true).open(p).unwrap();
+            f.set_modified(now - age).unwrap();
+        }
+        let new = d.path().join("new.answer");
+        save(d.path(), &new, b"[]").unwrap();
+        assert_eq!(std::fs::read(&new).unwrap(), b"[]");
+        assert!(!old.exists(), "over 30 days: dropped");
+        assert!(recent.exists() && other.exists());
+    }
 }
