@@ -131,7 +131,7 @@ fn session_start(ctx: &Ctx, budget: usize) {
     std::thread::spawn(move || {
         let _ = tx.send(session_start_work(&ctx, &cwd, budget));
     });
-    let said = match rx.recv_timeout(SESSION_START_DEADLINE) {
+    let mut said = match rx.recv_timeout(SESSION_START_DEADLINE) {
         Ok(Ok(said)) => said,
         Ok(Err(why)) => Said {
             message: format!("git-lore: no lessons this session ({})", short(&why)),
@@ -142,7 +142,6 @@ fn session_start(ctx: &Ctx, budget: usize) {
             ..Said::default()
         },
     };
-    let mut said = said;
     if let Some(line) = failed {
         said.message = if said.message.is_empty() {
             line
