@@ -236,66 +236,6 @@ pub fn ingest(
     Ok(Report { outcomes, error })
 }
 
-/// The claims of a run that asks a model program (the offline backend is
-/// cheap and deterministic: it claims nothing). Claims that cannot be used
-/// (a read-only git dir) are done without: they only save model calls.
-fn open_claims(lore: &mut Lore, backend: &Backend) -> Option<Claims> {
-    let Backend::Command { timeout, .. } = backend else {
-        return None;
-    };
-    let token = format!("{}-{:016x}", std::process::id(), lore.rng().next_u64());
-    // Long enough for one model call and the write that follows it; the
-    // holder rewrites its claims well before that.
-    let ttl = *timeout * 2 + std::time::Duration::from_secs(60);
-    Claims::open(&lore.store.lore_dir().join("claims"), &token, ttl).ok()
-}
-
-/// Claims `id` for this run: `None` when this run should ask about it,
-/// else its outcome (another run holds it, or history has it by now).
-fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id) -> Option<Outcome> {
-    let c = claims.as_mut()?;
-    match c.take(&id.to_string()) {
-        Ok(Take::HeldElsewhere) => Some(Outcome::Skipped {
-            artifact: id,
-            why: Skip::Claimed,
-        }),
-        Ok(Take::Taken) => {
-            // Another run may have written it and let go since this run's
-            // index was loaded: ask history again before asking a model.
-            let seen = Index::load(&lore.store)
-                .map(|index| index.artifact(id).is_some())
-                .unwrap_or(false);
-            seen.then(|| {
-                c.release(&id.to_string());
-                Outcome::Skipped {
-                    artifact: id,
-                    why: Skip::Seen,
-                }
-            })
-        }
-        Err(_) => {
-            *claims = None;
-            None
-        }
-    }
-}
-
-/// Lets go of the claim of an artifact that got no determination.
-fn release(claims: &mut Option<Claims>, o: &Outcome) {
-    if let (Some(c), Outcome::Untouched { artifact, .. }) = (claims.as_mut(), o) {
-        c.release(&artifact.to_string());
-    }
-}
-
-/// Lets go of the claims of written determinations.
-fn release_written(claims: &mut Option<Claims>, batch: &[(usize, Pending)]) {
-    if let Some(c) = claims.as_mut() {
-        for (_, p) in batch {
-            c.release(&p.artifact_id().to_string());
-        }
-    }
-}
-
 /// The outcome of an item the run never got to.
 fn not_attempted(item: Item) -> Outcome {
     let why = "not attempted: the run stopped at an earlier error".to_owned();
@@ -549,5 +489,65 @@ fn resolve_repeats(slots: &mut Slots<'_>, repeats: Vec<(usize, usize)>) {
             Some(Outcome::Invalid { .. }) | None => continue,
         };
         slots.set(i, o);
+    }
+}
+
+/// The claims of a run that asks a model program (the offline backend is
+/// cheap and deterministic: it claims nothing). Claims that cannot be used
+/// (a read-only git dir) are done without: they only save model calls.
+fn open_claims(lore: &mut Lore, backend: &Backend) -> Option<Claims> {
+    let Backend::Command { timeout, .. } = backend else {
+        return None;
+    };
+    let token = format!("{}-{:016x}", std::process::id(), lore.rng().next_u64());
+    // Long enough for one model call and the write that follows it; the
+    // holder rewrites its claims well before that.
+    let ttl = *timeout * 2 + std::time::Duration::from_secs(60);
+    Claims::open(&lore.store.lore_dir().join("claims"), &token, ttl).ok()
+}
+
+/// Claims `id` for this run: `None` when this run should ask about it,
+/// else its outcome (another run holds it, or history has it by now).
+fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id) -> Option<Outcome> {
+    let c = claims.as_mut()?;
+    match c.take(&id.to_string()) {
+        Ok(Take::HeldElsewhere) => Some(Outcome::Skipped {
+            artifact: id,
+            why: Skip::Claimed,
+        }),
+        Ok(Take::Taken) => {
+            // Another run may have written it and let go since this run's
+            // index was loaded: ask history again before asking a model.
+            let seen = Index::load(&lore.store)
+                .map(|index| index.artifact(id).is_some())
+                .unwrap_or(false);
+            seen.then(|| {
+                c.release(&id.to_string());
+                Outcome::Skipped {
+                    artifact: id,
+                    why: Skip::Seen,
+                }
+            })
+        }
+        Err(_) => {
+            *claims = None;
+            None
+        }
+    }
+}
+
+/// Lets go of the claim of an artifact that got no determination.
+fn release(claims: &mut Option<Claims>, o: &Outcome) {
+    if let (Some(c), Outcome::Untouched { artifact, .. }) = (claims.as_mut(), o) {
+        c.release(&artifact.to_string());
+    }
+}
+
+/// Lets go of the claims of written determinations.
+fn release_written(claims: &mut Option<Claims>, batch: &[(usize, Pending)]) {
+    if let Some(c) = claims.as_mut() {
+        for (_, p) in batch {
+            c.release(&p.artifact_id().to_string());
+        }
     }
 }
