@@ -33,13 +33,12 @@ use git_lore::pipeline::capture::{read_hook_input, Trigger};
 /// it). A model that gives no usable answer is an outage: nothing written,
 /// exit 2.
 ///
-/// Examples:
-///   git lore capture --transcript ~/.claude/projects/-home-me-app/5f1c….jsonl
-///   git lore capture --transcript session.jsonl --dry-run --json
-///   echo '{"session_id": …, "transcript_path": …, "cwd": …,
-///          "hook_event_name": "SessionEnd"}' | git lore capture --hook
+/// Examples: `git lore capture --transcript
+/// ~/.claude/projects/-home-me-app/5f1c0a2e.jsonl`,
+/// `git lore capture --transcript session.jsonl --dry-run --json`,
+/// `echo "$SESSION_END_HOOK_JSON" | git lore capture --hook`.
 #[derive(ClapArgs, Debug)]
-#[command(verbatim_doc_comment, after_long_help = git_lore::pipeline::capture::offline::RULES)]
+#[command(after_long_help = git_lore::pipeline::capture::offline::RULES)]
 pub struct Args {
     /// The transcript to capture (a Claude Code session's .jsonl file).
     #[arg(long, value_name = "PATH", required_unless_present = "hook")]

@@ -20,7 +20,7 @@ use git_lore::ops::guard;
 /// `<gitdir>/lore/session-end.log` with timestamps, and a failure is shown
 /// once at the next session start.
 ///
-/// Example: echo "$HOOK_JSON" | git-lore hook session-end
+/// Example: `echo "$HOOK_JSON" | git-lore hook session-end`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     #[command(subcommand)]

@@ -17,13 +17,11 @@ use git_lore::ops::setup;
 /// takes out git-lore's hooks and nothing else. The hooks run the
 /// `git-lore` on the agent's PATH (`cargo install --path .` puts it there).
 ///
-/// Examples:
-///   git lore setup claude --project     # .claude/settings.json of this project
-///   git lore setup claude --user        # ~/.claude/settings.json, every project
-///   git lore setup claude --dry-run     # show the change, write nothing
-///   git lore setup claude --remove
+/// Examples: `git lore setup claude --project` (this project's
+/// .claude/settings.json), `git lore setup claude --user` (every project),
+/// `git lore setup claude --dry-run` (show the change as a diff),
+/// `git lore setup claude --remove`.
 #[derive(ClapArgs, Debug)]
-#[command(verbatim_doc_comment)]
 pub struct Args {
     /// The agent (only `claude`, for Claude Code, so far).
     #[arg(value_parser = ["claude"])]

@@ -436,14 +436,9 @@ fn a_captured_session_becomes_an_approved_recalled_lesson_with_no_model() {
         .ok();
     let mut lesson = String::new();
     for _ in 0..400 {
-        let list = env.lore(&["list"]);
-        // ("No pending lessons." is not an id.)
-        if let Some(id) = list
-            .stdout
-            .split_whitespace()
-            .next()
-            .filter(|w| w.len() == 26)
-        {
+        let list: serde_json::Value =
+            serde_json::from_str(env.lore(&["list", "--json"]).ok()).unwrap();
+        if let Some(id) = list[0]["id"].as_str() {
             lesson = id.to_owned();
             break;
         }
