@@ -77,7 +77,15 @@ pub enum Event {
         model: Option<String>,
     },
     /// A human confirmed a proposal at a visibility.
-    Confirm { step: Step, visibility: Visibility },
+    Confirm {
+        step: Step,
+        visibility: Visibility,
+        /// Whether a person could have been asked: stdin was a terminal.
+        /// `false` (`--yes` from a script or an agent) is written as
+        /// `Lore-Interactive: no`, so history shows who could not have
+        /// been asked.
+        interactive: bool,
+    },
     /// A human took a confirmation back.
     Unconfirm { step: Step },
     /// A human said "don't share".
@@ -282,9 +290,16 @@ impl Event {
                 f.reason = Some(reason.as_str().into());
                 f.model = model.clone();
             }
-            Event::Confirm { step, visibility } => {
+            Event::Confirm {
+                step,
+                visibility,
+                interactive,
+            } => {
                 f.step(step);
                 f.visibility = Some(visibility.as_str().into());
+                if !interactive {
+                    f.interactive = Some("no".into());
+                }
             }
             Event::Unconfirm { step } => f.step(step),
             Event::Pass { step, reason } => {
@@ -378,6 +393,16 @@ impl Event {
             Action::Confirm => Event::Confirm {
                 step: f.need_step()?,
                 visibility: f.parsed("Lore-Visibility", &f.visibility)?,
+                interactive: match f.interactive.as_deref() {
+                    None => true,
+                    Some("no") => false,
+                    Some(_) => {
+                        return Err(TrailerError::BadField {
+                            key: "Lore-Interactive",
+                            why: "the only value is no".into(),
+                        })
+                    }
+                },
             },
             Action::Unconfirm => Event::Unconfirm {
                 step: f.need_step()?,
@@ -458,6 +483,7 @@ struct Fields {
     from: Option<String>,
     status: Option<String>,
     visibility: Option<String>,
+    interactive: Option<String>,
     pool: Option<String>,
     rubric: Option<String>,
     gate: Option<String>,
@@ -469,12 +495,13 @@ struct Fields {
 }
 
 /// Single-valued keys, in the order they are written.
-const SINGLE: [&str; 13] = [
+const SINGLE: [&str; 14] = [
     "Lore-Lesson",
     "Lore-Artifact",
     "Lore-From",
     "Lore-Status",
     "Lore-Visibility",
+    "Lore-Interactive",
     "Lore-Pool",
     "Lore-Rubric",
     "Lore-Gate",
@@ -504,6 +531,7 @@ impl Fields {
             self.from,
             self.status,
             self.visibility,
+            self.interactive,
             self.pool,
             self.rubric,
             self.gate,
@@ -555,6 +583,7 @@ impl Fields {
             from: s("Lore-From"),
             status: s("Lore-Status"),
             visibility: s("Lore-Visibility"),
+            interactive: s("Lore-Interactive"),
             pool: s("Lore-Pool"),
             rubric: s("Lore-Rubric"),
             gate: s("Lore-Gate"),
@@ -663,6 +692,12 @@ mod tests {
             Event::Confirm {
                 step: step(Pending, Confirmed),
                 visibility: Visibility::Org,
+                interactive: true,
+            },
+            Event::Confirm {
+                step: step(Pending, Confirmed),
+                visibility: Visibility::Public,
+                interactive: false,
             },
             Event::Unconfirm {
                 step: step(Confirmed, Pending),
@@ -738,6 +773,7 @@ mod tests {
         let e = Event::Confirm {
             step: step(ProposalStatus::Pending, ProposalStatus::Confirmed),
             visibility: Visibility::Org,
+            interactive: true,
         };
         let text = Message::new("confirm x", None, e.to_trailers().unwrap())
             .unwrap()

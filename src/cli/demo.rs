@@ -179,10 +179,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ));
     };
     demo.lore(&["show", &org]);
-    demo.lore(&["confirm", &org, "org"]);
-    demo.lore(&["confirm", &public, "public"]);
+    demo.lore(&["confirm", &org, "org", "--yes"]);
+    demo.lore(&["confirm", &public, "public", "--yes"]);
     demo.lore(&["confirm", &private, "private"]);
-    demo.lore(&["confirm", &leaky, "public"]);
+    demo.lore(&["confirm", &leaky, "public", "--yes"]);
     demo.lore(&["status"]);
     demo.lore(&["judge", "--all", "--yes"]);
     demo.lore(&["show", &leaky]);

@@ -13,7 +13,7 @@ use git_lore::signing::SignatureStatus;
 /// happened to one artifact. `-p` shows how the record's JSON changed.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// A lesson id (ULID).
+    /// A lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "LESSON-ID", conflicts_with = "artifact")]
     lesson: Option<String>,
     /// Show the history of one artifact instead.
@@ -100,7 +100,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let lore = ctx.open()?;
     let filter = match (&args.lesson, &args.artifact) {
         (Some(l), _) => {
-            let id = ui::parse_id(l)?;
+            let id = ui::resolve_id(&lore, &ui::parse_id(l)?)?;
             match query::named(&lore, id)? {
                 query::Named::Lesson(_) => LogFilter::Lesson(id),
                 query::Named::Artifact(_) => {
@@ -114,7 +114,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 }
             }
         }
-        (_, Some(a)) => LogFilter::Artifact(ui::parse_id(a)?),
+        (_, Some(a)) => LogFilter::Artifact(ui::resolve_id(&lore, &ui::parse_id(a)?)?),
         _ => LogFilter::All,
     };
     let entries = audit::log(&lore, filter)?;

@@ -10,7 +10,7 @@ use git_lore::ops::promote;
 /// no-op.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The lesson id (ULID).
+    /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(
         value_name = "ID",
         required_unless_present = "all",
@@ -45,7 +45,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             Exit::Done
         });
     }
-    let id = ui::parse_id(args.id.as_deref().unwrap_or_default())?;
+    let id = ui::resolve_id(
+        &lore,
+        &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
+    )?;
     let t = promote::promote(&mut lore, id)?;
     Ok(ui::print_transition(t, ui::promoted_line))
 }

@@ -11,7 +11,7 @@ use git_lore::store::ArtifactOutcome;
 /// Answered from the derived index, not by walking history.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// Artifact ids (ULIDs).
+    /// Artifact ids, whole or unique prefixes (4 or more characters).
     #[arg(required = true, value_name = "ULID")]
     artifacts: Vec<String>,
     /// Print JSON instead of text.
@@ -34,12 +34,16 @@ struct Row {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
-    let ids = args
+    let typed = args
         .artifacts
         .iter()
         .map(|a| ui::parse_id(a))
         .collect::<ui::Result<Vec<_>>>()?;
     let lore = ctx.open()?;
+    let ids = typed
+        .iter()
+        .map(|t| ui::resolve_id(&lore, t))
+        .collect::<ui::Result<Vec<_>>>()?;
     let trusted = ui::check_trust(&lore)?;
     let rows: Vec<Row> = query::seen(&lore, &ids)?
         .into_iter()

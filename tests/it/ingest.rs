@@ -281,9 +281,26 @@ fn prose_around_valid_json_is_a_proposal_with_provenance_stitched() {
             vitest_id()
         )
     );
+    // `list` cuts the id to the prefix that names it, and that prefix
+    // works wherever an id does; `--ids` gives whole ids.
+    let list = env.lore(&["list"]).ok().to_owned();
+    let (short, claim) = list.split_once("  ").unwrap();
+    assert!(
+        short.len() >= 4 && short.len() < 26 && lesson.starts_with(short),
+        "{list}"
+    );
     assert_eq!(
-        env.lore(&["list"]).ok(),
-        format!("{lesson}  Vitest 4 cannot import vite/module-runner on Vite 5\n")
+        claim,
+        "Vitest 4 cannot import vite/module-runner on Vite 5\n"
+    );
+    assert_eq!(env.lore(&["list", "--ids"]).ok(), format!("{lesson}\n"));
+    let shown = env.lore(&["show", &short.to_lowercase()]);
+    assert!(
+        shown
+            .ok()
+            .starts_with(&format!("id:          {lesson} (short: {short})\n")),
+        "{}",
+        shown.ok()
     );
 }
 
@@ -624,7 +641,7 @@ fn a_commit_that_names_no_session_is_its_own_provenance() {
         serde_json::json!([session])
     );
     // Confirmed and judged, it becomes a pool entry with that provenance.
-    env.lore(&["confirm", lesson, "org"]).ok();
+    env.lore(&["confirm", lesson, "org", "--yes"]).ok();
     env.lore(&["judge", "--all", "--yes"]).ok();
     let entry = env
         .git(&["show", &format!("pool/org:{}", fanout("lessons", lesson))])
@@ -833,8 +850,8 @@ echo "exit=$?"
 rm -f {small}/fill
 "$LORE" --repo "$repo" ingest {art} >/dev/null 2>&1 || exit 92
 mount -o remount,ro {small} || exit 93
-lesson=$("$LORE" --repo "$repo" list | cut -d' ' -f1)
-"$LORE" --repo "$repo" confirm "$lesson" org
+lesson=$("$LORE" --repo "$repo" list --ids)
+"$LORE" --repo "$repo" confirm "$lesson" org --yes
 echo "exit=$?"
 "#,
         small = small.display(),

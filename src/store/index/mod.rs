@@ -156,12 +156,15 @@ impl Overlay {
                     },
                 );
             }
-            (RefKind::Ledger, Event::Confirm { step, visibility }) => {
-                self.update(base, step.lesson, |e| {
-                    e.status = step.to;
-                    e.visibility = Some(*visibility);
-                })
-            }
+            (
+                RefKind::Ledger,
+                Event::Confirm {
+                    step, visibility, ..
+                },
+            ) => self.update(base, step.lesson, |e| {
+                e.status = step.to;
+                e.visibility = Some(*visibility);
+            }),
             (RefKind::Ledger, Event::Unconfirm { step }) => self.update(base, step.lesson, |e| {
                 e.status = step.to;
                 e.visibility = None;
@@ -653,6 +656,22 @@ impl Index {
         (arts.len(), self.lessons().len())
     }
 
+    /// Every id the index knows, lessons and artifacts, sorted and without
+    /// repeats: what an id prefix is resolved against.
+    pub fn ids(&self) -> Vec<Id> {
+        let mut ids: Vec<Id> = Vec::new();
+        for (tag, width) in [(ARTS, ART_WIDTH), (LESN, LES_WIDTH)] {
+            if let Some(all) = self.table(tag).and_then(|(b, t)| format::all(b, t)) {
+                ids.extend(all.chunks_exact(width).map(|r| id_at(r, 0)));
+            }
+        }
+        ids.extend(self.mem.artifacts.keys());
+        ids.extend(self.mem.lessons.keys());
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     /// How many pool entries recall knows of.
     pub fn pool_entries(&self) -> usize {
         let mut ids: HashSet<Id> = self
@@ -873,6 +892,7 @@ mod tests {
             &Event::Confirm {
                 step: step(Pending, Confirmed),
                 visibility: Visibility::Org,
+                interactive: true,
             },
         );
         assert_eq!(o.lesson(id(1)).unwrap().visibility, Some(Visibility::Org));
