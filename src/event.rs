@@ -69,11 +69,17 @@ pub enum Event {
         lesson: Id,
         artifact: Id,
         model: Option<String>,
+        /// `ingest --redo`: the commit whose decline of this artifact this
+        /// outcome replaces (`Lore-Replaces`); the decline stays in history.
+        replaces: Option<CommitRef>,
     },
     /// The transform's verdict that an artifact cannot become a lesson.
     Decline {
         artifact: Id,
         reason: DeclineReason,
+        /// `ingest --redo`: the earlier decline this one replaces; the
+        /// record is then modified, not added.
+        replaces: Option<CommitRef>,
         model: Option<String>,
     },
     /// A human confirmed a proposal at a visibility.
@@ -125,6 +131,24 @@ pub enum Event {
     /// (`git lore sync`). `resolved` are the entries both sides changed,
     /// each taken from the side whose status is more final.
     Sync { pool: Source, resolved: Vec<Id> },
+}
+
+/// A commit named in a trailer: its full id, lower-case hex (40 digits for
+/// SHA-1, 64 for SHA-256). Checked for shape here; that it names the right
+/// commit is `verify`'s job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitRef(String);
+
+impl CommitRef {
+    pub fn parse(hex: &str) -> Option<CommitRef> {
+        let ok = matches!(hex.len(), 40 | 64)
+            && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        ok.then(|| CommitRef(hex.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// Which branches an action belongs on.
@@ -202,7 +226,10 @@ impl Event {
         let (on, root, touches): (On, Root, &'static [(PathKind, Op)]) = match self {
             Event::Init => (Ledger, Root::Only, &[]),
             Event::Propose { .. } => (Ledger, Root::Never, &[(Proposal, Add)]),
-            Event::Decline { .. } => (Ledger, Root::Never, &[(Decline, Add)]),
+            Event::Decline { replaces: None, .. } => (Ledger, Root::Never, &[(Decline, Add)]),
+            Event::Decline {
+                replaces: Some(_), ..
+            } => (Ledger, Root::Never, &[(Decline, Modify)]),
             Event::Confirm { .. }
             | Event::Unconfirm { .. }
             | Event::Pass { .. }
@@ -275,20 +302,24 @@ impl Event {
                 lesson,
                 artifact,
                 model,
+                replaces,
             } => {
                 f.lesson = Some(*lesson);
                 f.artifact = Some(*artifact);
                 f.status = Some(ProposalStatus::Pending.as_str().into());
                 f.model = model.clone();
+                f.replaces = replaces.as_ref().map(|c| c.0.clone());
             }
             Event::Decline {
                 artifact,
                 reason,
                 model,
+                replaces,
             } => {
                 f.artifact = Some(*artifact);
                 f.reason = Some(reason.as_str().into());
                 f.model = model.clone();
+                f.replaces = replaces.as_ref().map(|c| c.0.clone());
             }
             Event::Confirm {
                 step,
@@ -382,12 +413,14 @@ impl Event {
                 Event::Propose {
                     lesson: f.need_lesson()?,
                     artifact: f.need_artifact()?,
+                    replaces: f.replaces()?,
                     model: f.model,
                 }
             }
             Action::Decline => Event::Decline {
                 artifact: f.need_artifact()?,
                 reason: f.parsed("Lore-Reason", &f.reason)?,
+                replaces: f.replaces()?,
                 model: f.model,
             },
             Action::Confirm => Event::Confirm {
@@ -490,12 +523,13 @@ struct Fields {
     score: Option<String>,
     reason: Option<String>,
     model: Option<String>,
+    replaces: Option<String>,
     targets: Vec<Id>,
     judges: Vec<String>,
 }
 
 /// Single-valued keys, in the order they are written.
-const SINGLE: [&str; 14] = [
+const SINGLE: [&str; 15] = [
     "Lore-Lesson",
     "Lore-Artifact",
     "Lore-From",
@@ -508,6 +542,7 @@ const SINGLE: [&str; 14] = [
     "Lore-Score",
     "Lore-Reason",
     "Lore-Model",
+    "Lore-Replaces",
     "Lore-Target",
     "Lore-Judge",
 ];
@@ -538,6 +573,7 @@ impl Fields {
             self.score,
             self.reason,
             self.model,
+            self.replaces,
         ];
         for (key, value) in SINGLE.iter().zip(single) {
             if let Some(v) = value {
@@ -590,6 +626,7 @@ impl Fields {
             score: s("Lore-Score"),
             reason: s("Lore-Reason"),
             model: s("Lore-Model"),
+            replaces: s("Lore-Replaces"),
             ..Fields::default()
         };
         for t in lines {
@@ -604,6 +641,18 @@ impl Fields {
             }
         }
         Ok(f)
+    }
+
+    fn replaces(&self) -> Result<Option<CommitRef>, TrailerError> {
+        self.replaces
+            .as_deref()
+            .map(|v| {
+                CommitRef::parse(v).ok_or(TrailerError::BadField {
+                    key: "Lore-Replaces",
+                    why: "not a full commit id".into(),
+                })
+            })
+            .transpose()
     }
 
     fn need_lesson(&self) -> Result<Id, TrailerError> {
@@ -683,11 +732,25 @@ mod tests {
                 lesson: id(L),
                 artifact: id(A),
                 model: Some("offline".into()),
+                replaces: None,
+            },
+            Event::Propose {
+                lesson: id(L),
+                artifact: id(A),
+                model: Some("offline".into()),
+                replaces: CommitRef::parse("0123456789abcdef0123456789abcdef01234567"),
             },
             Event::Decline {
                 artifact: id(A),
                 reason: DeclineReason::NoVersions,
                 model: Some("claude-haiku".into()),
+                replaces: None,
+            },
+            Event::Decline {
+                artifact: id(A),
+                reason: DeclineReason::NoVersions,
+                model: None,
+                replaces: CommitRef::parse(&"ab".repeat(32)),
             },
             Event::Confirm {
                 step: step(Pending, Confirmed),

@@ -29,7 +29,7 @@ use gix::ObjectId;
 use serde_json::Value;
 
 use super::{Env, Lore, LoreError};
-use crate::event::{ConfigTopic, Event, On, Op, PathKind, Root, Step};
+use crate::event::{CommitRef, ConfigTopic, Event, On, Op, PathKind, Root, Step};
 use crate::model::{Id, LessonStatus, ProposalStatus, Source};
 use crate::review::{lifecycle, signers, RubricSet};
 use crate::schema::{self, SchemaKind};
@@ -625,10 +625,23 @@ fn check_commit(
     // One small check per event.
     match event {
         Event::Init => {}
-        Event::Propose { artifact, .. } => {
-            problems.extend(check_propose(*artifact, record(PathKind::Proposal).1))
+        Event::Propose {
+            artifact, replaces, ..
+        } => {
+            problems.extend(check_propose(*artifact, record(PathKind::Proposal).1));
+            if let Some(c) = replaces {
+                problems.extend(check_replaces(store, info, *artifact, c)?);
+            }
         }
-        Event::Decline { reason, .. } => {
+        Event::Decline {
+            reason,
+            replaces,
+            artifact,
+            ..
+        } => {
+            if let Some(c) = replaces {
+                problems.extend(check_replaces(store, info, *artifact, c)?);
+            }
             let new = record(PathKind::Decline).1;
             if new
                 .as_ref()
@@ -727,6 +740,44 @@ fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String>
 
 fn status_of(v: &Option<Value>) -> Option<ProposalStatus> {
     v.as_ref()?.get("status")?.as_str()?.parse().ok()
+}
+
+/// `Lore-Replaces` (an `ingest --redo` outcome) must name a decline of the
+/// same artifact, and the artifact must be declined when the commit lands.
+fn check_replaces(
+    store: &Store,
+    info: &CommitInfo,
+    artifact: Id,
+    replaces: &CommitRef,
+) -> Result<Vec<String>, LoreError> {
+    let named = store
+        .resolve(replaces.as_str())
+        .ok()
+        .and_then(|id| store.commit_info(id).ok());
+    let mut problems = Vec::new();
+    match named.map(|c| c.event) {
+        Some(Ok(Event::Decline { artifact: a, .. })) if a == artifact => {}
+        Some(_) => problems.push(format!(
+            "Lore-Replaces names {}, which is not a decline of artifact {artifact}",
+            replaces.as_str()
+        )),
+        None => problems.push(format!(
+            "Lore-Replaces names {}, which is not in this repository",
+            replaces.as_str()
+        )),
+    }
+    let declined = match info.parents.first() {
+        Some(p) => store
+            .read_at(*p, &layout::decline_path(artifact))?
+            .is_some(),
+        None => false,
+    };
+    if !declined {
+        problems.push(format!(
+            "Lore-Replaces: artifact {artifact} was not declined before this commit"
+        ));
+    }
+    Ok(problems)
 }
 
 fn check_propose(artifact: Id, new: Option<Value>) -> Vec<String> {

@@ -215,7 +215,7 @@ fn refusals_say_what_is_wrong() {
     "#);
     insta::assert_snapshot!(session(&env, &["ingest"]), @"
     $ git lore ingest
-    [stderr] git-lore: name artifact files or directories to ingest, `-` for stdin, or --from-commits DIR
+    [stderr] git-lore: name artifact files or directories to ingest, `-` for stdin, --from-commits DIR, or --redo ARTIFACT
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["ingest", "no-such-dir"]), @"

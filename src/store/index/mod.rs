@@ -656,6 +656,17 @@ impl Index {
         (arts.len(), self.lessons().len())
     }
 
+    /// Every artifact with its outcome, in id order.
+    pub fn artifacts(&self) -> Vec<(Id, ArtifactOutcome)> {
+        let mut all: BTreeMap<Id, ArtifactOutcome> = self
+            .file_artifacts()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        all.extend(self.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
+        all.into_iter().collect()
+    }
+
     /// Every id the index knows, lessons and artifacts, sorted and without
     /// repeats: what an id prefix is resolved against.
     pub fn ids(&self) -> Vec<Id> {
@@ -880,6 +891,7 @@ mod tests {
                 lesson: id(1),
                 artifact: id(2),
                 model: None,
+                replaces: None,
             },
         );
         assert_eq!(
@@ -933,6 +945,7 @@ mod tests {
                 artifact: id(9),
                 reason: DeclineReason::NoVersions,
                 model: None,
+                replaces: None,
             },
         );
         assert_eq!(
