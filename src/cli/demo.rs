@@ -15,6 +15,9 @@ use super::ui::{self, error, out, CliError, Ctx, Exit};
 /// Every step runs the real `git lore` command and shows its real output.
 /// Nothing outside the temporary directory is touched; `--keep` leaves it in
 /// place to explore with git.
+///
+/// Example: `git lore demo` (nothing outside a temporary directory is
+/// touched).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Keep the temporary directory and print its path.

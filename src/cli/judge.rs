@@ -20,6 +20,9 @@ use git_lore::review::{self, Judged, Transition};
 /// proceeding with `--yes`. A private lesson is approved with no jury. Exit 0
 /// when verdicts were recorded, 1 on a usage or state error, 2 when a lesson
 /// could not be judged (nothing written; it stays confirmed; re-run).
+///
+/// Examples: `git lore judge --all --yes`, `git lore judge 01kz8nv6803
+/// @verdicts.json`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).

@@ -11,6 +11,9 @@ use git_lore::signing::SignatureStatus;
 ///
 /// With a lesson id, only that lesson's history; with `--artifact`, what
 /// happened to one artifact. `-p` shows how the record's JSON changed.
+///
+/// Examples: `git lore log`, `git lore log -p 01kz8nv6803`, `git lore log
+/// --artifact 01m1e3vm`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// A lesson id, or a unique prefix of it (4 or more characters, any case).

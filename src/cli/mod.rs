@@ -9,6 +9,7 @@
 mod confirm;
 mod demo;
 mod export;
+mod generate;
 mod hook;
 mod host;
 mod index;
@@ -38,7 +39,7 @@ mod verify;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use git_lore::ops::Env;
 use ui::{Ctx, Exit};
@@ -95,6 +96,7 @@ enum Command {
     Retract(retract::Args),
     Host(host::Args),
     Demo(demo::Args),
+    Generate(generate::Args),
     #[command(hide = true)]
     Hook(hook::Args),
 }
@@ -228,6 +230,7 @@ pub fn main() -> ExitCode {
         Command::Retract(a) => retract::run(a, &ctx),
         Command::Host(a) => host::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::Generate(a) => generate::run(a, Cli::command()),
         Command::Hook(a) => hook::run(a, &ctx),
     };
     let exit = match result {

@@ -8,6 +8,8 @@ use git_lore::ops::promote;
 /// stamped and stays on the ledger. `judge` promotes by itself; this retries
 /// one that was interrupted, and `--all` every one. Running it again is a
 /// no-op.
+///
+/// Examples: `git lore promote 01kz8nv6803`, `git lore promote --all`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).

@@ -6,6 +6,9 @@ use git_lore::ops::retract;
 /// Take a promoted lesson back: its pool entry becomes `retracted` (nothing
 /// is deleted; the history keeps what was said). Recall never returns a
 /// retracted lesson; `publish` carries the retraction to the pool's remote.
+///
+/// Example: `git lore retract 01kz8nv6803 --reason "fixed upstream in vite
+/// 6.0.2"`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).

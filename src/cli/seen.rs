@@ -9,6 +9,8 @@ use git_lore::store::ArtifactOutcome;
 /// lesson's id instead, it says so and names that lesson's artifact.
 ///
 /// Answered from the derived index, not by walking history.
+///
+/// Example: `git lore seen 01M1E3VM1GAD8DSR0D4BG72GC0 01m1j2k3`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Artifact ids, whole or unique prefixes (4 or more characters).

@@ -10,7 +10,7 @@ use git_lore::store::ArtifactOutcome;
 /// resolution, stack and scope; once judged, every judge's scores and, for
 /// a public lesson, what the disclosure scanner found.
 ///
-/// The id may be a unique prefix: `git lore show 01kb3y`.
+/// Examples: `git lore show 01kz8nv6803`, `git lore show 01kz8nv6803 --json`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).

@@ -7,6 +7,8 @@ use git_lore::ops::query;
 /// Count lessons by status: what awaits a human (pending), what awaits the
 /// jury (confirmed), what was decided, and what a crash left judged but not
 /// promoted. The first line is the one a SessionStart hook shows.
+///
+/// Example: `git lore status`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Print JSON instead of text.

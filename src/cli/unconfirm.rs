@@ -6,6 +6,8 @@ use git_lore::ops::confirm;
 /// Take a confirmation back: the lesson is pending again, with its
 /// pre-confirm candidate restored byte for byte. Refused once the jury has
 /// decided. Never calls a model.
+///
+/// Example: `git lore unconfirm 01kz8nv6803`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).

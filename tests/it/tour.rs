@@ -284,3 +284,85 @@ fn an_artifact_without_a_session_is_declined_for_want_of_provenance() {
         decline (schema_invalid); signature: good (git-lore@localhost)
     ");
 }
+
+/// Every command's help says what it does and shows it being used.
+#[test]
+fn every_command_has_an_example_in_its_help() {
+    let env = TestEnv::new();
+    let top = env.lore(&["--help"]).ok().to_owned();
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   ")) // a wrapped description
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 25, "{top}");
+    for c in commands {
+        let help = env.lore(&[c, "--help"]).ok().to_owned();
+        assert!(
+            help.contains("Example: `git lore ") || help.contains("Examples: `git lore "),
+            "`git lore {c} --help` has no example:\n{help}"
+        );
+    }
+}
+
+/// `git lore --help` is `man git-lore`: the pages come from the same
+/// definitions as `--help`, one per command, as git names its own.
+#[test]
+fn man_pages_and_completions_come_from_the_command_definitions() {
+    let env = TestEnv::new();
+    let dir = env.path().join("man/man1");
+    let r = env.lore(&["generate", "man", dir.to_str().unwrap()]);
+    r.assert_stderr(&format!("man pages to {}", dir.display()));
+    let page = std::fs::read_to_string(dir.join("git-lore.1")).unwrap();
+    assert!(page.contains(".TH git-lore 1"), "{page}");
+    let ingest = std::fs::read_to_string(dir.join("git-lore-ingest.1")).unwrap();
+    assert!(ingest.contains("\\-\\-redo\\-declined"), "{ingest}");
+    assert!(dir.join("git-lore-trust-add.1").exists());
+    assert!(
+        !dir.join("git-lore-hook.1").exists(),
+        "hidden commands have no page"
+    );
+    // git's own --help finds it.
+    let out = std::process::Command::new("git")
+        .args(["lore", "--help"])
+        .env_clear()
+        .envs(env.vars())
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                std::path::Path::new(env!("CARGO_BIN_EXE_git-lore"))
+                    .parent()
+                    .unwrap()
+                    .display(),
+                std::env::var("PATH").unwrap()
+            ),
+        )
+        .env("MANPATH", env.path().join("man"))
+        .env("MANPAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("git-lore-ingest"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bash = env
+        .lore(&["generate", "completions", "bash"])
+        .ok()
+        .to_owned();
+    assert!(
+        bash.contains("complete -F") && bash.contains("git-lore"),
+        "{bash}"
+    );
+    assert!(bash.contains("--redo-declined"));
+    let r = env.lore(&["generate", "completions", "tcsh"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("invalid value 'tcsh'");
+}
