@@ -6,8 +6,10 @@ use git_lore::ops::audit::{self, LogEntry, LogFilter};
 use git_lore::ops::query;
 use git_lore::signing::SignatureStatus;
 
-/// Show the audit trail: each commit's action, status from → to, signer,
-/// date and signature status (good / bad / unknown signer / unsigned).
+/// Show the audit trail, newest first across branches: each commit's
+/// action, status from → to, signer, date and signature status (good / bad
+/// / unknown signer / unsigned). On a terminal it goes through your pager
+/// (`GIT_PAGER`, `core.pager`, `PAGER`, else `less`), as `git log` does.
 ///
 /// With a lesson id, only that lesson's history; with `--artifact`, what
 /// happened to one artifact. `-p` shows how the record's JSON changed.
@@ -25,6 +27,9 @@ pub struct Args {
     /// Show a diff of each record's JSON between versions.
     #[arg(short = 'p', long = "patch")]
     patch: bool,
+    /// Show only the N newest commits.
+    #[arg(short = 'n', long = "max-count", value_name = "N")]
+    max_count: Option<usize>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -120,7 +125,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         (_, Some(a)) => LogFilter::Artifact(ui::resolve_id(&lore, &ui::parse_id(a)?)?),
         _ => LogFilter::All,
     };
-    let entries = audit::log(&lore, filter)?;
+    let entries = audit::log(&lore, filter, args.max_count)?;
     let rows: Vec<Row> = entries.iter().map(row).collect();
     if args.json {
         ui::out_json(&rows);
@@ -169,6 +174,6 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             }
         }
     }
-    ui::out(&s);
+    ui::page(&s, lore.config("core.pager"));
     Ok(Exit::Done)
 }

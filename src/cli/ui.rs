@@ -192,6 +192,36 @@ pub fn out(text: &str) {
     }
 }
 
+/// Prints long output through the user's pager when stdout is a terminal,
+/// the way git does: `GIT_PAGER`, then `core_pager` (the lesson
+/// repository's `core.pager`), then `PAGER`, else `less` with `LESS=FRX`
+/// (quit if it fits one screen, keep the text). An empty pager or `cat`, a
+/// pipe, or a pager that cannot start: printed directly.
+pub fn page(text: &str, core_pager: Option<String>) {
+    use std::io::IsTerminal;
+    let env = |k: &str| std::env::var(k).ok();
+    let pager = env("GIT_PAGER")
+        .or(core_pager)
+        .or_else(|| env("PAGER"))
+        .unwrap_or_else(|| "less".into());
+    if !io::stdout().is_terminal() || pager.trim().is_empty() || pager.trim() == "cat" {
+        return out(text);
+    }
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", &pager]).stdin(std::process::Stdio::piped());
+    if env("LESS").is_none() {
+        cmd.env("LESS", "FRX");
+    }
+    let Ok(mut child) = cmd.spawn() else {
+        return out(text);
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // A pager quit early (`q`) closes the pipe: not an error.
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let _ = child.wait();
+}
+
 /// Prints `value` as pretty JSON on stdout.
 pub fn out_json<T: serde::Serialize>(value: &T) {
     let mut s = serde_json::to_string_pretty(value).expect("output serialises");

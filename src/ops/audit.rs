@@ -166,10 +166,12 @@ pub enum LogFilter {
 }
 
 /// The audit trail, newest first.
-pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
-    let policy = Policy::local(&lore.store, &lore.env)?;
-    let mut trust = Trust::new(&lore.store, &policy);
-    let mut out = Vec::new();
+pub fn log(
+    lore: &Lore,
+    filter: LogFilter,
+    limit: Option<usize>,
+) -> Result<Vec<LogEntry>, LoreError> {
+    let mut kept = Vec::new();
     for (branch, id) in lore.store.all_commits()? {
         let info = lore.store.commit_info(id)?;
         let e = info.event.as_ref().ok();
@@ -178,11 +180,20 @@ pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
             LogFilter::Lesson(l) => e.is_some_and(|e| e.lesson() == Some(l)),
             LogFilter::Artifact(a) => e.is_some_and(|e| e.artifact() == Some(a)),
         };
-        if !keep {
-            continue;
+        if keep {
+            kept.push((branch, info));
         }
+    }
+    // Newest first across branches; a stable sort keeps each branch's own
+    // order (children before parents) among commits of the same second.
+    kept.sort_by_key(|(_, info)| std::cmp::Reverse(info.time));
+    kept.truncate(limit.unwrap_or(usize::MAX));
+    let policy = Policy::local(&lore.store, &lore.env)?;
+    let mut trust = Trust::new(&lore.store, &policy);
+    let mut out = Vec::with_capacity(kept.len());
+    for (branch, info) in kept {
         out.push(LogEntry {
-            commit: id,
+            commit: info.id,
             branch,
             time: info.time,
             signature: trust.status(branch, &info)?,

@@ -347,6 +347,11 @@ pub(crate) fn signing_config(store: &Store, env: &Env) -> Result<SigningConfig, 
 }
 
 impl Lore {
+    /// A setting of the lesson repository's own config (`core.pager`, …).
+    pub fn config(&self, key: &str) -> Option<String> {
+        self.store.config_string(key)
+    }
+
     /// Who this repository's commits are written by.
     pub fn identity(&self) -> crate::store::Identity {
         self.store.identity()

@@ -744,6 +744,54 @@ fn on_a_terminal(env: &TestEnv, args: &str, input: &str) -> String {
 }
 
 #[test]
+fn log_is_newest_first_across_branches_and_pages_on_a_terminal() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let at = |now: &str, args: &[&str]| {
+        let out = env
+            .lore_cmd(args)
+            .env("GIT_LORE_NOW", now)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    at("2026-09-01T00:00:00Z", &["confirm", &id, "private"]);
+    // judge writes the verdict, the pool entry, then the ledger stamp.
+    at("2026-09-02T00:00:00Z", &["judge", &id, "[]"]);
+    let all = env.lore(&["log"]).ok().to_owned();
+    let dates: Vec<&str> = all
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    let mut sorted = dates.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(dates, sorted, "newest first:\n{all}");
+    let three = env.lore(&["log", "-n", "3"]).ok().to_owned();
+    let heads: Vec<&str> = three.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(heads.len(), 3, "{three}");
+    assert!(
+        heads.iter().any(|l| l.contains(" pool/local ")),
+        "the pool commit is among the newest: {three}"
+    );
+    assert!(heads[0].contains(" ledger "), "{three}");
+    // On a terminal the text goes through GIT_PAGER; piped it does not.
+    assert!(!all.contains("PAGED"));
+    let paged = on_a_terminal(&env, "log -n 1", "");
+    assert!(
+        !paged.contains("PAGED"),
+        "no pager configured means less, which ran: {paged}"
+    );
+    env.config("core.pager", "sed s/^/PAGED:/");
+    let paged = on_a_terminal(&env, "log -n 1", "");
+    assert!(paged.starts_with("PAGED:"), "{paged}");
+}
+
+#[test]
 fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
     let env = TestEnv::new();
     let id = pending(&env);
