@@ -602,6 +602,8 @@ pub fn contradictions(lore: &Lore) -> Result<(Vec<Contradicted>, NonZeroUsize), 
 /// A lesson's relations as its pool records them, for `show`.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Relations {
+    /// The pool entry's status.
+    pub status: Option<LessonStatus>,
     /// The lesson that superseded this one.
     pub superseded_by: Option<Id>,
     /// Lessons this one refines.
@@ -624,10 +626,10 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
         let Some(bytes) = lore.store.read_at(t, &layout::lesson_path(id))? else {
             continue;
         };
+        let entry = serde_json::from_slice::<Lesson>(&bytes).ok();
         let mut r = Relations {
-            superseded_by: serde_json::from_slice::<Lesson>(&bytes)
-                .ok()
-                .and_then(|l| l.superseded_by),
+            status: entry.as_ref().map(|l| l.status),
+            superseded_by: entry.and_then(|l| l.superseded_by),
             ..Relations::default()
         };
         for (path, _) in lore.store.list_at(t, records::RELATIONS_DIR)? {
