@@ -189,12 +189,21 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
     let mut results = Vec::new();
     let mut exit = Exit::Done;
     for (_, id) in queued {
+        // An earlier lesson of this run may have merged or superseded it.
+        if !relate::still_queued(lore, id)? {
+            if !args.json {
+                ui::out(&format!(
+                    "Lesson {id} left the queue meanwhile (an earlier relation retired it).\n"
+                ));
+            }
+            continue;
+        }
         let r = match relate::relate(lore, id, VerdictFrom::Judge(Some(&backend))) {
             Ok(r) => r,
             Err(e) => {
                 // One lesson's refusal (it changed meanwhile) does not stop
                 // the others.
-                ui::error(format!("lesson {id}: {}", git_lore::ops::with_causes(&e)));
+                ui::error(git_lore::ops::with_causes(&e));
                 exit = match (exit, CliError::from(e).exit()) {
                     (Exit::Done, e) => e,
                     (x, _) => x,

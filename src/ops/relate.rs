@@ -251,16 +251,13 @@ fn candidate(snap: &Snapshot, id: Id) -> &Lesson {
 
 fn input_of(snap: &Snapshot, id: Id, settings: &Settings) -> Result<JudgmentInput, LoreError> {
     let cand = candidate(snap, id);
-    let pool = neighbour_pool(cand, &snap.lessons, &settings.neighbours).map_err(|e| {
-        LoreError::Input {
-            what: format!("lesson {id}"),
-            why: e.to_string(),
-        }
-    })?;
-    JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| LoreError::Input {
-        what: format!("lesson {id}"),
-        why: e.to_string(),
-    })
+    let refuse = |why: String| LoreError::Input {
+        what: format!("lesson {id} cannot be related"),
+        why,
+    };
+    let pool = neighbour_pool(cand, &snap.lessons, &settings.neighbours)
+        .map_err(|e| refuse(e.to_string()))?;
+    JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.to_string()))
 }
 
 fn already_related(store: &Store, snap: &Snapshot, id: Id) -> Result<bool, LoreError> {
@@ -508,6 +505,15 @@ pub fn relate(lore: &mut Lore, id: Id, from: VerdictFrom<'_>) -> Result<Related,
         Err(why) => out.unapplied = Some(why),
     }
     Ok(out)
+}
+
+/// Whether `id` still waits for relation: its pool entry is active and has
+/// no judgment record (an earlier relate of the same run may have merged or
+/// superseded it).
+pub fn still_queued(lore: &Lore, id: Id) -> Result<bool, LoreError> {
+    let snap = locate(lore, id)?;
+    Ok(candidate(&snap, id).status == LessonStatus::Active
+        && !already_related(&lore.store, &snap, id)?)
 }
 
 /// The lessons waiting for relation: active entries of the org and public

@@ -697,3 +697,120 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
         assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
     }
 }
+
+#[test]
+fn relate_all_relates_the_queue_after_asking() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    env.config("lore.relate.backend", "offline");
+    let r = env.lore(&["relate", "--all", "--yes", "--json"]);
+    // The duplicates merge (whichever comes first absorbs the other); the
+    // rest abstain offline and stay queued: exit 2.
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    r.assert_stderr("5 lessons promoted to relate with the offline backend");
+    r.assert_stderr("related: 1 applied, 3 not (still queued)");
+    assert!(!r.stderr.contains("not active"), "{}", r.stderr);
+    let out: Value = serde_json::from_str(&r.stdout).unwrap();
+    let results = out["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4, "the absorbed duplicate left the queue");
+    let merged = results.iter().find(|x| x["unapplied"].is_null()).unwrap();
+    let (winner, loser) = if merged["lesson"] == json!(p.a) {
+        (&p.a, &p.b)
+    } else {
+        (&p.b, &p.a)
+    };
+    assert_eq!(merged["lesson"], json!(winner));
+    let gone = pool_file(&env, &fanout("lessons", loser)).unwrap();
+    assert_eq!(gone["superseded_by"], json!(winner));
+    let status = env.lore(&["status"]).ok().to_owned();
+    assert!(
+        status.contains("lessons waiting for relation: 3 (`git lore relate --all`)"),
+        "{status}"
+    );
+    for id in [&p.c, &p.d, &p.e] {
+        assert!(status.contains(id.as_str()), "{id} still queued:\n{status}");
+    }
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+/// A relation commit made by hand: `verify` names what is wrong with it.
+#[test]
+fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    let tip = |env: &TestEnv| env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
+    let entry = |id: &str| pool_file(&env, &fanout("lessons", id)).unwrap();
+    let text = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
+    let msg = |action: &str, lesson: &str, extra: &str| {
+        format!(
+            "{action} {lesson}: by hand\n\nLore-Format: 1\nLore-Action: {action}\nLore-Lesson: {lesson}\n{extra}Lore-Model: m\n"
+        )
+    };
+
+    // A merge that also rewrites the absorbing lesson's claim.
+    let mut b = entry(&p.b);
+    b["claim"] = json!("something else entirely");
+    let mut a = entry(&p.a);
+    a["status"] = json!("superseded");
+    a["superseded_by"] = json!(p.b);
+    let (pa, pb) = (fanout("lessons", &p.a), fanout("lessons", &p.b));
+    env.forge(
+        "pool/org",
+        Some(&tip(&env)),
+        &[
+            (pa.as_str(), Some(text(&a).as_str())),
+            (pb.as_str(), Some(text(&b).as_str())),
+        ],
+        &msg(
+            "merge",
+            &p.b,
+            &format!("Lore-Surface: x\nLore-Target: {}\n", p.a),
+        ),
+        Sign::Repo,
+    );
+    // A judgment record whose decisions name no lesson, with a Lore-Target.
+    let related = json!({
+        "schema_version": 1, "lesson_id": p.d, "related_at": "2026-08-05T10:00:00Z",
+        "model": "m", "corpus_digest": "e3b0c44298fc1c14",
+        "decisions": [{"decision": "skip", "target_ids": [], "surface": "", "rationale": "", "confidence": 1}]
+    });
+    let rd = fanout("related", &p.d);
+    env.forge(
+        "pool/org",
+        Some(&tip(&env)),
+        &[(rd.as_str(), Some(text(&related).as_str()))],
+        &msg("relate", &p.d, &format!("Lore-Target: {}\n", p.c)),
+        Sign::Repo,
+    );
+    // A counter-observation filed under one lesson about another.
+    let obs_id = "01KZ8NV6800000000000000000";
+    let obs = json!({
+        "id": obs_id, "schema_version": 1, "lesson_id": p.a,
+        "observed_at": "2026-08-03T15:59:48Z", "artifact_ids": [crate::common::ulid(7, 3)],
+        "session_id": "sess-3", "summary": "by hand", "author_key": "0123456789ab"
+    });
+    let po = fanout("counter-observations", &p.e).replace(".json", &format!("/{obs_id}.json"));
+    env.forge(
+        "pool/org",
+        Some(&tip(&env)),
+        &[(po.as_str(), Some(text(&obs).as_str()))],
+        &msg(
+            "contradict",
+            &p.e,
+            &format!("Lore-Surface: x\nLore-Target: {}\n", p.c),
+        ),
+        Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    for problem in [
+        format!(
+            "merge: {} may change only its evidence's artifact and session ids",
+            p.b
+        ),
+        "relate: Lore-Target does not list the ids the record's decisions name".to_owned(),
+        format!("contradict: {po}: lesson_id is not Lore-Lesson {}", p.e),
+    ] {
+        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    }
+}
