@@ -178,7 +178,9 @@ pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
         let e = info.event.as_ref().ok();
         let keep = match filter {
             LogFilter::All => true,
-            LogFilter::Lesson(l) => e.is_some_and(|e| e.lesson() == Some(l)),
+            LogFilter::Lesson(l) => {
+                e.is_some_and(|e| e.lesson() == Some(l) || e.entries_changed().contains(&l))
+            }
             LogFilter::Artifact(a) => e.is_some_and(|e| e.artifact() == Some(a)),
         };
         if !keep {

@@ -299,6 +299,13 @@ fn ask(backend: &Backend, input: &JudgmentInput) -> Parsed {
         Backend::Command { .. } => backend.ask(&render_prompt(input), &[]),
     };
     match raw {
+        // The answer arrives with invalid UTF-8 replaced; a verdict that was
+        // not UTF-8 is not JSON text, so it voids (U+FFFD is taken as that
+        // mark: failing closed on a literal one costs one retry).
+        Ok(answer) if answer.raw().contains('\u{FFFD}') => Parsed::void(
+            FailureMode::Unparseable,
+            "the judge's answer is not UTF-8 text",
+        ),
         // Read raw: the contract forbids repairing an answer (no unfencing).
         Ok(answer) => parse_verdict(RawVerdict::Text(answer.raw()), input),
         Err(Outage::TimedOut { program, seconds }) => Parsed::void(

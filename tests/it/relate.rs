@@ -293,6 +293,12 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
         show.contains(&format!("superseded by: {}\n", p.b)),
         "{show}"
     );
+    // The absorbed lesson's history includes the merge that retired it.
+    let log = env.lore(&["log", &p.a]).ok().to_owned();
+    assert!(
+        log.contains(&format!("merge {}: absorbs 1 lesson", p.b)),
+        "{log}"
+    );
     // Related once: asking again is refused.
     let r = env.lore(&["relate", &p.b]);
     assert_eq!(r.code, 1);
@@ -538,6 +544,16 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     let r = env.lore(&["relate", &p.c]);
     assert_eq!(r.code, 2);
     r.assert_stderr("the verdict was voided (empty)");
+    // A verdict that is valid but for one byte that is not UTF-8.
+    let skip = verdict(
+        &p.c,
+        vec![json!({"decision": "skip", "target_ids": [], "rationale": "no relation XX", "confidence": 0.9})],
+    )
+    .replace("XX", "\\377");
+    env.stub("relate-judge", &format!("cat >/dev/null; printf '{skip}'"));
+    let r = env.lore(&["relate", &p.c]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    r.assert_stderr("the verdict was voided (unparseable): the judge's answer is not UTF-8 text");
     assert_eq!(refs(&env), before);
     let status = env.lore(&["status"]).ok().to_owned();
     assert!(status.contains(&p.c), "still queued:\n{status}");
