@@ -586,7 +586,19 @@ pub fn contradictions(lore: &Lore) -> Result<(Vec<Contradicted>, NonZeroUsize), 
                 (records::counter_observation_path(o.lesson_id, o.id) == path).then_some(o)
             })
             .collect();
-        let lessons = read_lessons(&lore.store, tip)?;
+        if observations.is_empty() {
+            continue;
+        }
+        // Only the contradicted entries are read: `status` asks this on
+        // every run, and a pool may hold many lessons.
+        let mut lessons: Vec<Lesson> = Vec::new();
+        let ids: std::collections::BTreeSet<Id> =
+            observations.iter().map(|o| o.lesson_id).collect();
+        for id in ids {
+            if let Some(bytes) = lore.store.read_at(t, &layout::lesson_path(id))? {
+                lessons.extend(serde_json::from_slice::<Lesson>(&bytes).ok());
+            }
+        }
         let past: Vec<Id> =
             relation::contradictions_past_threshold(&lessons, &observations, threshold)
                 .into_iter()
