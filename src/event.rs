@@ -131,6 +131,47 @@ pub enum Event {
     /// (`git lore sync`). `resolved` are the entries both sides changed,
     /// each taken from the side whose status is more final.
     Sync { pool: Source, resolved: Vec<Id> },
+    /// Relation judgment: `lesson` became `superseded`, with
+    /// `superseded_by` = `by` (the newer lesson). `surface` is what the
+    /// judge said they share; `model` who judged.
+    Supersede {
+        lesson: Id,
+        by: Id,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `lesson` absorbed the evidence of `sources`
+    /// (artifact and session ids), and each source became `superseded` by
+    /// it.
+    Merge {
+        lesson: Id,
+        sources: Vec<Id>,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `lesson` refines each of `targets`; one relation
+    /// record per target, no status changes.
+    Refine {
+        lesson: Id,
+        targets: Vec<Id>,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `by` contradicts `lesson`; one counter-observation
+    /// against `lesson`, and no status change.
+    Contradict {
+        lesson: Id,
+        by: Id,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `lesson`'s judgment record (it was related, and
+    /// how); `targets` are every id a decision named.
+    Relate {
+        lesson: Id,
+        targets: Vec<Id>,
+        model: String,
+    },
 }
 
 /// A commit named in a trailer: its full id, lower-case hex (40 digits for
@@ -178,6 +219,12 @@ pub enum PathKind {
     Lesson,
     /// Anything under `.lore/`: who may sign, rubrics, policy.
     Config,
+    /// `relations/<X>/<Y>/<FROM>/<TO>.json` on a pool (a refinement).
+    Relation,
+    /// `counter-observations/<X>/<Y>/<LESSON>/<ID>.json` on a pool.
+    CounterObservation,
+    /// `related/<X>/<Y>/<LESSON>.json` on a pool (a judgment record).
+    Related,
 }
 
 /// How a touched file may change.
@@ -199,6 +246,8 @@ pub struct Rule {
     /// The files a commit of this action changes, exactly. A record is
     /// named by the event's lesson (proposals, lessons) or artifact
     /// (declines). `Config` matches one or more files under `.lore/`.
+    /// The relation actions that name several lessons list one entry here
+    /// and repeat it per lesson ([`Event::touched`]).
     pub touches: &'static [(PathKind, Op)],
 }
 
@@ -217,6 +266,11 @@ impl Event {
             Event::Config { .. } => Action::Config,
             Event::Retract { .. } => Action::Retract,
             Event::Sync { .. } => Action::Sync,
+            Event::Supersede { .. } => Action::Supersede,
+            Event::Merge { .. } => Action::Merge,
+            Event::Refine { .. } => Action::Refine,
+            Event::Contradict { .. } => Action::Contradict,
+            Event::Relate { .. } => Action::Relate,
         }
     }
 
@@ -246,8 +300,61 @@ impl Event {
             Event::Retract { .. } => (Pool, Root::Never, &[(Lesson, Modify)]),
             // A merge: checked as a whole against its parents, not by paths.
             Event::Sync { .. } => (Pool, Root::Never, &[]),
+            // The superseded entry; `merge` also each source's.
+            Event::Supersede { .. } | Event::Merge { .. } => {
+                (Pool, Root::Never, &[(Lesson, Modify)])
+            }
+            // One relation record per target.
+            Event::Refine { .. } => (Pool, Root::Never, &[(Relation, Add)]),
+            Event::Contradict { .. } => (Pool, Root::Never, &[(CounterObservation, Add)]),
+            Event::Relate { .. } => (Pool, Root::Never, &[(Related, Add)]),
         };
         Rule { on, root, touches }
+    }
+
+    /// Every file this event changes, each with the id that names it: the
+    /// rule's entries, with the relation actions that name several lessons
+    /// expanded (`merge`: the lesson and each source; `refine`: one relation
+    /// record per target, named by the target). `None` where the rule's
+    /// entry is not named by one id (`.lore/` files).
+    pub fn touched(&self) -> Vec<(PathKind, Op, Option<Id>)> {
+        match self {
+            Event::Merge {
+                lesson, sources, ..
+            } => std::iter::once(*lesson)
+                .chain(sources.iter().copied())
+                .map(|id| (PathKind::Lesson, Op::Modify, Some(id)))
+                .collect(),
+            Event::Refine { targets, .. } => targets
+                .iter()
+                .map(|&t| (PathKind::Relation, Op::Add, Some(t)))
+                .collect(),
+            _ => {
+                let named = match self {
+                    Event::Decline { artifact, .. } => Some(*artifact),
+                    _ => self.lesson(),
+                };
+                self.rule()
+                    .touches
+                    .iter()
+                    .map(|&(k, op)| (k, op, if k == PathKind::Config { None } else { named }))
+                    .collect()
+            }
+        }
+    }
+
+    /// The pool entries (`lessons/…`) this event changes: the lesson of a
+    /// promote, retract or supersede, and a merge's lesson and sources.
+    pub fn entries_changed(&self) -> Vec<Id> {
+        match self {
+            Event::Merge {
+                lesson, sources, ..
+            } => std::iter::once(*lesson)
+                .chain(sources.iter().copied())
+                .collect(),
+            Event::Refine { .. } | Event::Contradict { .. } | Event::Relate { .. } => Vec::new(),
+            _ => self.lesson().into_iter().collect(),
+        }
     }
 
     /// The lesson this event is about, if any.
@@ -255,7 +362,12 @@ impl Event {
         match self {
             Event::Propose { lesson, .. }
             | Event::Promote { lesson, .. }
-            | Event::Retract { lesson, .. } => Some(*lesson),
+            | Event::Retract { lesson, .. }
+            | Event::Supersede { lesson, .. }
+            | Event::Merge { lesson, .. }
+            | Event::Refine { lesson, .. }
+            | Event::Contradict { lesson, .. }
+            | Event::Relate { lesson, .. } => Some(*lesson),
             Event::Confirm { step, .. }
             | Event::Unconfirm { step }
             | Event::Pass { step, .. }
@@ -276,7 +388,15 @@ impl Event {
             | Event::Pass { step, .. }
             | Event::Judge { step, .. }
             | Event::Stamp { step, .. } => Some(step.artifact),
-            Event::Init | Event::Config { .. } | Event::Retract { .. } | Event::Sync { .. } => None,
+            Event::Init
+            | Event::Config { .. }
+            | Event::Retract { .. }
+            | Event::Sync { .. }
+            | Event::Supersede { .. }
+            | Event::Merge { .. }
+            | Event::Refine { .. }
+            | Event::Contradict { .. }
+            | Event::Relate { .. } => None,
         }
     }
 
@@ -390,6 +510,56 @@ impl Event {
                 f.pool = Some(pool.as_str().into());
                 f.targets = resolved.clone();
             }
+            Event::Supersede {
+                lesson,
+                by,
+                surface,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.from = Some(LessonStatus::Active.as_str().into());
+                f.status = Some(LessonStatus::Superseded.as_str().into());
+                f.targets = vec![*by];
+                f.surface = Some(surface.clone());
+                f.model = Some(model.clone());
+            }
+            Event::Merge {
+                lesson,
+                sources: targets,
+                surface,
+                model,
+            }
+            | Event::Refine {
+                lesson,
+                targets,
+                surface,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.targets = targets.clone();
+                f.surface = Some(surface.clone());
+                f.model = Some(model.clone());
+            }
+            Event::Contradict {
+                lesson,
+                by,
+                surface,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.targets = vec![*by];
+                f.surface = Some(surface.clone());
+                f.model = Some(model.clone());
+            }
+            Event::Relate {
+                lesson,
+                targets,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.targets = targets.clone();
+                f.model = Some(model.clone());
+            }
         }
         f.render(self.action())
     }
@@ -501,6 +671,45 @@ impl Event {
                 pool: f.parsed("Lore-Pool", &f.pool)?,
                 resolved: f.targets.clone(),
             },
+            Action::Supersede => {
+                if f.from.as_deref() != Some(LessonStatus::Active.as_str())
+                    || f.status.as_deref() != Some(LessonStatus::Superseded.as_str())
+                {
+                    return Err(TrailerError::BadField {
+                        key: "Lore-Status",
+                        why: "a supersede moves an entry from active to superseded".into(),
+                    });
+                }
+                Event::Supersede {
+                    lesson: f.need_lesson()?,
+                    by: f.one_target()?,
+                    surface: f.need("Lore-Surface", &f.surface)?,
+                    model: f.need("Lore-Model", &f.model)?,
+                }
+            }
+            Action::Merge => Event::Merge {
+                lesson: f.need_lesson()?,
+                sources: f.some_targets()?,
+                surface: f.need("Lore-Surface", &f.surface)?,
+                model: f.need("Lore-Model", &f.model)?,
+            },
+            Action::Refine => Event::Refine {
+                lesson: f.need_lesson()?,
+                targets: f.some_targets()?,
+                surface: f.need("Lore-Surface", &f.surface)?,
+                model: f.need("Lore-Model", &f.model)?,
+            },
+            Action::Contradict => Event::Contradict {
+                lesson: f.need_lesson()?,
+                by: f.one_target()?,
+                surface: f.need("Lore-Surface", &f.surface)?,
+                model: f.need("Lore-Model", &f.model)?,
+            },
+            Action::Relate => Event::Relate {
+                lesson: f.need_lesson()?,
+                targets: f.targets.clone(),
+                model: f.need("Lore-Model", &f.model)?,
+            },
             other => return Err(TrailerError::Unsupported(other.as_str())),
         })
     }
@@ -524,12 +733,14 @@ struct Fields {
     reason: Option<String>,
     model: Option<String>,
     replaces: Option<String>,
+
+    surface: Option<String>,
     targets: Vec<Id>,
     judges: Vec<String>,
 }
 
 /// Single-valued keys, in the order they are written.
-const SINGLE: [&str; 15] = [
+const SINGLE: [&str; 16] = [
     "Lore-Lesson",
     "Lore-Artifact",
     "Lore-From",
@@ -543,6 +754,7 @@ const SINGLE: [&str; 15] = [
     "Lore-Reason",
     "Lore-Model",
     "Lore-Replaces",
+    "Lore-Surface",
     "Lore-Target",
     "Lore-Judge",
 ];
@@ -574,6 +786,7 @@ impl Fields {
             self.reason,
             self.model,
             self.replaces,
+            self.surface,
         ];
         for (key, value) in SINGLE.iter().zip(single) {
             if let Some(v) = value {
@@ -627,6 +840,8 @@ impl Fields {
             reason: s("Lore-Reason"),
             model: s("Lore-Model"),
             replaces: s("Lore-Replaces"),
+
+            surface: s("Lore-Surface"),
             ..Fields::default()
         };
         for t in lines {
@@ -657,6 +872,37 @@ impl Fields {
 
     fn need_lesson(&self) -> Result<Id, TrailerError> {
         self.lesson.ok_or(TrailerError::Missing("Lore-Lesson"))
+    }
+
+    fn need(&self, key: &'static str, value: &Option<String>) -> Result<String, TrailerError> {
+        value.clone().ok_or(TrailerError::Missing(key))
+    }
+
+    /// Exactly one `Lore-Target`.
+    fn one_target(&self) -> Result<Id, TrailerError> {
+        match self.targets.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(TrailerError::Missing("Lore-Target")),
+            _ => Err(TrailerError::BadField {
+                key: "Lore-Target",
+                why: "this action names exactly one other lesson".into(),
+            }),
+        }
+    }
+
+    /// One or more `Lore-Target`s, none twice.
+    fn some_targets(&self) -> Result<Vec<Id>, TrailerError> {
+        if self.targets.is_empty() {
+            return Err(TrailerError::Missing("Lore-Target"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if !self.targets.iter().all(|t| seen.insert(*t)) {
+            return Err(TrailerError::BadField {
+                key: "Lore-Target",
+                why: "a lesson is named twice".into(),
+            });
+        }
+        Ok(self.targets.clone())
     }
 
     fn need_artifact(&self) -> Result<Id, TrailerError> {
@@ -714,6 +960,7 @@ mod tests {
 
     const L: &str = "01KZ4A1B2C3D4E5F6G7H8J9K0M";
     const A: &str = "01KZ45MKAM734ZS7JK24D2DK0R";
+    const B: &str = "01KZ45MKAM734ZS7JK24D2DK1S";
 
     fn step(from: ProposalStatus, to: ProposalStatus) -> Step {
         Step {
@@ -819,6 +1066,40 @@ mod tests {
             Event::Config {
                 topic: ConfigTopic::Signers,
             },
+            Event::Supersede {
+                lesson: id(L),
+                by: id(A),
+                surface: "vite.config.ts server.proxy".into(),
+                model: "offline".into(),
+            },
+            Event::Merge {
+                lesson: id(L),
+                sources: vec![id(A), id(B)],
+                surface: "the same claim".into(),
+                model: "claude-haiku".into(),
+            },
+            Event::Refine {
+                lesson: id(L),
+                targets: vec![id(A)],
+                surface: "tsconfig paths".into(),
+                model: "claude-haiku".into(),
+            },
+            Event::Contradict {
+                lesson: id(A),
+                by: id(L),
+                surface: "NODE_OPTIONS".into(),
+                model: "claude-haiku".into(),
+            },
+            Event::Relate {
+                lesson: id(L),
+                targets: vec![],
+                model: "offline".into(),
+            },
+            Event::Relate {
+                lesson: id(L),
+                targets: vec![id(A), id(B)],
+                model: "offline".into(),
+            },
         ]
     }
 
@@ -916,6 +1197,39 @@ mod tests {
             Event::from_trailers(&lines(&odd)),
             Err(TrailerError::UnknownAction("explode".into()))
         );
+        let supersede_back = [
+            ("Lore-Format", "1"),
+            ("Lore-Action", "supersede"),
+            ("Lore-Lesson", L),
+            ("Lore-From", "active"),
+            ("Lore-Status", "refuted"),
+            ("Lore-Target", A),
+            ("Lore-Surface", "x"),
+            ("Lore-Model", "m"),
+        ];
+        assert!(matches!(
+            Event::from_trailers(&lines(&supersede_back)),
+            Err(TrailerError::BadField {
+                key: "Lore-Status",
+                ..
+            })
+        ));
+        let merge_twice = [
+            ("Lore-Format", "1"),
+            ("Lore-Action", "merge"),
+            ("Lore-Lesson", L),
+            ("Lore-Target", A),
+            ("Lore-Target", A),
+            ("Lore-Surface", "x"),
+            ("Lore-Model", "m"),
+        ];
+        assert!(matches!(
+            Event::from_trailers(&lines(&merge_twice)),
+            Err(TrailerError::BadField {
+                key: "Lore-Target",
+                ..
+            })
+        ));
         let reserved = [("Lore-Format", "1"), ("Lore-Action", "publish")];
         assert_eq!(
             Event::from_trailers(&lines(&reserved)),

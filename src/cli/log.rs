@@ -78,6 +78,7 @@ fn to_and_reason(e: &Event) -> (Option<String>, Option<String>) {
         }
         Event::Promote { .. } => (Some("active".into()), None),
         Event::Config { topic } => (None, Some(topic.to_string())),
+        Event::Supersede { .. } => (Some("superseded".into()), None),
         e => (e.step().map(|s| s.to.to_string()), None),
     }
 }

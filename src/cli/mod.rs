@@ -7,6 +7,7 @@
 //! [`ui::Exit`] or a [`ui::CliError`]; [`main`] prints the error once.
 
 mod confirm;
+mod contradictions;
 mod demo;
 mod export;
 mod generate;
@@ -23,6 +24,7 @@ mod pass;
 mod promote;
 mod publish;
 mod recall;
+mod relate;
 mod remote;
 mod retract;
 mod rubrics;
@@ -94,6 +96,8 @@ enum Command {
     Publish(publish::Args),
     Sync(sync::Args),
     Retract(retract::Args),
+    Relate(relate::Args),
+    Contradictions(contradictions::Args),
     Host(host::Args),
     Demo(demo::Args),
     Generate(generate::Args),
@@ -228,6 +232,8 @@ pub fn main() -> ExitCode {
         Command::Publish(a) => publish::run(a, &ctx),
         Command::Sync(a) => sync::run(a, &ctx),
         Command::Retract(a) => retract::run(a, &ctx),
+        Command::Relate(a) => relate::run(a, &ctx),
+        Command::Contradictions(a) => contradictions::run(a, &ctx),
         Command::Host(a) => host::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
         Command::Generate(a) => generate::run(a, Cli::command()),

@@ -8,7 +8,8 @@ use git_lore::store::ArtifactOutcome;
 
 /// Show one lesson: id, status, visibility, artifact, claim, rationale,
 /// resolution, stack and scope; once judged, every judge's scores and, for
-/// a public lesson, what the disclosure scanner found.
+/// a public lesson, what the disclosure scanner found; once promoted, its
+/// relations (superseded by, refines, refined by, counter-observations).
 ///
 /// Examples: `git lore show 01kz8nv6803`, `git lore show 01kz8nv6803 --json`.
 #[derive(ClapArgs, Debug)]
@@ -101,6 +102,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             s.push_str(&format!("disclosure:  {}\n", ui::text(&f.to_string())));
         }
     }
+    if let Some(r) = git_lore::ops::relate::relations(&lore, id)? {
+        s.push_str(&relation_lines(id, &r));
+    }
     ui::out(&s);
     Ok(Exit::Done)
 }
@@ -145,4 +149,40 @@ fn judge_line(j: &serde_json::Value) -> (String, Option<String>) {
         line.push_str(&format!(": {}", parts.join(", ")));
     }
     (line, field("feedback_summary"))
+}
+
+/// What the lesson's pool records of its relations (relation judgment).
+fn relation_lines(id: git_lore::model::Id, r: &git_lore::ops::relate::Relations) -> String {
+    let ids = |v: &[git_lore::model::Id]| {
+        v.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut s = String::new();
+    if let Some(by) = r.superseded_by {
+        s.push_str(&format!("superseded by: {by}\n"));
+    }
+    if !r.refines.is_empty() {
+        s.push_str(&format!("refines:     {}\n", ids(&r.refines)));
+    }
+    if !r.refined_by.is_empty() {
+        s.push_str(&format!("refined by:  {}\n", ids(&r.refined_by)));
+    }
+    if r.counter_observations > 0 {
+        s.push_str(&format!(
+            "contradicted: {} (`git lore contradictions`)\n",
+            ui::count(
+                r.counter_observations,
+                "counter-observation",
+                "counter-observations"
+            )
+        ));
+    }
+    if r.related {
+        s.push_str("related:     yes\n");
+    } else if r.status == Some(git_lore::model::LessonStatus::Active) {
+        s.push_str(&format!("related:     not yet (`git lore relate {id}`)\n"));
+    }
+    s
 }

@@ -21,7 +21,10 @@
 //! it may be a branch's first commit, exactly which files it may touch),
 //! schema validity of every record written, and one small check per event
 //! (statuses agree with the trailers and the move is legal, ids and reasons
-//! agree with the records).
+//! agree with the records). The relation actions' checks are in
+//! `audit/relation.rs`.
+
+mod relation;
 
 use std::collections::HashMap;
 
@@ -177,7 +180,9 @@ pub fn log(
         let e = info.event.as_ref().ok();
         let keep = match filter {
             LogFilter::All => true,
-            LogFilter::Lesson(l) => e.is_some_and(|e| e.lesson() == Some(l)),
+            LogFilter::Lesson(l) => {
+                e.is_some_and(|e| e.lesson() == Some(l) || e.entries_changed().contains(&l))
+            }
             LogFilter::Artifact(a) => e.is_some_and(|e| e.artifact() == Some(a)),
         };
         if keep {
@@ -502,6 +507,9 @@ fn kind_name(k: PathKind) -> &'static str {
         PathKind::Decline => "a decline record",
         PathKind::Lesson => "a pool entry",
         PathKind::Config => "files under .lore/",
+        PathKind::Relation => "a relation record",
+        PathKind::CounterObservation => "a counter-observation",
+        PathKind::Related => "a judgment record",
     }
 }
 
@@ -550,7 +558,7 @@ fn check_commit(
                 Some(RecordPath::Proposal(id)) => (Some(PathKind::Proposal), Some(id)),
                 Some(RecordPath::Decline(id)) => (Some(PathKind::Decline), Some(id)),
                 Some(RecordPath::Lesson(id)) => (Some(PathKind::Lesson), Some(id)),
-                None => (None, None),
+                None => relation::classify(&c.path),
             };
             Touched {
                 kind,
@@ -565,13 +573,13 @@ fn check_commit(
         Event::Decline { artifact, .. } => Some(*artifact),
         _ => event.lesson(),
     };
-    let mut expected: Vec<(PathKind, Op)> = rule.touches.to_vec();
+    let mut expected: Vec<(PathKind, Op, Option<Id>)> = event.touched();
     let mut matched: Vec<&Touched> = Vec::new();
     for t in &touched {
-        let slot = expected.iter().position(|(k, op)| {
+        let slot = expected.iter().position(|(k, op, id)| {
             Some(*k) == t.kind
                 && (*op == Op::Any || *op == t.op())
-                && (*k == PathKind::Config || t.id == named)
+                && (*k == PathKind::Config || t.id == *id)
         });
         match slot {
             Some(i) => {
@@ -594,7 +602,7 @@ fn check_commit(
         }
     }
     let config_touched = matched.iter().any(|t| t.kind == Some(PathKind::Config));
-    for (k, _) in &expected {
+    for (k, _, _) in &expected {
         if *k != PathKind::Config || !config_touched {
             problems.push(format!(
                 "{action} must {}",
@@ -606,6 +614,7 @@ fn check_commit(
 
     // Schema validity of every record written.
     let mut records: HashMap<PathKind, (Option<Value>, Option<Value>)> = HashMap::new();
+    let mut each: Vec<relation::Record> = Vec::new();
     for t in &matched {
         let Some(kind) = t.kind else { continue };
         if kind == PathKind::Config {
@@ -629,6 +638,13 @@ fn check_commit(
             }
             None => {}
         }
+        each.push(relation::Record {
+            path: t.change.path.clone(),
+            kind,
+            id: t.id,
+            old: old.clone(),
+            new: new.clone(),
+        });
         records.insert(kind, (old, new));
     }
     let record = |k: PathKind| records.get(&k).cloned().unwrap_or((None, None));
@@ -690,6 +706,11 @@ fn check_commit(
         }
         // A merge: never reaches here (checked whole in `check_commits`).
         Event::Sync { .. } => problems.push("sync must be a merge commit".into()),
+        Event::Supersede { .. }
+        | Event::Merge { .. }
+        | Event::Refine { .. }
+        | Event::Contradict { .. }
+        | Event::Relate { .. } => problems.extend(relation::check(store, info, event, &each)?),
     }
     Ok(problems)
 }
@@ -727,6 +748,9 @@ fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String>
         PathKind::Proposal => SchemaKind::Proposal,
         PathKind::Decline => SchemaKind::Decline,
         PathKind::Lesson => SchemaKind::Lesson,
+        PathKind::Relation => SchemaKind::Relation,
+        PathKind::CounterObservation => SchemaKind::CounterObservation,
+        PathKind::Related => SchemaKind::Related,
         PathKind::Config => return Vec::new(),
     };
     let mut value = value.clone();

@@ -9,6 +9,7 @@ mod hooks;
 mod ingest;
 mod pools;
 mod recall;
+mod relate;
 mod review;
 mod tour;
 mod trust;

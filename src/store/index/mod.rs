@@ -441,7 +441,7 @@ impl Index {
             // What recall knows of a pool entry is its content as the pool
             // stands now.
             if let (Branch::Pool(_), Some((_, tip))) = (branch, current.get(&branch.ref_name())) {
-                let touched: BTreeSet<Id> = list.iter().filter_map(Event::lesson).collect();
+                let touched: BTreeSet<Id> = list.iter().flat_map(Event::entries_changed).collect();
                 for id in touched {
                     let bytes = store.read_at(*tip, &layout::lesson_path(id))?;
                     mem.note_entry(id, bytes.as_deref());
