@@ -69,15 +69,29 @@ pub enum Event {
         lesson: Id,
         artifact: Id,
         model: Option<String>,
+        /// `ingest --redo`: the commit whose decline of this artifact this
+        /// outcome replaces (`Lore-Replaces`); the decline stays in history.
+        replaces: Option<CommitRef>,
     },
     /// The transform's verdict that an artifact cannot become a lesson.
     Decline {
         artifact: Id,
         reason: DeclineReason,
+        /// `ingest --redo`: the earlier decline this one replaces; the
+        /// record is then modified, not added.
+        replaces: Option<CommitRef>,
         model: Option<String>,
     },
     /// A human confirmed a proposal at a visibility.
-    Confirm { step: Step, visibility: Visibility },
+    Confirm {
+        step: Step,
+        visibility: Visibility,
+        /// Whether a person could have been asked: stdin was a terminal.
+        /// `false` (`--yes` from a script or an agent) is written as
+        /// `Lore-Interactive: no`, so history shows who could not have
+        /// been asked.
+        interactive: bool,
+    },
     /// A human took a confirmation back.
     Unconfirm { step: Step },
     /// A human said "don't share".
@@ -117,6 +131,65 @@ pub enum Event {
     /// (`git lore sync`). `resolved` are the entries both sides changed,
     /// each taken from the side whose status is more final.
     Sync { pool: Source, resolved: Vec<Id> },
+    /// Relation judgment: `lesson` became `superseded`, with
+    /// `superseded_by` = `by` (the newer lesson). `surface` is what the
+    /// judge said they share; `model` who judged.
+    Supersede {
+        lesson: Id,
+        by: Id,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `lesson` absorbed the evidence of `sources`
+    /// (artifact and session ids), and each source became `superseded` by
+    /// it.
+    Merge {
+        lesson: Id,
+        sources: Vec<Id>,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `lesson` refines each of `targets`; one relation
+    /// record per target, no status changes.
+    Refine {
+        lesson: Id,
+        targets: Vec<Id>,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `by` contradicts `lesson`; one counter-observation
+    /// against `lesson`, and no status change.
+    Contradict {
+        lesson: Id,
+        by: Id,
+        surface: String,
+        model: String,
+    },
+    /// Relation judgment: `lesson`'s judgment record (it was related, and
+    /// how); `targets` are every id a decision named.
+    Relate {
+        lesson: Id,
+        targets: Vec<Id>,
+        model: String,
+    },
+}
+
+/// A commit named in a trailer: its full id, lower-case hex (40 digits for
+/// SHA-1, 64 for SHA-256). Checked for shape here; that it names the right
+/// commit is `verify`'s job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommitRef(String);
+
+impl CommitRef {
+    pub fn parse(hex: &str) -> Option<CommitRef> {
+        let ok = matches!(hex.len(), 40 | 64)
+            && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        ok.then(|| CommitRef(hex.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// Which branches an action belongs on.
@@ -146,6 +219,12 @@ pub enum PathKind {
     Lesson,
     /// Anything under `.lore/`: who may sign, rubrics, policy.
     Config,
+    /// `relations/<X>/<Y>/<FROM>/<TO>.json` on a pool (a refinement).
+    Relation,
+    /// `counter-observations/<X>/<Y>/<LESSON>/<ID>.json` on a pool.
+    CounterObservation,
+    /// `related/<X>/<Y>/<LESSON>.json` on a pool (a judgment record).
+    Related,
 }
 
 /// How a touched file may change.
@@ -167,6 +246,8 @@ pub struct Rule {
     /// The files a commit of this action changes, exactly. A record is
     /// named by the event's lesson (proposals, lessons) or artifact
     /// (declines). `Config` matches one or more files under `.lore/`.
+    /// The relation actions that name several lessons list one entry here
+    /// and repeat it per lesson ([`Event::touched`]).
     pub touches: &'static [(PathKind, Op)],
 }
 
@@ -185,6 +266,11 @@ impl Event {
             Event::Config { .. } => Action::Config,
             Event::Retract { .. } => Action::Retract,
             Event::Sync { .. } => Action::Sync,
+            Event::Supersede { .. } => Action::Supersede,
+            Event::Merge { .. } => Action::Merge,
+            Event::Refine { .. } => Action::Refine,
+            Event::Contradict { .. } => Action::Contradict,
+            Event::Relate { .. } => Action::Relate,
         }
     }
 
@@ -194,7 +280,10 @@ impl Event {
         let (on, root, touches): (On, Root, &'static [(PathKind, Op)]) = match self {
             Event::Init => (Ledger, Root::Only, &[]),
             Event::Propose { .. } => (Ledger, Root::Never, &[(Proposal, Add)]),
-            Event::Decline { .. } => (Ledger, Root::Never, &[(Decline, Add)]),
+            Event::Decline { replaces: None, .. } => (Ledger, Root::Never, &[(Decline, Add)]),
+            Event::Decline {
+                replaces: Some(_), ..
+            } => (Ledger, Root::Never, &[(Decline, Modify)]),
             Event::Confirm { .. }
             | Event::Unconfirm { .. }
             | Event::Pass { .. }
@@ -211,8 +300,61 @@ impl Event {
             Event::Retract { .. } => (Pool, Root::Never, &[(Lesson, Modify)]),
             // A merge: checked as a whole against its parents, not by paths.
             Event::Sync { .. } => (Pool, Root::Never, &[]),
+            // The superseded entry; `merge` also each source's.
+            Event::Supersede { .. } | Event::Merge { .. } => {
+                (Pool, Root::Never, &[(Lesson, Modify)])
+            }
+            // One relation record per target.
+            Event::Refine { .. } => (Pool, Root::Never, &[(Relation, Add)]),
+            Event::Contradict { .. } => (Pool, Root::Never, &[(CounterObservation, Add)]),
+            Event::Relate { .. } => (Pool, Root::Never, &[(Related, Add)]),
         };
         Rule { on, root, touches }
+    }
+
+    /// Every file this event changes, each with the id that names it: the
+    /// rule's entries, with the relation actions that name several lessons
+    /// expanded (`merge`: the lesson and each source; `refine`: one relation
+    /// record per target, named by the target). `None` where the rule's
+    /// entry is not named by one id (`.lore/` files).
+    pub fn touched(&self) -> Vec<(PathKind, Op, Option<Id>)> {
+        match self {
+            Event::Merge {
+                lesson, sources, ..
+            } => std::iter::once(*lesson)
+                .chain(sources.iter().copied())
+                .map(|id| (PathKind::Lesson, Op::Modify, Some(id)))
+                .collect(),
+            Event::Refine { targets, .. } => targets
+                .iter()
+                .map(|&t| (PathKind::Relation, Op::Add, Some(t)))
+                .collect(),
+            _ => {
+                let named = match self {
+                    Event::Decline { artifact, .. } => Some(*artifact),
+                    _ => self.lesson(),
+                };
+                self.rule()
+                    .touches
+                    .iter()
+                    .map(|&(k, op)| (k, op, if k == PathKind::Config { None } else { named }))
+                    .collect()
+            }
+        }
+    }
+
+    /// The pool entries (`lessons/…`) this event changes: the lesson of a
+    /// promote, retract or supersede, and a merge's lesson and sources.
+    pub fn entries_changed(&self) -> Vec<Id> {
+        match self {
+            Event::Merge {
+                lesson, sources, ..
+            } => std::iter::once(*lesson)
+                .chain(sources.iter().copied())
+                .collect(),
+            Event::Refine { .. } | Event::Contradict { .. } | Event::Relate { .. } => Vec::new(),
+            _ => self.lesson().into_iter().collect(),
+        }
     }
 
     /// The lesson this event is about, if any.
@@ -220,7 +362,12 @@ impl Event {
         match self {
             Event::Propose { lesson, .. }
             | Event::Promote { lesson, .. }
-            | Event::Retract { lesson, .. } => Some(*lesson),
+            | Event::Retract { lesson, .. }
+            | Event::Supersede { lesson, .. }
+            | Event::Merge { lesson, .. }
+            | Event::Refine { lesson, .. }
+            | Event::Contradict { lesson, .. }
+            | Event::Relate { lesson, .. } => Some(*lesson),
             Event::Confirm { step, .. }
             | Event::Unconfirm { step }
             | Event::Pass { step, .. }
@@ -241,7 +388,15 @@ impl Event {
             | Event::Pass { step, .. }
             | Event::Judge { step, .. }
             | Event::Stamp { step, .. } => Some(step.artifact),
-            Event::Init | Event::Config { .. } | Event::Retract { .. } | Event::Sync { .. } => None,
+            Event::Init
+            | Event::Config { .. }
+            | Event::Retract { .. }
+            | Event::Sync { .. }
+            | Event::Supersede { .. }
+            | Event::Merge { .. }
+            | Event::Refine { .. }
+            | Event::Contradict { .. }
+            | Event::Relate { .. } => None,
         }
     }
 
@@ -267,24 +422,35 @@ impl Event {
                 lesson,
                 artifact,
                 model,
+                replaces,
             } => {
                 f.lesson = Some(*lesson);
                 f.artifact = Some(*artifact);
                 f.status = Some(ProposalStatus::Pending.as_str().into());
                 f.model = model.clone();
+                f.replaces = replaces.as_ref().map(|c| c.0.clone());
             }
             Event::Decline {
                 artifact,
                 reason,
                 model,
+                replaces,
             } => {
                 f.artifact = Some(*artifact);
                 f.reason = Some(reason.as_str().into());
                 f.model = model.clone();
+                f.replaces = replaces.as_ref().map(|c| c.0.clone());
             }
-            Event::Confirm { step, visibility } => {
+            Event::Confirm {
+                step,
+                visibility,
+                interactive,
+            } => {
                 f.step(step);
                 f.visibility = Some(visibility.as_str().into());
+                if !interactive {
+                    f.interactive = Some("no".into());
+                }
             }
             Event::Unconfirm { step } => f.step(step),
             Event::Pass { step, reason } => {
@@ -344,6 +510,56 @@ impl Event {
                 f.pool = Some(pool.as_str().into());
                 f.targets = resolved.clone();
             }
+            Event::Supersede {
+                lesson,
+                by,
+                surface,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.from = Some(LessonStatus::Active.as_str().into());
+                f.status = Some(LessonStatus::Superseded.as_str().into());
+                f.targets = vec![*by];
+                f.surface = Some(surface.clone());
+                f.model = Some(model.clone());
+            }
+            Event::Merge {
+                lesson,
+                sources: targets,
+                surface,
+                model,
+            }
+            | Event::Refine {
+                lesson,
+                targets,
+                surface,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.targets = targets.clone();
+                f.surface = Some(surface.clone());
+                f.model = Some(model.clone());
+            }
+            Event::Contradict {
+                lesson,
+                by,
+                surface,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.targets = vec![*by];
+                f.surface = Some(surface.clone());
+                f.model = Some(model.clone());
+            }
+            Event::Relate {
+                lesson,
+                targets,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.targets = targets.clone();
+                f.model = Some(model.clone());
+            }
         }
         f.render(self.action())
     }
@@ -367,17 +583,29 @@ impl Event {
                 Event::Propose {
                     lesson: f.need_lesson()?,
                     artifact: f.need_artifact()?,
+                    replaces: f.replaces()?,
                     model: f.model,
                 }
             }
             Action::Decline => Event::Decline {
                 artifact: f.need_artifact()?,
                 reason: f.parsed("Lore-Reason", &f.reason)?,
+                replaces: f.replaces()?,
                 model: f.model,
             },
             Action::Confirm => Event::Confirm {
                 step: f.need_step()?,
                 visibility: f.parsed("Lore-Visibility", &f.visibility)?,
+                interactive: match f.interactive.as_deref() {
+                    None => true,
+                    Some("no") => false,
+                    Some(_) => {
+                        return Err(TrailerError::BadField {
+                            key: "Lore-Interactive",
+                            why: "the only value is no".into(),
+                        })
+                    }
+                },
             },
             Action::Unconfirm => Event::Unconfirm {
                 step: f.need_step()?,
@@ -443,6 +671,45 @@ impl Event {
                 pool: f.parsed("Lore-Pool", &f.pool)?,
                 resolved: f.targets.clone(),
             },
+            Action::Supersede => {
+                if f.from.as_deref() != Some(LessonStatus::Active.as_str())
+                    || f.status.as_deref() != Some(LessonStatus::Superseded.as_str())
+                {
+                    return Err(TrailerError::BadField {
+                        key: "Lore-Status",
+                        why: "a supersede moves an entry from active to superseded".into(),
+                    });
+                }
+                Event::Supersede {
+                    lesson: f.need_lesson()?,
+                    by: f.one_target()?,
+                    surface: f.need("Lore-Surface", &f.surface)?,
+                    model: f.need("Lore-Model", &f.model)?,
+                }
+            }
+            Action::Merge => Event::Merge {
+                lesson: f.need_lesson()?,
+                sources: f.some_targets()?,
+                surface: f.need("Lore-Surface", &f.surface)?,
+                model: f.need("Lore-Model", &f.model)?,
+            },
+            Action::Refine => Event::Refine {
+                lesson: f.need_lesson()?,
+                targets: f.some_targets()?,
+                surface: f.need("Lore-Surface", &f.surface)?,
+                model: f.need("Lore-Model", &f.model)?,
+            },
+            Action::Contradict => Event::Contradict {
+                lesson: f.need_lesson()?,
+                by: f.one_target()?,
+                surface: f.need("Lore-Surface", &f.surface)?,
+                model: f.need("Lore-Model", &f.model)?,
+            },
+            Action::Relate => Event::Relate {
+                lesson: f.need_lesson()?,
+                targets: f.targets.clone(),
+                model: f.need("Lore-Model", &f.model)?,
+            },
             other => return Err(TrailerError::Unsupported(other.as_str())),
         })
     }
@@ -458,29 +725,36 @@ struct Fields {
     from: Option<String>,
     status: Option<String>,
     visibility: Option<String>,
+    interactive: Option<String>,
     pool: Option<String>,
     rubric: Option<String>,
     gate: Option<String>,
     score: Option<String>,
     reason: Option<String>,
     model: Option<String>,
+    replaces: Option<String>,
+
+    surface: Option<String>,
     targets: Vec<Id>,
     judges: Vec<String>,
 }
 
 /// Single-valued keys, in the order they are written.
-const SINGLE: [&str; 13] = [
+const SINGLE: [&str; 16] = [
     "Lore-Lesson",
     "Lore-Artifact",
     "Lore-From",
     "Lore-Status",
     "Lore-Visibility",
+    "Lore-Interactive",
     "Lore-Pool",
     "Lore-Rubric",
     "Lore-Gate",
     "Lore-Score",
     "Lore-Reason",
     "Lore-Model",
+    "Lore-Replaces",
+    "Lore-Surface",
     "Lore-Target",
     "Lore-Judge",
 ];
@@ -504,12 +778,15 @@ impl Fields {
             self.from,
             self.status,
             self.visibility,
+            self.interactive,
             self.pool,
             self.rubric,
             self.gate,
             self.score,
             self.reason,
             self.model,
+            self.replaces,
+            self.surface,
         ];
         for (key, value) in SINGLE.iter().zip(single) {
             if let Some(v) = value {
@@ -555,12 +832,16 @@ impl Fields {
             from: s("Lore-From"),
             status: s("Lore-Status"),
             visibility: s("Lore-Visibility"),
+            interactive: s("Lore-Interactive"),
             pool: s("Lore-Pool"),
             rubric: s("Lore-Rubric"),
             gate: s("Lore-Gate"),
             score: s("Lore-Score"),
             reason: s("Lore-Reason"),
             model: s("Lore-Model"),
+            replaces: s("Lore-Replaces"),
+
+            surface: s("Lore-Surface"),
             ..Fields::default()
         };
         for t in lines {
@@ -577,8 +858,51 @@ impl Fields {
         Ok(f)
     }
 
+    fn replaces(&self) -> Result<Option<CommitRef>, TrailerError> {
+        self.replaces
+            .as_deref()
+            .map(|v| {
+                CommitRef::parse(v).ok_or(TrailerError::BadField {
+                    key: "Lore-Replaces",
+                    why: "not a full commit id".into(),
+                })
+            })
+            .transpose()
+    }
+
     fn need_lesson(&self) -> Result<Id, TrailerError> {
         self.lesson.ok_or(TrailerError::Missing("Lore-Lesson"))
+    }
+
+    fn need(&self, key: &'static str, value: &Option<String>) -> Result<String, TrailerError> {
+        value.clone().ok_or(TrailerError::Missing(key))
+    }
+
+    /// Exactly one `Lore-Target`.
+    fn one_target(&self) -> Result<Id, TrailerError> {
+        match self.targets.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(TrailerError::Missing("Lore-Target")),
+            _ => Err(TrailerError::BadField {
+                key: "Lore-Target",
+                why: "this action names exactly one other lesson".into(),
+            }),
+        }
+    }
+
+    /// One or more `Lore-Target`s, none twice.
+    fn some_targets(&self) -> Result<Vec<Id>, TrailerError> {
+        if self.targets.is_empty() {
+            return Err(TrailerError::Missing("Lore-Target"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        if !self.targets.iter().all(|t| seen.insert(*t)) {
+            return Err(TrailerError::BadField {
+                key: "Lore-Target",
+                why: "a lesson is named twice".into(),
+            });
+        }
+        Ok(self.targets.clone())
     }
 
     fn need_artifact(&self) -> Result<Id, TrailerError> {
@@ -636,6 +960,7 @@ mod tests {
 
     const L: &str = "01KZ4A1B2C3D4E5F6G7H8J9K0M";
     const A: &str = "01KZ45MKAM734ZS7JK24D2DK0R";
+    const B: &str = "01KZ45MKAM734ZS7JK24D2DK1S";
 
     fn step(from: ProposalStatus, to: ProposalStatus) -> Step {
         Step {
@@ -654,15 +979,35 @@ mod tests {
                 lesson: id(L),
                 artifact: id(A),
                 model: Some("offline".into()),
+                replaces: None,
+            },
+            Event::Propose {
+                lesson: id(L),
+                artifact: id(A),
+                model: Some("offline".into()),
+                replaces: CommitRef::parse("0123456789abcdef0123456789abcdef01234567"),
             },
             Event::Decline {
                 artifact: id(A),
                 reason: DeclineReason::NoVersions,
                 model: Some("claude-haiku".into()),
+                replaces: None,
+            },
+            Event::Decline {
+                artifact: id(A),
+                reason: DeclineReason::NoVersions,
+                model: None,
+                replaces: CommitRef::parse(&"ab".repeat(32)),
             },
             Event::Confirm {
                 step: step(Pending, Confirmed),
                 visibility: Visibility::Org,
+                interactive: true,
+            },
+            Event::Confirm {
+                step: step(Pending, Confirmed),
+                visibility: Visibility::Public,
+                interactive: false,
             },
             Event::Unconfirm {
                 step: step(Confirmed, Pending),
@@ -721,6 +1066,40 @@ mod tests {
             Event::Config {
                 topic: ConfigTopic::Signers,
             },
+            Event::Supersede {
+                lesson: id(L),
+                by: id(A),
+                surface: "vite.config.ts server.proxy".into(),
+                model: "offline".into(),
+            },
+            Event::Merge {
+                lesson: id(L),
+                sources: vec![id(A), id(B)],
+                surface: "the same claim".into(),
+                model: "claude-haiku".into(),
+            },
+            Event::Refine {
+                lesson: id(L),
+                targets: vec![id(A)],
+                surface: "tsconfig paths".into(),
+                model: "claude-haiku".into(),
+            },
+            Event::Contradict {
+                lesson: id(A),
+                by: id(L),
+                surface: "NODE_OPTIONS".into(),
+                model: "claude-haiku".into(),
+            },
+            Event::Relate {
+                lesson: id(L),
+                targets: vec![],
+                model: "offline".into(),
+            },
+            Event::Relate {
+                lesson: id(L),
+                targets: vec![id(A), id(B)],
+                model: "offline".into(),
+            },
         ]
     }
 
@@ -738,6 +1117,7 @@ mod tests {
         let e = Event::Confirm {
             step: step(ProposalStatus::Pending, ProposalStatus::Confirmed),
             visibility: Visibility::Org,
+            interactive: true,
         };
         let text = Message::new("confirm x", None, e.to_trailers().unwrap())
             .unwrap()
@@ -817,6 +1197,39 @@ mod tests {
             Event::from_trailers(&lines(&odd)),
             Err(TrailerError::UnknownAction("explode".into()))
         );
+        let supersede_back = [
+            ("Lore-Format", "1"),
+            ("Lore-Action", "supersede"),
+            ("Lore-Lesson", L),
+            ("Lore-From", "active"),
+            ("Lore-Status", "refuted"),
+            ("Lore-Target", A),
+            ("Lore-Surface", "x"),
+            ("Lore-Model", "m"),
+        ];
+        assert!(matches!(
+            Event::from_trailers(&lines(&supersede_back)),
+            Err(TrailerError::BadField {
+                key: "Lore-Status",
+                ..
+            })
+        ));
+        let merge_twice = [
+            ("Lore-Format", "1"),
+            ("Lore-Action", "merge"),
+            ("Lore-Lesson", L),
+            ("Lore-Target", A),
+            ("Lore-Target", A),
+            ("Lore-Surface", "x"),
+            ("Lore-Model", "m"),
+        ];
+        assert!(matches!(
+            Event::from_trailers(&lines(&merge_twice)),
+            Err(TrailerError::BadField {
+                key: "Lore-Target",
+                ..
+            })
+        ));
         let reserved = [("Lore-Format", "1"), ("Lore-Action", "publish")];
         assert_eq!(
             Event::from_trailers(&lines(&reserved)),

@@ -24,6 +24,9 @@ pub enum ModelError {
     /// 26 good characters that spell a number over 128 bits.
     #[error("not a ULID: {0:?} is past the largest ULID (its first character must be 0 to 7)")]
     IdOutOfRange(String),
+    /// Something given as an id or a prefix of one that is neither.
+    #[error("not an id or a prefix of one: {0:?} (ids are 26 characters of 0-9 and A-Z without I, L, O, U; a prefix needs at least {min} of them)", min = IdPrefix::MIN)]
+    BadPrefix(String),
 }
 
 /// A ULID as the lesson schema spells it: 26 characters of upper-case
@@ -82,6 +85,83 @@ impl FromStr for Id {
             .map(Id)
             .map_err(|_| ModelError::BadId(s.to_owned()))
     }
+}
+
+/// What a person types for an id: the whole id or a prefix of at least
+/// [`IdPrefix::MIN`] characters, in either case (like git's abbreviated
+/// commit ids). Which id a prefix names is the index's answer
+/// (`ops::query::resolve`); this type only knows the range it covers.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct IdPrefix(String);
+
+impl IdPrefix {
+    /// The shortest prefix accepted.
+    pub const MIN: usize = 4;
+
+    /// Reads a full id or a prefix; lower case is folded to upper case.
+    pub fn parse(s: &str) -> Result<IdPrefix, ModelError> {
+        let up = s.to_ascii_uppercase();
+        if up.len() == 26 {
+            return up.parse::<Id>().map(|_| IdPrefix(up));
+        }
+        let b = up.as_bytes();
+        if b.len() < Self::MIN || b.len() > 26 || !b.iter().all(|&c| is_crockford(c)) {
+            return Err(ModelError::BadPrefix(s.chars().take(64).collect()));
+        }
+        if b[0] > b'7' {
+            return Err(ModelError::IdOutOfRange(s.chars().take(64).collect()));
+        }
+        Ok(IdPrefix(up))
+    }
+
+    /// The whole id, when all 26 characters were given.
+    pub fn full(&self) -> Option<Id> {
+        self.0.parse().ok()
+    }
+
+    /// The prefix as typed, upper case.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The first and the last id that start with this prefix.
+    pub fn range(&self) -> (Id, Id) {
+        // A ULID is 26 characters of 5 bits = 130 bits whose top two are 0.
+        let bits = 5 * self.0.len() as u32;
+        let mut v: u128 = 0;
+        for c in self.0.bytes() {
+            v = (v << 5) | crockford_value(c) as u128;
+        }
+        let rest = 130 - bits;
+        if rest >= 128 {
+            return (Id(ulid::Ulid(0)), Id(ulid::Ulid(u128::MAX)));
+        }
+        let lo = v << rest;
+        let hi = lo | ((1u128 << rest) - 1);
+        (Id(ulid::Ulid(lo)), Id(ulid::Ulid(hi)))
+    }
+}
+
+fn crockford_value(c: u8) -> u8 {
+    const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    ALPHABET.iter().position(|&a| a == c).unwrap_or(0) as u8
+}
+
+/// How many leading characters of `id` no other id of `sorted` shares: the
+/// shortest prefix that names it (at least [`IdPrefix::MIN`]). `sorted`
+/// holds every id a prefix is resolved against, in order, `id` among them.
+pub fn unique_prefix_len(id: Id, sorted: &[Id]) -> usize {
+    let common = |a: Id, b: Id| {
+        let (a, b) = (a.to_string(), b.to_string());
+        a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+    };
+    let at = sorted.partition_point(|x| *x < id);
+    let before = at.checked_sub(1).map(|i| common(sorted[i], id));
+    let after = sorted
+        .get(at..)
+        .and_then(|s| s.iter().find(|x| **x != id))
+        .map(|&x| common(x, id));
+    (before.unwrap_or(0).max(after.unwrap_or(0)) + 1).clamp(IdPrefix::MIN, 26)
 }
 
 impl fmt::Display for Id {
@@ -382,6 +462,60 @@ pub fn iso(ts: jiff::Timestamp) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prefix_covers_exactly_the_ids_that_start_with_it() {
+        let id: Id = "01JD4XQMR6ZKX8T2B5V9N3WQYE".parse().unwrap();
+        for len in [4, 10, 17, 25, 26] {
+            let p = IdPrefix::parse(&id.to_string()[..len].to_lowercase()).unwrap();
+            let (lo, hi) = p.range();
+            assert!(lo <= id && id <= hi, "{len}");
+            assert!(lo.to_string().starts_with(p.as_str()), "{lo} {len}");
+            assert!(hi.to_string().starts_with(p.as_str()), "{hi} {len}");
+            let below = Id(ulid::Ulid(lo.0 .0.wrapping_sub(1)));
+            assert!(!below.to_string().starts_with(p.as_str()) || lo.0 .0 == 0);
+            let above = Id(ulid::Ulid(hi.0 .0.wrapping_add(1)));
+            assert!(!above.to_string().starts_with(p.as_str()) || hi.0 .0 == u128::MAX);
+        }
+        assert_eq!(IdPrefix::parse(&id.to_string()).unwrap().full(), Some(id));
+        assert_eq!(IdPrefix::parse("01jd").unwrap().full(), None);
+    }
+
+    #[test]
+    fn a_prefix_is_refused_when_it_could_not_name_an_id() {
+        for bad in [
+            "",
+            "01J",
+            "01JU",
+            "01J-",
+            "01JD4XQMR6ZKX8T2B5V9N3WQYEX",
+            "ZZZZ",
+        ] {
+            assert!(IdPrefix::parse(bad).is_err(), "{bad:?}");
+        }
+        assert!(matches!(
+            IdPrefix::parse("8ZZZ"),
+            Err(ModelError::IdOutOfRange(_))
+        ));
+        assert!(IdPrefix::parse("01jd").is_ok());
+    }
+
+    #[test]
+    fn the_unique_prefix_is_one_past_the_longest_shared_one() {
+        let ids: Vec<Id> = [
+            "01JD4XQMR6ZKX8T2B5V9N3WQYE",
+            "01JD4XQMR6ZKX8T2B5V9N3WQYF",
+            "01JD4XQP0000000000000000AA",
+            "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+        ]
+        .iter()
+        .map(|s| s.parse().unwrap())
+        .collect();
+        assert_eq!(unique_prefix_len(ids[0], &ids), 26);
+        assert_eq!(unique_prefix_len(ids[2], &ids), 8);
+        assert_eq!(unique_prefix_len(ids[3], &ids), 4);
+        assert_eq!(unique_prefix_len(ids[3], &ids[3..]), 4);
+    }
 
     #[test]
     fn ids_parse_strictly() {

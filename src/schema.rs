@@ -7,7 +7,8 @@
 //! and the counter-observation schema); `schema/PROVENANCE.md` pins each by
 //! sha256 and a unit test fails if one changes. The others are our own:
 //! the archivist artifact (our input), the lesson candidate, the proposal
-//! envelope and the decline record.
+//! envelope, the decline record, and the two relation records (a refinement
+//! link and a lesson's judgment record).
 //!
 //! References between schemas (`candidate.schema.json` → the sub-schemas,
 //! `proposal.schema.json` → the candidate and the artifact) resolve against
@@ -60,11 +61,15 @@ pub enum SchemaKind {
     Decline,
     /// A counter-observation (`counter-observation.schema.json`, vendored).
     CounterObservation,
+    /// A refinement link between two pool lessons (`relation.schema.json`).
+    Relation,
+    /// The judgment record of a related lesson (`related.schema.json`).
+    Related,
 }
 
 impl SchemaKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [SchemaKind; 8] = [
+    pub const ALL: [SchemaKind; 10] = [
         SchemaKind::Lesson,
         SchemaKind::Evidence,
         SchemaKind::AppliesTo,
@@ -73,6 +78,8 @@ impl SchemaKind {
         SchemaKind::Proposal,
         SchemaKind::Decline,
         SchemaKind::CounterObservation,
+        SchemaKind::Relation,
+        SchemaKind::Related,
     ];
 
     /// The file under `schema/` that defines this kind.
@@ -86,6 +93,8 @@ impl SchemaKind {
             SchemaKind::Proposal => "proposal.schema.json",
             SchemaKind::Decline => "decline.schema.json",
             SchemaKind::CounterObservation => "counter-observation.schema.json",
+            SchemaKind::Relation => "relation.schema.json",
+            SchemaKind::Related => "related.schema.json",
         }
     }
 
@@ -100,6 +109,8 @@ impl SchemaKind {
             SchemaKind::Proposal => PROPOSAL,
             SchemaKind::Decline => DECLINE,
             SchemaKind::CounterObservation => COUNTER_OBSERVATION,
+            SchemaKind::Relation => RELATION,
+            SchemaKind::Related => RELATED,
         }
     }
 
@@ -118,6 +129,8 @@ impl SchemaKind {
             SchemaKind::Proposal => 5,
             SchemaKind::Decline => 6,
             SchemaKind::CounterObservation => 7,
+            SchemaKind::Relation => 8,
+            SchemaKind::Related => 9,
         }
     }
 }
@@ -137,6 +150,8 @@ const CANDIDATE: &str = include_str!("../schema/candidate.schema.json");
 const ARTIFACT: &str = include_str!("../schema/artifact.schema.json");
 const PROPOSAL: &str = include_str!("../schema/proposal.schema.json");
 const DECLINE: &str = include_str!("../schema/decline.schema.json");
+const RELATION: &str = include_str!("../schema/relation.schema.json");
+const RELATED: &str = include_str!("../schema/related.schema.json");
 
 /// `schema/PROVENANCE.md`: where each vendored file came from, with its sha256.
 pub const PROVENANCE: &str = include_str!("../schema/PROVENANCE.md");
@@ -245,8 +260,8 @@ fn registry() -> &'static Result<Registry<'static>, SchemaError> {
 /// The validator of one kind, compiled on first use. A command compiles
 /// only the schemas it validates against (an ingest needs two of eight).
 fn compiled(kind: SchemaKind) -> &'static Result<Validator, SchemaError> {
-    static VALIDATORS: [OnceLock<Result<Validator, SchemaError>>; 8] =
-        [const { OnceLock::new() }; 8];
+    static VALIDATORS: [OnceLock<Result<Validator, SchemaError>>; 10] =
+        [const { OnceLock::new() }; 10];
     VALIDATORS[kind.index()].get_or_init(|| {
         let docs = docs().as_ref().map_err(Clone::clone)?;
         let registry = registry().as_ref().map_err(Clone::clone)?;

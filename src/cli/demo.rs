@@ -15,6 +15,9 @@ use super::ui::{self, error, out, CliError, Ctx, Exit};
 /// Every step runs the real `git lore` command and shows its real output.
 /// Nothing outside the temporary directory is touched; `--keep` leaves it in
 /// place to explore with git.
+///
+/// Example: `git lore demo` (nothing outside a temporary directory is
+/// touched).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Keep the temporary directory and print its path.
@@ -179,10 +182,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ));
     };
     demo.lore(&["show", &org]);
-    demo.lore(&["confirm", &org, "org"]);
-    demo.lore(&["confirm", &public, "public"]);
+    demo.lore(&["confirm", &org, "org", "--yes"]);
+    demo.lore(&["confirm", &public, "public", "--yes"]);
     demo.lore(&["confirm", &private, "private"]);
-    demo.lore(&["confirm", &leaky, "public"]);
+    demo.lore(&["confirm", &leaky, "public", "--yes"]);
     demo.lore(&["status"]);
     demo.lore(&["judge", "--all", "--yes"]);
     demo.lore(&["show", &leaky]);

@@ -13,6 +13,9 @@ use git_lore::ops::{host, remote};
 /// and records the keys allowed to sign a pool's first commit. Serve the
 /// directory with ssh, `git daemon` or a git HTTP server; push and fetch it
 /// like any remote. Running it again replaces the root signers and the hook.
+///
+/// Example: `git lore host /srv/git/team-lore.git --signer
+/// ana.pub --signer bo.pub` (on the server).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The bare repository to create or update.

@@ -8,6 +8,8 @@ use git_lore::ops::query;
 /// The index is a cache under the git dir; every command catches it up by
 /// itself, and deleting it changes no answer. This command exists to warm it
 /// after a large import and to rebuild it on demand.
+///
+/// Examples: `git lore index`, `git lore index --rebuild`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Throw the index away and rebuild it from history.

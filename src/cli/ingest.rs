@@ -20,6 +20,14 @@ use git_lore::pipeline::Item;
 /// artifact: `proposed <lesson> <artifact>`, `declined <artifact> <reason>`,
 /// `skipped <artifact> seen|pregate|claimed`, `untouched <artifact> <why>` or
 /// `invalid <source> <why>`; a summary goes to stderr.
+///
+/// `--redo` runs declined artifacts through the transform again (after you
+/// configured a model, say): the new outcome is a new commit that names the
+/// decline it replaces, and `seen` answers with it.
+///
+/// Examples: `git lore ingest session.jsonl`,
+/// `git lore ingest --from-commits ~/src/app --since v1.2.0`,
+/// `git lore ingest --redo-declined --since 2026-11-01`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Artifact files, directories, JSON Lines files, or `-` for stdin.
@@ -28,9 +36,18 @@ pub struct Args {
     /// Mine the default branch of the project repository at DIR instead.
     #[arg(long, value_name = "DIR", conflicts_with = "paths")]
     from_commits: Option<PathBuf>,
-    /// With --from-commits: only commits after REV.
-    #[arg(long, value_name = "REV", requires = "from_commits")]
+    /// With --from-commits: only commits after REV. With --redo-declined:
+    /// only artifacts declined on or after DATE (`2026-11-01`, or an
+    /// RFC 3339 time).
+    #[arg(long, value_name = "REV|DATE")]
     since: Option<String>,
+    /// Run these declined artifacts through the transform again (ids or
+    /// unique prefixes).
+    #[arg(long, value_name = "ARTIFACT", num_args = 1.., conflicts_with_all = ["paths", "from_commits", "redo_declined"])]
+    redo: Vec<String>,
+    /// Run every declined artifact through the transform again.
+    #[arg(long, conflicts_with_all = ["paths", "from_commits"])]
+    redo_declined: bool,
     /// offline (built in, deterministic) or command (lore.transform.command)
     /// [default: command when lore.transform.command is set, else offline].
     #[arg(long, value_parser = ["offline", "command"])]
@@ -43,7 +60,7 @@ pub struct Args {
 fn read_items(args: &Args) -> ui::Result<Vec<Item>> {
     if args.paths.is_empty() {
         return Err(CliError::Usage(
-            "name artifact files or directories to ingest, `-` for stdin, or --from-commits DIR"
+            "name artifact files or directories to ingest, `-` for stdin, --from-commits DIR, or --redo ARTIFACT"
                 .into(),
         ));
     }
@@ -158,13 +175,69 @@ pub(super) fn row(o: &Outcome) -> Row {
     r
 }
 
+/// What a `--since` DATE means: a day (from its start, UTC) or a time.
+fn parse_date(s: &str) -> ui::Result<jiff::Timestamp> {
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Ok(t);
+    }
+    s.parse::<jiff::civil::Date>()
+        .ok()
+        .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+        .map(|z| z.timestamp())
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "--since {}: not a date (2026-11-01) or an RFC 3339 time (2026-11-01T09:30:00Z)",
+                ui::text(s)
+            ))
+        })
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
-    let mut lore = ctx.open()?;
-    let items = match &args.from_commits {
-        Some(dir) => inputs::items_from_commits(&lore, dir, args.since.as_deref())?,
-        None => read_items(&args)?,
+    let redoing = !args.redo.is_empty() || args.redo_declined;
+    if args.since.is_some() && args.from_commits.is_none() && !args.redo_declined {
+        return Err(CliError::Usage(
+            "--since goes with --from-commits DIR (a revision) or --redo-declined (a date)".into(),
+        ));
+    }
+    let since = match (&args.since, args.redo_declined) {
+        (Some(s), true) => Some(parse_date(s)?),
+        _ => None,
     };
+    let typed = args
+        .redo
+        .iter()
+        .map(|a| ui::parse_id(a))
+        .collect::<ui::Result<Vec<_>>>()?;
+    let mut lore = ctx.open()?;
     let backend = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
+    let report = if redoing {
+        let which = if args.redo_declined {
+            ingest::RedoWhich::Declined { since }
+        } else {
+            ingest::RedoWhich::Artifacts(
+                typed
+                    .iter()
+                    .map(|t| ui::resolve_id(&lore, t))
+                    .collect::<ui::Result<_>>()?,
+            )
+        };
+        ingest::redo(&mut lore, which, &backend, &mut |_| {})
+    } else {
+        let items = match &args.from_commits {
+            Some(dir) => inputs::items_from_commits(&lore, dir, args.since.as_deref())?,
+            None => read_items(&args)?,
+        };
+        run_items(&mut lore, items, &backend)
+    };
+    report_outcomes(report, args.json)
+}
+
+/// Ingests `items` with a progress bar on a terminal for long runs.
+fn run_items(
+    lore: &mut git_lore::ops::Lore,
+    items: Vec<Item>,
+    backend: &Backend,
+) -> Result<ingest::Report, git_lore::ops::LoreError> {
     let bar = (std::io::stderr().is_terminal() && items.len() >= 20).then(|| {
         let b = indicatif::ProgressBar::new(items.len() as u64);
         b.set_style(
@@ -178,14 +251,23 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             b.inc(1);
         }
     };
-    let report = ingest::ingest(&mut lore, items, &backend, &mut progress);
+    let report = ingest::ingest(lore, items, backend, &mut progress);
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
+    report
+}
+
+/// Prints one line (or JSON row) per outcome and the summary; the exit
+/// code follows the outcomes.
+fn report_outcomes(
+    report: Result<ingest::Report, git_lore::ops::LoreError>,
+    json: bool,
+) -> ui::Result {
     let ingest::Report { outcomes, error } = report?;
     // One line per input item, in input order (writes land in chunks, so
     // determinations arrive out of order).
-    if args.json {
+    if json {
         ui::out_json(&outcomes.iter().map(row).collect::<Vec<_>>());
     } else {
         let text: String = outcomes.iter().map(|o| format!("{}\n", line(o))).collect();

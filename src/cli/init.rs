@@ -18,6 +18,8 @@ use git_lore::store::InitOutcome;
 /// read this once and copied into the lesson repository. Without either,
 /// git-lore / git-lore@localhost. The e-mail is the principal teammates
 /// list in their pools' signers (`git lore key` prints the line).
+///
+/// Example: `git lore init --email ana@example.com --name Ana`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The e-mail commits are written with and the principal of your key.

@@ -1,4 +1,4 @@
-use std::io::{IsTerminal, Read, Write};
+use std::io::Read;
 
 use clap::Args as ClapArgs;
 
@@ -20,9 +20,12 @@ use git_lore::review::{self, Judged, Transition};
 /// proceeding with `--yes`. A private lesson is approved with no jury. Exit 0
 /// when verdicts were recorded, 1 on a usage or state error, 2 when a lesson
 /// could not be judged (nothing written; it stays confirmed; re-run).
+///
+/// Examples: `git lore judge --all --yes`, `git lore judge 01kz8nv6803
+/// @verdicts.json`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The lesson id (ULID).
+    /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(
         value_name = "ID",
         required_unless_present = "all",
@@ -81,7 +84,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     if args.all {
         return run_all(&mut lore, &args);
     }
-    let id = ui::parse_id(args.id.as_deref().unwrap_or_default())?;
+    let id = ui::resolve_id(
+        &lore,
+        &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
+    )?;
     let text = read_verdicts(args.verdicts.as_deref().unwrap_or_default())?;
     // Verdicts that are not JSON cannot be judged — but only once the lesson
     // is known to be confirmed (a missing or decided lesson is a refusal, a
@@ -131,20 +137,9 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
     if confirmed.is_empty() && unpromoted == 0 {
         return Ok(Exit::Done);
     }
-    if !args.yes {
-        if !std::io::stdin().is_terminal() {
-            return Err(CliError::Usage(
-                "refusing to judge without --yes: stdin is not a terminal to ask on".into(),
-            ));
-        }
-        eprint!("Proceed? [y/N] ");
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        let _ = std::io::stdin().read_line(&mut answer);
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            ui::status("nothing judged");
-            return Ok(Exit::Done);
-        }
+    if !ui::ask("Proceed?", args.yes, "judge")? {
+        ui::status("nothing judged");
+        return Ok(Exit::Done);
     }
     let mut each = |t: &Turn| match &t.judged {
         Judged::Recorded(p) if t.earlier => {

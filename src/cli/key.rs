@@ -8,6 +8,9 @@ use git_lore::ops::signers;
 ///
 /// Send the line to a signer of the team's pool; they save it to a file
 /// and run `git lore trust add org FILE --principal YOU`.
+///
+/// Example: `git lore key > ana.pub` (send that line to whoever runs the
+/// pool).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Print JSON: principal, key_type, key, fingerprint.

@@ -6,14 +6,19 @@ use git_lore::ops::audit::{self, LogEntry, LogFilter};
 use git_lore::ops::query;
 use git_lore::signing::SignatureStatus;
 
-/// Show the audit trail: each commit's action, status from → to, signer,
-/// date and signature status (good / bad / unknown signer / unsigned).
+/// Show the audit trail, newest first across branches: each commit's
+/// action, status from → to, signer, date and signature status (good / bad
+/// / unknown signer / unsigned). On a terminal it goes through your pager
+/// (`GIT_PAGER`, `core.pager`, `PAGER`, else `less`), as `git log` does.
 ///
 /// With a lesson id, only that lesson's history; with `--artifact`, what
 /// happened to one artifact. `-p` shows how the record's JSON changed.
+///
+/// Examples: `git lore log`, `git lore log -p 01kz8nv6803`, `git lore log
+/// --artifact 01m1e3vm`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// A lesson id (ULID).
+    /// A lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "LESSON-ID", conflicts_with = "artifact")]
     lesson: Option<String>,
     /// Show the history of one artifact instead.
@@ -22,6 +27,9 @@ pub struct Args {
     /// Show a diff of each record's JSON between versions.
     #[arg(short = 'p', long = "patch")]
     patch: bool,
+    /// Show only the N newest commits.
+    #[arg(short = 'n', long = "max-count", value_name = "N")]
+    max_count: Option<usize>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -70,6 +78,7 @@ fn to_and_reason(e: &Event) -> (Option<String>, Option<String>) {
         }
         Event::Promote { .. } => (Some("active".into()), None),
         Event::Config { topic } => (None, Some(topic.to_string())),
+        Event::Supersede { .. } => (Some("superseded".into()), None),
         e => (e.step().map(|s| s.to.to_string()), None),
     }
 }
@@ -100,7 +109,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let lore = ctx.open()?;
     let filter = match (&args.lesson, &args.artifact) {
         (Some(l), _) => {
-            let id = ui::parse_id(l)?;
+            let id = ui::resolve_id(&lore, &ui::parse_id(l)?)?;
             match query::named(&lore, id)? {
                 query::Named::Lesson(_) => LogFilter::Lesson(id),
                 query::Named::Artifact(_) => {
@@ -114,10 +123,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 }
             }
         }
-        (_, Some(a)) => LogFilter::Artifact(ui::parse_id(a)?),
+        (_, Some(a)) => LogFilter::Artifact(ui::resolve_id(&lore, &ui::parse_id(a)?)?),
         _ => LogFilter::All,
     };
-    let entries = audit::log(&lore, filter)?;
+    let entries = audit::log(&lore, filter, args.max_count)?;
     let rows: Vec<Row> = entries.iter().map(row).collect();
     if args.json {
         ui::out_json(&rows);
@@ -166,6 +175,6 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             }
         }
     }
-    ui::out(&s);
+    ui::page(&s, lore.config("core.pager"));
     Ok(Exit::Done)
 }

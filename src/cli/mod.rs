@@ -8,8 +8,10 @@
 
 mod capture;
 mod confirm;
+mod contradictions;
 mod demo;
 mod export;
+mod generate;
 mod hook;
 mod host;
 mod index;
@@ -23,6 +25,7 @@ mod pass;
 mod promote;
 mod publish;
 mod recall;
+mod relate;
 mod remote;
 mod retract;
 mod rubrics;
@@ -41,7 +44,7 @@ mod verify;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use git_lore::ops::Env;
 use ui::{Ctx, Exit};
@@ -97,8 +100,11 @@ enum Command {
     Publish(publish::Args),
     Sync(sync::Args),
     Retract(retract::Args),
+    Relate(relate::Args),
+    Contradictions(contradictions::Args),
     Host(host::Args),
     Demo(demo::Args),
+    Generate(generate::Args),
     Setup(setup::Args),
     #[command(hide = true)]
     Hook(hook::Args),
@@ -232,8 +238,11 @@ pub fn main() -> ExitCode {
         Command::Publish(a) => publish::run(a, &ctx),
         Command::Sync(a) => sync::run(a, &ctx),
         Command::Retract(a) => retract::run(a, &ctx),
+        Command::Relate(a) => relate::run(a, &ctx),
+        Command::Contradictions(a) => contradictions::run(a, &ctx),
         Command::Host(a) => host::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
+        Command::Generate(a) => generate::run(a, Cli::command()),
         Command::Setup(a) => setup::run(a, &ctx),
         Command::Hook(a) => hook::run(a, &ctx),
     };

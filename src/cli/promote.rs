@@ -8,9 +8,11 @@ use git_lore::ops::promote;
 /// stamped and stays on the ledger. `judge` promotes by itself; this retries
 /// one that was interrupted, and `--all` every one. Running it again is a
 /// no-op.
+///
+/// Examples: `git lore promote 01kz8nv6803`, `git lore promote --all`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The lesson id (ULID).
+    /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(
         value_name = "ID",
         required_unless_present = "all",
@@ -45,7 +47,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             Exit::Done
         });
     }
-    let id = ui::parse_id(args.id.as_deref().unwrap_or_default())?;
+    let id = ui::resolve_id(
+        &lore,
+        &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
+    )?;
     let t = promote::promote(&mut lore, id)?;
     Ok(ui::print_transition(t, ui::promoted_line))
 }

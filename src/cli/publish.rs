@@ -16,6 +16,8 @@ use git_lore::ops::publish::{self, PublicOptions};
 /// merge them with merge commits. Nothing that does not verify is pushed,
 /// nor a public lesson the disclosure scanner flags; the ledger and
 /// pool/local never leave the machine.
+///
+/// Examples: `git lore publish org`, `git lore publish public`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// org or public.

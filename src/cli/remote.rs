@@ -11,6 +11,9 @@ use git_lore::ops::remote;
 /// refspecs carry only its pool branch. `--signer` pins the keys the remote
 /// pool's first commit must be signed by, as ssh pins host keys; without a
 /// pin, `sync` refuses an unknown first signer and prints how to pin it.
+///
+/// Example: `git lore remote add org git@git.example.com:team/lore.git
+/// --signer owner.pub`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     #[command(subcommand)]

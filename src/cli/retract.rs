@@ -6,9 +6,12 @@ use git_lore::ops::retract;
 /// Take a promoted lesson back: its pool entry becomes `retracted` (nothing
 /// is deleted; the history keeps what was said). Recall never returns a
 /// retracted lesson; `publish` carries the retraction to the pool's remote.
+///
+/// Example: `git lore retract 01kz8nv6803 --reason "fixed upstream in vite
+/// 6.0.2"`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The lesson id (ULID).
+    /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "ID")]
     id: String,
     /// Why it is withdrawn (one line, recorded in the commit).
@@ -17,8 +20,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
-    let id = ui::parse_id(&args.id)?;
+    let typed = ui::parse_id(&args.id)?;
     let mut lore = ctx.open()?;
+    let id = ui::resolve_id(&lore, &typed)?;
     let done = retract::retract(&mut lore, id, &args.reason)?;
     let mut s = String::new();
     for r in &done {

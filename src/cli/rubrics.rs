@@ -10,6 +10,8 @@ use git_lore::ops::rubrics;
 /// "criteria": [{"name", "weight", "min_pass"}], "score_threshold",
 /// "judge_types", "gate_policy"}]}`; weights must sum to 1.00 and both
 /// builtin ids (lesson-promotion, lesson-promotion-public) must be present.
+///
+/// Example: `git lore rubrics team-rubrics.json`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// A rubrics file to commit.

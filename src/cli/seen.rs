@@ -9,9 +9,11 @@ use git_lore::store::ArtifactOutcome;
 /// lesson's id instead, it says so and names that lesson's artifact.
 ///
 /// Answered from the derived index, not by walking history.
+///
+/// Example: `git lore seen 01M1E3VM1GAD8DSR0D4BG72GC0 01m1j2k3`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// Artifact ids (ULIDs).
+    /// Artifact ids, whole or unique prefixes (4 or more characters).
     #[arg(required = true, value_name = "ULID")]
     artifacts: Vec<String>,
     /// Print JSON instead of text.
@@ -34,12 +36,16 @@ struct Row {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
-    let ids = args
+    let typed = args
         .artifacts
         .iter()
         .map(|a| ui::parse_id(a))
         .collect::<ui::Result<Vec<_>>>()?;
     let lore = ctx.open()?;
+    let ids = typed
+        .iter()
+        .map(|t| ui::resolve_id(&lore, t))
+        .collect::<ui::Result<Vec<_>>>()?;
     let trusted = ui::check_trust(&lore)?;
     let rows: Vec<Row> = query::seen(&lore, &ids)?
         .into_iter()

@@ -1,14 +1,20 @@
 use clap::Args as ClapArgs;
 
 use super::ui::{self, Ctx, Exit};
+use git_lore::model::{unique_prefix_len, Scope, Visibility};
 use git_lore::ops::query;
+use git_lore::review::scan_lesson;
 use git_lore::store::ArtifactOutcome;
 
 /// Show one lesson: id, status, visibility, artifact, claim, rationale,
-/// resolution, stack and scope.
+/// resolution, stack and scope; once judged, every judge's scores and, for
+/// a public lesson, what the disclosure scanner found; once promoted, its
+/// relations (superseded by, refines, refined by, counter-observations).
+///
+/// Examples: `git lore show 01kz8nv6803`, `git lore show 01kz8nv6803 --json`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The lesson id (ULID).
+    /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "ID")]
     id: String,
     /// Print the whole proposal record as JSON.
@@ -17,8 +23,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
-    let id = ui::parse_id(&args.id)?;
+    let typed = ui::parse_id(&args.id)?;
     let lore = ctx.open()?;
+    let id = ui::resolve_id(&lore, &typed)?;
     let trusted = ui::check_trust(&lore)?;
     if let query::Named::Artifact(a) = query::named(&lore, id)? {
         return Err(ui::CliError::Usage(match a {
@@ -41,10 +48,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::out_json(&p);
         return Ok(Exit::Done);
     }
+    let known = query::known_ids(&lore)?;
+    let short = &id.to_string()[..unique_prefix_len(id, &known)];
     let c = &p.candidate;
-    let scope = serde_json::to_string(&c.applies_to.scope).unwrap_or_default();
     let mut s = String::new();
-    s.push_str(&format!("id:          {}\n", p.id));
+    s.push_str(&format!("id:          {} (short: {short})\n", p.id));
     s.push_str(&format!("status:      {}\n", p.status));
     s.push_str(&format!(
         "visibility:  {}\n",
@@ -63,7 +71,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         "stack:       {}\n",
         ui::text(&c.applies_to.stack.join(", "))
     ));
-    s.push_str(&format!("scope:       {}\n", ui::text(&scope)));
+    s.push_str(&format!("scope:       {}\n", scope(&c.applies_to.scope)));
     if let Some(v) = &p.verdict {
         s.push_str(&format!(
             "verdict:     {} ({}){}{}\n",
@@ -71,13 +79,110 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ui::text(&v.reason),
             v.failed_criterion
                 .as_ref()
-                .map(|c| format!(", failed criterion: {c}"))
+                .map(|c| format!(", failed criterion: {}", ui::text(c)))
                 .unwrap_or_default(),
             v.aggregate_score
                 .map(|a| format!(", score {a}"))
                 .unwrap_or_default()
         ));
+        for j in &v.judges {
+            let (line, feedback) = judge_line(j);
+            s.push_str(&format!("judge:       {line}\n"));
+            if let Some(f) = feedback {
+                s.push_str(&format!("             {f}\n"));
+            }
+        }
+    }
+    if p.visibility == Some(Visibility::Public) {
+        let found = scan_lesson(c);
+        if found.is_empty() {
+            s.push_str("disclosure:  nothing found\n");
+        }
+        for f in found {
+            s.push_str(&format!("disclosure:  {}\n", ui::text(&f.to_string())));
+        }
+    }
+    if let Some(r) = git_lore::ops::relate::relations(&lore, id)? {
+        s.push_str(&relation_lines(id, &r));
     }
     ui::out(&s);
     Ok(Exit::Done)
+}
+
+/// A scope as people write it: `vite <6, vitest >=4`, or why it holds for
+/// every version.
+fn scope(scope: &Scope) -> String {
+    match scope {
+        Scope::Versioned { versions } => ui::text(
+            &versions
+                .iter()
+                .map(|(name, range)| format!("{name} {range}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        Scope::VersionIndependent { justification } => {
+            format!("every version ({})", ui::text(justification))
+        }
+    }
+}
+
+/// One judge of a recorded verdict: its type, pass or fail, score and each
+/// criterion's score (a failed floor is the verdict's `failed_criterion`),
+/// then its feedback. A judge is kept as the model gave it, so every field
+/// is optional here.
+fn judge_line(j: &serde_json::Value) -> (String, Option<String>) {
+    let field = |k: &str| j.get(k).and_then(|v| v.as_str()).map(ui::text);
+    let mut line = field("judge_type").unwrap_or_else(|| "judge".into());
+    match j.get("passed").and_then(|v| v.as_bool()) {
+        Some(true) => line.push_str(", passed"),
+        Some(false) => line.push_str(", failed"),
+        None => {}
+    }
+    if let Some(score) = j.get("score").and_then(|v| v.as_f64()) {
+        line.push_str(&format!(", score {score}"));
+    }
+    if let Some(scores) = j.get("criterion_scores").and_then(|v| v.as_object()) {
+        let parts: Vec<String> = scores
+            .iter()
+            .map(|(k, v)| format!("{} {}", ui::text(k), v))
+            .collect();
+        line.push_str(&format!(": {}", parts.join(", ")));
+    }
+    (line, field("feedback_summary"))
+}
+
+/// What the lesson's pool records of its relations (relation judgment).
+fn relation_lines(id: git_lore::model::Id, r: &git_lore::ops::relate::Relations) -> String {
+    let ids = |v: &[git_lore::model::Id]| {
+        v.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut s = String::new();
+    if let Some(by) = r.superseded_by {
+        s.push_str(&format!("superseded by: {by}\n"));
+    }
+    if !r.refines.is_empty() {
+        s.push_str(&format!("refines:     {}\n", ids(&r.refines)));
+    }
+    if !r.refined_by.is_empty() {
+        s.push_str(&format!("refined by:  {}\n", ids(&r.refined_by)));
+    }
+    if r.counter_observations > 0 {
+        s.push_str(&format!(
+            "contradicted: {} (`git lore contradictions`)\n",
+            ui::count(
+                r.counter_observations,
+                "counter-observation",
+                "counter-observations"
+            )
+        ));
+    }
+    if r.related {
+        s.push_str("related:     yes\n");
+    } else if r.status == Some(git_lore::model::LessonStatus::Active) {
+        s.push_str(&format!("related:     not yet (`git lore relate {id}`)\n"));
+    }
+    s
 }

@@ -6,7 +6,12 @@ use git_lore::ops::query;
 
 /// Count lessons by status: what awaits a human (pending), what awaits the
 /// jury (confirmed), what was decided, and what a crash left judged but not
-/// promoted. The first line is the one a SessionStart hook shows.
+/// promoted; then what waits for relation judgment (promoted lessons not
+/// yet related, when a relation judge is configured) and the lessons whose
+/// counter-observations sent them back to the jury. The first line is the
+/// one a SessionStart hook shows.
+///
+/// Example: `git lore status`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Print JSON instead of text.
@@ -26,6 +31,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             .unwrap_or(0)
     };
     use ProposalStatus::*;
+    let waiting = relation_queue(&lore)?;
     if args.json {
         let mut m = serde_json::Map::new();
         for (s, n) in &counts {
@@ -38,6 +44,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         m.insert("unpromoted".into(), unpromoted.into());
         m.insert("unverified".into(), trusted.flagged.len().into());
         m.insert("rewritten".into(), trusted.rewritten.into());
+        m.insert("unrelated".into(), waiting.unrelated.len().into());
+        m.insert("contradicted".into(), waiting.contradicted.len().into());
         ui::out_json(&m);
     } else {
         ui::out(&format!(
@@ -53,10 +61,62 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 "lessons judged but not promoted: {unpromoted} (an interrupted run; `git lore promote --all` finishes them)\n"
             ));
         }
+        ui::out(&waiting.text());
     }
     Ok(if trusted.rewritten {
         Exit::Refused
     } else {
         Exit::Done
+    })
+}
+
+/// What relation judgment leaves waiting: promoted lessons not yet related
+/// (only when a relation judge is configured), and active lessons whose
+/// counter-observations reached the threshold (back to the jury).
+struct Waiting {
+    unrelated: Vec<git_lore::model::Id>,
+    contradicted: Vec<git_lore::model::Id>,
+}
+
+impl Waiting {
+    fn text(&self) -> String {
+        let list = |v: &[git_lore::model::Id]| {
+            let mut s: Vec<String> = v.iter().take(10).map(ToString::to_string).collect();
+            if v.len() > 10 {
+                s.push("…".into());
+            }
+            s.join(", ")
+        };
+        let mut s = String::new();
+        if !self.unrelated.is_empty() {
+            s.push_str(&format!(
+                "lessons waiting for relation: {} (`git lore relate --all`): {}\n",
+                self.unrelated.len(),
+                list(&self.unrelated)
+            ));
+        }
+        if !self.contradicted.is_empty() {
+            s.push_str(&format!(
+                "lessons contradicted past the threshold (back to the jury): {} (`git lore contradictions`): {}\n",
+                self.contradicted.len(),
+                list(&self.contradicted)
+            ));
+        }
+        s
+    }
+}
+
+fn relation_queue(lore: &git_lore::ops::Lore) -> ui::Result<Waiting> {
+    use git_lore::ops::relate;
+    let unrelated = relate::queue(lore)?.into_iter().map(|(_, id)| id).collect();
+    let contradicted = relate::contradictions(lore)?
+        .0
+        .into_iter()
+        .filter(|c| c.past_threshold)
+        .map(|c| c.lesson)
+        .collect();
+    Ok(Waiting {
+        unrelated,
+        contradicted,
     })
 }

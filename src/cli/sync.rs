@@ -14,6 +14,9 @@ use git_lore::ops::sync::{self, Integration, Options};
 /// remote that moved backwards since the last sync is refused until
 /// accepted. Lessons that come in are ordinary entries of the local pool:
 /// `recall`, `list` and `log` see them.
+///
+/// Examples: `git lore sync org`, `git lore sync org --pin SHA256:…` (after
+/// checking the fingerprint with the pool's owner).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// org or public.

@@ -13,6 +13,9 @@ use git_lore::ops::{remote, signers};
 /// `.lore/allowed_signers`. On a pool whose threshold is above 1 (pool/public
 /// once it has two signers), a change is a proposal that takes effect when
 /// enough signers acknowledge it with `trust ack`.
+///
+/// Examples: `git lore trust add org bo.pub --principal bo@example.com`,
+/// `git lore trust list org`, `git lore trust threshold public 2`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     #[command(subcommand)]

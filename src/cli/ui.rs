@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use rand::SeedableRng;
 
-use git_lore::model::{Id, Proposal, ProposalStatus};
+use git_lore::model::{Id, IdPrefix, Proposal, ProposalStatus};
 use git_lore::ops::{Class, Env, Lore, LoreError};
 
 /// What a command reports back besides its output.
@@ -103,10 +103,16 @@ impl Ctx {
     }
 }
 
-/// Parses a lesson or artifact id.
-pub fn parse_id(s: &str) -> Result<Id> {
-    s.parse()
-        .map_err(|e: git_lore::model::ModelError| CliError::Usage(e.to_string()))
+/// Reads a lesson or artifact id as typed: the whole id or a unique prefix
+/// of at least four characters, in either case. The prefix is resolved by
+/// [`resolve_id`] once the repository is open.
+pub fn parse_id(s: &str) -> Result<IdPrefix> {
+    IdPrefix::parse(s).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// The id a typed id or prefix names ([`git_lore::ops::query::resolve`]).
+pub fn resolve_id(lore: &Lore, typed: &IdPrefix) -> Result<Id> {
+    Ok(git_lore::ops::query::resolve(lore, typed)?)
 }
 
 /// A pool tier named on the command line: `org` or `public` (`local` only
@@ -186,6 +192,36 @@ pub fn out(text: &str) {
     }
 }
 
+/// Prints long output through the user's pager when stdout is a terminal,
+/// the way git does: `GIT_PAGER`, then `core_pager` (the lesson
+/// repository's `core.pager`), then `PAGER`, else `less` with `LESS=FRX`
+/// (quit if it fits one screen, keep the text). An empty pager or `cat`, a
+/// pipe, or a pager that cannot start: printed directly.
+pub fn page(text: &str, core_pager: Option<String>) {
+    use std::io::IsTerminal;
+    let env = |k: &str| std::env::var(k).ok();
+    let pager = env("GIT_PAGER")
+        .or(core_pager)
+        .or_else(|| env("PAGER"))
+        .unwrap_or_else(|| "less".into());
+    if !io::stdout().is_terminal() || pager.trim().is_empty() || pager.trim() == "cat" {
+        return out(text);
+    }
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", &pager]).stdin(std::process::Stdio::piped());
+    if env("LESS").is_none() {
+        cmd.env("LESS", "FRX");
+    }
+    let Ok(mut child) = cmd.spawn() else {
+        return out(text);
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // A pager quit early (`q`) closes the pipe: not an error.
+        let _ = stdin.write_all(text.as_bytes());
+    }
+    let _ = child.wait();
+}
+
 /// Prints `value` as pretty JSON on stdout.
 pub fn out_json<T: serde::Serialize>(value: &T) {
     let mut s = serde_json::to_string_pretty(value).expect("output serialises");
@@ -257,6 +293,30 @@ pub fn check_trust(lore: &Lore) -> Result<Trusted> {
         flagged: trust::flagged(lore, &standings)?,
         rewritten,
     })
+}
+
+/// Whether a person can be asked: stdin is a terminal.
+pub fn interactive() -> bool {
+    use std::io::IsTerminal;
+    io::stdin().is_terminal()
+}
+
+/// Asks `question` on the terminal (`[y/N]`, on stderr) unless `yes`. With
+/// no terminal to ask on, refuses: `refusing to <what> without --yes: …`.
+pub fn ask(question: &str, yes: bool, what: &str) -> Result<bool> {
+    if yes {
+        return Ok(true);
+    }
+    if !interactive() {
+        return Err(CliError::Usage(format!(
+            "refusing to {what} without --yes: stdin is not a terminal to ask on"
+        )));
+    }
+    eprint!("{question} [y/N] ");
+    let _ = io::stderr().flush();
+    let mut answer = String::new();
+    let _ = io::stdin().read_line(&mut answer);
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ use git_lore::ops::host;
 /// git's `<old> <new> <ref>` lines on stdin inside the receiving
 /// repository and check every pushed commit it does not have yet; any
 /// problem rejects the whole push, one line per problem.
+///
+/// Examples: `git lore verify`, `git lore verify --pool org`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Check a push, as a pool host's pre-receive hook.

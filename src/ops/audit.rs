@@ -21,7 +21,10 @@
 //! it may be a branch's first commit, exactly which files it may touch),
 //! schema validity of every record written, and one small check per event
 //! (statuses agree with the trailers and the move is legal, ids and reasons
-//! agree with the records).
+//! agree with the records). The relation actions' checks are in
+//! `audit/relation.rs`.
+
+mod relation;
 
 use std::collections::HashMap;
 
@@ -29,7 +32,7 @@ use gix::ObjectId;
 use serde_json::Value;
 
 use super::{Env, Lore, LoreError};
-use crate::event::{ConfigTopic, Event, On, Op, PathKind, Root, Step};
+use crate::event::{CommitRef, ConfigTopic, Event, On, Op, PathKind, Root, Step};
 use crate::model::{Id, LessonStatus, ProposalStatus, Source};
 use crate::review::{lifecycle, signers, RubricSet};
 use crate::schema::{self, SchemaKind};
@@ -166,23 +169,36 @@ pub enum LogFilter {
 }
 
 /// The audit trail, newest first.
-pub fn log(lore: &Lore, filter: LogFilter) -> Result<Vec<LogEntry>, LoreError> {
-    let policy = Policy::local(&lore.store, &lore.env)?;
-    let mut trust = Trust::new(&lore.store, &policy);
-    let mut out = Vec::new();
+pub fn log(
+    lore: &Lore,
+    filter: LogFilter,
+    limit: Option<usize>,
+) -> Result<Vec<LogEntry>, LoreError> {
+    let mut kept = Vec::new();
     for (branch, id) in lore.store.all_commits()? {
         let info = lore.store.commit_info(id)?;
         let e = info.event.as_ref().ok();
         let keep = match filter {
             LogFilter::All => true,
-            LogFilter::Lesson(l) => e.is_some_and(|e| e.lesson() == Some(l)),
+            LogFilter::Lesson(l) => {
+                e.is_some_and(|e| e.lesson() == Some(l) || e.entries_changed().contains(&l))
+            }
             LogFilter::Artifact(a) => e.is_some_and(|e| e.artifact() == Some(a)),
         };
-        if !keep {
-            continue;
+        if keep {
+            kept.push((branch, info));
         }
+    }
+    // Newest first across branches; a stable sort keeps each branch's own
+    // order (children before parents) among commits of the same second.
+    kept.sort_by_key(|(_, info)| std::cmp::Reverse(info.time));
+    kept.truncate(limit.unwrap_or(usize::MAX));
+    let policy = Policy::local(&lore.store, &lore.env)?;
+    let mut trust = Trust::new(&lore.store, &policy);
+    let mut out = Vec::with_capacity(kept.len());
+    for (branch, info) in kept {
         out.push(LogEntry {
-            commit: id,
+            commit: info.id,
             branch,
             time: info.time,
             signature: trust.status(branch, &info)?,
@@ -491,6 +507,9 @@ fn kind_name(k: PathKind) -> &'static str {
         PathKind::Decline => "a decline record",
         PathKind::Lesson => "a pool entry",
         PathKind::Config => "files under .lore/",
+        PathKind::Relation => "a relation record",
+        PathKind::CounterObservation => "a counter-observation",
+        PathKind::Related => "a judgment record",
     }
 }
 
@@ -539,7 +558,7 @@ fn check_commit(
                 Some(RecordPath::Proposal(id)) => (Some(PathKind::Proposal), Some(id)),
                 Some(RecordPath::Decline(id)) => (Some(PathKind::Decline), Some(id)),
                 Some(RecordPath::Lesson(id)) => (Some(PathKind::Lesson), Some(id)),
-                None => (None, None),
+                None => relation::classify(&c.path),
             };
             Touched {
                 kind,
@@ -554,13 +573,13 @@ fn check_commit(
         Event::Decline { artifact, .. } => Some(*artifact),
         _ => event.lesson(),
     };
-    let mut expected: Vec<(PathKind, Op)> = rule.touches.to_vec();
+    let mut expected: Vec<(PathKind, Op, Option<Id>)> = event.touched();
     let mut matched: Vec<&Touched> = Vec::new();
     for t in &touched {
-        let slot = expected.iter().position(|(k, op)| {
+        let slot = expected.iter().position(|(k, op, id)| {
             Some(*k) == t.kind
                 && (*op == Op::Any || *op == t.op())
-                && (*k == PathKind::Config || t.id == named)
+                && (*k == PathKind::Config || t.id == *id)
         });
         match slot {
             Some(i) => {
@@ -583,7 +602,7 @@ fn check_commit(
         }
     }
     let config_touched = matched.iter().any(|t| t.kind == Some(PathKind::Config));
-    for (k, _) in &expected {
+    for (k, _, _) in &expected {
         if *k != PathKind::Config || !config_touched {
             problems.push(format!(
                 "{action} must {}",
@@ -595,6 +614,7 @@ fn check_commit(
 
     // Schema validity of every record written.
     let mut records: HashMap<PathKind, (Option<Value>, Option<Value>)> = HashMap::new();
+    let mut each: Vec<relation::Record> = Vec::new();
     for t in &matched {
         let Some(kind) = t.kind else { continue };
         if kind == PathKind::Config {
@@ -618,6 +638,13 @@ fn check_commit(
             }
             None => {}
         }
+        each.push(relation::Record {
+            path: t.change.path.clone(),
+            kind,
+            id: t.id,
+            old: old.clone(),
+            new: new.clone(),
+        });
         records.insert(kind, (old, new));
     }
     let record = |k: PathKind| records.get(&k).cloned().unwrap_or((None, None));
@@ -625,10 +652,23 @@ fn check_commit(
     // One small check per event.
     match event {
         Event::Init => {}
-        Event::Propose { artifact, .. } => {
-            problems.extend(check_propose(*artifact, record(PathKind::Proposal).1))
+        Event::Propose {
+            artifact, replaces, ..
+        } => {
+            problems.extend(check_propose(*artifact, record(PathKind::Proposal).1));
+            if let Some(c) = replaces {
+                problems.extend(check_replaces(store, info, *artifact, c)?);
+            }
         }
-        Event::Decline { reason, .. } => {
+        Event::Decline {
+            reason,
+            replaces,
+            artifact,
+            ..
+        } => {
+            if let Some(c) = replaces {
+                problems.extend(check_replaces(store, info, *artifact, c)?);
+            }
             let new = record(PathKind::Decline).1;
             if new
                 .as_ref()
@@ -666,6 +706,11 @@ fn check_commit(
         }
         // A merge: never reaches here (checked whole in `check_commits`).
         Event::Sync { .. } => problems.push("sync must be a merge commit".into()),
+        Event::Supersede { .. }
+        | Event::Merge { .. }
+        | Event::Refine { .. }
+        | Event::Contradict { .. }
+        | Event::Relate { .. } => problems.extend(relation::check(store, info, event, &each)?),
     }
     Ok(problems)
 }
@@ -703,6 +748,9 @@ fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String>
         PathKind::Proposal => SchemaKind::Proposal,
         PathKind::Decline => SchemaKind::Decline,
         PathKind::Lesson => SchemaKind::Lesson,
+        PathKind::Relation => SchemaKind::Relation,
+        PathKind::CounterObservation => SchemaKind::CounterObservation,
+        PathKind::Related => SchemaKind::Related,
         PathKind::Config => return Vec::new(),
     };
     let mut value = value.clone();
@@ -727,6 +775,44 @@ fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String>
 
 fn status_of(v: &Option<Value>) -> Option<ProposalStatus> {
     v.as_ref()?.get("status")?.as_str()?.parse().ok()
+}
+
+/// `Lore-Replaces` (an `ingest --redo` outcome) must name a decline of the
+/// same artifact, and the artifact must be declined when the commit lands.
+fn check_replaces(
+    store: &Store,
+    info: &CommitInfo,
+    artifact: Id,
+    replaces: &CommitRef,
+) -> Result<Vec<String>, LoreError> {
+    let named = store
+        .resolve(replaces.as_str())
+        .ok()
+        .and_then(|id| store.commit_info(id).ok());
+    let mut problems = Vec::new();
+    match named.map(|c| c.event) {
+        Some(Ok(Event::Decline { artifact: a, .. })) if a == artifact => {}
+        Some(_) => problems.push(format!(
+            "Lore-Replaces names {}, which is not a decline of artifact {artifact}",
+            replaces.as_str()
+        )),
+        None => problems.push(format!(
+            "Lore-Replaces names {}, which is not in this repository",
+            replaces.as_str()
+        )),
+    }
+    let declined = match info.parents.first() {
+        Some(p) => store
+            .read_at(*p, &layout::decline_path(artifact))?
+            .is_some(),
+        None => false,
+    };
+    if !declined {
+        problems.push(format!(
+            "Lore-Replaces: artifact {artifact} was not declined before this commit"
+        ));
+    }
+    Ok(problems)
 }
 
 fn check_propose(artifact: Id, new: Option<Value>) -> Vec<String> {

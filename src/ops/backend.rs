@@ -29,6 +29,9 @@ pub enum Role {
     Transform,
     /// The jury (`lore.judge.*`); `{judge}` in the command is the judge type.
     Judge,
+    /// Relation judgment of a promoted lesson against its pool
+    /// (`lore.relate.*`).
+    Relate,
     /// A session transcript → moments worth an artifact (`lore.capture.*`).
     Capture,
 }
@@ -50,6 +53,7 @@ impl Role {
         let (section, model, timeout_secs) = match self {
             Role::Transform => ("transform", "claude-haiku-4-5-20251001", 20),
             Role::Judge => ("judge", "claude-opus-4-1", 120),
+            Role::Relate => ("relate", "claude-opus-4-1", 60),
             Role::Capture => ("capture", "claude-haiku-4-5-20251001", 120),
         };
         Spec {

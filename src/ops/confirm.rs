@@ -9,12 +9,14 @@ use crate::model::{Id, Visibility};
 use crate::pipeline::validate_confirmed;
 use crate::review::{self, Transition};
 
-/// `confirm ID VISIBILITY [--justification TEXT]`.
+/// `confirm ID VISIBILITY [--justification TEXT]`. `interactive`: a person
+/// could have been asked (recorded on the commit when not).
 pub fn confirm(
     lore: &mut Lore,
     id: Id,
     visibility: Visibility,
     justification: Option<&str>,
+    interactive: bool,
 ) -> Result<Transition, LoreError> {
     let now = lore.env.now;
     transition(
@@ -28,7 +30,11 @@ pub fn confirm(
             }
             Ok(t)
         },
-        |step, _| Event::Confirm { step, visibility },
+        |step, _| Event::Confirm {
+            step,
+            visibility,
+            interactive,
+        },
         |p| format!("confirm {}: {visibility} visibility", p.id),
     )
 }

@@ -26,12 +26,12 @@ use rand::RngCore;
 use super::backend::Backend;
 use super::claim::{Claims, Take};
 use super::{Lore, LoreError};
-use crate::event::Event;
+use crate::event::{CommitRef, Event};
 use crate::model::{
     canonical_json, iso, Artifact, Candidate, Decline, DeclineReason, Id, Proposal,
 };
 use crate::pipeline::{self, transform, Determination, InputError, Item};
-use crate::store::{layout, Branch, Change, CommitSpec, Index, Tx};
+use crate::store::{layout, ArtifactOutcome, Branch, Change, CommitSpec, Index, Tx};
 
 /// Artifacts written per transaction: the ref moves once per chunk, so a
 /// crash loses at most one chunk's writes (never a half-written one).
@@ -93,18 +93,35 @@ enum Pending {
         lesson: Id,
         artifact: Box<Artifact>,
         candidate: Box<Candidate>,
+        redo: Option<Redo>,
     },
     Decline {
         artifact: Box<Artifact>,
         reason: DeclineReason,
         detail: Option<String>,
+        redo: Option<Redo>,
     },
+}
+
+/// The decline an `ingest --redo` outcome replaces: its commit (named in
+/// `Lore-Replaces`) and its record as read, so that a concurrent redo of the
+/// same artifact is noticed (the record changed) and not done twice.
+#[derive(Clone, Debug)]
+pub struct Redo {
+    pub commit: CommitRef,
+    pub record: Vec<u8>,
 }
 
 impl Pending {
     fn artifact_id(&self) -> Id {
         match self {
             Pending::Propose { artifact, .. } | Pending::Decline { artifact, .. } => artifact.id,
+        }
+    }
+
+    fn redo(&self) -> Option<&Redo> {
+        match self {
+            Pending::Propose { redo, .. } | Pending::Decline { redo, .. } => redo.as_ref(),
         }
     }
 }
@@ -177,7 +194,7 @@ pub fn ingest(
             Triage::Repeat(first) => repeats.push((i, first)),
             Triage::Ask(artifact) => match claim(lore, &mut claims, artifact.id) {
                 Some(o) => slots.set(i, o),
-                None => match determine(lore, backend, &template, artifact) {
+                None => match determine(lore, backend, &template, artifact, None) {
                     Ok(p) => pending.push((i, p)),
                     Err(o) => {
                         release(&mut claims, &o);
@@ -236,6 +253,170 @@ pub fn ingest(
     Ok(Report { outcomes, error })
 }
 
+/// Which declines `ingest --redo` runs again.
+#[derive(Clone, Debug)]
+pub enum RedoWhich {
+    /// These artifacts, each of which must be declined.
+    Artifacts(Vec<Id>),
+    /// Every declined artifact, or those declined at or after `since`.
+    Declined { since: Option<jiff::Timestamp> },
+}
+
+/// `ingest --redo`: runs declined artifacts through the transform again
+/// (after a model was configured, say). Each new outcome is a new commit
+/// whose `Lore-Replaces` names the decline it replaces; history keeps both,
+/// and `seen` answers with the newer. The artifact comes from the decline
+/// record, which keeps it. Refuses, before anything is asked or written, an
+/// artifact history does not have as declined.
+pub fn redo(
+    lore: &mut Lore,
+    which: RedoWhich,
+    backend: &Backend,
+    progress: &mut dyn FnMut(&Outcome),
+) -> Result<Report, LoreError> {
+    let template = transform_template(lore)?;
+    let index = Index::load(&lore.store)?;
+    let (wanted, since) = match which {
+        RedoWhich::Artifacts(ids) => {
+            for id in &ids {
+                match index.artifact(*id) {
+                    Some(ArtifactOutcome::Declined { .. }) => {}
+                    Some(ArtifactOutcome::Proposed { lesson }) => {
+                        return Err(LoreError::Input {
+                            what: format!("artifact {id}"),
+                            why: format!(
+                                "it became lesson {lesson}; only a declined artifact can be redone"
+                            ),
+                        })
+                    }
+                    None => {
+                        let why = if index.lesson(*id).is_some() {
+                            "that is a lesson id; --redo takes the ids of declined artifacts (`git lore list --status STATUS`, `git lore seen ID`)"
+                        } else {
+                            "history has no outcome for it; ingest its file instead"
+                        };
+                        return Err(LoreError::Input {
+                            what: format!("artifact {id}"),
+                            why: why.into(),
+                        });
+                    }
+                }
+            }
+            let mut ids = ids;
+            let mut seen = std::collections::HashSet::new();
+            ids.retain(|id| seen.insert(*id));
+            (ids, None)
+        }
+        RedoWhich::Declined { since } => {
+            let ids = index
+                .artifacts()
+                .into_iter()
+                .filter(|(_, o)| matches!(o, ArtifactOutcome::Declined { .. }))
+                .map(|(id, _)| id)
+                .collect();
+            (ids, since)
+        }
+    };
+    let commits = decline_commits(lore, &wanted)?;
+    let mut slots = Slots {
+        slots: vec![None; wanted.len()],
+        progress,
+    };
+    let mut pending: Vec<(usize, Pending)> = Vec::new();
+    let mut keep = vec![true; wanted.len()];
+    for (i, id) in wanted.iter().enumerate() {
+        let path = layout::decline_path(*id);
+        let record = lore.store.read(Branch::Ledger, &path)?;
+        let decline: Option<Decline> = record
+            .as_deref()
+            .and_then(|b| serde_json::from_slice(b).ok());
+        let (Some(record), Some(decline), Some(commit)) = (record, decline, commits.get(id)) else {
+            slots.set(
+                i,
+                Outcome::Untouched {
+                    artifact: *id,
+                    why:
+                        "its decline record or commit could not be read; `git lore verify` says why"
+                            .into(),
+                },
+            );
+            continue;
+        };
+        if let Some(since) = since {
+            let at: Option<jiff::Timestamp> = decline.declined_at.parse().ok();
+            if at.is_some_and(|at| at < since) {
+                keep[i] = false;
+                continue;
+            }
+        }
+        let Some(artifact) = decline.artifact else {
+            slots.set(
+                i,
+                Outcome::Untouched {
+                    artifact: *id,
+                    why: "its decline record does not keep the artifact; ingest the artifact's file again".into(),
+                },
+            );
+            continue;
+        };
+        let redo = Redo {
+            commit: commit.clone(),
+            record,
+        };
+        match determine(lore, backend, &template, Box::new(artifact), Some(redo)) {
+            Ok(p) => pending.push((i, p)),
+            Err(o) => slots.set(i, o),
+        }
+    }
+    let error = write(lore, backend, &pending, &mut slots).err();
+    if let Some(e) = &error {
+        for (i, p) in &pending {
+            if slots.slots[*i].is_none() {
+                let why = format!("not written: {}", super::with_causes(e));
+                slots.set(
+                    *i,
+                    Outcome::Untouched {
+                        artifact: p.artifact_id(),
+                        why,
+                    },
+                );
+            }
+        }
+    }
+    let outcomes = slots
+        .slots
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .filter_map(|(o, _)| o)
+        .collect();
+    Ok(Report { outcomes, error })
+}
+
+/// The newest decline commit of each artifact of `ids`, from one walk of the
+/// ledger.
+fn decline_commits(lore: &Lore, ids: &[Id]) -> Result<HashMap<Id, CommitRef>, LoreError> {
+    let mut want: std::collections::HashSet<Id> = ids.iter().copied().collect();
+    let mut found = HashMap::new();
+    let Some(tip) = lore.store.tip(Branch::Ledger)? else {
+        return Ok(found);
+    };
+    for c in lore.store.ancestors(tip)? {
+        if want.is_empty() {
+            break;
+        }
+        let info = lore.store.commit_info(c)?;
+        if let Ok(Event::Decline { artifact, .. }) = info.event {
+            if want.remove(&artifact) {
+                if let Some(r) = CommitRef::parse(&c.to_string()) {
+                    found.insert(artifact, r);
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
 /// The outcome of an item the run never got to.
 fn not_attempted(item: Item) -> Outcome {
     let why = "not attempted: the run stopped at an earlier error".to_owned();
@@ -289,6 +470,7 @@ fn determine(
     backend: &Backend,
     template: &str,
     artifact: Box<Artifact>,
+    redo: Option<Redo>,
 ) -> Result<Pending, Outcome> {
     let decided = match backend {
         Backend::Offline => {
@@ -315,11 +497,13 @@ fn determine(
             lesson: Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng())),
             artifact,
             candidate: Box::new(candidate),
+            redo,
         },
         Determination::Decline { reason, detail } => Pending::Decline {
             artifact,
             reason,
             detail,
+            redo,
         },
     })
 }
@@ -380,18 +564,29 @@ fn subject_text(s: &str, max: usize) -> String {
 /// Commits one determination, unless history already has the artifact.
 fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Outcome, LoreError> {
     let aid = p.artifact_id();
-    if tx.artifact(aid).is_some() {
+    let current = match p.redo() {
+        // A redo replaces the decline it read, and only while it is the
+        // artifact's outcome (a redo that proposed leaves the record).
+        Some(redo) => {
+            !matches!(tx.artifact(aid), Some(ArtifactOutcome::Declined { .. }))
+                || tx.read(&layout::decline_path(aid))?.as_deref() != Some(&redo.record[..])
+        }
+        None => tx.artifact(aid).is_some(),
+    };
+    if current {
         // Another writer determined it while we asked the model.
         return Ok(Outcome::Skipped {
             artifact: aid,
             why: Skip::Seen,
         });
     }
+    let replaces = p.redo().map(|r| r.commit.clone());
     match p {
         Pending::Propose {
             lesson,
             artifact,
             candidate,
+            ..
         } => {
             // Ids are random; a repeat (a fixed seed reused) must never
             // overwrite another lesson.
@@ -412,6 +607,7 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
                     lesson: *lesson,
                     artifact: aid,
                     model: Some(model.to_owned()),
+                    replaces: replaces.clone(),
                 },
                 vec![Change::Put {
                     path: layout::proposal_path(*lesson),
@@ -427,6 +623,7 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
             artifact,
             reason,
             detail,
+            ..
         } => {
             let record = Decline {
                 artifact_id: aid,
@@ -449,6 +646,7 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
                     artifact: aid,
                     reason: *reason,
                     model: Some(model.to_owned()),
+                    replaces: replaces.clone(),
                 },
                 vec![Change::Put {
                     path: layout::decline_path(aid),

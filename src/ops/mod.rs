@@ -23,6 +23,7 @@ pub mod promote;
 pub mod publish;
 pub mod query;
 pub mod recall;
+pub mod relate;
 pub mod remote;
 pub mod retract;
 pub mod rubrics;
@@ -121,6 +122,16 @@ pub enum LoreError {
     /// No lesson has this id.
     #[error("lesson {id} not found")]
     NotFound { id: Id },
+    /// No lesson or artifact id starts with this prefix.
+    #[error("no lesson or artifact id starts with {prefix}: `git lore list --status STATUS` shows lesson ids")]
+    NoSuchId { prefix: String },
+    /// More than one id starts with this prefix.
+    #[error("{prefix} is ambiguous: {count} ids start with it ({}{}); give enough characters to name one", candidates.join("; "), if *count > candidates.len() { format!("; and {} more", count - candidates.len()) } else { String::new() })]
+    AmbiguousId {
+        prefix: String,
+        count: usize,
+        candidates: Vec<String>,
+    },
     /// A new lesson drew the id of an existing one: nothing is overwritten.
     #[error(
         "lesson id {id} is already in use (the random source repeated itself); nothing was written"
@@ -340,6 +351,11 @@ pub(crate) fn signing_config(store: &Store, env: &Env) -> Result<SigningConfig, 
 }
 
 impl Lore {
+    /// A setting of the lesson repository's own config (`core.pager`, …).
+    pub fn config(&self, key: &str) -> Option<String> {
+        self.store.config_string(key)
+    }
+
     /// Who this repository's commits are written by.
     pub fn identity(&self) -> crate::store::Identity {
         self.store.identity()

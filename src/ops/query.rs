@@ -3,8 +3,66 @@
 //! to history (the index cache may be caught up).
 
 use super::{Lore, LoreError};
-use crate::model::{Id, Proposal, ProposalStatus};
+use crate::model::{Id, IdPrefix, Proposal, ProposalStatus};
 use crate::store::{layout, ArtifactOutcome, Branch, Index, LessonEntry, StoreError};
+
+/// Which id a person meant: a whole id as given (whether or not anything
+/// has it: each command says what it expected), or the one id of a lesson
+/// or artifact that starts with a prefix.
+pub fn resolve(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
+    if let Some(id) = typed.full() {
+        return Ok(id);
+    }
+    let ids = known_ids(lore)?;
+    let (lo, hi) = typed.range();
+    let from = ids.partition_point(|x| *x < lo);
+    let matching: Vec<Id> = ids[from..]
+        .iter()
+        .take_while(|x| **x <= hi)
+        .copied()
+        .collect();
+    match matching.as_slice() {
+        [] => Err(LoreError::NoSuchId {
+            prefix: typed.as_str().to_owned(),
+        }),
+        [one] => Ok(*one),
+        many => Err(LoreError::AmbiguousId {
+            prefix: typed.as_str().to_owned(),
+            count: many.len(),
+            candidates: many
+                .iter()
+                .take(AMBIGUOUS_SHOWN)
+                .map(|&id| describe(lore, id, &ids))
+                .collect::<Result<_, _>>()?,
+        }),
+    }
+}
+
+/// How many candidates an ambiguous prefix lists.
+const AMBIGUOUS_SHOWN: usize = 10;
+
+/// A few words about an id for the list of an ambiguous prefix: its unique
+/// prefix and what it is.
+fn describe(lore: &Lore, id: Id, ids: &[Id]) -> Result<String, LoreError> {
+    let short = &id.to_string()[..crate::model::unique_prefix_len(id, ids)];
+    Ok(match named(lore, id)? {
+        Named::Lesson(l) => format!("{short} a {} lesson", l.status),
+        Named::Artifact(ArtifactOutcome::Proposed { .. }) => {
+            format!("{short} an artifact that became a lesson")
+        }
+        Named::Artifact(ArtifactOutcome::Declined { .. }) => {
+            format!("{short} a declined artifact")
+        }
+        Named::Nothing => short.to_owned(),
+    })
+}
+
+/// Every lesson and artifact id, sorted: what a prefix is resolved against
+/// and what the shortest unique prefixes are measured within
+/// ([`crate::model::unique_prefix_len`]).
+pub fn known_ids(lore: &Lore) -> Result<Vec<Id>, LoreError> {
+    Ok(Index::load(&lore.store)?.ids())
+}
 
 /// Reads the proposal envelope of lesson `id` from the ledger tip.
 pub fn read_proposal(lore: &Lore, id: Id) -> Result<Option<Proposal>, LoreError> {

@@ -20,6 +20,8 @@
 //!   `templates/judge-*.md`.
 //! - [`signers`]: who may sign a pool and how that changes (`.lore/`
 //!   files, thresholds, proposals and acknowledgements).
+//! - [`relation`]: relation judgment between a promoted lesson and the live
+//!   lessons of its pool (neighbours, the strict verdict parser, effects).
 //!
 //! Nothing here reads the clock, the environment or randomness, touches git,
 //! or prints: callers pass `now` and persist the records these functions
@@ -36,6 +38,7 @@ pub mod offline_judges;
 pub mod promote;
 pub mod prompt;
 pub mod pull_request;
+pub mod relation;
 pub mod rubric;
 pub mod signers;
 

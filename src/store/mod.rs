@@ -464,6 +464,12 @@ impl Store {
         let Some(tip) = self.tip(branch)? else {
             return Ok(Vec::new());
         };
+        self.list_at(tip, dir)
+    }
+
+    /// Every blob under `dir` in `tip`'s tree, as `(path, contents)` in
+    /// path order (what [`Store::list`] reads at a branch's tip).
+    pub fn list_at(&self, tip: ObjectId, dir: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
         let tree = self
             .repo
             .find_commit(tip)

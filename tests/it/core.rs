@@ -117,7 +117,7 @@ fn nothing_private_leaves_the_machine_under_any_name() {
         .filter(|l| l.starts_with("proposed "))
         .map(|l| l.split_whitespace().nth(1).unwrap().to_owned())
         .collect();
-    env.lore(&["confirm", &lessons[0], "org"]).ok();
+    env.lore(&["confirm", &lessons[0], "org", "--yes"]).ok();
     env.lore(&["confirm", &lessons[1], "private"]).ok();
     env.lore(&["judge", "--all", "--yes"]).ok();
     let remote = bare_remote(&env, "remote.git");

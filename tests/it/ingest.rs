@@ -281,9 +281,26 @@ fn prose_around_valid_json_is_a_proposal_with_provenance_stitched() {
             vitest_id()
         )
     );
+    // `list` cuts the id to the prefix that names it, and that prefix
+    // works wherever an id does; `--ids` gives whole ids.
+    let list = env.lore(&["list"]).ok().to_owned();
+    let (short, claim) = list.split_once("  ").unwrap();
+    assert!(
+        short.len() >= 4 && short.len() < 26 && lesson.starts_with(short),
+        "{list}"
+    );
     assert_eq!(
-        env.lore(&["list"]).ok(),
-        format!("{lesson}  Vitest 4 cannot import vite/module-runner on Vite 5\n")
+        claim,
+        "Vitest 4 cannot import vite/module-runner on Vite 5\n"
+    );
+    assert_eq!(env.lore(&["list", "--ids"]).ok(), format!("{lesson}\n"));
+    let shown = env.lore(&["show", &short.to_lowercase()]);
+    assert!(
+        shown
+            .ok()
+            .starts_with(&format!("id:          {lesson} (short: {short})\n")),
+        "{}",
+        shown.ok()
     );
 }
 
@@ -624,7 +641,7 @@ fn a_commit_that_names_no_session_is_its_own_provenance() {
         serde_json::json!([session])
     );
     // Confirmed and judged, it becomes a pool entry with that provenance.
-    env.lore(&["confirm", lesson, "org"]).ok();
+    env.lore(&["confirm", lesson, "org", "--yes"]).ok();
     env.lore(&["judge", "--all", "--yes"]).ok();
     let entry = env
         .git(&["show", &format!("pool/org:{}", fanout("lessons", lesson))])
@@ -833,8 +850,8 @@ echo "exit=$?"
 rm -f {small}/fill
 "$LORE" --repo "$repo" ingest {art} >/dev/null 2>&1 || exit 92
 mount -o remount,ro {small} || exit 93
-lesson=$("$LORE" --repo "$repo" list | cut -d' ' -f1)
-"$LORE" --repo "$repo" confirm "$lesson" org
+lesson=$("$LORE" --repo "$repo" list --ids)
+"$LORE" --repo "$repo" confirm "$lesson" org --yes
 echo "exit=$?"
 "#,
         small = small.display(),
@@ -857,4 +874,108 @@ echo "exit=$?"
     );
     assert!(err.contains("No space left on device"), "{err}");
     assert!(err.contains("Read-only file system"), "{err}");
+}
+
+#[test]
+fn a_decline_is_redone_once_and_history_keeps_both() {
+    let env = TestEnv::new();
+    env.init();
+    let positive: serde_json::Value = serde_json::from_str(POSITIVE).unwrap();
+    let artifact = positive["id"].as_str().unwrap().to_owned();
+    let r = ingest_with(
+        &env,
+        r#"echo '{ "eligible": false, "reason": "no_resolution" }'"#,
+        POSITIVE,
+    );
+    assert_eq!(r.ok(), format!("declined {artifact} no_resolution\n"));
+    let decline = env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
+
+    // Nothing to redo yet after a date, and only declined artifacts can be.
+    let r = env.lore(&["ingest", "--redo-declined", "--since", "2100-01-01"]);
+    assert_eq!(r.ok(), "");
+    r.assert_stderr("ingest: 0 proposed, 0 declined");
+    let r = env.lore(&["ingest", "--redo-declined", "--since", "last tuesday"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("--since last tuesday: not a date (2026-11-01)");
+
+    // A model that proposes now: the redo, by a lower-case prefix.
+    env.model_stub(&format!(
+        "cat {}",
+        env.write("answer.json", CANDIDATE).display()
+    ));
+    let r = env.lore(&["ingest", "--redo", &artifact[..10].to_lowercase()]);
+    let line = r.ok().to_owned();
+    let lesson = line.split_whitespace().nth(1).unwrap().to_owned();
+    assert_eq!(line, format!("proposed {lesson} {artifact}\n"));
+    let message = env
+        .git(&["log", "-1", "--format=%B", "ledger"])
+        .ok()
+        .to_owned();
+    assert!(
+        message.contains(&format!("Lore-Replaces: {decline}\n")),
+        "{message}"
+    );
+    // History keeps both: the decline record stays, and seen answers with
+    // the newer outcome.
+    assert!(env.ledger_file(&fanout("declined", &artifact)).is_some());
+    assert!(env.ledger_file(&fanout("proposals", &lesson)).is_some());
+    let seen = env.lore(&["seen", &artifact]).ok().to_owned();
+    assert!(seen.contains(&lesson), "{seen}");
+    env.lore(&["verify"]).ok();
+    env.lore(&["index", "--rebuild"]).ok();
+    assert_eq!(env.lore(&["seen", &artifact]).ok(), seen);
+
+    // Once is enough: it is no longer declined.
+    let commits = env.ledger_commits().len();
+    let r = env.lore(&["ingest", "--redo", &artifact]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!(
+        "artifact {artifact}: it became lesson {lesson}; only a declined artifact can be redone"
+    ));
+    let r = env.lore(&["ingest", "--redo", &lesson]);
+    r.assert_stderr("that is a lesson id; --redo takes the ids of declined artifacts");
+    assert_eq!(env.lore(&["ingest", "--redo-declined"]).ok(), "");
+    assert_eq!(env.ledger_commits().len(), commits, "nothing written");
+}
+
+#[test]
+fn verify_names_a_redo_that_replaces_no_decline() {
+    let env = TestEnv::new();
+    env.init();
+    env.model_stub(&format!(
+        "cat {}",
+        env.write("answer.json", CANDIDATE).display()
+    ));
+    let f = env.write("a.json", POSITIVE);
+    let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
+    let lesson = line.split_whitespace().nth(1).unwrap().to_owned();
+    let artifact = line.split_whitespace().nth(2).unwrap().to_owned();
+    let init = env
+        .git(&["rev-list", "--max-parents=0", "ledger"])
+        .ok()
+        .trim()
+        .to_owned();
+    // A second proposal for the same artifact, claiming to replace the
+    // init commit: signed with the repository's own key, so only the rule
+    // can catch it.
+    let record = env.ledger_file(&fanout("proposals", &lesson)).unwrap();
+    let other = "01KZ8NV6803YZCG55HHCEMRFNZ";
+    let forged = record.replace(&lesson, other);
+    env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&fanout("proposals", other), Some(&forged))],
+        &format!(
+            "propose {other}: again\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {other}\nLore-Artifact: {artifact}\nLore-Status: pending\nLore-Replaces: {init}\n"
+        ),
+        crate::common::Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    for problem in [
+        format!("Lore-Replaces names {init}, which is not a decline of artifact {artifact}"),
+        format!("Lore-Replaces: artifact {artifact} was not declined before this commit"),
+    ] {
+        assert!(r.stdout.contains(&problem), "{}", r.stdout);
+    }
 }

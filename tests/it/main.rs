@@ -10,6 +10,7 @@ mod hooks;
 mod ingest;
 mod pools;
 mod recall;
+mod relate;
 mod review;
 mod setup;
 mod tour;

@@ -116,7 +116,7 @@ impl User {
     /// An approved lesson promoted to `pool/org`.
     fn org_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&["confirm", &id, "org"]).ok();
+        self.lore(&["confirm", &id, "org", "--yes"]).ok();
         self.approve(&id, "org");
         id
     }
@@ -124,8 +124,15 @@ impl User {
     /// An approved lesson promoted to `pool/public`.
     fn public_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION])
-            .ok();
+        self.lore(&[
+            "confirm",
+            &id,
+            "public",
+            "--yes",
+            "--justification",
+            JUSTIFICATION,
+        ])
+        .ok();
         self.approve(&id, "public");
         id
     }

@@ -91,7 +91,7 @@ fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
     ]);
     assert_eq!(r.code, 1);
     r.assert_stderr("version_independent requires org or public visibility");
-    let r = env.lore(&["confirm", &id, "org", "--justification", "   "]);
+    let r = env.lore(&["confirm", &id, "org", "--yes", "--justification", "   "]);
     r.assert_stderr("justification is blank after trimming whitespace");
     assert_eq!(
         env.ledger_commits().len(),
@@ -105,7 +105,14 @@ fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
 fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
     let env = TestEnv::new();
     let id = pending(&env);
-    let r = env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION]);
+    let r = env.lore(&[
+        "confirm",
+        &id,
+        "public",
+        "--yes",
+        "--justification",
+        JUSTIFICATION,
+    ]);
     assert_eq!(r.ok(), format!("Confirmed {id} at public visibility.\n"));
     let p = proposal(&env, &id);
     assert_eq!(p["status"], "confirmed");
@@ -127,21 +134,35 @@ fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
 fn an_identical_confirm_is_a_no_op_and_a_different_one_is_refused() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION])
-        .ok();
+    env.lore(&[
+        "confirm",
+        &id,
+        "public",
+        "--yes",
+        "--justification",
+        JUSTIFICATION,
+    ])
+    .ok();
     let n = env.ledger_commits().len();
-    let r = env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION]);
+    let r = env.lore(&[
+        "confirm",
+        &id,
+        "public",
+        "--yes",
+        "--justification",
+        JUSTIFICATION,
+    ]);
     assert_eq!(
         r.ok(),
         format!("lesson {id} is already confirmed at public visibility; nothing to change\n")
     );
     assert_eq!(env.ledger_commits().len(), n);
-    let r = env.lore(&["confirm", &id, "org"]);
+    let r = env.lore(&["confirm", &id, "org", "--yes"]);
     assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
         "lesson {id} is already confirmed; visibility or scope differs from the request"
     ));
-    let r = env.lore(&["pass", &id]);
+    let r = env.lore(&["pass", &id, "--yes"]);
     r.assert_stderr(&format!(
         "lesson {id} is confirmed for the jury; it cannot be passed on now"
     ));
@@ -153,8 +174,15 @@ fn unconfirm_restores_the_pending_record_byte_for_byte() {
     let env = TestEnv::new();
     let id = pending(&env);
     let before = blob(&env, &id);
-    env.lore(&["confirm", &id, "public", "--justification", JUSTIFICATION])
-        .ok();
+    env.lore(&[
+        "confirm",
+        &id,
+        "public",
+        "--yes",
+        "--justification",
+        JUSTIFICATION,
+    ])
+    .ok();
     assert_eq!(
         env.lore(&["unconfirm", &id]).ok(),
         format!("Unconfirmed {id}; it is pending again.\n")
@@ -172,7 +200,7 @@ fn a_pass_reason_must_be_one_line() {
     let env = TestEnv::new();
     let id = pending(&env);
     let n = env.ledger_commits().len();
-    let r = env.lore(&["pass", &id, "not useful\nLore-Status: approved"]);
+    let r = env.lore(&["pass", &id, "not useful\nLore-Status: approved", "--yes"]);
     assert_eq!(r.code, 1);
     r.assert_stderr("trailer Lore-Reason has a control character or line break");
     assert_eq!(env.ledger_commits().len(), n, "nothing written");
@@ -184,12 +212,12 @@ fn a_passed_lesson_is_terminal() {
     let env = TestEnv::new();
     let id = pending(&env);
     assert_eq!(
-        env.lore(&["pass", &id, "not worth sharing"]).ok(),
+        env.lore(&["pass", &id, "not worth sharing", "--yes"]).ok(),
         format!("Passed on {id}.\n")
     );
     assert_eq!(proposal(&env, &id)["status"], "passed");
     assert_eq!(trailer(&env, "Lore-Reason"), "not worth sharing");
-    let r = env.lore(&["confirm", &id, "org"]);
+    let r = env.lore(&["confirm", &id, "org", "--yes"]);
     r.assert_stderr(&format!(
         "lesson {id} was passed on; it cannot be confirmed"
     ));
@@ -198,7 +226,7 @@ fn a_passed_lesson_is_terminal() {
         "lesson {id} was passed on, not confirmed; unconfirm does not undo that"
     ));
     assert_eq!(
-        env.lore(&["list", "--status", "passed"])
+        env.lore(&["list", "--status", "passed", "--ids"])
             .ok()
             .split_whitespace()
             .next(),
@@ -259,7 +287,7 @@ fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
 fn org_majority_approves_and_promotes_a_schema_valid_entry() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org"]).ok();
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
     let panel = env.write(
         "pass.json",
         include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
@@ -326,7 +354,7 @@ fn judged(
         let f = env.write("rubrics.json", r);
         env.lore(&["rubrics", f.to_str().unwrap()]).ok();
     }
-    env.lore(&["confirm", &id, visibility]).ok();
+    env.lore(&["confirm", &id, visibility, "--yes"]).ok();
     let before = env.ledger_commits().len();
     let r = env.lore(&["judge", &id, panel]);
     let after = env.ledger_commits().len();
@@ -474,7 +502,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
         .nth(1)
         .unwrap()
         .to_owned();
-    env.lore(&["confirm", &id, "public"]).ok();
+    env.lore(&["confirm", &id, "public", "--yes"]).ok();
     let panel = verdicts(&[("standard", 0.95, true), ("adversarial", 0.95, true)]);
     let r = env.lore(&["judge", &id, &panel]);
     assert_eq!(r.code, 0);
@@ -494,7 +522,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
 fn judge_all_asks_first_and_records_each_verdict() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org"]).ok();
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let r = env.lore(&["judge", "--all"]);
     assert_eq!(r.code, 1);
@@ -521,7 +549,7 @@ fn judge_all_asks_first_and_records_each_verdict() {
     // A judge program that fails is an outage: could not judge, nothing written.
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org"]).ok();
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
     let n = env.ledger_commits().len();
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -537,12 +565,14 @@ fn status_counts_what_awaits_a_decision() {
         env.lore(&["status"]).ok().lines().next(),
         Some("lessons pending: 1")
     );
-    env.lore(&["confirm", &id, "org"]).ok();
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
     let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(j["pending"], 0);
     assert_eq!(j["confirmed"], 1);
     assert_eq!(j["awaiting_decision"], 1);
-    assert_eq!(env.lore(&["list"]).ok(), "No pending lessons.\n");
+    let none = env.lore(&["list"]);
+    assert_eq!(none.ok(), "");
+    none.assert_stderr("No pending lessons.");
     assert_eq!(env.lore(&["list", "--json"]).ok(), "[]\n");
 }
 
@@ -574,7 +604,7 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
 fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org"]).ok();
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
     // Judges that take their time and would approve anything.
     env.write(
         "verdict.json",
@@ -604,6 +634,7 @@ fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated(
         "confirm",
         &id,
         "org",
+        "--yes",
         "--justification",
         "holds for every version ever released",
     ])
@@ -713,10 +744,58 @@ fn on_a_terminal(env: &TestEnv, args: &str, input: &str) -> String {
 }
 
 #[test]
+fn log_is_newest_first_across_branches_and_pages_on_a_terminal() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let at = |now: &str, args: &[&str]| {
+        let out = env
+            .lore_cmd(args)
+            .env("GIT_LORE_NOW", now)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    at("2026-09-01T00:00:00Z", &["confirm", &id, "private"]);
+    // judge writes the verdict, the pool entry, then the ledger stamp.
+    at("2026-09-02T00:00:00Z", &["judge", &id, "[]"]);
+    let all = env.lore(&["log"]).ok().to_owned();
+    let dates: Vec<&str> = all
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    let mut sorted = dates.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(dates, sorted, "newest first:\n{all}");
+    let three = env.lore(&["log", "-n", "3"]).ok().to_owned();
+    let heads: Vec<&str> = three.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(heads.len(), 3, "{three}");
+    assert!(
+        heads.iter().any(|l| l.contains(" pool/local ")),
+        "the pool commit is among the newest: {three}"
+    );
+    assert!(heads[0].contains(" ledger "), "{three}");
+    // On a terminal the text goes through GIT_PAGER; piped it does not.
+    assert!(!all.contains("PAGED"));
+    let paged = on_a_terminal(&env, "log -n 1", "");
+    assert!(
+        !paged.contains("PAGED"),
+        "no pager configured means less, which ran: {paged}"
+    );
+    env.config("core.pager", "sed s/^/PAGED:/");
+    let paged = on_a_terminal(&env, "log -n 1", "");
+    assert!(paged.starts_with("PAGED:"), "{paged}");
+}
+
+#[test]
 fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org"]).ok();
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let no = on_a_terminal(&env, "judge --all", "n\n");
     assert!(no.contains("Proceed? [y/N]"), "{no}");
@@ -731,13 +810,84 @@ fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
 }
 
 #[test]
+fn sharing_without_a_terminal_needs_yes_and_history_says_no_one_was_asked() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    // private stays on this machine: no --yes needed.
+    env.lore(&["confirm", &id, "private"]).ok();
+    env.lore(&["unconfirm", &id]).ok();
+    let before = env.ledger_commits().len();
+    for visibility in ["org", "public"] {
+        let r = env.lore(&["confirm", &id, visibility]);
+        assert_eq!(r.code, 1);
+        r.assert_stderr(&format!(
+            "refusing to confirm {id} for {visibility} without --yes: stdin is not a terminal"
+        ));
+    }
+    assert_eq!(
+        env.ledger_commits().len(),
+        before,
+        "a refusal writes nothing"
+    );
+    assert_eq!(proposal(&env, &id)["status"], "pending");
+    // --yes from a script: done, and the commit says nobody was asked.
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let message = env
+        .git(&["log", "-1", "--format=%B", "ledger"])
+        .ok()
+        .to_owned();
+    assert!(
+        message.contains("Lore-Visibility: org\nLore-Interactive: no\n"),
+        "{message}"
+    );
+    env.lore(&["verify"]).ok();
+    // On a terminal a person typed it: no question, no such trailer.
+    env.lore(&["unconfirm", &id]).ok();
+    let out = on_a_terminal(
+        &env,
+        &format!("confirm {id} public --justification 'holds for every release'"),
+        "",
+    );
+    assert!(
+        out.contains(&format!("Confirmed {id} at public visibility.")),
+        "{out}"
+    );
+    let message = env
+        .git(&["log", "-1", "--format=%B", "ledger"])
+        .ok()
+        .to_owned();
+    assert!(message.contains("Lore-Visibility: public\n"), "{message}");
+    assert!(!message.contains("Lore-Interactive"), "{message}");
+}
+
+#[test]
+fn pass_asks_on_a_terminal_and_needs_yes_elsewhere() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let r = env.lore(&["pass", &id]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("refusing to pass without --yes: stdin is not a terminal to ask on");
+    assert_eq!(proposal(&env, &id)["status"], "pending");
+    let no = on_a_terminal(&env, &format!("pass {id}"), "n\n");
+    assert!(
+        no.contains("It can never be confirmed afterwards. [y/N]"),
+        "{no}"
+    );
+    assert!(no.contains("nothing passed"), "{no}");
+    assert_eq!(proposal(&env, &id)["status"], "pending");
+    let yes = on_a_terminal(&env, &format!("pass {}", &id[..12].to_lowercase()), "y\n");
+    assert!(yes.contains(&format!("Passed on {id}.")), "{yes}");
+    assert_eq!(proposal(&env, &id)["status"], "passed");
+}
+
+#[test]
 fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
     let env = TestEnv::new();
     let id = pending(&env);
     std::fs::remove_file(env.repo().join("keys/author_secret")).unwrap();
     env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
         .ok();
-    env.lore(&["confirm", &id, "org"]).ok();
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
     let r = env.lore(&[
         "judge",
         &id,

@@ -68,10 +68,20 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["list"]), @"
     $ git lore list
-    01KZ8NV6803YZCG55HHCEMRFNA  Hydration crash in next 14.2.3 with react 18.3.1
-    01KZ8NV6808407W15Z1AC4AER6  npm 10.2.4 fails with E401 against the registry mirror
-    01KZ8NV680B0936C95X2TTWFCE  Vitest 4.1.9 / Vite 5.x mismatch, decided to pin
-    01KZ8NV680GAN2K21CABNQXCHJ  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    01KZ8NV6803  Hydration crash in next 14.2.3 with react 18.3.1
+    01KZ8NV6808  npm 10.2.4 fails with E401 against the registry mirror
+    01KZ8NV680B  Vitest 4.1.9 / Vite 5.x mismatch, decided to pin
+    01KZ8NV680G  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    ");
+    insta::assert_snapshot!(session(&env, &["show", "01kz8nv680"]), @"
+    $ git lore show 01kz8nv680
+    [stderr] git-lore: 01KZ8NV680 is ambiguous: 4 ids start with it (01KZ8NV6803 a pending lesson; 01KZ8NV6808 a pending lesson; 01KZ8NV680B a pending lesson; 01KZ8NV680G a pending lesson); give enough characters to name one
+    [exit 1]
+    ");
+    insta::assert_snapshot!(session(&env, &["confirm", "01KZ9", "org", "--yes"]), @"
+    $ git lore confirm 01KZ9 org --yes
+    [stderr] git-lore: no lesson or artifact id starts with 01KZ9: `git lore list --status STATUS` shows lesson ids
+    [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["status"]), @"
     $ git lore status
@@ -95,9 +105,9 @@ fn review_judge_and_audit_a_lesson() {
     let ingested = env.lore(&["ingest", &examples()]).stdout;
     let org = lesson_for(&ingested, "01M1E3VM1GAD8DSR0D4BG72GC0");
     let leaky = lesson_for(&ingested, "01M1J2K3M4N5P6Q7R8S9T0V1W2");
-    insta::assert_snapshot!(session(&env, &["show", &org]), @r#"
+    insta::assert_snapshot!(session(&env, &["show", &org]), @"
     $ git lore show 01KZ8NV6803YZCG55HHCEMRFNA
-    id:          01KZ8NV6803YZCG55HHCEMRFNA
+    id:          01KZ8NV6803YZCG55HHCEMRFNA (short: 01KZ8NV6803)
     status:      pending
     visibility:  —
     artifact:    01M1E3VM1GAD8DSR0D4BG72GC0
@@ -105,14 +115,14 @@ fn review_judge_and_audit_a_lesson() {
     rationale:   Pages using useId rendered mismatched ids on the client after react 18.3.1 was installed by a lockfile refresh.
     resolution:  Fixed by pinning react to 18.2.0 in package.json until the next release of Next.js ships the patch.
     stack:       next, react
-    scope:       {"kind":"versioned","versions":{"next":"=14.2.3","react":"=18.3.1"}}
-    "#);
-    insta::assert_snapshot!(session(&env, &["confirm", &org, "org"]), @"
-    $ git lore confirm 01KZ8NV6803YZCG55HHCEMRFNA org
+    scope:       next =14.2.3, react =18.3.1
+    ");
+    insta::assert_snapshot!(session(&env, &["confirm", &org, "org", "--yes"]), @"
+    $ git lore confirm 01KZ8NV6803YZCG55HHCEMRFNA org --yes
     Confirmed 01KZ8NV6803YZCG55HHCEMRFNA at org visibility.
     ");
-    insta::assert_snapshot!(session(&env, &["confirm", &leaky, "public"]), @"
-    $ git lore confirm 01KZ8NV6808407W15Z1AC4AER6 public
+    insta::assert_snapshot!(session(&env, &["confirm", &leaky, "public", "--yes"]), @"
+    $ git lore confirm 01KZ8NV6808407W15Z1AC4AER6 public --yes
     Confirmed 01KZ8NV6808407W15Z1AC4AER6 at public visibility.
     ");
     insta::assert_snapshot!(session(&env, &["judge", "--all"]), @"
@@ -130,9 +140,9 @@ fn review_judge_and_audit_a_lesson() {
     [stderr] 2 confirmed lessons (1 public, 0 private with no jury) to judge with the offline judges
     [stderr] judged: 1 approved, 1 rejected, 0 could not judge
     ");
-    insta::assert_snapshot!(session(&env, &["show", &leaky]), @r#"
+    insta::assert_snapshot!(session(&env, &["show", &leaky]), @"
     $ git lore show 01KZ8NV6808407W15Z1AC4AER6
-    id:          01KZ8NV6808407W15Z1AC4AER6
+    id:          01KZ8NV6808407W15Z1AC4AER6 (short: 01KZ8NV6808)
     status:      rejected
     visibility:  public
     artifact:    01M1J2K3M4N5P6Q7R8S9T0V1W2
@@ -140,16 +150,22 @@ fn review_judge_and_audit_a_lesson() {
     rationale:   Every install in CI failed with E401 after the runner image moved to npm 10.2.4.
     resolution:  Fixed by pointing .npmrc at https://npm.corp.internal/ with a token from ops@acme-internal.com.
     stack:       npm
-    scope:       {"kind":"versioned","versions":{"npm":"=10.2.4"}}
+    scope:       npm =10.2.4
     verdict:     rejected (jury_not_unanimous), failed criterion: disclosure, score 0.7
-    "#);
+    judge:       standard, failed, score 0.7: disclosure 0.0, generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00; disclosure 0.00 (leaks: email in evidence.resolution, internal_host in evidence.resolution)
+    judge:       adversarial, failed, score 0.7: disclosure 0.0, generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline adversarial judge: grounding 1.00; scope_accuracy 1.00; generality 1.00; disclosure 0.00 (leaks: email in evidence.resolution, internal_host in evidence.resolution)
+    disclosure:  internal_host in evidence.resolution: npm.… (17 characters)
+    disclosure:  email in evidence.resolution: ops@… (21 characters)
+    ");
     insta::assert_snapshot!(session(&env, &["log", &org]), @"
     $ git lore log 01KZ8NV6803YZCG55HHCEMRFNA
-    228f35f7e181 2026-08-05T10:00:00Z ledger      promote 01KZ8NV6803YZCG55HHCEMRFNA: stamped, entry on pool/org
+    869f3febce61 2026-08-05T10:00:00Z ledger      promote 01KZ8NV6803YZCG55HHCEMRFNA: stamped, entry on pool/org
         promote approved -> approved; signature: good (git-lore@localhost)
-    a096246ea416 2026-08-05T10:00:00Z ledger      judge 01KZ8NV6803YZCG55HHCEMRFNA: approved under lesson-promotion (1)
+    535de05ae50b 2026-08-05T10:00:00Z ledger      judge 01KZ8NV6803YZCG55HHCEMRFNA: approved under lesson-promotion (1)
         judge confirmed -> approved (gate_passed); signature: good (git-lore@localhost)
-    34045c66fda7 2026-08-05T10:00:00Z ledger      confirm 01KZ8NV6803YZCG55HHCEMRFNA: org visibility
+    94d30f9d65ab 2026-08-05T10:00:00Z ledger      confirm 01KZ8NV6803YZCG55HHCEMRFNA: org visibility
         confirm pending -> confirmed; signature: good (git-lore@localhost)
     c6994d2a4cf2 2026-08-05T10:00:00Z ledger      propose 01KZ8NV6803YZCG55HHCEMRFNA: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (git-lore@localhost)
@@ -175,9 +191,14 @@ fn refusals_say_what_is_wrong() {
     [exit 1]
     ");
     env.init();
-    insta::assert_snapshot!(session(&env, &["show", "01kz45mkam734zs7jk24d2dk0r"]), @r#"
+    insta::assert_snapshot!(session(&env, &["show", "01kz45mkam734zs7jk24d2dk0r"]), @"
     $ git lore show 01kz45mkam734zs7jk24d2dk0r
-    [stderr] git-lore: not a ULID: "01kz45mkam734zs7jk24d2dk0r" (expected 26 characters of 0-9 and A-Z without I, L, O, U)
+    [stderr] git-lore: lesson 01KZ45MKAM734ZS7JK24D2DK0R not found
+    [exit 1]
+    ");
+    insta::assert_snapshot!(session(&env, &["show", "01k"]), @r#"
+    $ git lore show 01k
+    [stderr] git-lore: not an id or a prefix of one: "01k" (ids are 26 characters of 0-9 and A-Z without I, L, O, U; a prefix needs at least 4 of them)
     [exit 1]
     "#);
     insta::assert_snapshot!(session(&env, &["show", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"
@@ -194,7 +215,7 @@ fn refusals_say_what_is_wrong() {
     "#);
     insta::assert_snapshot!(session(&env, &["ingest"]), @"
     $ git lore ingest
-    [stderr] git-lore: name artifact files or directories to ingest, `-` for stdin, or --from-commits DIR
+    [stderr] git-lore: name artifact files or directories to ingest, `-` for stdin, --from-commits DIR, or --redo ARTIFACT
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["ingest", "no-such-dir"]), @"
@@ -262,4 +283,87 @@ fn an_artifact_without_a_session_is_declined_for_want_of_provenance() {
     f2f7df76d828 2026-08-05T10:00:00Z ledger      decline 01KZ45MKAM734ZS7JK24D2DK0R: schema_invalid (no session id: a lesson needs provenance)
         decline (schema_invalid); signature: good (git-lore@localhost)
     ");
+}
+
+/// Every command's help says what it does and shows it being used.
+#[test]
+fn every_command_has_an_example_in_its_help() {
+    let env = TestEnv::new();
+    let top = env.lore(&["--help"]).ok().to_owned();
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   ")) // a wrapped description
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 25, "{top}");
+    for c in commands {
+        let help = env.lore(&[c, "--help"]).ok().to_owned();
+        let example = help.find("Example").map(|i| &help[i..]).unwrap_or("");
+        assert!(
+            example.contains(&format!("git lore {c}")),
+            "`git lore {c} --help` has no example of itself:\n{help}"
+        );
+    }
+}
+
+/// `git lore --help` is `man git-lore`: the pages come from the same
+/// definitions as `--help`, one per command, as git names its own.
+#[test]
+fn man_pages_and_completions_come_from_the_command_definitions() {
+    let env = TestEnv::new();
+    let dir = env.path().join("man/man1");
+    let r = env.lore(&["generate", "man", dir.to_str().unwrap()]);
+    r.assert_stderr(&format!("man pages to {}", dir.display()));
+    let page = std::fs::read_to_string(dir.join("git-lore.1")).unwrap();
+    assert!(page.contains(".TH git-lore 1"), "{page}");
+    let ingest = std::fs::read_to_string(dir.join("git-lore-ingest.1")).unwrap();
+    assert!(ingest.contains("\\-\\-redo\\-declined"), "{ingest}");
+    assert!(dir.join("git-lore-trust-add.1").exists());
+    assert!(
+        !dir.join("git-lore-hook.1").exists(),
+        "hidden commands have no page"
+    );
+    // git's own --help finds it.
+    let out = std::process::Command::new("git")
+        .args(["lore", "--help"])
+        .env_clear()
+        .envs(env.vars())
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                std::path::Path::new(env!("CARGO_BIN_EXE_git-lore"))
+                    .parent()
+                    .unwrap()
+                    .display(),
+                std::env::var("PATH").unwrap()
+            ),
+        )
+        .env("MANPATH", env.path().join("man"))
+        .env("MANPAGER", "cat")
+        .env("GIT_PAGER", "cat")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("git-lore-ingest"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bash = env
+        .lore(&["generate", "completions", "bash"])
+        .ok()
+        .to_owned();
+    assert!(
+        bash.contains("complete -F") && bash.contains("git-lore"),
+        "{bash}"
+    );
+    assert!(bash.contains("--redo-declined"));
+    let r = env.lore(&["generate", "completions", "tcsh"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("invalid value 'tcsh'");
 }

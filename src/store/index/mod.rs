@@ -156,12 +156,15 @@ impl Overlay {
                     },
                 );
             }
-            (RefKind::Ledger, Event::Confirm { step, visibility }) => {
-                self.update(base, step.lesson, |e| {
-                    e.status = step.to;
-                    e.visibility = Some(*visibility);
-                })
-            }
+            (
+                RefKind::Ledger,
+                Event::Confirm {
+                    step, visibility, ..
+                },
+            ) => self.update(base, step.lesson, |e| {
+                e.status = step.to;
+                e.visibility = Some(*visibility);
+            }),
             (RefKind::Ledger, Event::Unconfirm { step }) => self.update(base, step.lesson, |e| {
                 e.status = step.to;
                 e.visibility = None;
@@ -438,7 +441,7 @@ impl Index {
             // What recall knows of a pool entry is its content as the pool
             // stands now.
             if let (Branch::Pool(_), Some((_, tip))) = (branch, current.get(&branch.ref_name())) {
-                let touched: BTreeSet<Id> = list.iter().filter_map(Event::lesson).collect();
+                let touched: BTreeSet<Id> = list.iter().flat_map(Event::entries_changed).collect();
                 for id in touched {
                     let bytes = store.read_at(*tip, &layout::lesson_path(id))?;
                     mem.note_entry(id, bytes.as_deref());
@@ -653,6 +656,33 @@ impl Index {
         (arts.len(), self.lessons().len())
     }
 
+    /// Every artifact with its outcome, in id order.
+    pub fn artifacts(&self) -> Vec<(Id, ArtifactOutcome)> {
+        let mut all: BTreeMap<Id, ArtifactOutcome> = self
+            .file_artifacts()
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        all.extend(self.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
+        all.into_iter().collect()
+    }
+
+    /// Every id the index knows, lessons and artifacts, sorted and without
+    /// repeats: what an id prefix is resolved against.
+    pub fn ids(&self) -> Vec<Id> {
+        let mut ids: Vec<Id> = Vec::new();
+        for (tag, width) in [(ARTS, ART_WIDTH), (LESN, LES_WIDTH)] {
+            if let Some(all) = self.table(tag).and_then(|(b, t)| format::all(b, t)) {
+                ids.extend(all.chunks_exact(width).map(|r| id_at(r, 0)));
+            }
+        }
+        ids.extend(self.mem.artifacts.keys());
+        ids.extend(self.mem.lessons.keys());
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
     /// How many pool entries recall knows of.
     pub fn pool_entries(&self) -> usize {
         let mut ids: HashSet<Id> = self
@@ -861,6 +891,7 @@ mod tests {
                 lesson: id(1),
                 artifact: id(2),
                 model: None,
+                replaces: None,
             },
         );
         assert_eq!(
@@ -873,6 +904,7 @@ mod tests {
             &Event::Confirm {
                 step: step(Pending, Confirmed),
                 visibility: Visibility::Org,
+                interactive: true,
             },
         );
         assert_eq!(o.lesson(id(1)).unwrap().visibility, Some(Visibility::Org));
@@ -913,6 +945,7 @@ mod tests {
                 artifact: id(9),
                 reason: DeclineReason::NoVersions,
                 model: None,
+                replaces: None,
             },
         );
         assert_eq!(

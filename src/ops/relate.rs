@@ -1,0 +1,682 @@
+//! `git lore relate` and `git lore contradictions`: relation judgment of a
+//! promoted lesson against the live lessons of its pool, applied fail-closed.
+//!
+//! One run, against one pool snapshot (the pool's tip `T`):
+//! 1. the candidate's pool entry and every entry of its pool are read at
+//!    `T`; a lesson that was related already (`related/…`) is refused;
+//! 2. the neighbour pool and the judgment input are built
+//!    ([`crate::review::relation`]);
+//! 3. a verdict is obtained: given (`--verdict`), from the offline judge,
+//!    or from the relation judge's program through the one model path
+//!    ([`Backend::ask`], role [`Role::Relate`]). Every outage becomes a void
+//!    (a timeout is `timeout`, an empty answer `empty`, anything else
+//!    `unparseable`); the answer is read raw, never unfenced;
+//! 4. the verdict is parsed; the telemetry counters are updated;
+//! 5. a void or an all-`abstain` batch writes nothing ([`Unapplied`]);
+//! 6. every effect is planned (resolved, built and schema-checked) before
+//!    any is written, then all are written in ONE transaction on the pool
+//!    branch: one signed commit per effect, one compare-and-swap. If the
+//!    pool moved meanwhile, the input is rebuilt from the new tip; a
+//!    different presentation (another corpus digest) means the verdict is
+//!    stale and nothing is written.
+//!
+//! Telemetry is machine-local (`<gitdir>/lore/relate-telemetry.json`), a
+//! cache of counts, best effort: it is never committed, a failure to write
+//! it changes no outcome, and an unreadable file starts the counts again.
+//!
+//! This module orchestrates; every decision is the pure core's. It never
+//! prints and reads no environment or clock but [`super::Env`].
+
+use std::num::NonZeroUsize;
+
+use gix::ObjectId;
+
+use super::backend::{Backend, Outage, Role};
+use super::{Lore, LoreError};
+use crate::event::Event;
+use crate::model::{Id, Lesson, LessonStatus, Source};
+use crate::review::relation::records::{self, CounterObservation};
+use crate::review::relation::{
+    self, neighbour_pool, offline_verdict, parse_verdict, plan_effects, render_prompt,
+    Contradiction, Effect, EffectError, FailureMode, JudgmentInput, NeighbourConfig, Parsed,
+    PlanContext, RawVerdict, Telemetry, ValidBatch, VoidReason, DEFAULT_CONTRADICTION_THRESHOLD,
+    OFFLINE_MODEL,
+};
+use crate::store::{layout, Branch, Change, CommitSpec, Store};
+use crate::trailers::Action;
+
+/// Where the telemetry counters live, under the git dir.
+pub const TELEMETRY_FILE: &str = "lore/relate-telemetry.json";
+
+/// The model name recorded for a verdict given with `--verdict`.
+pub const EXTERNAL_MODEL: &str = "external";
+
+/// The pools whose promoted lessons are queued for relation when a relation
+/// judge is configured.
+pub const QUEUED_POOLS: [Source; 2] = [Source::Org, Source::Public];
+
+/// `lore.relate.cap`, `lore.relate.floor` and `lore.relate.threshold`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    pub neighbours: NeighbourConfig,
+    /// Counter-observations at which a lesson goes back to the jury.
+    pub threshold: NonZeroUsize,
+}
+
+/// Reads the relation settings; a value that cannot be used is refused.
+pub fn settings(lore: &Lore) -> Result<Settings, LoreError> {
+    let cfg = |name: &str| lore.store.config_string(&Role::Relate.key(name));
+    let bad = |name: &str, why: String| LoreError::Config {
+        key: Role::Relate.key(name),
+        why,
+    };
+    let cap = match cfg("cap") {
+        None => relation::neighbours::DEFAULT_CAP,
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .map_err(|_| bad("cap", format!("must be a whole number, got {v:?}")))?,
+    };
+    let floor = match cfg("floor") {
+        None => relation::neighbours::DEFAULT_FLOOR,
+        Some(v) => v
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| bad("floor", format!("must be a number, got {v:?}")))?,
+    };
+    let neighbours = NeighbourConfig::new(cap, floor).map_err(|e| LoreError::Config {
+        key: Role::Relate.key(if matches!(e, relation::NeighbourError::BadCap(_)) {
+            "cap"
+        } else {
+            "floor"
+        }),
+        why: e.to_string(),
+    })?;
+    let threshold = match cfg("threshold") {
+        None => DEFAULT_CONTRADICTION_THRESHOLD,
+        Some(v) => v
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .and_then(NonZeroUsize::new)
+            .ok_or_else(|| {
+                bad(
+                    "threshold",
+                    format!("must be a whole number >= 1, got {v:?}"),
+                )
+            })?,
+    };
+    Ok(Settings {
+        neighbours,
+        threshold,
+    })
+}
+
+/// The configured relation judge, or `None` when none is configured
+/// (neither `lore.relate.backend` nor `lore.relate.command` is set): then
+/// nothing is queued and `relate` without `--verdict` cannot judge.
+pub fn judge(lore: &Lore) -> Result<Option<Backend>, LoreError> {
+    let key = |n: &str| lore.store.config_string(&Role::Relate.key(n));
+    if key("backend").is_none() && key("command").is_none() {
+        return Ok(None);
+    }
+    Backend::from_config(lore, Role::Relate, None).map(Some)
+}
+
+/// Where a verdict comes from.
+pub enum VerdictFrom<'a> {
+    /// The configured judge (`None`: none is configured).
+    Judge(Option<&'a Backend>),
+    /// A verdict produced elsewhere, as it arrived (`--verdict`).
+    Given(&'a [u8]),
+}
+
+/// Why a verdict changed nothing: the candidate stays queued, and
+/// re-running is safe (exit 2).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Unapplied {
+    /// No relation judge is configured.
+    NoJudge,
+    /// The verdict was voided; it carries no decisions.
+    Voided { mode: FailureMode, detail: String },
+    /// Every decision was `abstain`.
+    AllAbstain,
+    /// An effect could not be resolved (a target went away, a record would
+    /// not be valid, a record to add exists already).
+    Unresolvable { why: String },
+    /// The pool changed what the judge would be shown while it judged.
+    Stale,
+}
+
+impl std::fmt::Display for Unapplied {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unapplied::NoJudge => f.write_str(
+                "no relation judge is configured (set lore.relate.backend to offline, or lore.relate.command)",
+            ),
+            Unapplied::Voided { mode, detail } => write!(f, "the verdict was voided ({mode}): {detail}"),
+            Unapplied::AllAbstain => f.write_str("the judge abstained"),
+            Unapplied::Unresolvable { why } => write!(f, "an effect could not be resolved: {why}"),
+            Unapplied::Stale => f.write_str(
+                "the pool changed while the judge was judging; the verdict is stale",
+            ),
+        }
+    }
+}
+
+/// One effect written: its action, its lesson and the other side, its commit.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Written {
+    /// The commit's subject.
+    pub subject: String,
+    pub action: Action,
+    pub lesson: Id,
+    pub targets: Vec<Id>,
+    pub commit: String,
+}
+
+/// What `relate` did for one lesson.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Related {
+    pub lesson: Id,
+    pub pool: Source,
+    /// The judge (`offline`, a model name, or `external`).
+    pub model: String,
+    /// The presented neighbours, in order.
+    pub neighbours: Vec<Id>,
+    /// The effects written, in order (empty when nothing was applied).
+    pub written: Vec<Written>,
+    /// Why nothing was written, if so.
+    pub unapplied: Option<Unapplied>,
+}
+
+/// A pool read at one tip: the candidate and every readable entry.
+struct Snapshot {
+    pool: Source,
+    tip: Option<ObjectId>,
+    lessons: Vec<Lesson>,
+}
+
+fn read_lessons(store: &Store, tip: Option<ObjectId>) -> Result<Vec<Lesson>, LoreError> {
+    let Some(tip) = tip else {
+        return Ok(Vec::new());
+    };
+    Ok(store
+        .list_at(tip, records::LESSONS_DIR)?
+        .into_iter()
+        .filter_map(|(path, bytes)| {
+            let l: Lesson = serde_json::from_slice(&bytes).ok()?;
+            (layout::lesson_path(l.id) == path).then_some(l)
+        })
+        .collect())
+}
+
+/// The pool holding `id`, read at its tip; refuses an id no pool holds.
+fn locate(lore: &Lore, id: Id) -> Result<Snapshot, LoreError> {
+    for pool in [Source::Local, Source::Org, Source::Public] {
+        let tip = lore.store.tip(Branch::Pool(pool))?;
+        let Some(t) = tip else { continue };
+        if lore.store.read_at(t, &layout::lesson_path(id))?.is_some() {
+            let lessons = read_lessons(&lore.store, tip)?;
+            if !lessons.iter().any(|l| l.id == id) {
+                return Err(LoreError::BadPoolEntry {
+                    id,
+                    why: "its pool entry does not read as a lesson".into(),
+                });
+            }
+            return Ok(Snapshot { pool, tip, lessons });
+        }
+    }
+    let on_ledger = lore
+        .store
+        .read(Branch::Ledger, &layout::proposal_path(id))?
+        .is_some();
+    if on_ledger {
+        Err(LoreError::Input {
+            what: format!("lesson {id}"),
+            why: "it is not promoted; only lessons in a pool can be related".into(),
+        })
+    } else {
+        Err(LoreError::NotFound { id })
+    }
+}
+
+fn candidate(snap: &Snapshot, id: Id) -> &Lesson {
+    snap.lessons
+        .iter()
+        .find(|l| l.id == id)
+        .expect("locate checked it")
+}
+
+fn input_of(snap: &Snapshot, id: Id, settings: &Settings) -> Result<JudgmentInput, LoreError> {
+    let cand = candidate(snap, id);
+    let refuse = |why: String| LoreError::Input {
+        what: format!("lesson {id} cannot be related"),
+        why,
+    };
+    let pool = neighbour_pool(cand, &snap.lessons, &settings.neighbours)
+        .map_err(|e| refuse(e.to_string()))?;
+    JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.to_string()))
+}
+
+fn already_related(store: &Store, snap: &Snapshot, id: Id) -> Result<bool, LoreError> {
+    Ok(match snap.tip {
+        Some(t) => store.read_at(t, &records::related_path(id))?.is_some(),
+        None => false,
+    })
+}
+
+/// The judgment input for `id` (`relate --input`); writes nothing.
+pub fn input(lore: &Lore, id: Id) -> Result<JudgmentInput, LoreError> {
+    let settings = settings(lore)?;
+    let snap = locate(lore, id)?;
+    input_of(&snap, id, &settings)
+}
+
+/// The telemetry counters as last written (zero when there are none).
+pub fn telemetry(lore: &Lore) -> Telemetry {
+    std::fs::read(lore.store.git_dir().join(TELEMETRY_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+fn count(lore: &Lore, parsed: &Parsed) {
+    let mut t = telemetry(lore);
+    t.record(parsed);
+    let bytes = crate::model::canonical_json(&t);
+    // Best effort: the counters are a cache of what happened.
+    let _ = lore
+        .store
+        .write_private_file(TELEMETRY_FILE, &bytes, 0o644, false);
+}
+
+/// The judge's answer, with every outage turned into a void.
+fn ask(backend: &Backend, input: &JudgmentInput) -> Parsed {
+    let raw = match backend {
+        Backend::Offline => return parse_verdict(RawVerdict::Json(&offline_verdict(input)), input),
+        Backend::Command { .. } => backend.ask(&render_prompt(input), &[]),
+    };
+    match raw {
+        // The answer arrives with invalid UTF-8 replaced; a verdict that was
+        // not UTF-8 is not JSON text, so it voids (U+FFFD is taken as that
+        // mark: failing closed on a literal one costs one retry).
+        Ok(answer) if answer.raw().contains('\u{FFFD}') => Parsed::void(
+            FailureMode::Unparseable,
+            "the judge's answer is not UTF-8 text",
+        ),
+        // Read raw: the contract forbids repairing an answer (no unfencing).
+        Ok(answer) => parse_verdict(RawVerdict::Text(answer.raw()), input),
+        Err(Outage::TimedOut { program, seconds }) => Parsed::void(
+            FailureMode::Timeout,
+            format!("judge {program:?} did not answer within {seconds}s and was killed"),
+        ),
+        Err(Outage::EmptyOutput) => Parsed::void(FailureMode::Empty, "the judge printed nothing"),
+        Err(e) => Parsed::void(FailureMode::Unparseable, e.to_string()),
+    }
+}
+
+/// The event an effect's commit carries.
+fn event_of(e: &Effect, model: &str) -> Event {
+    let surface = e.surface.clone().unwrap_or_default();
+    let (lesson, model) = (e.lesson, model.to_owned());
+    let first = e.targets.first().copied().unwrap_or(e.lesson);
+    match e.action {
+        Action::Supersede => Event::Supersede {
+            lesson,
+            by: first,
+            surface,
+            model,
+        },
+        Action::Merge => Event::Merge {
+            lesson,
+            sources: e.targets.clone(),
+            surface,
+            model,
+        },
+        Action::Refine => Event::Refine {
+            lesson,
+            targets: e.targets.clone(),
+            surface,
+            model,
+        },
+        Action::Contradict => Event::Contradict {
+            lesson,
+            by: first,
+            surface,
+            model,
+        },
+        _ => Event::Relate {
+            lesson,
+            targets: e.targets.clone(),
+            model,
+        },
+    }
+}
+
+/// Plans `batch` over `lessons`: a refusal for a bad model name or clock
+/// (nothing a retry fixes), [`Unapplied::Unresolvable`] for the rest.
+fn plan(
+    batch: &ValidBatch,
+    lessons: &[Lesson],
+    ctx: &PlanContext<'_>,
+) -> Result<Result<Vec<Effect>, Unapplied>, LoreError> {
+    match plan_effects(batch, lessons, ctx) {
+        Ok(effects) => Ok(Ok(effects)),
+        Err(e @ (EffectError::BadModel(_) | EffectError::BadClock(_))) => Err(LoreError::Input {
+            what: "relation judgment".into(),
+            why: e.to_string(),
+        }),
+        Err(e) => Ok(Err(Unapplied::Unresolvable { why: e.to_string() })),
+    }
+}
+
+/// Relates lesson `id`: asks for (or takes) a verdict and applies it, all
+/// or nothing.
+pub fn relate(lore: &mut Lore, id: Id, from: VerdictFrom<'_>) -> Result<Related, LoreError> {
+    let settings = settings(lore)?;
+    let snap = locate(lore, id)?;
+    if already_related(&lore.store, &snap, id)? {
+        return Err(LoreError::Input {
+            what: format!("lesson {id}"),
+            why: format!(
+                "it was related already ({}); `git lore show {id}` shows how",
+                records::related_path(id)
+            ),
+        });
+    }
+    let input = input_of(&snap, id, &settings)?;
+    let mut out = Related {
+        lesson: id,
+        pool: snap.pool,
+        model: String::new(),
+        neighbours: input.neighbours().iter().map(|l| l.id).collect(),
+        written: Vec::new(),
+        unapplied: None,
+    };
+    let parsed = match from {
+        VerdictFrom::Judge(None) => {
+            out.unapplied = Some(Unapplied::NoJudge);
+            return Ok(out);
+        }
+        VerdictFrom::Judge(Some(backend)) => {
+            out.model = match backend {
+                Backend::Offline => OFFLINE_MODEL.to_owned(),
+                Backend::Command { model, .. } => model.clone(),
+            };
+            ask(backend, &input)
+        }
+        VerdictFrom::Given(bytes) => {
+            out.model = EXTERNAL_MODEL.to_owned();
+            parse_verdict(RawVerdict::Bytes(bytes), &input)
+        }
+    };
+    count(lore, &parsed);
+    let batch = match parsed {
+        Parsed::Void(VoidReason { mode, detail }) => {
+            out.unapplied = Some(Unapplied::Voided { mode, detail });
+            return Ok(out);
+        }
+        Parsed::Valid(b) if b.is_all_abstain() => {
+            out.unapplied = Some(Unapplied::AllAbstain);
+            return Ok(out);
+        }
+        Parsed::Valid(b) => b,
+    };
+    let now = lore.env.now;
+    let model = out.model.clone();
+    let ctx = PlanContext { now, model: &model };
+    // Resolved in full before the transaction: a refusal or an
+    // unresolvable effect stops here, with nothing written.
+    if let Err(why) = plan(&batch, &snap.lessons, &ctx)? {
+        out.unapplied = Some(why);
+        return Ok(out);
+    }
+    let branch = Branch::Pool(snap.pool);
+    let committed = lore.transact(branch, |tx| {
+        // Planned against the tip this attempt builds on.
+        let lessons = if tx.base() == snap.tip {
+            snap.lessons.clone()
+        } else {
+            let now_snap = Snapshot {
+                pool: snap.pool,
+                tip: tx.base(),
+                lessons: read_lessons(tx.store(), tx.base())?,
+            };
+            if !now_snap.lessons.iter().any(|l| l.id == id) {
+                return Ok(Err(Unapplied::Stale));
+            }
+            match input_of(&now_snap, id, &settings) {
+                Ok(i) if i.corpus_fingerprint().digest() == batch.corpus_digest() => {}
+                _ => return Ok(Err(Unapplied::Stale)),
+            }
+            now_snap.lessons
+        };
+        let effects = match plan(&batch, &lessons, &ctx)? {
+            Ok(e) => e,
+            Err(why) => return Ok(Err(why)),
+        };
+        // Every file checked before the first commit: an added record
+        // must be new, a changed one must exist.
+        for e in &effects {
+            for c in &e.changes {
+                let exists = tx.read(&c.path)?.is_some();
+                let fine = match c.kind {
+                    relation::ChangeKind::Add => !exists,
+                    relation::ChangeKind::Modify => exists,
+                };
+                if !fine {
+                    return Ok(Err(Unapplied::Unresolvable {
+                        why: format!(
+                            "{} {}",
+                            c.path,
+                            if exists {
+                                "exists already"
+                            } else {
+                                "does not exist"
+                            }
+                        ),
+                    }));
+                }
+            }
+        }
+        let mut written = Vec::new();
+        for e in &effects {
+            let changes = e
+                .changes
+                .iter()
+                .map(|c| Change::Put {
+                    path: c.path.clone(),
+                    bytes: c.bytes.clone(),
+                })
+                .collect();
+            let commit = tx.commit(CommitSpec::new(
+                &e.subject,
+                None,
+                event_of(e, &model),
+                changes,
+            )?)?;
+            written.push(Written {
+                subject: e.subject.clone(),
+                action: e.action,
+                lesson: e.lesson,
+                targets: e.targets.clone(),
+                commit: commit.to_string(),
+            });
+        }
+        Ok(Ok(written))
+    })?;
+    match committed.value {
+        Ok(written) => out.written = written,
+        Err(why) => out.unapplied = Some(why),
+    }
+    Ok(out)
+}
+
+/// Whether `id` still waits for relation: its pool entry is active and has
+/// no judgment record (an earlier relate of the same run may have merged or
+/// superseded it).
+pub fn still_queued(lore: &Lore, id: Id) -> Result<bool, LoreError> {
+    let snap = locate(lore, id)?;
+    Ok(candidate(&snap, id).status == LessonStatus::Active
+        && !already_related(&lore.store, &snap, id)?)
+}
+
+/// The lessons waiting for relation: active entries of the org and public
+/// pools with no judgment record, oldest id first. Empty when no relation
+/// judge is configured (nothing is queued then).
+pub fn queue(lore: &Lore) -> Result<Vec<(Source, Id)>, LoreError> {
+    if judge(lore)?.is_none() {
+        return Ok(Vec::new());
+    }
+    unrelated(lore)
+}
+
+/// Active entries of the org and public pools with no judgment record.
+pub fn unrelated(lore: &Lore) -> Result<Vec<(Source, Id)>, LoreError> {
+    let mut out = Vec::new();
+    for pool in QUEUED_POOLS {
+        let tip = lore.store.tip(Branch::Pool(pool))?;
+        let Some(t) = tip else { continue };
+        let related: std::collections::BTreeSet<Id> = lore
+            .store
+            .list_at(t, records::RELATED_DIR)?
+            .into_iter()
+            .filter_map(|(path, _)| match records::classify(&path) {
+                Some(records::RelationPath::Related(id)) => Some(id),
+                _ => None,
+            })
+            .collect();
+        for l in read_lessons(&lore.store, tip)? {
+            if l.status == LessonStatus::Active && !related.contains(&l.id) {
+                out.push((pool, l.id));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every lesson with counter-observations, per pool; `past` is whether it
+/// reached the threshold and is active, so it goes back to the jury.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Contradicted {
+    pub pool: Source,
+    pub lesson: Id,
+    pub status: LessonStatus,
+    pub count: usize,
+    pub past_threshold: bool,
+    pub observations: Vec<CounterObservation>,
+}
+
+/// The lessons of every pool that carry counter-observations, and the
+/// threshold in force.
+pub fn contradictions(lore: &Lore) -> Result<(Vec<Contradicted>, NonZeroUsize), LoreError> {
+    let threshold = settings(lore)?.threshold;
+    let mut out = Vec::new();
+    for pool in [Source::Local, Source::Org, Source::Public] {
+        let tip = lore.store.tip(Branch::Pool(pool))?;
+        let Some(t) = tip else { continue };
+        let observations: Vec<CounterObservation> = lore
+            .store
+            .list_at(t, records::COUNTER_OBSERVATIONS_DIR)?
+            .into_iter()
+            .filter_map(|(path, bytes)| {
+                let o: CounterObservation = serde_json::from_slice(&bytes).ok()?;
+                (records::counter_observation_path(o.lesson_id, o.id) == path).then_some(o)
+            })
+            .collect();
+        if observations.is_empty() {
+            continue;
+        }
+        // Only the contradicted entries are read: `status` asks this on
+        // every run, and a pool may hold many lessons.
+        let mut lessons: Vec<Lesson> = Vec::new();
+        let ids: std::collections::BTreeSet<Id> =
+            observations.iter().map(|o| o.lesson_id).collect();
+        for id in ids {
+            if let Some(bytes) = lore.store.read_at(t, &layout::lesson_path(id))? {
+                lessons.extend(serde_json::from_slice::<Lesson>(&bytes).ok());
+            }
+        }
+        let past: Vec<Id> =
+            relation::contradictions_past_threshold(&lessons, &observations, threshold)
+                .into_iter()
+                .map(|c| c.lesson)
+                .collect();
+        for Contradiction {
+            lesson,
+            status,
+            count,
+            observations,
+        } in relation::contradictions(&lessons, &observations)
+        {
+            out.push(Contradicted {
+                pool,
+                lesson,
+                status,
+                count,
+                past_threshold: past.contains(&lesson),
+                observations,
+            });
+        }
+    }
+    Ok((out, threshold))
+}
+
+/// A lesson's relations as its pool records them, for `show`.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Relations {
+    /// The pool entry's status.
+    pub status: Option<LessonStatus>,
+    /// The lesson that superseded this one.
+    pub superseded_by: Option<Id>,
+    /// Lessons this one refines.
+    pub refines: Vec<Id>,
+    /// Lessons that refine this one.
+    pub refined_by: Vec<Id>,
+    /// Counter-observations recorded against this one.
+    pub counter_observations: usize,
+    /// Whether its judgment record exists.
+    pub related: bool,
+}
+
+/// What the pool holding `id` records of its relations (`None`: no pool
+/// holds it).
+pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
+    for pool in [Source::Local, Source::Org, Source::Public] {
+        let Some(t) = lore.store.tip(Branch::Pool(pool))? else {
+            continue;
+        };
+        let Some(bytes) = lore.store.read_at(t, &layout::lesson_path(id))? else {
+            continue;
+        };
+        let entry = serde_json::from_slice::<Lesson>(&bytes).ok();
+        let mut r = Relations {
+            status: entry.as_ref().map(|l| l.status),
+            superseded_by: entry.and_then(|l| l.superseded_by),
+            ..Relations::default()
+        };
+        for (path, _) in lore.store.list_at(t, records::RELATIONS_DIR)? {
+            if let Some(records::RelationPath::Relation { from, to }) = records::classify(&path) {
+                if from == id {
+                    r.refines.push(to);
+                }
+                if to == id {
+                    r.refined_by.push(from);
+                }
+            }
+        }
+        let (x, y) = id.fanout();
+        r.counter_observations = lore
+            .store
+            .list_at(
+                t,
+                &format!("{}/{x}/{y}/{id}", records::COUNTER_OBSERVATIONS_DIR),
+            )?
+            .len();
+        r.related = lore.store.read_at(t, &records::related_path(id))?.is_some();
+        return Ok(Some(r));
+    }
+    Ok(None)
+}

@@ -1,0 +1,235 @@
+//! The records relation judgment adds to a pool, and the paths they live at.
+//!
+//! All paths fan out on the last two characters of a ULID (`X`, `Y`), like
+//! lessons do:
+//!
+//! | path | record | written by |
+//! |---|---|---|
+//! | `lessons/<X>/<Y>/<LESSON>.json` | the Lesson v2 entry (changed in place) | `supersede`, `merge` |
+//! | `relations/<X>/<Y>/<FROM>/<TO>.json` | [`RelationRecord`]: `FROM` refines `TO`; `X`/`Y` from `FROM` | `refine` |
+//! | `counter-observations/<X>/<Y>/<LESSON>/<ID>.json` | [`CounterObservation`] against `LESSON`; `X`/`Y` from `LESSON` | `contradict` |
+//! | `related/<X>/<Y>/<LESSON>.json` | [`RelatedRecord`]: `LESSON` was related, and how | `relate` |
+//!
+//! A lesson's outgoing refinements, the counter-observations against it and
+//! its judgment record are each one tree read from its id. Incoming
+//! refinements need the index.
+//!
+//! The counter-observation is the published contract's record, field for
+//! field (`counter-observation.schema.json`, strict). The relation and
+//! judgment records are ours; their schemas are `schema/relation.schema.json`
+//! and `schema/related.schema.json`.
+//!
+//! This module names and shapes records; it decides nothing and writes
+//! nothing.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Id;
+
+use super::verdict::DecisionKind;
+
+/// `schema_version` of the relation and judgment records.
+pub const RECORD_SCHEMA_VERSION: u8 = 1;
+
+/// `schema_version` of a counter-observation (the published contract's).
+pub const COUNTER_OBSERVATION_SCHEMA_VERSION: u8 = 1;
+
+/// The directory of lesson entries in a pool.
+pub const LESSONS_DIR: &str = "lessons";
+/// The directory of relation records in a pool.
+pub const RELATIONS_DIR: &str = "relations";
+/// The directory of counter-observations in a pool.
+pub const COUNTER_OBSERVATIONS_DIR: &str = "counter-observations";
+/// The directory of judgment records in a pool.
+pub const RELATED_DIR: &str = "related";
+
+fn fan(dir: &str, id: Id) -> String {
+    let (x, y) = id.fanout();
+    format!("{dir}/{x}/{y}/{id}")
+}
+
+/// `lessons/<X>/<Y>/<LESSON>.json`.
+pub fn lesson_path(lesson: Id) -> String {
+    format!("{}.json", fan(LESSONS_DIR, lesson))
+}
+
+/// `relations/<X>/<Y>/<FROM>/<TO>.json`, fanned out on `from`.
+pub fn relation_path(from: Id, to: Id) -> String {
+    format!("{}/{to}.json", fan(RELATIONS_DIR, from))
+}
+
+/// `counter-observations/<X>/<Y>/<LESSON>/<ID>.json`, fanned out on `lesson`.
+pub fn counter_observation_path(lesson: Id, observation: Id) -> String {
+    format!(
+        "{}/{observation}.json",
+        fan(COUNTER_OBSERVATIONS_DIR, lesson)
+    )
+}
+
+/// `related/<X>/<Y>/<LESSON>.json`.
+pub fn related_path(lesson: Id) -> String {
+    format!("{}.json", fan(RELATED_DIR, lesson))
+}
+
+/// What a relation path holds, named by its ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelationPath {
+    Relation { from: Id, to: Id },
+    CounterObservation { lesson: Id, observation: Id },
+    Related(Id),
+}
+
+/// Classifies a path this module names; `None` for anything else, including
+/// a record in the wrong bucket or a non-canonical id.
+pub fn classify(path: &str) -> Option<RelationPath> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let bucket_ok = |x: &str, y: &str, id: Id| {
+        let (ex, ey) = id.fanout();
+        x.len() == 1 && y.len() == 1 && x.starts_with(ex) && y.starts_with(ey)
+    };
+    let json_id = |file: &str| file.strip_suffix(".json")?.parse::<Id>().ok();
+    match parts.as_slice() {
+        [RELATED_DIR, x, y, file] => {
+            let id = json_id(file)?;
+            bucket_ok(x, y, id).then_some(RelationPath::Related(id))
+        }
+        [RELATIONS_DIR, x, y, from, file] => {
+            let from: Id = from.parse().ok()?;
+            let to = json_id(file)?;
+            bucket_ok(x, y, from).then_some(RelationPath::Relation { from, to })
+        }
+        [COUNTER_OBSERVATIONS_DIR, x, y, lesson, file] => {
+            let lesson: Id = lesson.parse().ok()?;
+            let observation = json_id(file)?;
+            bucket_ok(x, y, lesson).then_some(RelationPath::CounterObservation {
+                lesson,
+                observation,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The kinds of link a [`RelationRecord`] records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkKind {
+    /// `from` refines `to`; both stay active.
+    Refine,
+}
+
+/// A link between two live lessons (`relations/<X>/<Y>/<FROM>/<TO>.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelationRecord {
+    pub schema_version: u8,
+    pub kind: LinkKind,
+    /// The lesson that was judged (the candidate).
+    pub from: Id,
+    /// The presented neighbour it relates to.
+    pub to: Id,
+    pub surface: String,
+    pub rationale: String,
+    pub confidence: f64,
+    /// The relation judge: `offline` or a model name.
+    pub model: String,
+    /// When the verdict was applied, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub decided_at: String,
+}
+
+/// A counter-observation: evidence that a lesson is wrong, recorded against
+/// it without changing its status. Exactly the keys of the published
+/// `counter-observation.schema.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CounterObservation {
+    pub id: Id,
+    pub schema_version: u8,
+    /// The lesson contradicted.
+    pub lesson_id: Id,
+    /// When the contradicting evidence was observed.
+    pub observed_at: String,
+    /// The artifacts of the contradicting evidence (at least one).
+    pub artifact_ids: Vec<Id>,
+    pub session_id: String,
+    pub summary: String,
+    /// Twelve lower-case hex characters.
+    pub author_key: String,
+}
+
+/// One decision as the judgment record keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedDecision {
+    pub decision: DecisionKind,
+    pub target_ids: Vec<Id>,
+    pub surface: String,
+    pub rationale: String,
+    pub confidence: f64,
+}
+
+/// The judgment record of a related lesson (`related/<X>/<Y>/<LESSON>.json`):
+/// that it was related, by which judge, against which presentation, and every
+/// decision of the batch. Its presence is what "already related" means.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RelatedRecord {
+    pub schema_version: u8,
+    pub lesson_id: Id,
+    /// When the verdict was applied, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub related_at: String,
+    pub model: String,
+    /// The corpus fingerprint digest of the neighbours presented.
+    pub corpus_digest: String,
+    pub decisions: Vec<RecordedDecision>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_fan_out_and_classify_back() {
+        let a: Id = "01KZ45MKAM734ZS7JK24D2DK0R".parse().unwrap();
+        let b: Id = "01KZ4A1B2C3D4E5F6G7H8J9K0M".parse().unwrap();
+        assert_eq!(
+            lesson_path(a),
+            "lessons/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
+        );
+        assert_eq!(
+            relation_path(a, b),
+            "relations/0/R/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json"
+        );
+        assert_eq!(
+            counter_observation_path(b, a),
+            "counter-observations/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/01KZ45MKAM734ZS7JK24D2DK0R.json"
+        );
+        assert_eq!(
+            related_path(b),
+            "related/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M.json"
+        );
+        assert_eq!(
+            classify(&relation_path(a, b)),
+            Some(RelationPath::Relation { from: a, to: b })
+        );
+        assert_eq!(
+            classify(&counter_observation_path(b, a)),
+            Some(RelationPath::CounterObservation {
+                lesson: b,
+                observation: a
+            })
+        );
+        assert_eq!(classify(&related_path(b)), Some(RelationPath::Related(b)));
+        for bad in [
+            "related/0/R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "related/0/M/01kz4a1b2c3d4e5f6g7h8j9k0m.json",
+            "related/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M",
+            "relations/0/M/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "lessons/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "related/0/M/x/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "",
+        ] {
+            assert_eq!(classify(bad), None, "{bad}");
+        }
+    }
+}

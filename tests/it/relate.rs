@@ -1,0 +1,832 @@
+//! Relation judgment: `relate`, `contradictions`, and what `status`,
+//! `show`, `recall` and `verify` make of relation commits.
+
+use serde_json::{json, Value};
+
+use crate::common::{artifact, fanout, Sign, TestEnv};
+
+/// The lessons every test starts from, all promoted into pool/org by the
+/// offline transform and judges:
+/// - `a`, `b`: the same lesson said twice (exact duplicates, vite 5.4.0);
+/// - `c`, `e`: other lessons about the vite 5.4.0 dev server;
+/// - `d`: about vite 6.0.0, a scope disjoint from the others'.
+struct Pool {
+    a: String,
+    b: String,
+    c: String,
+    d: String,
+    e: String,
+}
+
+const CRASH: &str = "vite 5.4.0 dev server crashes on start";
+const CRASH_FIX: &str = "The loader rejects the config file on boot. Fixed by setting server.hmr.timeout to 30 in vite.config.ts.";
+
+fn art(n: u32, summary: &str, detail: &str) -> Value {
+    let mut a = artifact(&crate::common::ulid(7, n), summary, detail);
+    a["session_id"] = json!(format!("sess-{n}"));
+    a
+}
+
+fn pool(env: &TestEnv) -> Pool {
+    env.init();
+    let arts = [
+        art(1, CRASH, CRASH_FIX),
+        art(2, CRASH, CRASH_FIX),
+        art(
+            3,
+            "vite 5.4.0 dev server crashes on start when server.hmr is off",
+            "With server.hmr disabled the dev server crashes on boot. Fixed by setting server.hmr.timeout to 60 in vite.config.ts.",
+        ),
+        art(
+            4,
+            "vite 6.0.0 dev server crashes on start",
+            "The loader rejects the config file on boot. Fixed by setting server.hmr.timeout to 30 in vite.config.ts.",
+        ),
+        art(
+            5,
+            "vite 5.4.0 dev server start crashes with a proxy",
+            "The dev server crashes on start when server.proxy is set. Fixed by setting server.hmr.timeout to 45 in vite.config.ts.",
+        ),
+    ];
+    let file = env.artifacts_file("a.jsonl", &arts);
+    let out = env
+        .lore(&["ingest", file.to_str().unwrap()])
+        .ok()
+        .to_owned();
+    // "proposed <lesson> <artifact>", in input order.
+    let ids: Vec<String> = arts
+        .iter()
+        .map(|a| {
+            let art = a["id"].as_str().unwrap();
+            out.lines()
+                .find(|l| l.ends_with(art))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .unwrap_or_else(|| panic!("{art} not proposed:\n{out}"))
+                .to_owned()
+        })
+        .collect();
+    for id in &ids {
+        env.lore(&["confirm", id, "org", "--yes"]).ok();
+    }
+    env.lore(&["judge", "--all", "--yes"]).ok();
+    Pool {
+        a: ids[0].clone(),
+        b: ids[1].clone(),
+        c: ids[2].clone(),
+        d: ids[3].clone(),
+        e: ids[4].clone(),
+    }
+}
+
+fn input(env: &TestEnv, id: &str) -> Value {
+    serde_json::from_str(env.lore(&["relate", id, "--input"]).ok()).unwrap()
+}
+
+fn neighbours(input: &Value) -> Vec<String> {
+    input["neighbours"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Every ref and its commit.
+fn refs(env: &TestEnv) -> String {
+    env.git(&["for-each-ref", "--format=%(refname) %(objectname)"])
+        .ok()
+        .to_owned()
+}
+
+fn pool_file(env: &TestEnv, path: &str) -> Option<Value> {
+    let r = env.git(&["show", &format!("pool/org:{path}")]);
+    (r.code == 0).then(|| serde_json::from_str(&r.stdout).unwrap())
+}
+
+fn decision(kind: &str, targets: &[&str], surface: &str) -> Value {
+    json!({
+        "decision": kind,
+        "target_ids": targets,
+        "surface": surface,
+        "rationale": format!("both are about {surface} on the vite 5.4.0 dev server"),
+        "confidence": 0.8,
+    })
+}
+
+fn verdict(candidate: &str, decisions: Vec<Value>) -> String {
+    json!({"candidate_id": candidate, "decisions": decisions}).to_string()
+}
+
+/// The trailer block of the newest pool/org commit whose subject starts
+/// with `action`.
+fn trailers_of(env: &TestEnv, action: &str) -> String {
+    let log = env
+        .git(&["log", "pool/org", "--format=%H %s"])
+        .ok()
+        .to_owned();
+    let commit = log
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(action))
+        .unwrap_or_else(|| panic!("no {action} commit in\n{log}"))
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    env.git(&["log", "-1", "--format=%(trailers)", &commit])
+        .ok()
+        .to_owned()
+}
+
+fn telemetry(env: &TestEnv) -> Value {
+    let path = env.repo().join("lore/relate-telemetry.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn disjoint_scopes_are_never_neighbours_and_the_input_is_the_contract() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    let i = input(&env, &p.d);
+    assert_eq!(neighbours(&i), Vec::<String>::new(), "vite 6 meets no 5.4");
+    assert_eq!(i["corpus_fingerprint"]["count"], 0);
+    for key in ["surface_hint", "output_contract"] {
+        assert!(i[key].as_str().unwrap().len() > 100, "{key}");
+    }
+    assert_eq!(
+        i["decisions_allowed"],
+        json!([
+            "skip",
+            "refine",
+            "supersede",
+            "merge",
+            "contradict",
+            "abstain"
+        ])
+    );
+    let a = input(&env, &p.a);
+    let shown = neighbours(&a);
+    assert_eq!(shown[0], p.b, "the exact duplicate comes first");
+    assert!(!shown.contains(&p.d), "{shown:?}");
+    assert!(!shown.contains(&p.a), "never its own neighbour");
+    // --input writes nothing, not even telemetry.
+    assert!(!env.repo().join("lore/relate-telemetry.json").exists());
+}
+
+#[test]
+fn refusals_exit_1_and_write_nothing() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    let before = refs(&env);
+    let r = env.lore(&["relate", "01M1E3VM1GAD8DSR0D4BG72GC9", "--input"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("lesson 01M1E3VM1GAD8DSR0D4BG72GC9 not found");
+    let pending = art(9, "vite 5.4.0 dev server crashes again", CRASH_FIX);
+    let file = env.artifacts_file("p.jsonl", &[pending]);
+    env.lore(&["ingest", file.to_str().unwrap()]).ok();
+    let id = env
+        .lore(&["list"])
+        .ok()
+        .lines()
+        .find(|l| l.contains("crashes again"))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    let before_pending = refs(&env);
+    let r = env.lore(&["relate", &id]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("it is not promoted; only lessons in a pool can be related");
+    assert_eq!(refs(&env), before_pending);
+    let r = env.lore(&["relate", "--all"]);
+    assert_eq!(r.code, 2, "no judge configured");
+    r.assert_stderr("no relation judge is configured");
+    env.config("lore.relate.backend", "offline");
+    let r = env.lore(&["relate", "--all"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("refusing to relate without --yes: stdin is not a terminal");
+    env.config("lore.relate.cap", "0");
+    let r = env.lore(&["relate", &p.a]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("lore.relate.cap neighbour cap must be between 1 and 64; got 0");
+    assert_eq!(refs(&env), before_pending);
+    assert_ne!(before, before_pending);
+}
+
+#[test]
+fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    // No judge configured: nothing is queued, relate cannot judge (exit 2).
+    let status = env.lore(&["status"]).ok().to_owned();
+    assert!(!status.contains("waiting for relation"), "{status}");
+    let r = env.lore(&["relate", &p.b]);
+    assert_eq!(r.code, 2);
+    r.assert_stderr(&format!(
+        "lesson {} was not related; nothing was written and it stays queued: no relation judge is configured",
+        p.b
+    ));
+    env.config("lore.relate.backend", "offline");
+    let status = env.lore(&["status"]).ok().to_owned();
+    assert!(
+        status.contains("lessons waiting for relation: 5 (`git lore relate --all`)"),
+        "{status}"
+    );
+    let r = env.lore(&["relate", &p.b, "--json"]);
+    let out: Value = serde_json::from_str(r.ok()).unwrap();
+    let written: Vec<&str> = out["result"]["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(written, ["merge", "relate"]);
+    assert_eq!(out["telemetry"]["batches"], 1);
+    assert_eq!(out["telemetry"]["decisions"]["merge"], 1);
+    assert_eq!(out["telemetry"]["voided"], 0);
+
+    let merge = trailers_of(&env, "merge");
+    for line in [
+        "Lore-Action: merge".to_owned(),
+        format!("Lore-Lesson: {}", p.b),
+        format!("Lore-Target: {}", p.a),
+        "Lore-Model: offline".to_owned(),
+        format!("Lore-Surface: claim \"{}\"", CRASH),
+    ] {
+        assert!(merge.contains(&line), "{line} in\n{merge}");
+    }
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_eq!(a["status"], "superseded");
+    assert_eq!(a["superseded_by"], json!(p.b));
+    let b = pool_file(&env, &fanout("lessons", &p.b)).unwrap();
+    assert_eq!(b["status"], "active");
+    assert_eq!(
+        b["evidence"]["session_ids"],
+        json!(["sess-2", "sess-1"]),
+        "its own first, then the source's"
+    );
+    let related = pool_file(&env, &fanout("related", &p.b)).unwrap();
+    assert_eq!(related["decisions"][0]["decision"], "merge");
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    // Recall: the superseded duplicate leads to its successor.
+    std::fs::create_dir_all(env.path().join("proj")).unwrap();
+    let recall = env
+        .lore(&[
+            "recall",
+            "--project",
+            "proj",
+            "--stack",
+            "vite@5.4.0",
+            "--all",
+        ])
+        .ok()
+        .to_owned();
+    assert!(
+        recall.contains(&format!(
+            "{}  {CRASH}  [vite =5.4.0]  (not recalled: superseded by {})",
+            p.a, p.b
+        )),
+        "{recall}"
+    );
+    let show = env.lore(&["show", &p.a]).ok().to_owned();
+    assert!(
+        show.contains(&format!("superseded by: {}\n", p.b)),
+        "{show}"
+    );
+    // The absorbed lesson's history includes the merge that retired it.
+    let log = env.lore(&["log", &p.a]).ok().to_owned();
+    assert!(
+        log.contains(&format!("merge {}: absorbs 1 lesson", p.b)),
+        "{log}"
+    );
+    // Related once: asking again is refused.
+    let r = env.lore(&["relate", &p.b]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("it was related already");
+    // The offline judge abstains where it has no duplicate: exit 2.
+    let before = refs(&env);
+    let r = env.lore(&["relate", &p.d]);
+    assert_eq!(r.code, 2);
+    r.assert_stderr("stays queued: the judge abstained");
+    assert_eq!(refs(&env), before);
+}
+
+#[test]
+fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    let shown = neighbours(&input(&env, &p.c));
+    for id in [&p.a, &p.b, &p.e] {
+        assert!(shown.contains(id), "{id} not in {shown:?}");
+    }
+    let v = verdict(
+        &p.c,
+        vec![
+            decision("supersede", &[&p.a], "vite.config.ts server.hmr.timeout"),
+            decision("refine", &[&p.b], "vite.config.ts server.hmr"),
+            decision("contradict", &[&p.e], "server.hmr.timeout"),
+        ],
+    );
+    let file = env.write("v.json", &v);
+    let r = env.lore(&["relate", &p.c, "--verdict", &format!("@{}", file.display())]);
+    let out = r.ok().to_owned();
+    assert!(
+        out.starts_with(&format!("Lesson {} related on pool/org by external (", p.c)),
+        "{out}"
+    );
+    let subjects = env
+        .git(&["log", "pool/org", "--format=%s", "-4"])
+        .ok()
+        .to_owned();
+    assert_eq!(
+        subjects,
+        format!(
+            "relate {c}: supersede, refine, contradict\ncontradict {e}: counter-observation from {c}\n\
+             refine {c}: refines {b}\nsupersede {a}: superseded by {c}\n",
+            a = p.a,
+            b = p.b,
+            c = p.c,
+            e = p.e
+        )
+    );
+    let sup = trailers_of(&env, "supersede");
+    for line in [
+        format!("Lore-Lesson: {}", p.a),
+        "Lore-From: active".into(),
+        "Lore-Status: superseded".into(),
+        "Lore-Model: external".into(),
+        "Lore-Surface: vite.config.ts server.hmr.timeout".into(),
+        format!("Lore-Target: {}", p.c),
+    ] {
+        assert!(sup.contains(&line), "{line} in\n{sup}");
+    }
+    let refine = trailers_of(&env, "refine");
+    assert!(
+        refine.contains(&format!("Lore-Lesson: {}\n", p.c)),
+        "{refine}"
+    );
+    assert!(
+        refine.contains(&format!("Lore-Target: {}\n", p.b)),
+        "{refine}"
+    );
+    let contra = trailers_of(&env, "contradict");
+    assert!(
+        contra.contains(&format!("Lore-Lesson: {}\n", p.e)),
+        "{contra}"
+    );
+    assert!(
+        contra.contains(&format!("Lore-Target: {}\n", p.c)),
+        "{contra}"
+    );
+
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_eq!(
+        (a["status"].clone(), a["superseded_by"].clone()),
+        (json!("superseded"), json!(p.c))
+    );
+    let link = fanout("relations", &p.c).replace(".json", &format!("/{}.json", p.b));
+    let rel = pool_file(&env, &link).unwrap();
+    assert_eq!(
+        (rel["kind"].clone(), rel["from"].clone(), rel["to"].clone()),
+        (json!("refine"), json!(p.c), json!(p.b))
+    );
+    let b = pool_file(&env, &fanout("lessons", &p.b)).unwrap();
+    assert_eq!(b["status"], "active", "a refinement changes no status");
+    let e = pool_file(&env, &fanout("lessons", &p.e)).unwrap();
+    assert_eq!(e["status"], "active", "a contradiction changes no status");
+    let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
+    assert_eq!(c["threshold"], 2);
+    assert_eq!(c["lessons"][0]["lesson"], json!(p.e));
+    assert_eq!(c["lessons"][0]["count"], 1);
+    assert_eq!(c["lessons"][0]["past_threshold"], false);
+    let summary = c["lessons"][0]["observations"][0]["summary"]
+        .as_str()
+        .unwrap();
+    assert!(
+        summary.starts_with(&format!(
+            "lesson {} contradicts this on server.hmr.timeout",
+            p.c
+        )),
+        "{summary}"
+    );
+    let show = env.lore(&["show", &p.b]).ok().to_owned();
+    assert!(show.contains(&format!("refined by:  {}\n", p.c)), "{show}");
+    let show = env.lore(&["show", &p.c]).ok().to_owned();
+    assert!(show.contains(&format!("refines:     {}\n", p.b)), "{show}");
+    assert!(show.contains("related:     yes\n"), "{show}");
+    let verified = env.lore(&["verify"]);
+    assert_eq!(verified.code, 0, "{}", verified.stderr);
+
+    // A skip writes only the judgment record.
+    let before = env.git(&["rev-parse", "pool/org"]).ok().to_owned();
+    env.lore(&[
+        "relate",
+        &p.d,
+        "--verdict",
+        &verdict(
+            &p.d,
+            vec![json!({"decision": "skip", "target_ids": [], "confidence": 1})],
+        ),
+    ])
+    .ok();
+    let files = env
+        .git(&["diff", "--name-only", before.trim(), "pool/org"])
+        .ok()
+        .to_owned();
+    assert_eq!(files, format!("{}\n", fanout("related", &p.d)));
+    assert_eq!(
+        trailers_of(&env, "relate").matches("Lore-Target").count(),
+        0
+    );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
+fn one_bad_decision_voids_the_whole_batch_and_no_ref_moves() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    let good = || decision("supersede", &[&p.a], "vite.config.ts server.hmr");
+    let cases: Vec<(String, &str)> = vec![
+        // good, then an id never presented
+        (
+            verdict(
+                &p.c,
+                vec![good(), decision("refine", &[&p.d], "vite.config.ts")],
+            ),
+            "phantom_id",
+        ),
+        // the candidate itself, which is also not presented: self-reference wins
+        (
+            verdict(
+                &p.c,
+                vec![good(), decision("merge", &[&p.c], "vite.config.ts")],
+            ),
+            "self_reference",
+        ),
+        (
+            verdict(
+                &p.c,
+                vec![good(), decision("Refine", &[&p.b], "vite.config.ts")],
+            ),
+            "enum_violation",
+        ),
+        (
+            verdict(
+                &p.c,
+                vec![good(), decision("refine", &[&p.a], "vite.config.ts")],
+            ),
+            "duplicate_target",
+        ),
+        (
+            format!("```json\n{}\n```", verdict(&p.c, vec![good()])),
+            "unparseable",
+        ),
+        (verdict(&p.c, vec![]), "empty"),
+        (
+            verdict(
+                &p.c,
+                vec![
+                    json!({"decision": "refine", "target_ids": [p.b], "surface": "vite.config.ts", "rationale": "they are related", "confidence": 0.5}),
+                ],
+            ),
+            "partial",
+        ),
+    ];
+    let before = refs(&env);
+    for (v, mode) in &cases {
+        let r = env.lore_stdin(&["relate", &p.c, "--verdict", "-"], v.as_bytes());
+        assert_eq!(r.code, 2, "{mode}: {}", r.stderr);
+        r.assert_stderr(&format!("stays queued: the verdict was voided ({mode})"));
+        assert_eq!(r.stdout, "", "nothing derived from a void is shown");
+        assert_eq!(refs(&env), before, "{mode}: a ref moved");
+    }
+    let t = telemetry(&env);
+    assert_eq!(t["batches"], cases.len());
+    assert_eq!(t["voided"], cases.len());
+    for (_, mode) in &cases {
+        assert_eq!(t["failure_modes"][mode], 1, "{mode}: {t}");
+    }
+    assert_eq!(t["decisions"]["supersede"], 0, "a void counts no decision");
+    // Still queued, and the same good decision alone applies.
+    env.config("lore.relate.backend", "offline");
+    assert!(env.lore(&["status"]).ok().contains(&p.c));
+    env.lore(&["relate", &p.c, "--verdict", &verdict(&p.c, vec![good()])])
+        .ok();
+}
+
+#[test]
+fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    let before = refs(&env);
+    let judge = env.stub("relate-judge", "cat >/dev/null; sleep 30");
+    env.config("lore.relate.command", judge.to_str().unwrap());
+    env.config("lore.relate.timeout", "1");
+    let r = env.lore(&["relate", &p.c]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    r.assert_stderr("the verdict was voided (timeout)");
+    // Hung after printing half a verdict: never applied partially.
+    env.stub(
+        "relate-judge",
+        &format!(
+            "cat >/dev/null; printf '{{\"candidate_id\":\"{}\",\"decisions\":[{{\"decision\":\"supersede\"'; sleep 30",
+            p.c
+        ),
+    );
+    let r = env.lore(&["relate", &p.c]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    r.assert_stderr("the verdict was voided (timeout)");
+    env.stub("relate-judge", "cat >/dev/null; echo boom >&2; exit 3");
+    let r = env.lore(&["relate", &p.c]);
+    assert_eq!(r.code, 2);
+    r.assert_stderr("the verdict was voided (unparseable): the model program failed (exited with status 3): boom");
+    env.stub("relate-judge", "cat >/dev/null");
+    let r = env.lore(&["relate", &p.c]);
+    assert_eq!(r.code, 2);
+    r.assert_stderr("the verdict was voided (empty)");
+    // A verdict that is valid but for one byte that is not UTF-8.
+    let skip = verdict(
+        &p.c,
+        vec![json!({"decision": "skip", "target_ids": [], "rationale": "no relation XX", "confidence": 0.9})],
+    )
+    .replace("XX", "\\377");
+    env.stub("relate-judge", &format!("cat >/dev/null; printf '{skip}'"));
+    let r = env.lore(&["relate", &p.c]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    r.assert_stderr("the verdict was voided (unparseable): the judge's answer is not UTF-8 text");
+    assert_eq!(refs(&env), before);
+    let status = env.lore(&["status"]).ok().to_owned();
+    assert!(status.contains(&p.c), "still queued:\n{status}");
+    assert_eq!(telemetry(&env)["failure_modes"]["timeout"], 2);
+    // The prompt reaches the judge on stdin; its answer is read raw.
+    let seen = env.path().join("prompt.txt");
+    env.stub(
+        "relate-judge",
+        &format!(
+            "cat > '{}'; printf '%s' '{}'",
+            seen.display(),
+            verdict(
+                &p.c,
+                vec![json!({"decision": "skip", "target_ids": [], "confidence": 0.9})]
+            )
+        ),
+    );
+    env.config("lore.relate.model", "judge-model-1");
+    let r = env.lore(&["relate", &p.c]);
+    assert!(r.ok().contains("by judge-model-1"), "{}", r.stdout);
+    let prompt = std::fs::read_to_string(seen).unwrap();
+    assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
+    assert!(trailers_of(&env, "relate").contains("Lore-Model: judge-model-1\n"));
+}
+
+#[test]
+fn a_verdict_whose_effect_cannot_be_resolved_applies_nothing() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    // While the judge thinks, someone else relates the same lesson (a skip).
+    // The pool moved, but the presentation did not: the verdict is planned
+    // again, and its judgment record cannot be added a second time. Nothing
+    // of the judge's batch is written.
+    let skip = verdict(
+        &p.c,
+        vec![json!({"decision": "skip", "target_ids": [], "confidence": 1})],
+    );
+    let sup = verdict(
+        &p.c,
+        vec![decision("supersede", &[&p.a], "vite.config.ts server.hmr")],
+    );
+    let judge = env.stub(
+        "relate-judge",
+        &format!(
+            "cat >/dev/null; GIT_LORE_RANDOMNESS_SEED=999 '{}' relate {} --verdict '{}' >/dev/null || exit 9; printf '%s' '{}'",
+            env!("CARGO_BIN_EXE_git-lore"),
+            p.c,
+            skip,
+            sup
+        ),
+    );
+    env.config("lore.relate.command", judge.to_str().unwrap());
+    let r = env.lore(&["relate", &p.c]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    r.assert_stderr(&format!(
+        "an effect could not be resolved: {} exists already",
+        fanout("related", &p.c)
+    ));
+    let subjects = env
+        .git(&["log", "pool/org", "--format=%s", "-2"])
+        .ok()
+        .to_owned();
+    assert!(
+        subjects.starts_with(&format!("relate {}: skip\npromote ", p.c)),
+        "{subjects}"
+    );
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_eq!(a["status"], "active", "the supersede was not applied");
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
+fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_refutes() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    env.config("lore.relate.backend", "offline");
+    let against_a =
+        |cand: &str, surface: &str| verdict(cand, vec![decision("contradict", &[&p.a], surface)]);
+    env.lore(&[
+        "relate",
+        &p.c,
+        "--verdict",
+        &against_a(&p.c, "server.hmr.timeout"),
+    ])
+    .ok();
+    let status = env.lore(&["status"]).ok().to_owned();
+    assert!(
+        !status.contains("contradicted past the threshold"),
+        "{status}"
+    );
+    env.lore(&[
+        "relate",
+        &p.e,
+        "--verdict",
+        &against_a(&p.e, "server.hmr.timeout"),
+    ])
+    .ok();
+    let status = env.lore(&["status", "--json"]).ok().to_owned();
+    let s: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(s["contradicted"], 1);
+    let text = env.lore(&["status"]).ok().to_owned();
+    assert!(
+        text.contains(&format!(
+            "lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`): {}\n",
+            p.a
+        )),
+        "{text}"
+    );
+    let listed = env.lore(&["contradictions"]).ok().to_owned();
+    assert!(
+        listed.starts_with(&format!(
+            "{} (pool/org, active): 2 counter-observations, threshold 2 reached: back to the jury\n",
+            p.a
+        )),
+        "{listed}"
+    );
+    // Contradiction is a signal, not a verdict: the lesson is still active.
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_eq!(a["status"], "active");
+    // A higher threshold: not past it.
+    env.config("lore.relate.threshold", "3");
+    let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
+    assert_eq!(c["lessons"][0]["past_threshold"], false);
+    assert_eq!(env.lore(&["verify"]).code, 0);
+
+    // Nothing but a jury verdict may set refuted: a relation commit that
+    // does is reported by verify, whatever its trailers say.
+    let tip = env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
+    let mut refuted = a.clone();
+    refuted["status"] = json!("refuted");
+    refuted["superseded_by"] = json!(p.b);
+    let text = serde_json::to_string_pretty(&refuted).unwrap() + "\n";
+    let path = fanout("lessons", &p.a);
+    env.forge(
+        "pool/org",
+        Some(&tip),
+        &[(path.as_str(), Some(text.as_str()))],
+        &format!(
+            "supersede {a}: superseded by {b}\n\nLore-Format: 1\nLore-Action: supersede\nLore-Lesson: {a}\nLore-From: active\nLore-Status: superseded\nLore-Surface: x\nLore-Model: m\nLore-Target: {b}\n",
+            a = p.a,
+            b = p.b
+        ),
+        Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    for problem in [
+        format!(
+            "supersede: illegal status transition of {}: active -> refuted",
+            p.a
+        ),
+        format!(
+            "supersede: {} may change only its status, to superseded, and superseded_by, to {}",
+            p.a, p.b
+        ),
+    ] {
+        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    }
+}
+
+#[test]
+fn relate_all_relates_the_queue_after_asking() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    env.config("lore.relate.backend", "offline");
+    let r = env.lore(&["relate", "--all", "--yes", "--json"]);
+    // The duplicates merge (whichever comes first absorbs the other); the
+    // rest abstain offline and stay queued: exit 2.
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    r.assert_stderr("5 lessons promoted to relate with the offline backend");
+    r.assert_stderr("related: 1 applied, 3 not (still queued)");
+    assert!(!r.stderr.contains("not active"), "{}", r.stderr);
+    let out: Value = serde_json::from_str(&r.stdout).unwrap();
+    let results = out["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4, "the absorbed duplicate left the queue");
+    let merged = results.iter().find(|x| x["unapplied"].is_null()).unwrap();
+    let (winner, loser) = if merged["lesson"] == json!(p.a) {
+        (&p.a, &p.b)
+    } else {
+        (&p.b, &p.a)
+    };
+    assert_eq!(merged["lesson"], json!(winner));
+    let gone = pool_file(&env, &fanout("lessons", loser)).unwrap();
+    assert_eq!(gone["superseded_by"], json!(winner));
+    let status = env.lore(&["status"]).ok().to_owned();
+    assert!(
+        status.contains("lessons waiting for relation: 3 (`git lore relate --all`)"),
+        "{status}"
+    );
+    for id in [&p.c, &p.d, &p.e] {
+        assert!(status.contains(id.as_str()), "{id} still queued:\n{status}");
+    }
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+/// A relation commit made by hand: `verify` names what is wrong with it.
+#[test]
+fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    let tip = |env: &TestEnv| env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
+    let entry = |id: &str| pool_file(&env, &fanout("lessons", id)).unwrap();
+    let text = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
+    let msg = |action: &str, lesson: &str, extra: &str| {
+        format!(
+            "{action} {lesson}: by hand\n\nLore-Format: 1\nLore-Action: {action}\nLore-Lesson: {lesson}\n{extra}Lore-Model: m\n"
+        )
+    };
+
+    // A merge that also rewrites the absorbing lesson's claim.
+    let mut b = entry(&p.b);
+    b["claim"] = json!("something else entirely");
+    let mut a = entry(&p.a);
+    a["status"] = json!("superseded");
+    a["superseded_by"] = json!(p.b);
+    let (pa, pb) = (fanout("lessons", &p.a), fanout("lessons", &p.b));
+    env.forge(
+        "pool/org",
+        Some(&tip(&env)),
+        &[
+            (pa.as_str(), Some(text(&a).as_str())),
+            (pb.as_str(), Some(text(&b).as_str())),
+        ],
+        &msg(
+            "merge",
+            &p.b,
+            &format!("Lore-Surface: x\nLore-Target: {}\n", p.a),
+        ),
+        Sign::Repo,
+    );
+    // A judgment record whose decisions name no lesson, with a Lore-Target.
+    let related = json!({
+        "schema_version": 1, "lesson_id": p.d, "related_at": "2026-08-05T10:00:00Z",
+        "model": "m", "corpus_digest": "e3b0c44298fc1c14",
+        "decisions": [{"decision": "skip", "target_ids": [], "surface": "", "rationale": "", "confidence": 1}]
+    });
+    let rd = fanout("related", &p.d);
+    env.forge(
+        "pool/org",
+        Some(&tip(&env)),
+        &[(rd.as_str(), Some(text(&related).as_str()))],
+        &msg("relate", &p.d, &format!("Lore-Target: {}\n", p.c)),
+        Sign::Repo,
+    );
+    // A counter-observation filed under one lesson about another.
+    let obs_id = "01KZ8NV6800000000000000000";
+    let obs = json!({
+        "id": obs_id, "schema_version": 1, "lesson_id": p.a,
+        "observed_at": "2026-08-03T15:59:48Z", "artifact_ids": [crate::common::ulid(7, 3)],
+        "session_id": "sess-3", "summary": "by hand", "author_key": "0123456789ab"
+    });
+    let po = fanout("counter-observations", &p.e).replace(".json", &format!("/{obs_id}.json"));
+    env.forge(
+        "pool/org",
+        Some(&tip(&env)),
+        &[(po.as_str(), Some(text(&obs).as_str()))],
+        &msg(
+            "contradict",
+            &p.e,
+            &format!("Lore-Surface: x\nLore-Target: {}\n", p.c),
+        ),
+        Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    for problem in [
+        format!(
+            "merge: {} may change only its evidence's artifact and session ids",
+            p.b
+        ),
+        "relate: Lore-Target does not list the ids the record's decisions name".to_owned(),
+        format!("contradict: {po}: lesson_id is not Lore-Lesson {}", p.e),
+    ] {
+        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    }
+}
