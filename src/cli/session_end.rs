@@ -212,6 +212,7 @@ fn run_logged(ctx: &Ctx, dir: &Path, what: &str, args: &[&str], stdin: Option<Ve
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    log(dir, &format!("{what}: started"));
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
