@@ -1,4 +1,5 @@
 use std::io::Read;
+use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Subcommand};
 
@@ -13,6 +14,13 @@ use git_lore::ops::guard;
 /// agent's SessionStart hook input on stdin and prints, as the hook's JSON,
 /// the lessons that hold for the session's project (for the agent) and how
 /// many lessons await a decision (for the person); it always exits 0.
+/// `hook session-end` reads a SessionEnd hook input on stdin, hands it to a
+/// detached `git lore capture --hook` (a new session of its own: no
+/// `setsid` program needed) and returns at once; what that prints goes to
+/// `<gitdir>/lore/session-end.log` with timestamps, and a failure is shown
+/// once at the next session start.
+///
+/// Example: `echo "$HOOK_JSON" | git-lore hook session-end`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     #[command(subcommand)]
@@ -34,13 +42,22 @@ enum Hook {
         #[arg(long, default_value_t = git_lore::recall::render::DEFAULT_BUDGET)]
         budget: usize,
     },
+    /// A coding agent's session ends: capture it in the background.
+    SessionEnd,
+    /// The detached half of session-end (started by it, not by hand).
+    #[command(hide = true)]
+    SessionEndWorker {
+        /// The hook input, saved by session-end; removed when read.
+        #[arg(long, value_name = "FILE")]
+        input: PathBuf,
+    },
 }
 
 /// Set in the environment of every program git-lore starts from a hook (and
 /// by anyone who wants git-lore's agent hooks to stay quiet): every
 /// git-lore agent hook is then a no-op, so a model asked from a hook cannot
 /// set off the hooks again.
-pub const QUIET: &str = "GIT_LORE_HOOK_ACTIVE";
+pub const QUIET: &str = git_lore::ops::backend::HOOK_MARKER;
 
 /// How long the session-start hook may work before it gives up, well inside
 /// the few seconds an agent waits for it.
@@ -50,6 +67,14 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     match args.hook {
         Hook::SessionStart { budget } => {
             session_start(ctx, budget);
+            Ok(Exit::Done)
+        }
+        Hook::SessionEnd => {
+            super::session_end::start(ctx);
+            Ok(Exit::Done)
+        }
+        Hook::SessionEndWorker { input } => {
+            super::session_end::work(ctx, &input);
             Ok(Exit::Done)
         }
         Hook::PrePush { .. } => {
@@ -100,12 +125,13 @@ fn session_start(ctx: &Ctx, budget: usize) {
         .and_then(|v| v.get("cwd")?.as_str().map(std::path::PathBuf::from))
         .or_else(|| ctx.var("CLAUDE_PROJECT_DIR").map(std::path::PathBuf::from))
         .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let failed = super::session_end::take_failures(ctx);
     let (tx, rx) = std::sync::mpsc::channel();
     let ctx = ctx.clone();
     std::thread::spawn(move || {
         let _ = tx.send(session_start_work(&ctx, &cwd, budget));
     });
-    let said = match rx.recv_timeout(SESSION_START_DEADLINE) {
+    let mut said = match rx.recv_timeout(SESSION_START_DEADLINE) {
         Ok(Ok(said)) => said,
         Ok(Err(why)) => Said {
             message: format!("git-lore: no lessons this session ({})", short(&why)),
@@ -116,6 +142,17 @@ fn session_start(ctx: &Ctx, budget: usize) {
             ..Said::default()
         },
     };
+    if let Some(line) = failed {
+        said.message = if said.message.is_empty() {
+            line
+        } else {
+            format!(
+                "{}; {}",
+                said.message,
+                line.trim_start_matches("git-lore: ")
+            )
+        };
+    }
     if said.context.is_empty() && said.message.is_empty() {
         return;
     }

@@ -18,7 +18,7 @@ use git_lore::pipeline::Item;
 /// declined — one signed commit each. An outage (missing or hung model, empty
 /// answer) leaves the artifact untouched and exits 2. Prints one line per
 /// artifact: `proposed <lesson> <artifact>`, `declined <artifact> <reason>`,
-/// `skipped <artifact> seen|pregate`, `untouched <artifact> <why>` or
+/// `skipped <artifact> seen|pregate|claimed`, `untouched <artifact> <why>` or
 /// `invalid <source> <why>`; a summary goes to stderr.
 ///
 /// `--redo` runs declined artifacts through the transform again (after you
@@ -84,11 +84,12 @@ fn skip_word(why: Skip) -> &'static str {
     match why {
         Skip::Seen => "seen",
         Skip::Pregate => "pregate",
+        Skip::Claimed => "claimed",
     }
 }
 
 /// The line printed for an outcome.
-fn line(o: &Outcome) -> String {
+pub(super) fn line(o: &Outcome) -> String {
     match o {
         Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
         Outcome::Declined {
@@ -116,7 +117,7 @@ fn line(o: &Outcome) -> String {
 }
 
 #[derive(serde::Serialize)]
-struct Row {
+pub(super) struct Row {
     outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     artifact: Option<String>,
@@ -130,7 +131,7 @@ struct Row {
     source: Option<String>,
 }
 
-fn row(o: &Outcome) -> Row {
+pub(super) fn row(o: &Outcome) -> Row {
     let mut r = Row {
         outcome: "",
         artifact: None,

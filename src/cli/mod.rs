@@ -6,6 +6,7 @@
 //! `run` that calls the library, prints what it returns and hands back an
 //! [`ui::Exit`] or a [`ui::CliError`]; [`main`] prints the error once.
 
+mod capture;
 mod confirm;
 mod contradictions;
 mod demo;
@@ -29,6 +30,8 @@ mod remote;
 mod retract;
 mod rubrics;
 mod seen;
+mod session_end;
+mod setup;
 mod show;
 mod stack;
 mod status;
@@ -74,6 +77,7 @@ pub struct Cli {
 enum Command {
     Init(init::Args),
     Ingest(ingest::Args),
+    Capture(capture::Args),
     List(list::Args),
     Show(show::Args),
     Confirm(confirm::Args),
@@ -101,6 +105,7 @@ enum Command {
     Host(host::Args),
     Demo(demo::Args),
     Generate(generate::Args),
+    Setup(setup::Args),
     #[command(hide = true)]
     Hook(hook::Args),
 }
@@ -210,6 +215,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Init(a) => init::run(a, &ctx),
         Command::Ingest(a) => ingest::run(a, &ctx),
+        Command::Capture(a) => capture::run(a, &ctx),
         Command::List(a) => list::run(a, &ctx),
         Command::Show(a) => show::run(a, &ctx),
         Command::Confirm(a) => confirm::run(a, &ctx),
@@ -237,6 +243,7 @@ pub fn main() -> ExitCode {
         Command::Host(a) => host::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
         Command::Generate(a) => generate::run(a, Cli::command()),
+        Command::Setup(a) => setup::run(a, &ctx),
         Command::Hook(a) => hook::run(a, &ctx),
     };
     let exit = match result {

@@ -32,7 +32,14 @@ pub enum Role {
     /// Relation judgment of a promoted lesson against its pool
     /// (`lore.relate.*`).
     Relate,
+    /// A session transcript → moments worth an artifact (`lore.capture.*`).
+    Capture,
 }
+
+/// Set in the environment of every model program git-lore starts: every
+/// git-lore agent hook is a no-op under it, so a model asked from a hook
+/// cannot set the hooks off again.
+pub const HOOK_MARKER: &str = "GIT_LORE_HOOK_ACTIVE";
 
 /// One role's config section and defaults.
 struct Spec {
@@ -47,6 +54,7 @@ impl Role {
             Role::Transform => ("transform", "claude-haiku-4-5-20251001", 20),
             Role::Judge => ("judge", "claude-opus-4-1", 120),
             Role::Relate => ("relate", "claude-opus-4-1", 60),
+            Role::Capture => ("capture", "claude-haiku-4-5-20251001", 120),
         };
         Spec {
             section,
@@ -60,9 +68,11 @@ impl Role {
         format!("lore.{}.{name}", self.spec().section)
     }
 
-    /// The program run when the command backend is chosen but none is set.
+    /// The program run when the command backend is chosen but none is set:
+    /// with every agent hook turned off, so a model asked from a hook
+    /// starts no hooks of its own.
     pub fn default_command(self) -> &'static str {
-        "claude -p --max-turns 1 --model {model}"
+        r#"claude -p --max-turns 1 --settings '{"disableAllHooks": true}' --model {model}"#
     }
 
     /// The model named when none is configured.
@@ -103,6 +113,10 @@ pub enum Outage {
     /// Talking to the program failed.
     #[error("i/o error talking to model program {program:?}: {why}")]
     Io { program: String, why: String },
+    /// The program answered with something that is not an answer of the
+    /// form asked for (prose, a truncated array): asking again may do.
+    #[error("the model's answer cannot be used: {why}")]
+    Unusable { why: String },
 }
 
 /// Where one role's model work goes.
@@ -224,11 +238,19 @@ impl Backend {
                             )
                         })?,
                 };
+                let mut env: Vec<(String, String)> = lore
+                    .env
+                    .child_env
+                    .iter()
+                    .filter(|(k, _)| k != HOOK_MARKER)
+                    .cloned()
+                    .collect();
+                env.push((HOOK_MARKER.to_owned(), "1".to_owned()));
                 Ok(Backend::Command {
                     argv,
                     model,
                     timeout,
-                    env: lore.env.child_env.clone(),
+                    env,
                 })
             }
             other => Err(bad(

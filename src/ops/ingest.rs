@@ -13,13 +13,18 @@
 //!    exactly one outcome each;
 //! 3. **resolve repeats**: an artifact given twice gets its first copy's fate.
 //!
-//! Model calls happen outside any transaction.
+//! Model calls happen outside any transaction. With a model program, each
+//! artifact is first claimed ([`super::claim`]): an artifact another run is
+//! asking about right now is `skipped … claimed`, so overlapping runs make
+//! one model call per artifact; the claim is held until its outcome is
+//! written.
 
 use std::collections::HashMap;
 
 use rand::RngCore;
 
 use super::backend::Backend;
+use super::claim::{Claims, Take};
 use super::{Lore, LoreError};
 use crate::event::{CommitRef, Event};
 use crate::model::{
@@ -39,6 +44,9 @@ pub enum Skip {
     Seen,
     /// It names no version, so no versioned lesson can come of it.
     Pregate,
+    /// Another run is asking the model about it right now; that run records
+    /// its outcome (or reports its own outage).
+    Claimed,
 }
 
 /// What happened to one input item.
@@ -174,6 +182,7 @@ pub fn ingest(
     let mut repeats: Vec<(usize, usize)> = Vec::new();
     let mut pending: Vec<(usize, Pending)> = Vec::new();
     let mut error = None;
+    let mut claims = open_claims(lore, backend);
 
     for (i, item) in items.into_iter().enumerate() {
         if error.is_some() {
@@ -183,10 +192,19 @@ pub fn ingest(
         match triage(item, &index, &mut first_of, i) {
             Triage::Decided(o) => slots.set(i, o),
             Triage::Repeat(first) => repeats.push((i, first)),
-            Triage::Ask(artifact) => match determine(lore, backend, &template, artifact, None) {
-                Ok(p) => pending.push((i, p)),
-                Err(o) => slots.set(i, o),
+            Triage::Ask(artifact) => match claim(lore, &mut claims, artifact.id) {
+                Some(o) => slots.set(i, o),
+                None => match determine(lore, backend, &template, artifact, None) {
+                    Ok(p) => pending.push((i, p)),
+                    Err(o) => {
+                        release(&mut claims, &o);
+                        slots.set(i, o)
+                    }
+                },
             },
+        }
+        if let Some(c) = claims.as_mut() {
+            c.keep_alive();
         }
         if pending.len() >= CHUNK {
             let batch = std::mem::take(&mut pending);
@@ -194,6 +212,8 @@ pub fn ingest(
                 error = Some(e);
                 // Back in `pending`, so the items it did not write say so.
                 pending = batch;
+            } else {
+                release_written(&mut claims, &batch);
             }
         }
     }
@@ -202,6 +222,8 @@ pub fn ingest(
             error = Some(e);
         }
     }
+    // Written or not, this run is done asking.
+    drop(claims);
     if let Some(e) = &error {
         for (i, p) in &pending {
             if slots.slots[*i].is_none() {
@@ -646,11 +668,11 @@ fn resolve_repeats(slots: &mut Slots<'_>, repeats: Vec<(usize, usize)>) {
     for (i, first) in repeats {
         let o = match &slots.slots[first] {
             Some(Outcome::Skipped {
-                why: Skip::Pregate,
+                why: why @ (Skip::Pregate | Skip::Claimed),
                 artifact,
             }) => Outcome::Skipped {
                 artifact: *artifact,
-                why: Skip::Pregate,
+                why: *why,
             },
             Some(Outcome::Untouched { artifact, why }) => Outcome::Untouched {
                 artifact: *artifact,
@@ -665,5 +687,65 @@ fn resolve_repeats(slots: &mut Slots<'_>, repeats: Vec<(usize, usize)>) {
             Some(Outcome::Invalid { .. }) | None => continue,
         };
         slots.set(i, o);
+    }
+}
+
+/// The claims of a run that asks a model program (the offline backend is
+/// cheap and deterministic: it claims nothing). Claims that cannot be used
+/// (a read-only git dir) are done without: they only save model calls.
+fn open_claims(lore: &mut Lore, backend: &Backend) -> Option<Claims> {
+    let Backend::Command { timeout, .. } = backend else {
+        return None;
+    };
+    let token = format!("{}-{:016x}", std::process::id(), lore.rng().next_u64());
+    // Long enough for one model call and the write that follows it; the
+    // holder rewrites its claims well before that.
+    let ttl = *timeout * 2 + std::time::Duration::from_secs(60);
+    Claims::open(&lore.store.lore_dir().join("claims"), &token, ttl).ok()
+}
+
+/// Claims `id` for this run: `None` when this run should ask about it,
+/// else its outcome (another run holds it, or history has it by now).
+fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id) -> Option<Outcome> {
+    let c = claims.as_mut()?;
+    match c.take(&id.to_string()) {
+        Ok(Take::HeldElsewhere) => Some(Outcome::Skipped {
+            artifact: id,
+            why: Skip::Claimed,
+        }),
+        Ok(Take::Taken) => {
+            // Another run may have written it and let go since this run's
+            // index was loaded: ask history again before asking a model.
+            let seen = Index::load(&lore.store)
+                .map(|index| index.artifact(id).is_some())
+                .unwrap_or(false);
+            seen.then(|| {
+                c.release(&id.to_string());
+                Outcome::Skipped {
+                    artifact: id,
+                    why: Skip::Seen,
+                }
+            })
+        }
+        Err(_) => {
+            *claims = None;
+            None
+        }
+    }
+}
+
+/// Lets go of the claim of an artifact that got no determination.
+fn release(claims: &mut Option<Claims>, o: &Outcome) {
+    if let (Some(c), Outcome::Untouched { artifact, .. }) = (claims.as_mut(), o) {
+        c.release(&artifact.to_string());
+    }
+}
+
+/// Lets go of the claims of written determinations.
+fn release_written(claims: &mut Option<Claims>, batch: &[(usize, Pending)]) {
+    if let Some(c) = claims.as_mut() {
+        for (_, p) in batch {
+            c.release(&p.artifact_id().to_string());
+        }
     }
 }

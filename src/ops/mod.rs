@@ -9,6 +9,8 @@
 
 pub mod audit;
 pub mod backend;
+pub mod capture;
+pub mod claim;
 pub mod confirm;
 pub mod guard;
 pub mod host;
@@ -25,6 +27,7 @@ pub mod relate;
 pub mod remote;
 pub mod retract;
 pub mod rubrics;
+pub mod setup;
 pub mod signers;
 pub mod sync;
 pub mod trust;

@@ -10,6 +10,9 @@
 //!                        (Propose | Decline{reason}); an outage never gets here
 //! ```
 //!
+//! - [`capture`]: artifacts from a coding agent's session transcript, with
+//!   content-addressed ids (the offline backend, the command backend's
+//!   prompt and the strict reading of its answer).
 //! - [`input`]: artifacts from JSON, JSON arrays and JSON Lines, per-item errors.
 //! - [`commits`]: artifacts from a project's commits, with content-addressed ids.
 //! - [`pregate`]: the version-token regex that spares the model artifacts
@@ -25,6 +28,7 @@
 //! model program is `crate::process`, recording outcomes and idempotency are
 //! the store's. Each module has its own error type.
 
+pub mod capture;
 pub mod commits;
 pub mod input;
 pub mod offline_transform;

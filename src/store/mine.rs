@@ -117,6 +117,28 @@ pub fn mine(
     })
 }
 
+/// The facts a project key is made of for the project at `dir`: its
+/// `remote.origin.url` and the real path of its top, or (no repository
+/// there) none and the real path of `dir`.
+pub fn identify(dir: &Path) -> (Option<String>, PathBuf) {
+    let Ok(repo) = gix::discover(dir) else {
+        return (
+            None,
+            std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned()),
+        );
+    };
+    let origin_url = repo
+        .config_snapshot()
+        .string("remote.origin.url")
+        .map(|u| u.to_str_lossy().into_owned());
+    let root = repo
+        .workdir()
+        .map(Path::to_owned)
+        .unwrap_or_else(|| repo.git_dir().to_owned());
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    (origin_url, root)
+}
+
 fn default_branch_tip(repo: &gix::Repository) -> Result<Option<ObjectId>, StoreError> {
     if let Ok(Some(mut r)) = repo.try_find_reference("refs/remotes/origin/HEAD") {
         if let Ok(id) = r.peel_to_id() {

@@ -72,3 +72,143 @@ fn session_end_ingests_in_the_background_and_returns_at_once() {
     let log = std::fs::read_to_string(env.repo().join("lore/session-end.log")).unwrap();
     assert!(log.contains("proposed ") && log.contains(&id), "{log}");
 }
+
+/// The SessionEnd hook's input for a fixture transcript.
+fn session_end_input(env: &TestEnv, transcript: &str) -> String {
+    serde_json::json!({
+        "session_id": "5f1c0a2e-0000-4000-8000-000000000001",
+        "transcript_path": format!("{}/src/pipeline/capture/testdata/{transcript}", env!("CARGO_MANIFEST_DIR")),
+        "cwd": env.path(),
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit"
+    })
+    .to_string()
+}
+
+/// Waits (up to 10 s) until the session-end log says `needle`.
+fn log_says(env: &TestEnv, needle: &str) -> String {
+    let path = env.repo().join("lore/session-end.log");
+    let mut log = String::new();
+    for _ in 0..400 {
+        log = std::fs::read_to_string(&path).unwrap_or_default();
+        if log.contains(needle) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    log
+}
+
+#[test]
+fn session_end_captures_the_session_detached_and_logs_with_timestamps() {
+    let env = TestEnv::new();
+    env.init();
+    // A slow model: the hook must not wait for it. It notes its session.
+    let sid = env.path().join("model-sid");
+    let model = env.stub(
+        "capture-model",
+        &format!(
+            "cat >/dev/null; ps -o sid= -p $$ > {}; sleep 2; echo '[]'",
+            sid.display()
+        ),
+    );
+    env.config("lore.capture.command", model.to_str().unwrap());
+    let input = session_end_input(&env, "no-lesson.jsonl");
+    let start = std::time::Instant::now();
+    let r = env.lore_stdin(&["hook", "session-end"], input.as_bytes());
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+    assert!(
+        start.elapsed() < std::time::Duration::from_millis(1500),
+        "the hook returned only after {:?}",
+        start.elapsed()
+    );
+    let log = log_says(&env, "0 artifacts found by the model");
+    let line = log
+        .lines()
+        .find(|l| l.contains("0 artifacts found by the model"))
+        .unwrap_or_else(|| panic!("{log}"));
+    // `<RFC 3339 time> capture of session <id>: capture: …`
+    let (stamp, rest) = line.split_once(' ').unwrap();
+    assert!(stamp.parse::<jiff::Timestamp>().is_ok(), "{line}");
+    assert!(
+        rest.starts_with("capture of session 5f1c0a2e-0000-4000-8000-000000000001: capture: "),
+        "{line}"
+    );
+    // Detached: in a session of its own, not the hook's (the test's).
+    let ours = std::process::Command::new("ps")
+        .args(["-o", "sid=", "-p", &std::process::id().to_string()])
+        .output()
+        .unwrap();
+    let theirs = std::fs::read_to_string(&sid).unwrap();
+    assert_ne!(
+        String::from_utf8_lossy(&ours.stdout).trim(),
+        theirs.trim(),
+        "the background capture shares the hook's session"
+    );
+    // The saved hook input is gone, and nothing failed.
+    let left: Vec<_> = std::fs::read_dir(env.repo().join("lore"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("session-end-") || n.starts_with("session-end.failed"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+}
+
+#[test]
+fn a_failed_background_capture_is_shown_once_at_the_next_session_start() {
+    let env = TestEnv::new();
+    env.init();
+    let model = env.stub(
+        "capture-model",
+        "cat >/dev/null; echo 'quota exceeded' >&2; exit 3",
+    );
+    env.config("lore.capture.command", model.to_str().unwrap());
+    let input = session_end_input(&env, "version-mismatch.jsonl");
+    env.lore_stdin(&["hook", "session-end"], input.as_bytes())
+        .ok();
+    let log = log_says(&env, "failed: it exited with status 2");
+    assert!(
+        log.contains("the model program failed (exited with status 3): quota exceeded"),
+        "{log}"
+    );
+    let start =
+        serde_json::json!({"cwd": env.path(), "hook_event_name": "SessionStart"}).to_string();
+    let r = env.lore_stdin(&["hook", "session-start"], start.as_bytes());
+    let j: serde_json::Value = serde_json::from_str(r.ok()).unwrap();
+    let msg = j["systemMessage"].as_str().unwrap();
+    assert!(
+        msg.starts_with("git-lore: the background capture after a session failed: capture of session 5f1c0a2e-0000-4000-8000-000000000001 failed: it exited with status 2: "),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("quota exceeded") && msg.ends_with("lore/session-end.log"),
+        "{msg}"
+    );
+    assert!(!msg.contains('\n'));
+    // Shown once.
+    let again = env.lore_stdin(&["hook", "session-start"], start.as_bytes());
+    assert_eq!(again.ok(), "");
+}
+
+#[test]
+fn every_agent_hook_is_a_no_op_under_the_marker() {
+    let env = TestEnv::new();
+    env.init();
+    let input = session_end_input(&env, "version-mismatch.jsonl");
+    let mut c = env.lore_cmd(&["hook", "session-end"]);
+    c.env("GIT_LORE_HOOK_ACTIVE", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!env.repo().join("lore/session-end.log").exists());
+    assert_eq!(env.ledger_commits().len(), 1, "only init");
+}

@@ -3,6 +3,7 @@
 //! a temporary HOME, no system or global git config, a fixed clock, and stub
 //! programs in place of models.
 
+mod capture;
 mod common;
 mod core;
 mod hooks;
@@ -11,5 +12,6 @@ mod pools;
 mod recall;
 mod relate;
 mod review;
+mod setup;
 mod tour;
 mod trust;

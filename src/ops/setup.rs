@@ -1,0 +1,563 @@
+//! `git lore setup claude`: git-lore's SessionStart and SessionEnd hooks
+//! merged into (or taken out of) a Claude Code `settings.json`.
+//!
+//! [`install`] and [`remove`] are pure: settings text in, settings text
+//! out. They keep everything else in the file as it was — other keys
+//! byte for byte and in their order, other hooks, other entries of the same
+//! events — and they are idempotent: a file that already has git-lore's
+//! hooks is left unchanged. A file that is not a JSON object, or whose
+//! `hooks` is not an object of arrays, is refused rather than rewritten.
+//! [`apply`] does the file work for the paths the caller names: a bounded
+//! read, a backup of the old file before anything changes, and an atomic
+//! replace.
+//!
+//! The hooks call the `git-lore` binary directly (`git-lore hook
+//! session-start`, `git-lore hook session-end`), so a `cargo install`, which
+//! installs no scripts, is all they need. A hook entry is git-lore's when
+//! its command runs `git-lore hook session-start|session-end`; `remove`
+//! takes out exactly those.
+//!
+//! It never prints and reads no environment or clock (the backup's time
+//! stamp is passed in).
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::LoreError;
+
+/// The events and the command git-lore installs for each.
+pub const HOOKS: [(&str, &str); 2] = [
+    ("SessionStart", "git-lore hook session-start"),
+    ("SessionEnd", "git-lore hook session-end"),
+];
+
+/// Seconds Claude Code gives each hook: both return within a few seconds
+/// (session-start gives up after 4, session-end only starts the capture).
+pub const TIMEOUT_SECS: u64 = 10;
+
+/// The largest settings file read.
+pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// Why a settings file is left alone.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("it is not a JSON object ({0}); fix or move it, then run setup again")]
+    NotAnObject(String),
+    #[error("its {0} is not {1}; fix it by hand, then run setup again")]
+    Shape(String, &'static str),
+}
+
+/// The result of an edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The new settings text (the old one when nothing changed).
+    pub text: String,
+    /// What changed, one line each (empty: nothing).
+    pub changes: Vec<String>,
+}
+
+/// A value kept as it was, one that is edited, or an object whose values
+/// are either: serialised in order, the untouched parts verbatim.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Node {
+    Raw(Box<RawValue>),
+    Value(Value),
+    Map(IndexMap<String, Node>),
+    List(Vec<Node>),
+}
+
+/// git-lore's hook group for `command`, its keys in the order Claude
+/// Code's documentation writes them.
+fn our_group(command: &str) -> Node {
+    let hook: IndexMap<String, Node> = [
+        ("type", Value::from("command")),
+        ("command", Value::from(command)),
+        ("timeout", Value::from(TIMEOUT_SECS)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), Node::Value(v)))
+    .collect();
+    Node::Map(IndexMap::from([(
+        "hooks".to_owned(),
+        Node::List(vec![Node::Map(hook)]),
+    )]))
+}
+
+/// Whether `command` runs git-lore's hook for `event`'s command.
+fn is_ours(command: &str, ours: &str) -> bool {
+    let verb = ours.rsplit(' ').next().unwrap_or(ours); // session-start
+    let words: Vec<&str> = command.split_whitespace().collect();
+    words.windows(3).any(|w| {
+        (w[0] == "git-lore" || w[0].ends_with("/git-lore")) && w[1] == "hook" && w[2] == verb
+    }) || words
+        .windows(4)
+        .any(|w| w[0] == "git" && w[1] == "lore" && w[2] == "hook" && w[3] == verb)
+}
+
+/// The command of each hook in a group.
+fn commands(group: &Value) -> impl Iterator<Item = &str> {
+    group
+        .get("hooks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h.get("command")?.as_str())
+}
+
+/// Parses the settings: the top-level keys and the `hooks` object's, in
+/// order, values raw.
+type Parsed = (
+    IndexMap<String, Box<RawValue>>,
+    IndexMap<String, Box<RawValue>>,
+);
+
+fn parse(text: &str) -> Result<Parsed, SetupError> {
+    let text = if text.trim().is_empty() { "{}" } else { text };
+    let top: IndexMap<String, Box<RawValue>> =
+        serde_json::from_str(text).map_err(|e| SetupError::NotAnObject(e.to_string()))?;
+    let hooks = match top.get("hooks") {
+        None => IndexMap::new(),
+        Some(raw) => serde_json::from_str(raw.get())
+            .map_err(|_| SetupError::Shape("\"hooks\"".into(), "an object"))?,
+    };
+    Ok((top, hooks))
+}
+
+/// An event's groups, each as written and as a value.
+fn groups(
+    hooks: &IndexMap<String, Box<RawValue>>,
+    event: &str,
+) -> Result<Vec<(Box<RawValue>, Value)>, SetupError> {
+    let bad = || SetupError::Shape(format!("\"hooks\".{event:?}"), "an array");
+    let Some(raw) = hooks.get(event) else {
+        return Ok(Vec::new());
+    };
+    let list: Vec<Box<RawValue>> = serde_json::from_str(raw.get()).map_err(|_| bad())?;
+    list.into_iter()
+        .map(|r| {
+            let v = serde_json::from_str(r.get()).map_err(|_| bad())?;
+            Ok((r, v))
+        })
+        .collect()
+}
+
+/// Puts the edited events back; the file's text in its order, untouched
+/// parts verbatim. `None` for an event: drop it.
+fn render(
+    top: IndexMap<String, Box<RawValue>>,
+    hooks: IndexMap<String, Box<RawValue>>,
+    edited: Vec<(&str, Option<Vec<Node>>)>,
+) -> String {
+    let mut new_hooks: IndexMap<String, Node> =
+        hooks.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect();
+    for (event, groups) in edited {
+        match groups {
+            Some(g) => {
+                new_hooks.insert(event.to_owned(), Node::List(g));
+            }
+            None => {
+                new_hooks.shift_remove(event);
+            }
+        }
+    }
+    let had_hooks = top.contains_key("hooks");
+    let mut out: IndexMap<String, Node> = top.into_iter().map(|(k, v)| (k, Node::Raw(v))).collect();
+    if new_hooks.is_empty() && had_hooks {
+        // Left empty by a removal: it goes too.
+        out.shift_remove("hooks");
+    } else if !new_hooks.is_empty() {
+        // In its place when it was there, else last.
+        out.insert("hooks".into(), Node::Map(new_hooks));
+    }
+    let mut text = serde_json::to_string_pretty(&out).expect("serialisable");
+    text.push('\n');
+    text
+}
+
+/// Adds git-lore's hooks to the settings `text`, unless they are there.
+pub fn install(text: &str) -> Result<Edit, SetupError> {
+    let (top, hooks) = parse(text)?;
+    let mut edited = Vec::new();
+    let mut changes = Vec::new();
+    for (event, command) in HOOKS {
+        let g = groups(&hooks, event)?;
+        if g.iter()
+            .any(|(_, v)| commands(v).any(|c| is_ours(c, command)))
+        {
+            continue;
+        }
+        let mut nodes: Vec<Node> = g.into_iter().map(|(r, _)| Node::Raw(r)).collect();
+        nodes.push(our_group(command));
+        changes.push(format!("added the {event} hook `{command}`"));
+        edited.push((event, Some(nodes)));
+    }
+    if changes.is_empty() {
+        return Ok(Edit {
+            text: text.to_owned(),
+            changes,
+        });
+    }
+    Ok(Edit {
+        text: render(top, hooks, edited),
+        changes,
+    })
+}
+
+/// Takes git-lore's hooks (and only those) out of the settings `text`; a
+/// group or event left empty by that goes too.
+pub fn remove(text: &str) -> Result<Edit, SetupError> {
+    let (top, hooks) = parse(text)?;
+    let mut edited = Vec::new();
+    let mut changes = Vec::new();
+    for (event, command) in HOOKS {
+        let g = groups(&hooks, event)?;
+        let mut removed = 0;
+        let kept: Vec<Node> = g
+            .into_iter()
+            .filter_map(|(raw, mut group)| {
+                let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                    return Some(Node::Raw(raw));
+                };
+                let before = list.len();
+                list.retain(|h| {
+                    !h.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| is_ours(c, command))
+                });
+                let gone = before - list.len();
+                removed += gone;
+                match (gone, list.is_empty()) {
+                    (0, _) => Some(Node::Raw(raw)),
+                    (_, true) => None,
+                    (_, false) => Some(Node::Value(group)),
+                }
+            })
+            .collect();
+        if removed == 0 {
+            continue;
+        }
+        changes.push(format!(
+            "removed the {event} hook `{command}`{}",
+            if removed > 1 {
+                format!(" ({removed} entries)")
+            } else {
+                String::new()
+            }
+        ));
+        edited.push((event, (!kept.is_empty()).then_some(kept)));
+    }
+    if changes.is_empty() {
+        return Ok(Edit {
+            text: text.to_owned(),
+            changes,
+        });
+    }
+    Ok(Edit {
+        text: render(top, hooks, edited),
+        changes,
+    })
+}
+
+/// What [`apply`] did.
+#[derive(Debug)]
+pub struct Applied {
+    /// The old text (empty when there was no file) and the edit.
+    pub old: String,
+    pub edit: Edit,
+    /// Where the old file was copied before it was replaced.
+    pub backup: Option<PathBuf>,
+    /// Whether the file was written.
+    pub written: bool,
+}
+
+/// Installs (or, with `remove_them`, removes) git-lore's hooks in the
+/// settings file at `path`. Unless `dry_run`, a changed file is first
+/// copied to `<path>.git-lore-backup-<stamp>` (never over an earlier
+/// backup) and then replaced atomically, keeping its permissions.
+pub fn apply(
+    path: &Path,
+    remove_them: bool,
+    dry_run: bool,
+    stamp: &str,
+) -> Result<Applied, LoreError> {
+    use std::io::{Read, Write};
+    let file_err = |what: &'static str, path: &Path| {
+        let path = path.to_owned();
+        move |source| LoreError::File { what, path, source }
+    };
+    let mut old = String::new();
+    let existed = match std::fs::File::open(path) {
+        Ok(f) => {
+            f.take(MAX_SETTINGS_BYTES + 1)
+                .read_to_string(&mut old)
+                .map_err(file_err("cannot read the settings file", path))?;
+            if old.len() as u64 > MAX_SETTINGS_BYTES {
+                return Err(LoreError::Input {
+                    what: format!("settings file {}", path.display()),
+                    why: format!("it is over {} bytes; left alone", MAX_SETTINGS_BYTES),
+                });
+            }
+            true
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => return Err(file_err("cannot read the settings file", path)(e)),
+    };
+    let edit = if remove_them {
+        remove(&old)
+    } else {
+        install(&old)
+    }
+    .map_err(|e| LoreError::Input {
+        what: format!("settings file {}", path.display()),
+        why: e.to_string(),
+    })?;
+    if edit.changes.is_empty() || dry_run {
+        return Ok(Applied {
+            old,
+            edit,
+            backup: None,
+            written: false,
+        });
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(file_err("cannot create the directory", dir))?;
+    let mut backup = None;
+    if existed {
+        let base = format!(
+            "{}.git-lore-backup-{stamp}",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        );
+        for n in 0..100 {
+            let name = if n == 0 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            };
+            let b = dir.join(name);
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&b)
+            {
+                Ok(mut f) => {
+                    f.write_all(old.as_bytes())
+                        .and_then(|_| f.sync_all())
+                        .map_err(file_err("cannot write the backup", &b))?;
+                    backup = Some(b);
+                    break;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(file_err("cannot write the backup", &b)(e)),
+            }
+        }
+        if backup.is_none() {
+            return Err(LoreError::Input {
+                what: format!("settings file {}", path.display()),
+                why: "no free backup name; left alone".into(),
+            });
+        }
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .map_err(file_err("cannot write next to the settings file", dir))?;
+    tmp.write_all(edit.text.as_bytes())
+        .map_err(file_err("cannot write the settings file", path))?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path)
+        .map_err(|e| file_err("cannot replace the settings file", path)(e.error))?;
+    Ok(Applied {
+        old,
+        edit,
+        backup,
+        written: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const THEIRS: &str = r#"{
+  "model": "opus",
+  "permissions": {
+    "deny": ["Read(./.env)"],
+    "allow": ["Bash(npm test:*)"]
+  },
+  "hooks": {
+    "SessionStart": [
+      {
+        "matcher": "startup",
+        "hooks": [{"type": "command", "command": "~/bin/greet", "timeout": 5}]
+      }
+    ],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]
+  },
+  "env": {"Z": "1", "A": "2"}
+}
+"#;
+
+    fn value(text: &str) -> Value {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn install_adds_ours_and_keeps_everything_else_as_it_was() {
+        let e = install(THEIRS).unwrap();
+        assert_eq!(
+            e.changes,
+            [
+                "added the SessionStart hook `git-lore hook session-start`",
+                "added the SessionEnd hook `git-lore hook session-end`"
+            ]
+        );
+        let v = value(&e.text);
+        let start = v["hooks"]["SessionStart"].as_array().unwrap();
+        assert_eq!(start.len(), 2, "theirs and ours");
+        assert_eq!(start[0]["hooks"][0]["command"], "~/bin/greet");
+        assert_eq!(
+            start[1],
+            serde_json::json!({"hooks": [{"type": "command", "command": "git-lore hook session-start", "timeout": 10}]})
+        );
+        assert_eq!(
+            v["hooks"]["SessionEnd"][0]["hooks"][0]["command"],
+            "git-lore hook session-end"
+        );
+        assert_eq!(
+            v["hooks"]["PreToolUse"],
+            value(THEIRS)["hooks"]["PreToolUse"]
+        );
+        // Untouched parts keep their text and their order.
+        assert!(e.text.starts_with("{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"deny\": [\"Read(./.env)\"],\n    \"allow\""), "{}", e.text);
+        assert!(
+            e.text.contains("\"env\": {\"Z\": \"1\", \"A\": \"2\"}"),
+            "{}",
+            e.text
+        );
+        let keys: Vec<&str> = e
+            .text
+            .lines()
+            .filter(|l| l.starts_with("  \""))
+            .map(|l| l.trim().split('"').nth(1).unwrap())
+            .collect();
+        assert_eq!(keys, ["model", "permissions", "hooks", "env"]);
+    }
+
+    #[test]
+    fn install_is_idempotent_and_remove_takes_out_only_ours() {
+        let once = install(THEIRS).unwrap();
+        let twice = install(&once.text).unwrap();
+        assert_eq!(twice.changes, Vec::<String>::new());
+        assert_eq!(twice.text, once.text);
+        let removed = remove(&once.text).unwrap();
+        assert_eq!(removed.changes.len(), 2);
+        assert_eq!(value(&removed.text), value(THEIRS));
+        assert_eq!(remove(&removed.text).unwrap().changes, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_missing_or_empty_file_gets_just_the_hooks_and_loses_them_again() {
+        let e = install("").unwrap();
+        let v = value(&e.text);
+        assert_eq!(v.as_object().unwrap().len(), 1);
+        assert_eq!(v["hooks"].as_object().unwrap().len(), 2);
+        assert_eq!(value(&remove(&e.text).unwrap().text), serde_json::json!({}));
+    }
+
+    #[test]
+    fn our_commands_are_recognised_in_the_forms_people_write_them() {
+        for c in [
+            "git-lore hook session-end",
+            "/home/me/.cargo/bin/git-lore hook session-end",
+            "git lore hook session-end",
+            "GIT_LORE_REPO=/x git-lore hook session-end --flag",
+        ] {
+            assert!(is_ours(c, "git-lore hook session-end"), "{c}");
+        }
+        for c in [
+            "git-lore hook session-start",
+            "my-git-lore hook session-end",
+            "echo git-lore",
+            "/repo/hooks/session-end",
+        ] {
+            assert!(!is_ours(c, "git-lore hook session-end"), "{c}");
+        }
+        // A hook of ours written by hand counts: nothing is added twice.
+        let by_hand = r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "/usr/local/bin/git-lore hook session-end"}]}]}}"#;
+        let e = install(by_hand).unwrap();
+        assert_eq!(
+            e.changes,
+            ["added the SessionStart hook `git-lore hook session-start`"]
+        );
+        // Removing keeps a group that still has someone else's hook.
+        let shared = r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "theirs"}, {"type": "command", "command": "git-lore hook session-end"}]}]}}"#;
+        let v = value(&remove(shared).unwrap().text);
+        assert_eq!(
+            v,
+            serde_json::json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "theirs"}]}]}})
+        );
+    }
+
+    #[test]
+    fn files_it_cannot_read_safely_are_refused() {
+        for (text, why) in [
+            ("[1, 2]", "it is not a JSON object"),
+            ("{\"model\": ", "it is not a JSON object"),
+            ("// a comment\n{}", "it is not a JSON object"),
+            ("{\"hooks\": []}", "its \"hooks\" is not an object"),
+            (
+                "{\"hooks\": {\"SessionEnd\": {}}}",
+                "its \"hooks\".\"SessionEnd\" is not an array",
+            ),
+        ] {
+            let e = install(text).unwrap_err().to_string();
+            assert!(e.starts_with(why), "{text}: {e}");
+            assert!(remove(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn apply_backs_up_before_it_changes_and_never_over_a_backup() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(".claude/settings.json");
+        // No file: created, no backup.
+        let a = apply(&path, false, false, "20260805T100000Z").unwrap();
+        assert!(a.written && a.backup.is_none());
+        // Unchanged: nothing written, no backup.
+        let a = apply(&path, false, false, "20260805T100000Z").unwrap();
+        assert!(!a.written && a.backup.is_none());
+        let installed = std::fs::read_to_string(&path).unwrap();
+        // Dry run: nothing written.
+        let a = apply(&path, true, true, "20260805T100000Z").unwrap();
+        assert!(!a.written && a.edit.changes.len() == 2);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), installed);
+        let mut backups = Vec::new();
+        for _ in 0..2 {
+            let a = apply(&path, true, false, "20260805T100000Z").unwrap();
+            let b = a.backup.unwrap();
+            assert_eq!(std::fs::read_to_string(&b).unwrap(), installed);
+            assert!(b
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("settings.json.git-lore-backup-20260805T100000Z"));
+            backups.push(b);
+            apply(&path, false, false, "20260805T100000Z").unwrap();
+        }
+        assert_ne!(
+            backups[0], backups[1],
+            "an earlier backup is never overwritten"
+        );
+        std::fs::write(&path, "not json").unwrap();
+        assert!(apply(&path, false, false, "x").is_err());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "not json",
+            "left alone"
+        );
+    }
+}

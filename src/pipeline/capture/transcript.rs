@@ -1,0 +1,1225 @@
+//! Reading a Claude Code session transcript: JSON Lines, one event per line,
+//! streamed from any reader and bounded everywhere.
+//!
+//! A line is a JSON object with `type` (`user`, `assistant`, `system`,
+//! `summary`, …), `uuid`, `parentUuid`, `sessionId`, `cwd`, `timestamp`
+//! (RFC 3339), `isSidechain` and, for user and assistant events,
+//! `message.content`: a string, or an array of blocks — `text`, `tool_use`
+//! `{id, name, input}`, `tool_result` `{tool_use_id, content, is_error}`
+//! (content a string or blocks), `thinking`. System events carry a string
+//! `content` at the top level.
+//!
+//! What is kept of each event ([`Event`]) is only what capture uses: uuid,
+//! parent uuid, role, its own `sessionId`, timestamp, whether it is a
+//! subagent's, and its blocks — text (at most [`Limits::max_text_chars`]),
+//! a tool call's name and a one-line summary of its input (at most
+//! [`Limits::max_tool_input_chars`]) with the file it edits, a tool result's
+//! text (its first and last halves of [`Limits::max_tool_result_chars`]).
+//! Thinking, images, usage and every other key are dropped.
+//!
+//! Bounds (the defaults are the `MAX_*` constants):
+//! - **A line** longer than [`MAX_LINE_BYTES`] is skipped and counted in
+//!   `skipped_oversized`, without being held in memory; reading goes on.
+//! - **The transcript**: at most [`MAX_TRANSCRIPT_BYTES`] are read.
+//!   [`read_transcript`] reads from the start and stops at the cap
+//!   (`truncated`); [`read_transcript_tail`] seeks to the last cap's worth of
+//!   bytes and starts at the first whole line there (`skipped_head_bytes`),
+//!   because the newest part of a long session is the part no earlier
+//!   capture has seen. [`Transcript::notes`] says so in words.
+//! - **Hostile lines** never fail the read: a line that is not a JSON object
+//!   (including invalid UTF-8, nesting past serde_json's depth limit, and a
+//!   last line cut mid-write while the session runs) and a user, assistant
+//!   or system event without a usable uuid are skipped and counted in
+//!   `skipped_malformed`. Lines of other types (`summary`,
+//!   `file-history-snapshot`, …) are `ignored`. An event whose uuid was
+//!   already read (a resumed session may replay) is counted in `duplicates`
+//!   and the first one is kept.
+//! - **Ids** (`uuid`, `parentUuid`, `sessionId`, tool ids) are 1 to
+//!   [`MAX_ID_CHARS`] characters of ASCII letters, digits, `-`, `_`, `.` and
+//!   `:`; they go into prompts, hashes and records, so anything else is not
+//!   an id. A bad `uuid` makes the event malformed; a bad optional id is
+//!   dropped.
+//!
+//! Only an I/O error from the reader fails ([`TranscriptError`]). This module
+//! must not decide what a moment is, call a model, or touch the file system:
+//! the caller opens the file and hands over the reader.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+
+use serde_json::{Map, Value};
+
+use super::text::{clip, collapse, has_control, head_tail};
+
+/// The longest line read (2 MiB). Claude Code cuts tool output long before
+/// this; lines past it are pasted images and dumps, skipped and counted.
+pub const MAX_LINE_BYTES: usize = 2 << 20;
+
+/// The most of a transcript read (32 MiB): long sessions stay well under it,
+/// and it bounds memory and time for any file.
+pub const MAX_TRANSCRIPT_BYTES: u64 = 32 << 20;
+
+/// The most kept of one text block, in characters.
+pub const MAX_TEXT_CHARS: usize = 16_000;
+
+/// The most kept of one tool result, in characters (its first and last halves).
+pub const MAX_TOOL_RESULT_CHARS: usize = 12_000;
+
+/// The most kept of a tool call's input summary, in characters.
+pub const MAX_TOOL_INPUT_CHARS: usize = 400;
+
+/// The longest id (uuid, session id, tool id), in characters.
+pub const MAX_ID_CHARS: usize = 128;
+
+/// The longest path or cwd kept, in characters.
+pub const MAX_PATH_CHARS: usize = 4096;
+
+/// The read buffer.
+const BUFFER_BYTES: usize = 64 << 10;
+
+/// The caps a read works under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Lines longer than this (bytes, without the newline) are skipped.
+    pub max_line_bytes: usize,
+    /// At most this many bytes of the transcript are read.
+    pub max_total_bytes: u64,
+    /// A text block is cut to this many characters.
+    pub max_text_chars: usize,
+    /// A tool result keeps this many characters, half from each end.
+    pub max_tool_result_chars: usize,
+    /// A tool call's input summary is cut to this many characters.
+    pub max_tool_input_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_line_bytes: MAX_LINE_BYTES,
+            max_total_bytes: MAX_TRANSCRIPT_BYTES,
+            max_text_chars: MAX_TEXT_CHARS,
+            max_tool_result_chars: MAX_TOOL_RESULT_CHARS,
+            max_tool_input_chars: MAX_TOOL_INPUT_CHARS,
+        }
+    }
+}
+
+/// Why a transcript could not be read at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TranscriptError {
+    /// The reader failed (not a malformed line: those are skipped).
+    #[error("could not read the transcript: {0}")]
+    Io(String),
+}
+
+impl From<io::Error> for TranscriptError {
+    fn from(e: io::Error) -> TranscriptError {
+        TranscriptError::Io(e.to_string())
+    }
+}
+
+/// Who wrote an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A person's prompt, or the tool results handed back to the model.
+    User,
+    /// The model.
+    Assistant,
+    /// The harness (compaction notices, hook output, …).
+    System,
+}
+
+impl Role {
+    /// The transcript's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+        }
+    }
+}
+
+/// One kept content block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Block {
+    /// Prose (a prompt, the model's answer, a system notice).
+    Text(String),
+    /// A tool call.
+    ToolUse {
+        /// The call's id (tool results name it).
+        id: String,
+        /// The tool (`Bash`, `Edit`, `mcp__server__tool`, …).
+        name: String,
+        /// One line saying what the call does (a command, a path, a query).
+        input: String,
+        /// The file the call reads or writes (`file_path` or `notebook_path`).
+        path: Option<String>,
+    },
+    /// A tool's answer.
+    ToolResult {
+        /// The id of the call it answers.
+        tool_use_id: String,
+        /// Its text, first and last parts kept.
+        text: String,
+        /// Whether the tool reported an error.
+        is_error: bool,
+    },
+}
+
+/// One transcript event, reduced to what capture uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The event's own uuid: what a moment cites.
+    pub uuid: String,
+    /// The event it answers, if any.
+    pub parent_uuid: Option<String>,
+    /// Who wrote it.
+    pub role: Role,
+    /// The `sessionId` written on this line. A resumed session writes new
+    /// events under a new id while earlier ones keep theirs.
+    pub session_id: Option<String>,
+    /// When it was written; `None` when absent or not RFC 3339.
+    pub timestamp: Option<jiff::Timestamp>,
+    /// Whether a subagent wrote it (`isSidechain`).
+    pub sidechain: bool,
+    /// The kept blocks, in order.
+    pub blocks: Vec<Block>,
+}
+
+impl Event {
+    /// Whether this is a person's turn: a user event with text (tool results
+    /// come back in user events too, and are not turns).
+    pub fn is_prompt(&self) -> bool {
+        self.role == Role::User && self.blocks.iter().any(|b| matches!(b, Block::Text(_)))
+    }
+}
+
+/// A transcript as read: its events and what was skipped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transcript {
+    /// The `sessionId` of the last event that has one: the session that
+    /// wrote last.
+    pub session_id: Option<String>,
+    /// The `cwd` of the first event that has one: where the session started.
+    pub cwd: Option<String>,
+    /// The events, in file order, first occurrence of each uuid.
+    pub events: Vec<Event>,
+    /// Lines that are not JSON objects, or events without a usable uuid
+    /// (the cut last line included).
+    pub skipped_malformed: usize,
+    /// Lines over the line cap.
+    pub skipped_oversized: usize,
+    /// Well-formed lines of a type capture does not use.
+    pub ignored: usize,
+    /// Events whose uuid was already read.
+    pub duplicates: usize,
+    /// Whether the last line was cut off (no newline, not JSON).
+    pub partial_last_line: bool,
+    /// Whether reading stopped at the total cap before the end.
+    pub truncated: bool,
+    /// Bytes before the first line read ([`read_transcript_tail`]).
+    pub skipped_head_bytes: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// The caps the read used.
+    pub limits: Limits,
+}
+
+/// Something the reader wants the person running capture to know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// Lines skipped as malformed (the cut last line is reported apart).
+    Malformed { lines: usize },
+    /// The last line was cut mid-write.
+    PartialLastLine,
+    /// Lines skipped for their length.
+    Oversized { lines: usize, cap: usize },
+    /// Replayed events skipped.
+    Duplicates { events: usize },
+    /// Reading stopped at the total cap.
+    Truncated { cap: u64 },
+    /// The start of the file was not read.
+    HeadSkipped { bytes: u64, cap: u64 },
+    /// Nothing in the file is a session event.
+    NoEvents,
+}
+
+/// `2 MiB`, or `1000 bytes` when not a whole number of MiB.
+fn size(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::Malformed { lines } => write!(
+                f,
+                "skipped {}: not a JSON object, or a session event without a usable uuid",
+                plural(*lines, "malformed line", "malformed lines")
+            ),
+            Note::PartialLastLine => f.write_str(
+                "skipped the last line: it was cut off mid-write (the session may still be running)",
+            ),
+            Note::Oversized { lines, cap } => write!(
+                f,
+                "skipped {} over the {} line cap",
+                plural(*lines, "line", "lines"),
+                size(*cap as u64)
+            ),
+            Note::Duplicates { events } => write!(
+                f,
+                "skipped {} already read earlier in the transcript (a resumed session replays them)",
+                plural(*events, "event whose uuid was", "events whose uuids were")
+            ),
+            Note::Truncated { cap } => write!(
+                f,
+                "stopped reading at the {} transcript cap: the rest of the transcript was not read, and moments in it are not captured",
+                size(*cap)
+            ),
+            Note::HeadSkipped { bytes, cap } => write!(
+                f,
+                "the transcript is over the {} cap: only its last {} were read, and its first {bytes} bytes (captured by earlier runs, if any) were not",
+                size(*cap),
+                size(*cap)
+            ),
+            Note::NoEvents => f.write_str(
+                "no session events found (lines with type user, assistant or system and a uuid): is this a Claude Code transcript?",
+            ),
+        }
+    }
+}
+
+impl Transcript {
+    /// What the person running capture should be told about this read.
+    pub fn notes(&self) -> Vec<Note> {
+        let mut out = Vec::new();
+        let cut = usize::from(self.partial_last_line);
+        if self.skipped_malformed > cut {
+            out.push(Note::Malformed {
+                lines: self.skipped_malformed - cut,
+            });
+        }
+        if self.partial_last_line {
+            out.push(Note::PartialLastLine);
+        }
+        if self.skipped_oversized > 0 {
+            out.push(Note::Oversized {
+                lines: self.skipped_oversized,
+                cap: self.limits.max_line_bytes,
+            });
+        }
+        if self.duplicates > 0 {
+            out.push(Note::Duplicates {
+                events: self.duplicates,
+            });
+        }
+        if self.truncated {
+            out.push(Note::Truncated {
+                cap: self.limits.max_total_bytes,
+            });
+        }
+        if self.skipped_head_bytes > 0 {
+            out.push(Note::HeadSkipped {
+                bytes: self.skipped_head_bytes,
+                cap: self.limits.max_total_bytes,
+            });
+        }
+        if self.events.is_empty() {
+            out.push(Note::NoEvents);
+        }
+        out
+    }
+
+    /// The event with this uuid.
+    pub fn event(&self, uuid: &str) -> Option<&Event> {
+        self.events.iter().find(|e| e.uuid == uuid)
+    }
+
+    /// The bytes of text the events hold: what reading keeps in memory,
+    /// besides the fixed size of each event.
+    pub fn retained_bytes(&self) -> usize {
+        self.events
+            .iter()
+            .map(|e| {
+                e.uuid.len()
+                    + e.parent_uuid.as_ref().map_or(0, String::len)
+                    + e.session_id.as_ref().map_or(0, String::len)
+                    + e.blocks
+                        .iter()
+                        .map(|b| match b {
+                            Block::Text(t) => t.len(),
+                            Block::ToolUse {
+                                id,
+                                name,
+                                input,
+                                path,
+                            } => {
+                                id.len()
+                                    + name.len()
+                                    + input.len()
+                                    + path.as_ref().map_or(0, String::len)
+                            }
+                            Block::ToolResult {
+                                tool_use_id, text, ..
+                            } => tool_use_id.len() + text.len(),
+                        })
+                        .sum::<usize>()
+            })
+            .sum()
+    }
+}
+
+/// What reading one line found.
+enum Step {
+    /// A whole line (in the buffer).
+    Line,
+    /// The last line, without a newline (in the buffer).
+    Partial,
+    /// A line over the cap (not in the buffer).
+    Oversized,
+    /// The end of the input.
+    Eof,
+    /// The total cap was reached with input left.
+    Cap,
+}
+
+/// Lines of a reader, bounded per line and in total.
+struct Lines<R> {
+    inner: BufReader<R>,
+    consumed: u64,
+    cap: u64,
+    max_line: usize,
+}
+
+impl<R: Read> Lines<R> {
+    fn new(reader: R, cap: u64, max_line: usize) -> Lines<R> {
+        Lines {
+            inner: BufReader::with_capacity(BUFFER_BYTES, reader),
+            consumed: 0,
+            cap,
+            max_line,
+        }
+    }
+
+    fn fill(&mut self) -> io::Result<&[u8]> {
+        loop {
+            match self.inner.fill_buf() {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        // Buffered now (or at the end): this call does not read again.
+        self.inner.fill_buf()
+    }
+
+    /// Reads the next line into `buf` (without its newline). A line over the
+    /// line cap is consumed without being stored.
+    fn next(&mut self, buf: &mut Vec<u8>) -> io::Result<Step> {
+        buf.clear();
+        let mut started = false;
+        let mut oversized = false;
+        loop {
+            let room = self.cap - self.consumed;
+            let max_line = self.max_line;
+            let available = self.fill()?;
+            if available.is_empty() {
+                return Ok(match (started, oversized) {
+                    (false, _) => Step::Eof,
+                    (true, true) => Step::Oversized,
+                    (true, false) => Step::Partial,
+                });
+            }
+            if room == 0 {
+                return Ok(Step::Cap);
+            }
+            let window = &available[..available
+                .len()
+                .min(usize::try_from(room).unwrap_or(usize::MAX))];
+            let (take, newline) = match window.iter().position(|&b| b == b'\n') {
+                Some(i) => (i, true),
+                None => (window.len(), false),
+            };
+            if !oversized {
+                if buf.len() + take > max_line {
+                    oversized = true;
+                    buf.clear();
+                } else {
+                    buf.extend_from_slice(&window[..take]);
+                }
+            }
+            started = true;
+            let used = take + usize::from(newline);
+            self.inner.consume(used);
+            self.consumed += used as u64;
+            if newline {
+                return Ok(if oversized {
+                    Step::Oversized
+                } else {
+                    Step::Line
+                });
+            }
+        }
+    }
+
+    /// Consumes through the first newline (or to the cap or the end);
+    /// returns how many bytes that was.
+    fn skip_line(&mut self) -> io::Result<u64> {
+        let before = self.consumed;
+        loop {
+            let room = self.cap - self.consumed;
+            let available = self.fill()?;
+            if available.is_empty() || room == 0 {
+                return Ok(self.consumed - before);
+            }
+            let window = &available[..available
+                .len()
+                .min(usize::try_from(room).unwrap_or(usize::MAX))];
+            let (used, done) = match window.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (window.len(), false),
+            };
+            self.inner.consume(used);
+            self.consumed += used as u64;
+            if done {
+                return Ok(self.consumed - before);
+            }
+        }
+    }
+}
+
+/// Reads a transcript from the start, up to `limits.max_total_bytes`.
+pub fn read_transcript<R: Read>(reader: R, limits: Limits) -> Result<Transcript, TranscriptError> {
+    let mut lines = Lines::new(reader, limits.max_total_bytes, limits.max_line_bytes);
+    read_lines(&mut lines, limits, 0)
+}
+
+/// Reads the last `limits.max_total_bytes` of a transcript, from the first
+/// whole line in them; a transcript within the cap is read whole.
+pub fn read_transcript_tail<R: Read + Seek>(
+    mut reader: R,
+    limits: Limits,
+) -> Result<Transcript, TranscriptError> {
+    let len = reader.seek(SeekFrom::End(0))?;
+    let cap = limits.max_total_bytes;
+    if len <= cap {
+        reader.seek(SeekFrom::Start(0))?;
+        return read_transcript(reader, limits);
+    }
+    // Start one byte early: if that byte is a newline, the window begins
+    // with a whole line, and skipping "the rest of the line" skips only it.
+    let from = len - cap - 1;
+    reader.seek(SeekFrom::Start(from))?;
+    let mut lines = Lines::new(reader, cap + 1, limits.max_line_bytes);
+    let skipped = lines.skip_line()?;
+    read_lines(&mut lines, limits, from + skipped)
+}
+
+fn read_lines<R: Read>(
+    lines: &mut Lines<R>,
+    limits: Limits,
+    skipped_head_bytes: u64,
+) -> Result<Transcript, TranscriptError> {
+    let mut t = Transcript {
+        session_id: None,
+        cwd: None,
+        events: Vec::new(),
+        skipped_malformed: 0,
+        skipped_oversized: 0,
+        ignored: 0,
+        duplicates: 0,
+        partial_last_line: false,
+        truncated: false,
+        skipped_head_bytes,
+        bytes_read: 0,
+        limits,
+    };
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut buf = Vec::new();
+    let start = lines.consumed;
+    loop {
+        match lines.next(&mut buf)? {
+            Step::Line => {
+                take_line(&mut t, &mut seen, &buf);
+            }
+            Step::Partial => {
+                if !take_line(&mut t, &mut seen, &buf) {
+                    t.partial_last_line = true;
+                }
+                break;
+            }
+            Step::Oversized => t.skipped_oversized += 1,
+            Step::Eof => break,
+            Step::Cap => {
+                t.truncated = true;
+                break;
+            }
+        }
+    }
+    t.bytes_read = lines.consumed - start;
+    Ok(t)
+}
+
+/// Reads one line into `t`; false when it was malformed.
+fn take_line(t: &mut Transcript, seen: &mut HashSet<String>, line: &[u8]) -> bool {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return true;
+    }
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line) else {
+        t.skipped_malformed += 1;
+        return false;
+    };
+    let role = match map.get("type").and_then(Value::as_str) {
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        Some("system") => Role::System,
+        _ => {
+            t.ignored += 1;
+            return true;
+        }
+    };
+    let Some(uuid) = id(map.get("uuid")) else {
+        t.skipped_malformed += 1;
+        return false;
+    };
+    let session_id = id(map.get("sessionId"));
+    if session_id.is_some() {
+        t.session_id.clone_from(&session_id);
+    }
+    if t.cwd.is_none() {
+        t.cwd = map
+            .get("cwd")
+            .and_then(Value::as_str)
+            .filter(|c| !c.is_empty() && !has_control(c) && c.chars().count() <= MAX_PATH_CHARS)
+            .map(str::to_owned);
+    }
+    if !seen.insert(uuid.clone()) {
+        t.duplicates += 1;
+        return true;
+    }
+    let content = match role {
+        Role::System => map.get("content"),
+        _ => map
+            .get("message")
+            .and_then(Value::as_object)
+            .and_then(|m| m.get("content")),
+    };
+    t.events.push(Event {
+        uuid,
+        parent_uuid: id(map.get("parentUuid")),
+        role,
+        session_id,
+        timestamp: map
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<jiff::Timestamp>().ok()),
+        sidechain: map.get("isSidechain").and_then(Value::as_bool) == Some(true),
+        blocks: blocks(content, &t.limits),
+    });
+    true
+}
+
+/// A usable id: 1 to [`MAX_ID_CHARS`] characters of `[A-Za-z0-9._:-]`.
+pub fn is_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_ID_CHARS
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+}
+
+fn id(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str)
+        .filter(|s| is_id(s))
+        .map(str::to_owned)
+}
+
+fn blocks(content: Option<&Value>, limits: &Limits) -> Vec<Block> {
+    match content {
+        Some(Value::String(s)) => text_block(s, limits).into_iter().collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_object)
+            .filter_map(|b| block(b, limits))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn text_block(s: &str, limits: &Limits) -> Option<Block> {
+    (!s.trim().is_empty()).then(|| Block::Text(clip(s, limits.max_text_chars)))
+}
+
+fn block(b: &Map<String, Value>, limits: &Limits) -> Option<Block> {
+    let str_of = |k: &str| b.get(k).and_then(Value::as_str);
+    match str_of("type")? {
+        "text" => text_block(str_of("text")?, limits),
+        "tool_use" => {
+            let name = str_of("name")
+                .filter(|n| is_id(n) && n.len() <= 64)
+                .unwrap_or("unknown");
+            let input = b.get("input").unwrap_or(&Value::Null);
+            let (summary, path) = tool_input(name, input, limits.max_tool_input_chars);
+            Some(Block::ToolUse {
+                id: id(b.get("id")).unwrap_or_default(),
+                name: name.to_owned(),
+                input: summary,
+                path,
+            })
+        }
+        "tool_result" => {
+            let text = match b.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(parts)) => parts
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .filter_map(|p| match p.get("type").and_then(Value::as_str) {
+                        Some("text") => p.get("text").and_then(Value::as_str).map(str::to_owned),
+                        Some("image") => Some("[image]".to_owned()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            let half = limits.max_tool_result_chars / 2;
+            Some(Block::ToolResult {
+                tool_use_id: id(b.get("tool_use_id")).unwrap_or_default(),
+                text: head_tail(&text, half, limits.max_tool_result_chars - half),
+                is_error: b.get("is_error").and_then(Value::as_bool) == Some(true),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A one-line summary of a tool call's input, and the file it reads or writes.
+fn tool_input(name: &str, input: &Value, max: usize) -> (String, Option<String>) {
+    let field = |k: &str| {
+        input
+            .as_object()
+            .and_then(|o| o.get(k))
+            .and_then(Value::as_str)
+            .map(collapse)
+    };
+    let path = field("file_path")
+        .or_else(|| field("notebook_path"))
+        .filter(|p| !p.is_empty() && !has_control(p) && p.chars().count() <= MAX_PATH_CHARS);
+    let shown_path = path.clone().unwrap_or_default();
+    let summary = match name {
+        "Bash" => field("command").unwrap_or_default(),
+        "Read" | "Write" | "NotebookRead" | "NotebookEdit" => shown_path,
+        "Edit" => format!(
+            "{shown_path}: {} → {}",
+            clip(&field("old_string").unwrap_or_default(), 120),
+            clip(&field("new_string").unwrap_or_default(), 120)
+        ),
+        "MultiEdit" => {
+            let n = input
+                .get("edits")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len);
+            format!("{shown_path} ({})", plural(n, "edit", "edits"))
+        }
+        "Grep" => format!(
+            "{} in {}",
+            field("pattern").unwrap_or_default(),
+            field("path").unwrap_or_else(|| ".".to_owned())
+        ),
+        "Glob" => field("pattern").unwrap_or_default(),
+        "WebFetch" => field("url").unwrap_or_default(),
+        "WebSearch" => field("query").unwrap_or_default(),
+        "Task" => field("description").unwrap_or_default(),
+        _ => collapse(&input.to_string()),
+    };
+    (clip(&summary, max), path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::capture::testdata::fixture;
+
+    fn read(bytes: &[u8]) -> Transcript {
+        read_transcript(bytes, Limits::default()).unwrap()
+    }
+
+    fn notes(t: &Transcript) -> Vec<String> {
+        t.notes().iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn a_real_shaped_transcript_is_read() {
+        let t = read(fixture("version-mismatch"));
+        assert_eq!(
+            t.session_id.as_deref(),
+            Some("5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13")
+        );
+        assert_eq!(t.cwd.as_deref(), Some("/home/dev/acme-web"));
+        assert_eq!(
+            (t.skipped_malformed, t.skipped_oversized, t.duplicates),
+            (0, 0, 0)
+        );
+        assert_eq!(
+            t.ignored, 2,
+            "the summary line and the file-history snapshot"
+        );
+        assert!(!t.truncated && !t.partial_last_line);
+        assert_eq!(t.notes(), vec![]);
+        let first = &t.events[0];
+        assert!(first.is_prompt());
+        assert_eq!(first.parent_uuid, None);
+        assert_eq!(
+            first.timestamp.map(|ts| ts.as_millisecond()),
+            Some(1_781_080_212_481)
+        );
+        let tools: Vec<&str> = t
+            .events
+            .iter()
+            .flat_map(|e| &e.blocks)
+            .filter_map(|b| match b {
+                Block::ToolUse { name, .. } => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            tools,
+            ["Bash", "Bash", "WebFetch", "Read", "Edit", "Bash", "Bash"]
+        );
+        let edit = t
+            .events
+            .iter()
+            .flat_map(|e| &e.blocks)
+            .find_map(|b| match b {
+                Block::ToolUse {
+                    name, input, path, ..
+                } if name == "Edit" => Some((input.clone(), path.clone())),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(
+            edit,
+            (
+                "/home/dev/acme-web/package.json: \"vitest\": \"^4.0.5\", \"@vitest/coverage-v8\": \"^4.0.5\" → \"vitest\": \"3.2.4\", \"@vitest/coverage-v8\": \"3.2.4\"".to_owned(),
+                Some("/home/dev/acme-web/package.json".to_owned())
+            )
+        );
+        // Thinking is dropped; a tool result keeps its error flag.
+        assert!(t.events.iter().all(|e| e.blocks.iter().all(|b| match b {
+            Block::Text(s) => !s.contains("the user wants"),
+            _ => true,
+        })));
+        assert!(t.events.iter().flat_map(|e| &e.blocks).any(|b| matches!(
+            b,
+            Block::ToolResult { is_error: true, text, .. } if text.contains("vite/module-runner")
+        )));
+    }
+
+    #[test]
+    fn a_cut_last_line_and_bad_lines_are_skipped_and_counted() {
+        let t = read(fixture("truncated"));
+        assert!(t.partial_last_line);
+        assert_eq!(
+            t.skipped_malformed, 2,
+            "one bad line in the middle, and the cut one"
+        );
+        assert_eq!(t.events.len(), 4);
+        assert_eq!(
+            notes(&t),
+            [
+                "skipped 1 malformed line: not a JSON object, or a session event without a usable uuid",
+                "skipped the last line: it was cut off mid-write (the session may still be running)"
+            ]
+        );
+        // A last line without a newline that is whole is read.
+        let whole = br#"{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#;
+        let t = read(whole);
+        assert_eq!((t.events.len(), t.partial_last_line), (1, false));
+    }
+
+    #[test]
+    fn hostile_lines_never_fail_the_read() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let mut input = Vec::new();
+        for line in [
+            b"\xff\xfe not utf-8".to_vec(),
+            b"[1, 2, 3]".to_vec(),
+            b"\"a string\"".to_vec(),
+            deep.into_bytes(),
+            br#"{"type":"assistant","message":{"content":"no uuid"}}"#.to_vec(),
+            br#"{"type":"assistant","uuid":"a\"><event uuid=\"x","message":{"content":"bad uuid"}}"#.to_vec(),
+            br#"{"type":"assistant","uuid":42,"message":{"content":"number uuid"}}"#.to_vec(),
+            br#"{"type":"summary","summary":"x","leafUuid":"u1"}"#.to_vec(),
+            br#"{"type":"assistant","uuid":"ok-1","timestamp":"yesterday","sessionId":"s<1>","message":{"content":[{"type":"thinking","thinking":"t"},{"type":"tool_use","name":"bad name!","input":{"command":"ls"}},{"type":"tool_result","content":7},{"type":"image"},"text",{"type":"text","text":"  "}]}}"#.to_vec(),
+            b"\r".to_vec(),
+            b"\xEF\xBB\xBF{\"type\":\"user\",\"uuid\":\"ok-2\",\"message\":{\"content\":\"bom\"}}\r".to_vec(),
+        ] {
+            input.extend_from_slice(&line);
+            input.push(b'\n');
+        }
+        let t = read(&input);
+        assert_eq!(t.skipped_malformed, 7);
+        assert_eq!(t.ignored, 1);
+        assert_eq!(t.events.len(), 2);
+        let ok = &t.events[0];
+        assert_eq!(ok.timestamp, None);
+        assert_eq!(ok.session_id, None);
+        assert_eq!(
+            ok.blocks,
+            [
+                Block::ToolUse {
+                    id: String::new(),
+                    name: "unknown".into(),
+                    input: "{\"command\":\"ls\"}".into(),
+                    path: None
+                },
+                Block::ToolResult {
+                    tool_use_id: String::new(),
+                    text: String::new(),
+                    is_error: false
+                }
+            ]
+        );
+        assert_eq!(t.events[1].blocks, [Block::Text("bom".into())]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped_and_reading_goes_on() {
+        let limits = Limits {
+            max_line_bytes: 200,
+            ..Limits::default()
+        };
+        let big = format!(
+            r#"{{"type":"user","uuid":"big","message":{{"content":"{}"}}}}"#,
+            "x".repeat(10_000)
+        );
+        let input = format!(
+            "{}\n{big}\n{}\n{big}",
+            r#"{"type":"user","uuid":"u1","message":{"content":"before"}}"#,
+            r#"{"type":"user","uuid":"u2","message":{"content":"after"}}"#
+        );
+        let t = read_transcript(input.as_bytes(), limits).unwrap();
+        let uuids: Vec<&str> = t.events.iter().map(|e| e.uuid.as_str()).collect();
+        assert_eq!(uuids, ["u1", "u2"]);
+        assert_eq!(t.skipped_oversized, 2, "the last one has no newline");
+        assert!(!t.partial_last_line);
+        assert_eq!(notes(&t), ["skipped 2 lines over the 200 bytes line cap"]);
+    }
+
+    #[test]
+    fn texts_and_tool_results_are_bounded() {
+        let limits = Limits {
+            max_text_chars: 10,
+            max_tool_result_chars: 8,
+            max_tool_input_chars: 12,
+            ..Limits::default()
+        };
+        let line = format!(
+            r#"{{"type":"assistant","uuid":"a1","message":{{"content":[{{"type":"text","text":"{}"}},{{"type":"tool_use","id":"t1","name":"Bash","input":{{"command":"echo {}"}}}},{{"type":"tool_result","tool_use_id":"t1","content":[{{"type":"text","text":"HEAD{}TAIL"}}]}}]}}}}"#,
+            "y".repeat(50),
+            "z".repeat(50),
+            "m".repeat(50)
+        );
+        let t = read_transcript(line.as_bytes(), limits).unwrap();
+        assert_eq!(
+            t.events[0].blocks,
+            [
+                Block::Text(format!("{}…", "y".repeat(10))),
+                Block::ToolUse {
+                    id: "t1".into(),
+                    name: "Bash".into(),
+                    input: format!("echo {}…", "z".repeat(7)),
+                    path: None
+                },
+                Block::ToolResult {
+                    tool_use_id: "t1".into(),
+                    text: "HEAD\n[… 50 characters left out …]\nTAIL".into(),
+                    is_error: false
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn replayed_events_are_read_once() {
+        let t = read(fixture("resumed"));
+        assert!(t.duplicates == 0, "a resumed file holds each event once");
+        let doubled = [fixture("version-mismatch"), fixture("version-mismatch")].concat();
+        let t2 = read(&doubled);
+        let once = read(fixture("version-mismatch"));
+        assert_eq!(t2.events, once.events);
+        assert_eq!(t2.duplicates, once.events.len());
+        assert!(notes(&t2)[0].starts_with(&format!(
+            "skipped {} events whose uuids were already read",
+            once.events.len()
+        )));
+        // The session that wrote last is the resumed one.
+        assert_eq!(
+            t.session_id.as_deref(),
+            Some("c4e2a9d7-1b3f-4e8a-a6d5-93f0b7c1e248")
+        );
+    }
+
+    fn line(i: usize) -> String {
+        format!(
+            r#"{{"type":"user","uuid":"u{i:06}","sessionId":"s","timestamp":"2026-06-10T08:00:00Z","message":{{"role":"user","content":"line {i:06}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn the_total_cap_stops_at_a_line_boundary_and_says_so() {
+        let input: String = (0..100).map(|i| line(i) + "\n").collect();
+        let each = line(0).len() as u64 + 1;
+        let limits = Limits {
+            max_total_bytes: each * 10 + each / 2,
+            ..Limits::default()
+        };
+        let t = read_transcript(input.as_bytes(), limits).unwrap();
+        assert_eq!(t.events.len(), 10);
+        assert!(t.truncated);
+        assert!(
+            !t.partial_last_line,
+            "the line cut by the cap is not a malformed line"
+        );
+        assert_eq!(t.skipped_malformed, 0);
+        assert_eq!(t.bytes_read, limits.max_total_bytes);
+        assert_eq!(
+            notes(&t),
+            [format!(
+                "stopped reading at the {} bytes transcript cap: the rest of the transcript was not read, and moments in it are not captured",
+                limits.max_total_bytes
+            )]
+        );
+        // Exactly at the cap: nothing is truncated.
+        let exact = Limits {
+            max_total_bytes: each * 100,
+            ..Limits::default()
+        };
+        let t = read_transcript(input.as_bytes(), exact).unwrap();
+        assert_eq!((t.events.len(), t.truncated), (100, false));
+    }
+
+    #[test]
+    fn the_tail_is_read_from_its_first_whole_line() {
+        let input: String = (0..100).map(|i| line(i) + "\n").collect();
+        let each = line(0).len() as u64 + 1;
+        for (cap, first, skipped) in [
+            (each * 10 + 5, 90, each * 90),
+            (each * 10, 90, each * 90),
+            (each * 10 - 1, 91, each * 91),
+            (each * 100, 0, 0),
+            (each * 200, 0, 0),
+        ] {
+            let limits = Limits {
+                max_total_bytes: cap,
+                ..Limits::default()
+            };
+            let t = read_transcript_tail(io::Cursor::new(input.as_bytes()), limits).unwrap();
+            assert_eq!(t.events[0].uuid, format!("u{first:06}"), "cap {cap}");
+            assert_eq!(t.events.len(), 100 - first);
+            assert_eq!(t.skipped_head_bytes, skipped, "cap {cap}");
+            assert!(!t.truncated && t.skipped_malformed == 0);
+        }
+        let limits = Limits {
+            max_total_bytes: each * 10,
+            ..Limits::default()
+        };
+        let t = read_transcript_tail(io::Cursor::new(input.as_bytes()), limits).unwrap();
+        assert_eq!(
+            notes(&t),
+            [format!(
+                "the transcript is over the {cap} bytes cap: only its last {cap} bytes were read, and its first {} bytes (captured by earlier runs, if any) were not",
+                each * 90,
+                cap = each * 10
+            )]
+        );
+    }
+
+    /// A 50 MB transcript made while it is read, never held whole: turns of
+    /// a prompt, a Bash call, a 20 KB result and an answer (every 100th
+    /// states a fix with versions), and every 500th line a 3 MB pasted
+    /// image. It counts the bytes it hands out.
+    pub(crate) struct Generated {
+        pub(crate) total: u64,
+        pub(crate) served: u64,
+        line: Vec<u8>,
+        pos: usize,
+        n: usize,
+    }
+
+    impl Generated {
+        pub(crate) fn new(total: u64) -> Generated {
+            Generated {
+                total,
+                served: 0,
+                line: Vec::new(),
+                pos: 0,
+                n: 0,
+            }
+        }
+    }
+
+    pub(crate) fn generated_line(n: usize) -> String {
+        let base = |role: &str, content: serde_json::Value| {
+            serde_json::json!({"parentUuid": format!("g{:09}", n.saturating_sub(1)), "isSidechain": false,
+                "cwd": "/home/dev/big", "sessionId": "big-session", "version": "2.0.14", "type": role,
+                "uuid": format!("g{n:09}"), "timestamp": "2026-06-10T08:30:12.481Z",
+                "message": {"role": role, "content": content}})
+            .to_string()
+        };
+        if n % 500 == 499 {
+            let image = "iVBORw0KGgo".repeat(3_000_000 / 11);
+            return base(
+                "user",
+                serde_json::json!([{"type": "tool_result", "tool_use_id": "t",
+                "content": [{"type": "image", "source": {"type": "base64", "data": image}}]}]),
+            );
+        }
+        match n % 4 {
+            0 => base(
+                "user",
+                serde_json::json!(format!("Step {n}: run the build again.")),
+            ),
+            1 => base(
+                "assistant",
+                serde_json::json!([{"type": "tool_use", "id": format!("t{n}"),
+                "name": "Bash", "input": {"command": "pnpm build --filter @acme/ui"}}]),
+            ),
+            2 => base(
+                "user",
+                serde_json::json!([{"type": "tool_result", "tool_use_id": format!("t{}", n - 1),
+                "content": format!("compiled module {n}\n").repeat(1_000)}]),
+            ),
+            _ if n % 400 == 3 => base(
+                "assistant",
+                serde_json::json!([{"type": "text", "text": format!(
+                "The build broke because pkg{n} 1.{n}.0 dropped its CommonJS entry. Fixed by pinning pkg{n} to 1.{n}.1.")}]),
+            ),
+            _ => base(
+                "assistant",
+                serde_json::json!([{"type": "text", "text": "The build finished; moving on."}]),
+            ),
+        }
+    }
+
+    impl Read for Generated {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.served >= self.total {
+                return Ok(0);
+            }
+            if self.pos == self.line.len() {
+                self.line = generated_line(self.n).into_bytes();
+                self.line.push(b'\n');
+                self.pos = 0;
+                self.n += 1;
+            }
+            let left = usize::try_from(self.total - self.served).unwrap_or(usize::MAX);
+            let k = buf.len().min(self.line.len() - self.pos).min(left);
+            buf[..k].copy_from_slice(&self.line[self.pos..self.pos + k]);
+            self.pos += k;
+            self.served += k as u64;
+            Ok(k)
+        }
+    }
+
+    #[test]
+    fn fifty_megabytes_are_read_streaming_up_to_the_cap() {
+        let mut source = Generated::new(50_000_000);
+        let t = read_transcript(&mut source, Limits::default()).unwrap();
+        assert!(t.truncated);
+        assert_eq!(t.bytes_read, MAX_TRANSCRIPT_BYTES);
+        assert!(
+            source.served <= MAX_TRANSCRIPT_BYTES + BUFFER_BYTES as u64,
+            "read {} bytes of the source for a {MAX_TRANSCRIPT_BYTES}-byte cap",
+            source.served
+        );
+        assert!(t.skipped_oversized > 0, "the pasted images");
+        assert!(
+            t.retained_bytes() < MAX_TRANSCRIPT_BYTES as usize / 2,
+            "{}",
+            t.retained_bytes()
+        );
+        assert_eq!(t.skipped_malformed, 0);
+        assert_eq!(
+            notes(&t),
+            [
+                format!("skipped {} over the 2 MiB line cap", if t.skipped_oversized == 1 { "1 line".to_owned() } else { format!("{} lines", t.skipped_oversized) }),
+                "stopped reading at the 32 MiB transcript cap: the rest of the transcript was not read, and moments in it are not captured".to_owned(),
+            ]
+        );
+        // The rest of capture stays bounded on it.
+        let found = crate::pipeline::capture::offline::moments(&t);
+        assert!(!found.is_empty() && found.len() < t.events.len() / 100);
+        let ex = crate::pipeline::capture::prompt::excerpt(
+            &t,
+            crate::pipeline::capture::prompt::MAX_EXCERPT_CHARS,
+        );
+        assert!(
+            ex.text.chars().count() <= crate::pipeline::capture::prompt::MAX_EXCERPT_CHARS + 64
+        );
+        assert!(ex.omitted > 0);
+    }
+
+    struct Failing(usize);
+
+    impl Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0 == 0 {
+                return Err(io::Error::other("disk on fire"));
+            }
+            let line = b"{\"type\":\"user\",\"uuid\":\"u\",\"message\":{\"content\":\"x\"}}\n";
+            let n = line.len().min(buf.len());
+            buf[..n].copy_from_slice(&line[..n]);
+            self.0 -= 1;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_reader_error_fails_the_read() {
+        assert_eq!(
+            read_transcript(Failing(2), Limits::default()),
+            Err(TranscriptError::Io("disk on fire".into()))
+        );
+        assert_eq!(
+            TranscriptError::Io("disk on fire".into()).to_string(),
+            "could not read the transcript: disk on fire"
+        );
+    }
+
+    #[test]
+    fn an_empty_or_foreign_file_has_no_events() {
+        let t = read(b"");
+        assert_eq!(notes(&t), ["no session events found (lines with type user, assistant or system and a uuid): is this a Claude Code transcript?"]);
+        let t = read(b"{\"a\":1}\n{\"b\":2}\n");
+        assert_eq!((t.ignored, t.events.len()), (2, 0));
+    }
+
+    #[test]
+    fn ids_are_strict() {
+        for ok in [
+            "5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13",
+            "toolu_01AbC",
+            "msg.1:2",
+        ] {
+            assert!(is_id(ok), "{ok}");
+        }
+        for bad in ["", "a b", "a\"b", "<x>", "é", &"x".repeat(129)] {
+            assert!(!is_id(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! `git lore setup claude`: the hooks merged into Claude Code's settings,
+//! idempotently, with a backup, and taken out again.
+
+use crate::common::TestEnv;
+
+const THEIRS: &str = r#"{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(npm test:*)"]},
+  "hooks": {
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "~/bin/greet"}]}]
+  }
+}
+"#;
+
+#[test]
+fn setup_claude_merges_the_hooks_once_backs_up_and_removes_only_its_own() {
+    let env = TestEnv::new();
+    let settings = env.home().join(".claude/settings.json");
+    env.write("home/.claude/settings.json", THEIRS);
+
+    let dry = env.lore(&["setup", "claude", "--dry-run"]);
+    assert!(
+        dry.ok()
+            .contains("+            \"command\": \"git-lore hook session-end\","),
+        "{}",
+        dry.stdout
+    );
+    dry.assert_stderr(
+        "setup: would have added the SessionStart hook `git-lore hook session-start`",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        THEIRS,
+        "a dry run writes nothing"
+    );
+
+    let r = env.lore(&["setup", "claude"]);
+    assert_eq!(r.ok(), "");
+    r.assert_stderr(&format!(
+        "setup: added the SessionEnd hook `git-lore hook session-end` in {}",
+        settings.display()
+    ));
+    r.assert_stderr("setup: the old file is kept as ");
+    r.assert_stderr("setup: warning: no git-lore on PATH");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    insta::assert_snapshot!(text, @r#"
+    {
+      "model": "opus",
+      "permissions": {"allow": ["Bash(npm test:*)"]},
+      "hooks": {
+        "SessionStart": [
+          {"matcher": "startup", "hooks": [{"type": "command", "command": "~/bin/greet"}]},
+          {
+            "hooks": [
+              {
+                "type": "command",
+                "command": "git-lore hook session-start",
+                "timeout": 10
+              }
+            ]
+          }
+        ],
+        "SessionEnd": [
+          {
+            "hooks": [
+              {
+                "type": "command",
+                "command": "git-lore hook session-end",
+                "timeout": 10
+              }
+            ]
+          }
+        ]
+      }
+    }
+    "#);
+    let backup = env
+        .home()
+        .join(".claude/settings.json.git-lore-backup-20260805T100000Z");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), THEIRS);
+
+    let again = env.lore(&["setup", "claude", "--user"]);
+    again.assert_stderr("already has git-lore's hooks; nothing changed");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), text);
+
+    let rm = env.lore(&["setup", "claude", "--remove"]);
+    rm.assert_stderr("setup: removed the SessionStart hook `git-lore hook session-start`");
+    let left: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        left,
+        serde_json::from_str::<serde_json::Value>(THEIRS).unwrap()
+    );
+    let none = env.lore(&["setup", "claude", "--remove"]);
+    none.assert_stderr("has no git-lore hooks; nothing changed");
+}
+
+#[test]
+fn setup_claude_project_writes_the_project_settings_and_refuses_a_broken_file() {
+    let env = TestEnv::new();
+    let project = env.path().join("app");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project)
+        .envs(env.vars())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    // From a subdirectory: the project's top.
+    let r = {
+        let mut c = env.lore_cmd(&["setup", "claude", "--project"]);
+        c.current_dir(project.join("src"));
+        c.output().unwrap()
+    };
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let written = std::fs::read_to_string(project.join(".claude/settings.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        v["hooks"]["SessionStart"][0]["hooks"][0]["command"],
+        "git-lore hook session-start"
+    );
+    assert!(
+        !env.home().join(".claude").exists(),
+        "the user's settings are not touched"
+    );
+
+    env.write("home/.claude/settings.json", "{\"hooks\": [\"x\"]}");
+    let bad = env.lore(&["setup", "claude", "--user"]);
+    assert_eq!(bad.code, 1);
+    bad.assert_stderr("its \"hooks\" is not an object; fix it by hand");
+    assert_eq!(
+        std::fs::read_to_string(env.home().join(".claude/settings.json")).unwrap(),
+        "{\"hooks\": [\"x\"]}"
+    );
+}
