@@ -10,7 +10,8 @@
 #   --no-build   use target/release/git-lore and the bench_pool example as
 #                they are
 #   --tmpfs      build the repositories on /dev/shm (deleted at the end)
-# Environment overrides: SMALL, BIG, NEW, RUNS, OUT, GIT_LORE_BIN.
+# Environment overrides: SMALL, BIG, NEW, RUNS, GRUNS (runs of (g)), OUT,
+# GIT_LORE_BIN.
 #
 # User A builds pool/org with SMALL signed promote commits
 # (examples/bench_pool.rs), hosts it (`git lore host`) and publishes it;
@@ -43,6 +44,8 @@ if [ "$QUICK" = 1 ]; then
 else
     SMALL=${SMALL:-10000}; BIG=${BIG:-100000}; NEW=${NEW:-1000}; RUNS=${RUNS:-5}
 fi
+# (g) spawns ssh-keygen once per commit (minutes at 10,000): one run.
+GRUNS=${GRUNS:-1}
 OUT=${OUT:-$HERE/out/sync}
 if [ "$TMPFS" = 1 ]; then W=/dev/shm/git-lore-bench-sync; else W=$OUT/work; fi
 BIN=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
@@ -131,7 +134,7 @@ for _ in $(seq "$RUNS"); do
 done
 record v "$SMALL" "${xs[@]}"
 xs=()
-for _ in $(seq "$RUNS"); do
+for _ in $(seq "$GRUNS"); do
     t0=$(now)
     git --git-dir="$T/b/lessons.git" rev-list refs/heads/pool/org \
         | as_user "$T" b xargs git --git-dir="$T/b/lessons.git" verify-commit >/dev/null 2>&1

@@ -124,8 +124,8 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
     };
     let unpromoted = git_lore::ops::promote::unpromoted(lore)?.len();
     ui::status(format!(
-        "{} confirmed lessons ({} public, {} private with no jury) to judge with {judges}{}",
-        confirmed.len(),
+        "{} ({} public, {} private with no jury) to judge with {judges}{}",
+        ui::count(confirmed.len(), "confirmed lesson", "confirmed lessons"),
         count(Visibility::Public),
         count(Visibility::Private),
         if unpromoted > 0 {

@@ -527,7 +527,7 @@ fn judge_all_asks_first_and_records_each_verdict() {
     let r = env.lore(&["judge", "--all"]);
     assert_eq!(r.code, 1);
     r.assert_stderr(
-        "1 confirmed lessons (0 public, 0 private with no jury) to judge with the offline judges",
+        "1 confirmed lesson (0 public, 0 private with no jury) to judge with the offline judges",
     );
     r.assert_stderr("refusing to judge without --yes");
     assert_eq!(proposal(&env, &id)["status"], "confirmed");

@@ -367,3 +367,69 @@ fn man_pages_and_completions_come_from_the_command_definitions() {
     assert_eq!(r.code, 1);
     r.assert_stderr("invalid value 'tcsh'");
 }
+
+/// The README's tour, exactly as written, on a fresh machine: no model, no
+/// terminal, a new HOME and the default repository location.
+#[test]
+fn the_readme_tour_works_as_written() {
+    let env = TestEnv::new();
+    let readme = include_str!("../../README.md");
+    let tour = readme
+        .split("## A short tour")
+        .nth(1)
+        .and_then(|s| s.split("```sh\n").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("the README has a tour");
+    assert!(tour.starts_with("cargo install --path .\n"), "{tour}");
+    // `cargo install` puts the binary on PATH as git-lore: so does this.
+    let bin = env.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_git-lore"), bin.join("git-lore")).unwrap();
+    // A clone of this repository: the tour's example transcript in place.
+    let clone = env.path().join("clone");
+    std::fs::create_dir_all(clone.join("examples/transcripts")).unwrap();
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/transcripts/version-mismatch.jsonl"
+        ),
+        clone.join("examples/transcripts/version-mismatch.jsonl"),
+    )
+    .unwrap();
+    let script = format!(
+        "set -euo pipefail\n{}",
+        tour.replacen("cargo install --path .\n", "", 1)
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(&clone)
+        .env_clear()
+        .envs(
+            env.vars()
+                .into_iter()
+                .filter(|(k, _)| k != "GIT_LORE_REPO" && k != "GIT_LORE_RANDOMNESS_SEED"),
+        )
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let repo = env.home().join(".local/share/git-lore/lessons.git");
+    assert!(repo.join("HEAD").exists(), "the default location");
+    assert!(stdout.contains("is now approved."), "{stdout}");
+    assert!(stdout.contains("promoted to pool/org."), "{stdout}");
+    // recall prints the lesson for exactly those versions.
+    assert!(
+        stdout.contains("Fix: pinned vitest to 3.2.4"),
+        "recall shows the lesson:\n{stdout}"
+    );
+    assert!(stdout.contains("verified"), "{stdout}");
+    let settings = std::fs::read_to_string(clone.join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("SessionStart") && settings.contains("SessionEnd"),
+        "{settings}"
+    );
+}
