@@ -69,11 +69,16 @@ as_user() {
         GIT_LORE_REPO="$base/$who/lessons.git" "$@"
 }
 
-# gc until it succeeds: git-lore may have started one in the background.
+# Packs a repository. git-lore may have started `git gc --auto` in the
+# background (it holds gc.pid): wait for it, however long a big pool takes,
+# then gc until it succeeds.
 pack() {
     local tries=0
+    while [ -e "$1/gc.pid" ] && kill -0 "$(cut -d' ' -f1 "$1/gc.pid" 2>/dev/null)" 2>/dev/null; do
+        sleep 1
+    done
     until git -C "$1" gc --quiet 2>/dev/null; do
-        tries=$((tries + 1)); [ "$tries" -lt 120 ] || { echo "git gc kept failing" >&2; exit 1; }
+        tries=$((tries + 1)); [ "$tries" -lt 600 ] || { echo "git gc kept failing" >&2; exit 1; }
         sleep 1
     done
 }

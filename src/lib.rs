@@ -20,5 +20,6 @@ pub mod review;
 pub mod schema;
 pub mod signing;
 pub mod store;
+pub mod template;
 pub mod trailers;
 pub mod version;

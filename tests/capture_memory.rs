@@ -11,6 +11,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use git_lore::pipeline::capture::transcript::synthetic_line;
 use git_lore::pipeline::capture::{offline, prompt, read_transcript, read_transcript_tail, Limits};
 
 struct Counting;
@@ -61,52 +62,6 @@ fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (out, PEAK.load(Ordering::Relaxed) - base)
 }
 
-/// One line of a realistic long session: a prompt, a Bash call, a 20 KB
-/// result, an answer (every 100th turn states a fix with versions), and
-/// every 500th line a 3 MB pasted screenshot.
-fn line(n: usize) -> String {
-    let base = |role: &str, content: serde_json::Value| {
-        serde_json::json!({"parentUuid": format!("g{:09}", n.saturating_sub(1)), "isSidechain": false,
-            "cwd": "/home/dev/big", "sessionId": "big-session", "version": "2.0.14", "type": role,
-            "uuid": format!("g{n:09}"), "timestamp": "2026-06-10T08:30:12.481Z",
-            "message": {"role": role, "content": content}})
-        .to_string()
-    };
-    if n % 500 == 499 {
-        let image = "iVBORw0KGgo".repeat(3_000_000 / 11);
-        return base(
-            "user",
-            serde_json::json!([{"type": "tool_result", "tool_use_id": "t",
-            "content": [{"type": "image", "source": {"type": "base64", "data": image}}]}]),
-        );
-    }
-    match n % 4 {
-        0 => base(
-            "user",
-            serde_json::json!(format!("Step {n}: run the build again.")),
-        ),
-        1 => base(
-            "assistant",
-            serde_json::json!([{"type": "tool_use", "id": format!("t{n}"),
-            "name": "Bash", "input": {"command": "pnpm build --filter @acme/ui"}}]),
-        ),
-        2 => base(
-            "user",
-            serde_json::json!([{"type": "tool_result", "tool_use_id": format!("t{}", n - 1),
-            "content": format!("compiled module {n}\n").repeat(1_000)}]),
-        ),
-        _ if n % 400 == 3 => base(
-            "assistant",
-            serde_json::json!([{"type": "text", "text": format!(
-            "The build broke because pkg{n} 1.{n}.0 dropped its CommonJS entry. Fixed by pinning pkg{n} to 1.{n}.1.")}]),
-        ),
-        _ => base(
-            "assistant",
-            serde_json::json!([{"type": "text", "text": "The build finished; moving on."}]),
-        ),
-    }
-}
-
 #[test]
 fn a_fifty_megabyte_transcript_is_read_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
@@ -115,7 +70,7 @@ fn a_fifty_megabyte_transcript_is_read_in_bounded_memory() {
     let mut written = 0usize;
     let mut n = 0;
     while written < 50_000_000 {
-        let l = line(n);
+        let l = synthetic_line(n);
         out.write_all(l.as_bytes()).unwrap();
         out.write_all(b"\n").unwrap();
         written += l.len() + 1;

@@ -3,12 +3,12 @@ use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
 
-use super::ingest::{line, row};
+use super::ingest::report_outcomes;
 use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::model::canonical_json;
 use git_lore::ops::backend::{Backend, Role};
 use git_lore::ops::capture::{self, Asked, Moments, Origin};
-use git_lore::ops::ingest::{self, Outcome};
+use git_lore::ops::ingest;
 use git_lore::pipeline::capture::{read_hook_input, Trigger};
 
 /// Turn a coding agent's session transcript into artifacts, and ingest them.
@@ -211,33 +211,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         return Ok(Exit::Done);
     }
     let transform = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
-    let ingest::Report { outcomes, error } =
-        ingest::ingest(&mut lore, items, &transform, &mut |_| {})?;
-    if args.json {
-        ui::out_json(&outcomes.iter().map(row).collect::<Vec<_>>());
-    } else {
-        let text: String = outcomes.iter().map(|o| format!("{}\n", line(o))).collect();
-        ui::out(&text);
-    }
-    let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();
-    let untouched = count(|o| matches!(o, Outcome::Untouched { .. }));
-    let invalid = count(|o| matches!(o, Outcome::Invalid { .. }));
-    ui::status(format!(
-        "capture: {} proposed, {} declined, {} skipped, {untouched} untouched, {invalid} invalid",
-        count(|o| matches!(o, Outcome::Proposed { .. })),
-        count(|o| matches!(o, Outcome::Declined { .. })),
-        count(|o| matches!(o, Outcome::Skipped { .. })),
-    ));
-    if let Some(e) = error {
-        return Err(e.into());
-    }
-    Ok(if untouched > 0 {
-        Exit::Undetermined
-    } else if invalid > 0 {
-        Exit::Refused
-    } else {
-        Exit::Done
-    })
+    let report = ingest::ingest(&mut lore, items, &transform, &mut |_| {});
+    report_outcomes("capture", report, args.json)
 }
 
 /// `1 artifact found by the offline backend`, and the like.

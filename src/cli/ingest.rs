@@ -89,7 +89,7 @@ fn skip_word(why: Skip) -> &'static str {
 }
 
 /// The line printed for an outcome.
-pub(super) fn line(o: &Outcome) -> String {
+fn line(o: &Outcome) -> String {
     match o {
         Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
         Outcome::Declined {
@@ -117,7 +117,7 @@ pub(super) fn line(o: &Outcome) -> String {
 }
 
 #[derive(serde::Serialize)]
-pub(super) struct Row {
+struct Row {
     outcome: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     artifact: Option<String>,
@@ -131,7 +131,7 @@ pub(super) struct Row {
     source: Option<String>,
 }
 
-pub(super) fn row(o: &Outcome) -> Row {
+fn row(o: &Outcome) -> Row {
     let mut r = Row {
         outcome: "",
         artifact: None,
@@ -229,7 +229,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         };
         run_items(&mut lore, items, &backend)
     };
-    report_outcomes(report, args.json)
+    report_outcomes("ingest", report, args.json)
 }
 
 /// Ingests `items` with a progress bar on a terminal for long runs.
@@ -260,7 +260,8 @@ fn run_items(
 
 /// Prints one line (or JSON row) per outcome and the summary; the exit
 /// code follows the outcomes.
-fn report_outcomes(
+pub(super) fn report_outcomes(
+    command: &str,
     report: Result<ingest::Report, git_lore::ops::LoreError>,
     json: bool,
 ) -> ui::Result {
@@ -277,7 +278,7 @@ fn report_outcomes(
     let untouched = count(|o| matches!(o, Outcome::Untouched { .. }));
     let invalid = count(|o| matches!(o, Outcome::Invalid { .. }));
     ui::status(format!(
-        "ingest: {} proposed, {} declined, {} skipped, {untouched} untouched, {invalid} invalid",
+        "{command}: {} proposed, {} declined, {} skipped, {untouched} untouched, {invalid} invalid",
         count(|o| matches!(o, Outcome::Proposed { .. })),
         count(|o| matches!(o, Outcome::Declined { .. })),
         count(|o| matches!(o, Outcome::Skipped { .. })),

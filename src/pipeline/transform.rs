@@ -129,30 +129,7 @@ pub fn render_prompt(template: &str, artifact: &Artifact) -> String {
             _ => return None,
         })
     };
-    let mut out = String::with_capacity(template.len() + 1024);
-    let mut rest = template;
-    while let Some(open) = rest.find("{{") {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 2..];
-        match after.find("}}") {
-            Some(close) => match value(&after[..close]) {
-                Some(v) => {
-                    out.push_str(&v);
-                    rest = &after[close + 2..];
-                }
-                None => {
-                    out.push_str("{{");
-                    rest = after;
-                }
-            },
-            None => {
-                out.push_str("{{");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    crate::template::fill(template, value)
 }
 
 /// The first balanced `{…}` that starts within the first [`EXTRACT_WINDOW`]

@@ -102,39 +102,11 @@ pub fn judge_prompt(
         ("lesson", lesson),
         ("artifact", artifact),
     ];
-    Ok(render(template, &values))
+    Ok(crate::template::fill_from(template, &values))
 }
 
 fn text(bytes: Vec<u8>) -> String {
     String::from_utf8_lossy(&bytes).trim_end().to_owned()
-}
-
-/// Replaces `{{name}}` for each known name in one pass; unknown `{{…}}` stay.
-fn render(template: &str, values: &[(&str, String)]) -> String {
-    let mut out = String::with_capacity(template.len() * 2);
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let hit = after.find("}}").and_then(|end| {
-            values
-                .iter()
-                .find(|(k, _)| *k == &after[..end])
-                .map(|(_, v)| (end, v))
-        });
-        match hit {
-            Some((end, v)) => {
-                out.push_str(v);
-                rest = &after[end + 2..];
-            }
-            None => {
-                out.push_str("{{");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]
@@ -178,7 +150,7 @@ mod tests {
 
     #[test]
     fn render_leaves_unknown_placeholders() {
-        let out = render("a {{x}} b {{y}} {{", &[("x", "1".to_owned())]);
+        let out = crate::template::fill_from("a {{x}} b {{y}} {{", &[("x", "1".to_owned())]);
         assert_eq!(out, "a 1 b {{y}} {{");
     }
 }

@@ -295,27 +295,7 @@ pub fn render_prompt(template: &str, t: &Transcript, excerpt: &Excerpt) -> Strin
             _ => return None,
         })
     };
-    let mut out = String::with_capacity(template.len() + excerpt.text.len() + 64);
-    let mut rest = template;
-    while let Some(open) = rest.find("{{") {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 2..];
-        match after
-            .find("}}")
-            .and_then(|close| Some((close, value(&after[..close])?)))
-        {
-            Some((close, v)) => {
-                out.push_str(&v);
-                rest = &after[close + 2..];
-            }
-            None => {
-                out.push_str("{{");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    crate::template::fill(template, value)
 }
 
 /// Drops lines that are only a markdown fence: the rule of

@@ -749,6 +749,54 @@ fn tool_input(name: &str, input: &Value, max: usize) -> (String, Option<String>)
     (clip(&summary, max), path)
 }
 
+/// Line `n` of a synthetic long session, for the tests and benchmarks that
+/// need a transcript of any size without committing one: a prompt, a Bash
+/// call, a 20 KB tool result, an answer (every 400th states a fix with
+/// versions), and every 500th line a 3 MB pasted screenshot.
+#[doc(hidden)]
+pub fn synthetic_line(n: usize) -> String {
+    let base = |role: &str, content: serde_json::Value| {
+        serde_json::json!({"parentUuid": format!("g{:09}", n.saturating_sub(1)), "isSidechain": false,
+            "cwd": "/home/dev/big", "sessionId": "big-session", "version": "2.0.14", "type": role,
+            "uuid": format!("g{n:09}"), "timestamp": "2026-06-10T08:30:12.481Z",
+            "message": {"role": role, "content": content}})
+        .to_string()
+    };
+    if n % 500 == 499 {
+        let image = "iVBORw0KGgo".repeat(3_000_000 / 11);
+        return base(
+            "user",
+            serde_json::json!([{"type": "tool_result", "tool_use_id": "t",
+            "content": [{"type": "image", "source": {"type": "base64", "data": image}}]}]),
+        );
+    }
+    match n % 4 {
+        0 => base(
+            "user",
+            serde_json::json!(format!("Step {n}: run the build again.")),
+        ),
+        1 => base(
+            "assistant",
+            serde_json::json!([{"type": "tool_use", "id": format!("t{n}"),
+            "name": "Bash", "input": {"command": "pnpm build --filter @acme/ui"}}]),
+        ),
+        2 => base(
+            "user",
+            serde_json::json!([{"type": "tool_result", "tool_use_id": format!("t{}", n - 1),
+            "content": format!("compiled module {n}\n").repeat(1_000)}]),
+        ),
+        _ if n % 400 == 3 => base(
+            "assistant",
+            serde_json::json!([{"type": "text", "text": format!(
+            "The build broke because pkg{n} 1.{n}.0 dropped its CommonJS entry. Fixed by pinning pkg{n} to 1.{n}.1.")}]),
+        ),
+        _ => base(
+            "assistant",
+            serde_json::json!([{"type": "text", "text": "The build finished; moving on."}]),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1073,56 +1121,13 @@ mod tests {
         }
     }
 
-    pub(crate) fn generated_line(n: usize) -> String {
-        let base = |role: &str, content: serde_json::Value| {
-            serde_json::json!({"parentUuid": format!("g{:09}", n.saturating_sub(1)), "isSidechain": false,
-                "cwd": "/home/dev/big", "sessionId": "big-session", "version": "2.0.14", "type": role,
-                "uuid": format!("g{n:09}"), "timestamp": "2026-06-10T08:30:12.481Z",
-                "message": {"role": role, "content": content}})
-            .to_string()
-        };
-        if n % 500 == 499 {
-            let image = "iVBORw0KGgo".repeat(3_000_000 / 11);
-            return base(
-                "user",
-                serde_json::json!([{"type": "tool_result", "tool_use_id": "t",
-                "content": [{"type": "image", "source": {"type": "base64", "data": image}}]}]),
-            );
-        }
-        match n % 4 {
-            0 => base(
-                "user",
-                serde_json::json!(format!("Step {n}: run the build again.")),
-            ),
-            1 => base(
-                "assistant",
-                serde_json::json!([{"type": "tool_use", "id": format!("t{n}"),
-                "name": "Bash", "input": {"command": "pnpm build --filter @acme/ui"}}]),
-            ),
-            2 => base(
-                "user",
-                serde_json::json!([{"type": "tool_result", "tool_use_id": format!("t{}", n - 1),
-                "content": format!("compiled module {n}\n").repeat(1_000)}]),
-            ),
-            _ if n % 400 == 3 => base(
-                "assistant",
-                serde_json::json!([{"type": "text", "text": format!(
-                "The build broke because pkg{n} 1.{n}.0 dropped its CommonJS entry. Fixed by pinning pkg{n} to 1.{n}.1.")}]),
-            ),
-            _ => base(
-                "assistant",
-                serde_json::json!([{"type": "text", "text": "The build finished; moving on."}]),
-            ),
-        }
-    }
-
     impl Read for Generated {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             if self.served >= self.total {
                 return Ok(0);
             }
             if self.pos == self.line.len() {
-                self.line = generated_line(self.n).into_bytes();
+                self.line = synthetic_line(self.n).into_bytes();
                 self.line.push(b'\n');
                 self.pos = 0;
                 self.n += 1;

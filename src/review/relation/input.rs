@@ -198,35 +198,7 @@ pub fn render_prompt(input: &JudgmentInput) -> String {
         ),
         ("decisions_allowed", input.decisions_allowed.join(", ")),
     ];
-    render(RELATE_TEMPLATE, &values)
-}
-
-/// Replaces `{{name}}` for each known name in one pass; unknown `{{…}}` stay.
-fn render(template: &str, values: &[(&str, String)]) -> String {
-    let mut out = String::with_capacity(template.len() * 2);
-    let mut rest = template;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let hit = after.find("}}").and_then(|end| {
-            values
-                .iter()
-                .find(|(k, _)| *k == &after[..end])
-                .map(|(_, v)| (end, v))
-        });
-        match hit {
-            Some((end, v)) => {
-                out.push_str(v);
-                rest = &after[end + 2..];
-            }
-            None => {
-                out.push_str("{{");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    crate::template::fill_from(RELATE_TEMPLATE, &values)
 }
 
 #[cfg(test)]
@@ -333,10 +305,6 @@ mod tests {
         assert!(p.contains(input.corpus_fingerprint().digest()));
         assert!(p.contains(&a.id.to_string()));
         assert!(p.contains(SURFACE_HINT) && p.contains(OUTPUT_CONTRACT));
-        assert_eq!(
-            render("a {{x}} {{y}} {{", &[("x", "1".into())]),
-            "a 1 {{y}} {{"
-        );
     }
 
     #[test]
