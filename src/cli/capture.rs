@@ -78,8 +78,11 @@ fn target(args: &Args) -> ui::Result<Option<Target>> {
             .take(git_lore::pipeline::capture::hook::MAX_HOOK_INPUT_BYTES as u64 + 1)
             .read_to_end(&mut input)
             .map_err(|e| CliError::Usage(format!("reading the hook input: {e}")))?;
-        let hook = read_hook_input(&input[..])
-            .map_err(|e| CliError::Usage(format!("the hook input cannot be used: {e}")))?;
+        let hook = read_hook_input(&input[..]).map_err(|e| {
+            CliError::Usage(format!(
+                "{e} (`capture --hook` reads the JSON a SessionEnd hook gets on stdin)"
+            ))
+        })?;
         if !hook.is_session_end() {
             ui::status(format!(
                 "capture: a {} hook has no session to capture; nothing to do",

@@ -306,7 +306,7 @@ fn the_hook_input_names_the_transcript_and_the_marker_silences_it() {
 
     let bad = env.lore_stdin(&["capture", "--hook"], b"{\"cwd\": 3}");
     assert_eq!(bad.code, 1);
-    bad.assert_stderr("git-lore: the hook input cannot be used");
+    bad.assert_stderr("(`capture --hook` reads the JSON a SessionEnd hook gets on stdin)");
 }
 
 #[test]
