@@ -1345,6 +1345,41 @@ mod tests {
                 ..
             })
         ));
+        // A judge on a pool is the jury's second look: active -> refuted or
+        // upheld active, and always a ruling with judges.
+        let pool_judge = |status: &'static str, judge: bool| {
+            let mut v = vec![
+                ("Lore-Format", "1"),
+                ("Lore-Action", "judge"),
+                ("Lore-Lesson", L),
+                ("Lore-From", "active"),
+                ("Lore-Status", status),
+                ("Lore-Pool", "org"),
+                ("Lore-Rubric", "lesson-promotion"),
+                ("Lore-Gate", "majority"),
+                ("Lore-Score", "0.2"),
+                ("Lore-Reason", "jury_not_majority"),
+            ];
+            if judge {
+                v.push(("Lore-Judge", "standard 0.20 fail"));
+            }
+            Event::from_trailers(&lines(&v))
+        };
+        assert!(matches!(
+            pool_judge("refuted", true),
+            Ok(Event::Rejudge { refuted: true, .. })
+        ));
+        assert!(matches!(
+            pool_judge("superseded", true),
+            Err(TrailerError::BadField {
+                key: "Lore-Status",
+                ..
+            })
+        ));
+        assert_eq!(
+            pool_judge("refuted", false),
+            Err(TrailerError::Missing("Lore-Judge"))
+        );
         let reserved = [("Lore-Format", "1"), ("Lore-Action", "publish")];
         assert_eq!(
             Event::from_trailers(&lines(&reserved)),

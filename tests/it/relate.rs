@@ -1022,12 +1022,13 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     assert_eq!(r.code, 0);
     r.assert_stderr("0 contradicted lessons to judge again");
     // Recall still returns it.
+    recall_all(&env);
     let plain = env
         .lore(&["recall", "--project", "proj", "--stack", "vite@5.4.0"])
         .ok()
         .to_owned();
     assert!(
-        plain.contains(&p.a) || recall_all(&env).contains(&p.a),
+        plain.starts_with(&format!("{}  {CRASH}  [vite =5.4.0]\n", p.a)),
         "{plain}"
     );
 
@@ -1201,7 +1202,7 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
     c2["status"] = json!("refuted");
     let text = serde_json::to_string_pretty(&c2).unwrap() + "\n";
     let cpath = fanout("lessons", &p.c);
-    env.forge(
+    let second = env.forge(
         "pool/org",
         Some(&first),
         &[(cpath.as_str(), Some(text.as_str()))],
@@ -1215,4 +1216,37 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         p.c
     );
     assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    // An upheld record that claims more counter-observations than there
+    // are, under a failed ruling, with a verdict the trailers do not carry.
+    let upath = format!(
+        "{}/3.json",
+        fanout("upheld", &p.a).trim_end_matches(".json")
+    );
+    let record = json!({
+        "schema_version": 1, "lesson_id": p.a, "upheld_at": "2026-08-05T10:00:00Z",
+        "counter_observations": 3,
+        "counter_observation_ids": ["01KZ45MKAM734ZS7JK24D2DK0R"],
+        "model": null,
+        "verdict": {"rubric_id": "lesson-promotion", "gate_policy": "majority",
+            "score_threshold": 0.7, "aggregate_score": 0.9, "passed": true,
+            "reason": "gate_passed", "judges": [{}]}
+    });
+    let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
+    env.forge(
+        "pool/org",
+        Some(&second),
+        &[(upath.as_str(), Some(text.as_str()))],
+        &judge_msg(&p.a, "active", "jury_not_majority"),
+        Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    for problem in [
+        format!("judge: a ruling that failed (jury_not_majority) cannot uphold {}", p.a),
+        format!("judge: {upath}: the number in its name and its counter_observations must be the 2 counter-observations against {}", p.a),
+        format!("judge: {upath}: counter_observation_ids are not the counter-observations against {}", p.a),
+        format!("judge: {upath}: the recorded verdict is not the ruling the trailers carry"),
+    ] {
+        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    }
 }
