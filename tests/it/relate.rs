@@ -1250,3 +1250,57 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
     }
 }
+
+#[test]
+fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    contradicted(&env, &p);
+    // Judges that take their time and would uphold anything.
+    env.write(
+        "verdict.json",
+        &json!({"score": 0.95, "passed": true, "confidence": 0.9,
+            "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95},
+            "feedback_summary": "fine"})
+        .to_string(),
+    );
+    let judge = env.stub(
+        "slow-judge",
+        &format!(
+            "cat >/dev/null; sleep 1; cat {}",
+            env.path().join("verdict.json").display()
+        ),
+    );
+    env.config("lore.judge.command", judge.to_str().unwrap());
+    let child = env
+        .lore_cmd(&["judge", "--contradicted", "--yes", "--backend", "command"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Meanwhile a third counter-observation arrives.
+    let v = verdict(
+        &p.b,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    env.lore(&["relate", &p.b, "--verdict", &v]).ok();
+    let o = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("changed while the jury deliberated"),
+        "{stdout}"
+    );
+    // Not upheld on evidence the jury never saw: it still waits.
+    let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
+    assert_eq!(c["lessons"][0]["count"], 3);
+    assert_eq!(c["lessons"][0]["past_threshold"], true);
+    assert_eq!(c["lessons"][0]["upheld_at"], Value::Null);
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
