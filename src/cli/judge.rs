@@ -108,7 +108,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
     )?;
     let text = read_verdicts(args.verdicts.as_deref().unwrap_or_default())?;
-    if rejudge::in_a_pool(&lore, id)? {
+    if rejudge::judges(&lore, id)? {
         let panel = review::parse_panel(&text);
         let r = rejudge::rejudge(&mut lore, id, &panel, None, None)?;
         return Ok(say_rejudged(id, &r, true));

@@ -74,13 +74,25 @@ pub enum Rejudged {
     Unjudged(UnjudgedReason),
 }
 
-/// Whether a pool holds `id` (then `judge ID` is this module's).
-pub fn in_a_pool(lore: &Lore, id: Id) -> Result<bool, LoreError> {
+/// Whether `judge ID` is this module's: a pool holds `id`, and it has
+/// counter-observations or the ledger has no proposal of it (a lesson that
+/// came with a synced pool). A promoted lesson nobody contradicted is the
+/// ledger's, which says it is no longer confirmed.
+pub fn judges(lore: &Lore, id: Id) -> Result<bool, LoreError> {
     for pool in [Source::Local, Source::Org, Source::Public] {
-        if let Some(t) = lore.store.tip(Branch::Pool(pool))? {
-            if lore.store.read_at(t, &layout::lesson_path(id))?.is_some() {
-                return Ok(true);
-            }
+        let Some(t) = lore.store.tip(Branch::Pool(pool))? else {
+            continue;
+        };
+        if lore.store.read_at(t, &layout::lesson_path(id))?.is_some() {
+            let contradicted = !lore
+                .store
+                .list_at(t, &records::counter_observations_dir(id))?
+                .is_empty();
+            let on_ledger = lore
+                .store
+                .read(Branch::Ledger, &layout::proposal_path(id))?
+                .is_some();
+            return Ok(contradicted || !on_ledger);
         }
     }
     Ok(false)

@@ -872,14 +872,31 @@ fn recall_all(env: &TestEnv) -> String {
 fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_it() {
     let env = TestEnv::new();
     let p = pool(&env);
-    // Not contradicted: the jury has nothing to judge again.
+    // Not contradicted: the ledger's jury has nothing to judge.
     let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
     assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
-        "lesson {} is not waiting for the jury: it has 0 counter-observations, and the jury judges a lesson again at lore.relate.threshold (2)",
+        "lesson {} is not confirmed; its status is: approved",
         p.a
     ));
-    contradicted(&env, &p);
+    // Below the threshold: not yet.
+    env.config("lore.relate.backend", "offline");
+    let v = verdict(
+        &p.c,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    env.lore(&["relate", &p.c, "--verdict", &v]).ok();
+    let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!(
+        "lesson {} is not waiting for the jury: it has 1 counter-observation, and the jury judges a lesson again at lore.relate.threshold (2)",
+        p.a
+    ));
+    let v = verdict(
+        &p.e,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    env.lore(&["relate", &p.e, "--verdict", &v]).ok();
     let before = refs(&env);
     // Garbage is "could not judge": nothing written, exit 2.
     let r = env.lore(&["judge", &p.a, "not json"]);
@@ -1130,7 +1147,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
         "{prompt}"
     );
     assert!(
-        prompt.contains(&format!("contradicts this on server.hmr.timeout")),
+        prompt.contains("contradicts this on server.hmr.timeout"),
         "{prompt}"
     );
     assert!(prompt.contains(CRASH), "{prompt}");
