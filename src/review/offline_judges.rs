@@ -769,6 +769,35 @@ mod tests {
     }
 
     #[test]
+    fn counter_observations_at_the_threshold_fail_grounding_and_the_ruling() {
+        let p = reference();
+        let set = RubricSet::builtin();
+        let rubric = set.rubric_for(Visibility::Org).unwrap();
+        let plain = offline_panel(&p, rubric).unwrap();
+        // Below the threshold the judges judge as for a proposal.
+        assert_eq!(offline_rejudge_panel(&p, rubric, 1, 2).unwrap(), plain);
+        let panel = offline_rejudge_panel(&p, rubric, 2, 2).unwrap();
+        for (again, before) in panel
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(plain.as_array().unwrap())
+        {
+            assert_eq!(score(again, "grounding"), 0.0);
+            assert_eq!(again["passed"], false);
+            assert_eq!(score(again, "generality"), score(before, "generality"));
+            assert!(again["feedback_summary"]
+                .as_str()
+                .unwrap()
+                .contains("grounding 0.00 (2 counter-observations reach the threshold 2)"));
+        }
+        let JuryOutcome::Recorded(v) = judge(Visibility::Org, &set, &panel).unwrap() else {
+            panic!("a usable panel")
+        };
+        assert!(!v.passed, "{v:?}");
+    }
+
+    #[test]
     fn verdict_shape_and_determinism() {
         let p = reference();
         let a = offline_verdict("standard", &p, &public()).unwrap();
