@@ -683,6 +683,8 @@ pub struct Relations {
     pub counter_observations: usize,
     /// Whether its judgment record exists.
     pub related: bool,
+    /// The most counter-observations the jury upheld it against, if it did.
+    pub upheld_at: Option<usize>,
 }
 
 /// What the pool holding `id` records of its relations (`None`: no pool
@@ -720,6 +722,7 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
             )?
             .len();
         r.related = lore.store.read_at(t, &records::related_path(id))?.is_some();
+        r.upheld_at = upheld_at(&lore.store, t)?.get(&id).copied();
         return Ok(Some(r));
     }
     Ok(None)

@@ -1017,6 +1017,11 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
         "{t}"
     );
     assert_eq!(env.lore(&["verify"]).code, 0);
+    let show = env.lore(&["show", &p.a]).ok().to_owned();
+    assert!(
+        show.contains("contradicted: 2 counter-observations (`git lore contradictions`)\nupheld:      by the jury at 2 counter-observations\n"),
+        "{show}"
+    );
     // Off the queue: status, contradictions and judge itself say so.
     let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(s["contradicted"], 0);
