@@ -172,6 +172,19 @@ pub enum Event {
         targets: Vec<Id>,
         model: String,
     },
+    /// The jury judged a contradicted pool entry again (`judge` on a pool,
+    /// told from the ledger's by `Lore-Pool`), with its counter-observations
+    /// as counter-evidence. `refuted`: the entry's status became `refuted`;
+    /// otherwise the jury upheld it: an upheld record was added and the
+    /// entry did not change. Always a jury ruling: rubric, gate, score and
+    /// at least one judge.
+    Rejudge {
+        lesson: Id,
+        pool: Source,
+        refuted: bool,
+        ruling: Box<Ruling>,
+        model: Option<String>,
+    },
 }
 
 /// A commit named in a trailer: its full id, lower-case hex (40 digits for
@@ -225,6 +238,9 @@ pub enum PathKind {
     CounterObservation,
     /// `related/<X>/<Y>/<LESSON>.json` on a pool (a judgment record).
     Related,
+    /// `upheld/<X>/<Y>/<LESSON>/<N>.json` on a pool (the jury upheld a
+    /// contradicted lesson).
+    Upheld,
 }
 
 /// How a touched file may change.
@@ -271,6 +287,7 @@ impl Event {
             Event::Refine { .. } => Action::Refine,
             Event::Contradict { .. } => Action::Contradict,
             Event::Relate { .. } => Action::Relate,
+            Event::Rejudge { .. } => Action::Judge,
         }
     }
 
@@ -308,6 +325,9 @@ impl Event {
             Event::Refine { .. } => (Pool, Root::Never, &[(Relation, Add)]),
             Event::Contradict { .. } => (Pool, Root::Never, &[(CounterObservation, Add)]),
             Event::Relate { .. } => (Pool, Root::Never, &[(Related, Add)]),
+            // Refuted: the entry's status, nothing else; upheld: one record.
+            Event::Rejudge { refuted: true, .. } => (Pool, Root::Never, &[(Lesson, Modify)]),
+            Event::Rejudge { refuted: false, .. } => (Pool, Root::Never, &[(Upheld, Add)]),
         };
         Rule { on, root, touches }
     }
@@ -352,7 +372,10 @@ impl Event {
             } => std::iter::once(*lesson)
                 .chain(sources.iter().copied())
                 .collect(),
-            Event::Refine { .. } | Event::Contradict { .. } | Event::Relate { .. } => Vec::new(),
+            Event::Refine { .. }
+            | Event::Contradict { .. }
+            | Event::Relate { .. }
+            | Event::Rejudge { refuted: false, .. } => Vec::new(),
             _ => self.lesson().into_iter().collect(),
         }
     }
@@ -367,7 +390,8 @@ impl Event {
             | Event::Merge { lesson, .. }
             | Event::Refine { lesson, .. }
             | Event::Contradict { lesson, .. }
-            | Event::Relate { lesson, .. } => Some(*lesson),
+            | Event::Relate { lesson, .. }
+            | Event::Rejudge { lesson, .. } => Some(*lesson),
             Event::Confirm { step, .. }
             | Event::Unconfirm { step }
             | Event::Pass { step, .. }
@@ -396,7 +420,8 @@ impl Event {
             | Event::Merge { .. }
             | Event::Refine { .. }
             | Event::Contradict { .. }
-            | Event::Relate { .. } => None,
+            | Event::Relate { .. }
+            | Event::Rejudge { .. } => None,
         }
     }
 
@@ -560,6 +585,32 @@ impl Event {
                 f.targets = targets.clone();
                 f.model = Some(model.clone());
             }
+            Event::Rejudge {
+                lesson,
+                pool,
+                refuted,
+                ruling,
+                model,
+            } => {
+                f.lesson = Some(*lesson);
+                f.from = Some(LessonStatus::Active.as_str().into());
+                f.status = Some(
+                    if *refuted {
+                        LessonStatus::Refuted
+                    } else {
+                        LessonStatus::Active
+                    }
+                    .as_str()
+                    .into(),
+                );
+                f.pool = Some(pool.as_str().into());
+                f.rubric = ruling.rubric.clone();
+                f.gate = ruling.gate.clone();
+                f.score = ruling.score.map(|s| format!("{s}"));
+                f.reason = Some(ruling.reason.clone());
+                f.judges = ruling.judges.clone();
+                f.model = model.clone();
+            }
         }
         f.render(self.action())
     }
@@ -614,23 +665,14 @@ impl Event {
                 step: f.need_step()?,
                 reason: f.reason,
             },
+            Action::Judge if f.pool.is_some() => f.rejudge()?,
             Action::Judge => Event::Judge {
                 step: f.need_step()?,
                 visibility: f.optional("Lore-Visibility", &f.visibility)?,
                 ruling: Box::new(Ruling {
+                    score: f.score()?,
                     rubric: f.rubric,
                     gate: f.gate,
-                    score: match &f.score {
-                        None => None,
-                        Some(s) => {
-                            Some(s.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(
-                                || TrailerError::BadField {
-                                    key: "Lore-Score",
-                                    why: format!("{s:?} is not a number"),
-                                },
-                            )?)
-                        }
-                    },
                     reason: f.reason.ok_or(TrailerError::Missing("Lore-Reason"))?,
                     judges: f.judges,
                 }),
@@ -856,6 +898,53 @@ impl Fields {
             }
         }
         Ok(f)
+    }
+
+    fn score(&self) -> Result<Option<f64>, TrailerError> {
+        match &self.score {
+            None => Ok(None),
+            Some(s) => Ok(Some(
+                s.parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| TrailerError::BadField {
+                        key: "Lore-Score",
+                        why: format!("{s:?} is not a number"),
+                    })?,
+            )),
+        }
+    }
+
+    /// A `judge` on a pool: the jury judged a contradicted entry again.
+    /// Only `active → refuted` or `active → active` (upheld), and only as a
+    /// jury ruling (rubric, gate, score, a judge).
+    fn rejudge(&self) -> Result<Event, TrailerError> {
+        let refuted =
+            match (self.from.as_deref(), self.status.as_deref()) {
+                (Some("active"), Some("refuted")) => true,
+                (Some("active"), Some("active")) => false,
+                _ => return Err(TrailerError::BadField {
+                    key: "Lore-Status",
+                    why: "the jury moves a pool entry from active to refuted, or upholds it active"
+                        .into(),
+                }),
+            };
+        if self.judges.is_empty() {
+            return Err(TrailerError::Missing("Lore-Judge"));
+        }
+        Ok(Event::Rejudge {
+            lesson: self.need_lesson()?,
+            pool: self.parsed("Lore-Pool", &self.pool)?,
+            refuted,
+            ruling: Box::new(Ruling {
+                rubric: Some(self.need("Lore-Rubric", &self.rubric)?),
+                gate: Some(self.need("Lore-Gate", &self.gate)?),
+                score: Some(self.score()?.ok_or(TrailerError::Missing("Lore-Score"))?),
+                reason: self.need("Lore-Reason", &self.reason)?,
+                judges: self.judges.clone(),
+            }),
+            model: self.model.clone(),
+        })
     }
 
     fn replaces(&self) -> Result<Option<CommitRef>, TrailerError> {
@@ -1100,6 +1189,32 @@ mod tests {
                 targets: vec![id(A), id(B)],
                 model: "offline".into(),
             },
+            Event::Rejudge {
+                lesson: id(L),
+                pool: Source::Org,
+                refuted: true,
+                ruling: Box::new(Ruling {
+                    rubric: Some("lesson-promotion".into()),
+                    gate: Some("majority".into()),
+                    score: Some(0.4),
+                    reason: "criterion_floor".into(),
+                    judges: vec!["standard 0.40 fail".into(), "adversarial 0.40 fail".into()],
+                }),
+                model: Some("offline".into()),
+            },
+            Event::Rejudge {
+                lesson: id(L),
+                pool: Source::Public,
+                refuted: false,
+                ruling: Box::new(Ruling {
+                    rubric: Some("lesson-promotion-public".into()),
+                    gate: Some("unanimous".into()),
+                    score: Some(0.9),
+                    reason: "gate_passed".into(),
+                    judges: vec!["standard 0.90 pass".into()],
+                }),
+                model: None,
+            },
         ]
     }
 
@@ -1230,6 +1345,41 @@ mod tests {
                 ..
             })
         ));
+        // A judge on a pool is the jury's second look: active -> refuted or
+        // upheld active, and always a ruling with judges.
+        let pool_judge = |status: &'static str, judge: bool| {
+            let mut v = vec![
+                ("Lore-Format", "1"),
+                ("Lore-Action", "judge"),
+                ("Lore-Lesson", L),
+                ("Lore-From", "active"),
+                ("Lore-Status", status),
+                ("Lore-Pool", "org"),
+                ("Lore-Rubric", "lesson-promotion"),
+                ("Lore-Gate", "majority"),
+                ("Lore-Score", "0.2"),
+                ("Lore-Reason", "jury_not_majority"),
+            ];
+            if judge {
+                v.push(("Lore-Judge", "standard 0.20 fail"));
+            }
+            Event::from_trailers(&lines(&v))
+        };
+        assert!(matches!(
+            pool_judge("refuted", true),
+            Ok(Event::Rejudge { refuted: true, .. })
+        ));
+        assert!(matches!(
+            pool_judge("superseded", true),
+            Err(TrailerError::BadField {
+                key: "Lore-Status",
+                ..
+            })
+        ));
+        assert_eq!(
+            pool_judge("refuted", false),
+            Err(TrailerError::Missing("Lore-Judge"))
+        );
         let reserved = [("Lore-Format", "1"), ("Lore-Action", "publish")];
         assert_eq!(
             Event::from_trailers(&lines(&reserved)),

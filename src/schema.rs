@@ -65,11 +65,14 @@ pub enum SchemaKind {
     Relation,
     /// The judgment record of a related lesson (`related.schema.json`).
     Related,
+    /// The record of a contradicted lesson the jury upheld
+    /// (`upheld.schema.json`).
+    Upheld,
 }
 
 impl SchemaKind {
     /// Every kind, in a fixed order.
-    pub const ALL: [SchemaKind; 10] = [
+    pub const ALL: [SchemaKind; 11] = [
         SchemaKind::Lesson,
         SchemaKind::Evidence,
         SchemaKind::AppliesTo,
@@ -80,6 +83,7 @@ impl SchemaKind {
         SchemaKind::CounterObservation,
         SchemaKind::Relation,
         SchemaKind::Related,
+        SchemaKind::Upheld,
     ];
 
     /// The file under `schema/` that defines this kind.
@@ -95,6 +99,7 @@ impl SchemaKind {
             SchemaKind::CounterObservation => "counter-observation.schema.json",
             SchemaKind::Relation => "relation.schema.json",
             SchemaKind::Related => "related.schema.json",
+            SchemaKind::Upheld => "upheld.schema.json",
         }
     }
 
@@ -111,6 +116,7 @@ impl SchemaKind {
             SchemaKind::CounterObservation => COUNTER_OBSERVATION,
             SchemaKind::Relation => RELATION,
             SchemaKind::Related => RELATED,
+            SchemaKind::Upheld => UPHELD,
         }
     }
 
@@ -131,6 +137,7 @@ impl SchemaKind {
             SchemaKind::CounterObservation => 7,
             SchemaKind::Relation => 8,
             SchemaKind::Related => 9,
+            SchemaKind::Upheld => 10,
         }
     }
 }
@@ -152,6 +159,7 @@ const PROPOSAL: &str = include_str!("../schema/proposal.schema.json");
 const DECLINE: &str = include_str!("../schema/decline.schema.json");
 const RELATION: &str = include_str!("../schema/relation.schema.json");
 const RELATED: &str = include_str!("../schema/related.schema.json");
+const UPHELD: &str = include_str!("../schema/upheld.schema.json");
 
 /// `schema/PROVENANCE.md`: where each vendored file came from, with its sha256.
 pub const PROVENANCE: &str = include_str!("../schema/PROVENANCE.md");
@@ -260,8 +268,8 @@ fn registry() -> &'static Result<Registry<'static>, SchemaError> {
 /// The validator of one kind, compiled on first use. A command compiles
 /// only the schemas it validates against (an ingest needs two of eight).
 fn compiled(kind: SchemaKind) -> &'static Result<Validator, SchemaError> {
-    static VALIDATORS: [OnceLock<Result<Validator, SchemaError>>; 10] =
-        [const { OnceLock::new() }; 10];
+    static VALIDATORS: [OnceLock<Result<Validator, SchemaError>>; SchemaKind::ALL.len()] =
+        [const { OnceLock::new() }; SchemaKind::ALL.len()];
     VALIDATORS[kind.index()].get_or_init(|| {
         let docs = docs().as_ref().map_err(Clone::clone)?;
         let registry = registry().as_ref().map_err(Clone::clone)?;

@@ -4,9 +4,11 @@ use super::ui::{self, Ctx, Exit};
 use git_lore::ops::relate;
 
 /// List the lessons that carry counter-observations, with their count and
-/// evidence. A lesson whose count reaches `lore.relate.threshold` (default
-/// 2) while active goes back to the jury; only a jury verdict can refute
-/// it. Contradiction itself never changes a lesson's status.
+/// evidence. A lesson of pool/org or pool/public whose count reaches
+/// `lore.relate.threshold` (default 2) while active goes back to the jury
+/// (`git lore judge --contradicted`); only a jury verdict can refute it. A
+/// lesson the jury upheld waits again only when more counter-observations
+/// are recorded. Contradiction itself never changes a lesson's status.
 ///
 /// Example:
 ///   git lore contradictions --json
@@ -40,7 +42,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             c.status,
             ui::count(c.count, "counter-observation", "counter-observations"),
             if c.past_threshold {
-                format!(", threshold {threshold} reached: back to the jury")
+                format!(
+                    ", threshold {threshold} reached: back to the jury (`git lore judge --contradicted`)"
+                )
+            } else if let Some(n) = c.upheld_at {
+                format!(", upheld by the jury at {n}")
             } else {
                 String::new()
             }

@@ -7,10 +7,12 @@ use git_lore::model::{Id, Proposal, ProposalStatus, Visibility};
 use git_lore::ops::backend::{Backend, Role};
 use git_lore::ops::judge::{self, Turn};
 use git_lore::ops::promote::{promote, Promoted};
+use git_lore::ops::rejudge::{self, Rejudged};
 use git_lore::ops::{query, Lore};
 use git_lore::review::{self, Judged, Transition};
 
-/// Record the jury's verdict on a confirmed lesson, then promote it.
+/// Record the jury's verdict on a confirmed lesson, then promote it; or
+/// judge again a shared lesson that counter-observations contradict.
 ///
 /// `judge ID VERDICTS` takes the judges' verdicts as JSON (an array of
 /// `{judge_type, score, passed, criterion_scores, feedback_summary}`), as
@@ -21,28 +23,42 @@ use git_lore::review::{self, Judged, Transition};
 /// when verdicts were recorded, 1 on a usage or state error, 2 when a lesson
 /// could not be judged (nothing written; it stays confirmed; re-run).
 ///
+/// A lesson in pool/org or pool/public whose counter-observations reached
+/// `lore.relate.threshold` goes back to the jury, shown the lesson and the
+/// counter-evidence: `judge --contradicted` runs the judges on every such
+/// lesson (report, then ask, as `--all`), `judge ID VERDICTS` records
+/// verdicts given for one. A failed ruling makes it `refuted` (recall never
+/// returns it again); a passed one upholds it, and it waits again only when
+/// more counter-observations are recorded. Only the jury refutes a lesson.
+///
 /// Examples: `git lore judge --all --yes`, `git lore judge 01kz8nv6803
-/// @verdicts.json`.
+/// @verdicts.json`, `git lore judge --contradicted --yes`.
 #[derive(ClapArgs, Debug)]
+#[command(group(clap::ArgGroup::new("batch").args(["all", "contradicted"])))]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(
         value_name = "ID",
-        required_unless_present = "all",
-        conflicts_with = "all"
+        required_unless_present_any = ["all", "contradicted"],
+        conflicts_with = "batch"
     )]
     id: Option<String>,
     /// The verdicts: JSON text, `-` for stdin, or `@FILE`.
-    #[arg(value_name = "VERDICTS", required_unless_present = "all")]
+    #[arg(value_name = "VERDICTS", required_unless_present_any = ["all", "contradicted"])]
     verdicts: Option<String>,
     /// Judge every confirmed lesson with the configured judges.
     #[arg(long)]
     all: bool,
-    /// With --all: do not ask before judging.
-    #[arg(long, requires = "all")]
+    /// Judge again, with the configured judges, every shared lesson whose
+    /// counter-observations reached lore.relate.threshold.
+    #[arg(long)]
+    contradicted: bool,
+    /// With --all or --contradicted: do not ask before judging.
+    #[arg(long, requires = "batch")]
     yes: bool,
-    /// With --all: offline or command [default: from lore.judge.backend].
-    #[arg(long, requires = "all", value_parser = ["offline", "command"])]
+    /// With --all or --contradicted: offline or command [default: from
+    /// lore.judge.backend].
+    #[arg(long, requires = "batch", value_parser = ["offline", "command"])]
     backend: Option<String>,
 }
 
@@ -84,11 +100,19 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     if args.all {
         return run_all(&mut lore, &args);
     }
+    if args.contradicted {
+        return run_contradicted(&mut lore, &args);
+    }
     let id = ui::resolve_id(
         &lore,
         &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
     )?;
     let text = read_verdicts(args.verdicts.as_deref().unwrap_or_default())?;
+    if rejudge::judges(&lore, id)? {
+        let panel = review::parse_panel(&text);
+        let r = rejudge::rejudge(&mut lore, id, &panel, None, None)?;
+        return Ok(say_rejudged(id, &r, true));
+    }
     // Verdicts that are not JSON cannot be judged — but only once the lesson
     // is known to be confirmed (a missing or decided lesson is a refusal, a
     // private one needs no panel).
@@ -112,6 +136,117 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             Ok(Exit::Done)
         }
     }
+}
+
+/// Says what judging a contradicted lesson again came to; the exit code.
+fn say_rejudged(id: Id, r: &Rejudged, alone: bool) -> Exit {
+    match r {
+        Rejudged::Recorded {
+            pool,
+            refuted,
+            count,
+            verdict,
+            commit,
+        } => {
+            let under = match (&verdict.rubric_id, verdict.aggregate_score) {
+                (Some(r), Some(s)) => format!(" under {r} ({s}, {})", verdict.reason),
+                _ => format!(" ({})", verdict.reason),
+            };
+            let short = &commit.to_string()[..12];
+            ui::out(&if *refuted {
+                format!(
+                    "Lesson {id} is now refuted on pool/{pool}: the jury failed it{under} against {count} counter-observations ({short}).\n"
+                )
+            } else {
+                format!(
+                    "Lesson {id} stays active on pool/{pool}: the jury upheld it{under} against {count} counter-observations ({short}); it waits again when more are recorded.\n"
+                )
+            });
+            Exit::Done
+        }
+        Rejudged::Unjudged(why) => {
+            let line = format!(
+                "lesson {id} could not be judged again; nothing was written and it still waits for the jury. Re-run to retry: {}",
+                why.message(id)
+            );
+            if alone {
+                ui::error(line);
+            } else {
+                ui::out(&format!("{}\n", ui::text(&line)));
+            }
+            Exit::Undetermined
+        }
+    }
+}
+
+fn run_contradicted(lore: &mut Lore, args: &Args) -> ui::Result {
+    let backend = Backend::from_config(lore, Role::Judge, args.backend.as_deref())?;
+    let queue = rejudge::queue(lore)?;
+    let judges = match &backend {
+        Backend::Offline => "the offline judges".to_owned(),
+        Backend::Command { model, .. } => format!("judge model {model}"),
+    };
+    ui::status(format!(
+        "{} contradicted {} to judge again with {judges}{}",
+        queue.len(),
+        if queue.len() == 1 {
+            "lesson"
+        } else {
+            "lessons"
+        },
+        if queue.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": {}",
+                queue
+                    .iter()
+                    .map(|(_, id)| id.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    ));
+    if queue.is_empty() {
+        return Ok(Exit::Done);
+    }
+    if !ui::ask("Proceed?", args.yes, "judge")? {
+        ui::status("nothing judged");
+        return Ok(Exit::Done);
+    }
+    let mut each = |t: &rejudge::Turn| {
+        say_rejudged(t.id, &t.rejudged, false);
+    };
+    let turns = rejudge::rejudge_all(lore, &backend, &mut each)?;
+    let n = |refuted: bool| {
+        turns
+            .iter()
+            .filter(
+                |t| matches!(&t.rejudged, Rejudged::Recorded { refuted: r, .. } if *r == refuted),
+            )
+            .count()
+    };
+    let unjudged: Vec<String> = turns
+        .iter()
+        .filter(|t| matches!(t.rejudged, Rejudged::Unjudged(_)))
+        .map(|t| t.id.to_string())
+        .collect();
+    ui::status(format!(
+        "judged again: {} refuted, {} upheld, {} could not judge{}",
+        n(true),
+        n(false),
+        unjudged.len(),
+        if unjudged.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", unjudged.join(", "))
+        }
+    ));
+    Ok(if unjudged.is_empty() {
+        Exit::Done
+    } else {
+        Exit::Undetermined
+    })
 }
 
 fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {

@@ -79,6 +79,12 @@ fn to_and_reason(e: &Event) -> (Option<String>, Option<String>) {
         Event::Promote { .. } => (Some("active".into()), None),
         Event::Config { topic } => (None, Some(topic.to_string())),
         Event::Supersede { .. } => (Some("superseded".into()), None),
+        Event::Rejudge {
+            refuted, ruling, ..
+        } => (
+            Some(if *refuted { "refuted" } else { "active" }.into()),
+            Some(ruling.reason.clone()),
+        ),
         e => (e.step().map(|s| s.to.to_string()), None),
     }
 }

@@ -9,7 +9,8 @@ use git_lore::store::ArtifactOutcome;
 /// Show one lesson: id, status, visibility, artifact, claim, rationale,
 /// resolution, stack and scope; once judged, every judge's scores and, for
 /// a public lesson, what the disclosure scanner found; once promoted, its
-/// relations (superseded by, refines, refined by, counter-observations).
+/// relations (superseded by, refines, refined by, counter-observations,
+/// whether the jury upheld it).
 ///
 /// Examples: `git lore show 01kz8nv6803`, `git lore show 01kz8nv6803 --json`.
 #[derive(ClapArgs, Debug)]
@@ -177,6 +178,12 @@ fn relation_lines(id: git_lore::model::Id, r: &git_lore::ops::relate::Relations)
                 "counter-observation",
                 "counter-observations"
             )
+        ));
+    }
+    if let Some(n) = r.upheld_at {
+        s.push_str(&format!(
+            "upheld:      by the jury at {}\n",
+            ui::count(n, "counter-observation", "counter-observations")
         ));
     }
     if r.related {

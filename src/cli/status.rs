@@ -97,7 +97,7 @@ impl Waiting {
         }
         if !self.contradicted.is_empty() {
             s.push_str(&format!(
-                "lessons contradicted past the threshold (back to the jury): {} (`git lore contradictions`): {}\n",
+                "lessons contradicted past the threshold (back to the jury): {} (`git lore contradictions`, `git lore judge --contradicted`): {}\n",
                 self.contradicted.len(),
                 list(&self.contradicted)
             ));

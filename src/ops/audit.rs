@@ -510,6 +510,7 @@ fn kind_name(k: PathKind) -> &'static str {
         PathKind::Relation => "a relation record",
         PathKind::CounterObservation => "a counter-observation",
         PathKind::Related => "a judgment record",
+        PathKind::Upheld => "an upheld record",
     }
 }
 
@@ -710,7 +711,8 @@ fn check_commit(
         | Event::Merge { .. }
         | Event::Refine { .. }
         | Event::Contradict { .. }
-        | Event::Relate { .. } => problems.extend(relation::check(store, info, event, &each)?),
+        | Event::Relate { .. }
+        | Event::Rejudge { .. } => problems.extend(relation::check(store, info, event, &each)?),
     }
     Ok(problems)
 }
@@ -751,6 +753,7 @@ fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String>
         PathKind::Relation => SchemaKind::Relation,
         PathKind::CounterObservation => SchemaKind::CounterObservation,
         PathKind::Related => SchemaKind::Related,
+        PathKind::Upheld => SchemaKind::Upheld,
         PathKind::Config => return Vec::new(),
     };
     let mut value = value.clone();

@@ -23,6 +23,7 @@ pub mod promote;
 pub mod publish;
 pub mod query;
 pub mod recall;
+pub mod rejudge;
 pub mod relate;
 pub mod remote;
 pub mod retract;

@@ -557,8 +557,11 @@ pub fn unrelated(lore: &Lore) -> Result<Vec<(Source, Id)>, LoreError> {
     Ok(out)
 }
 
-/// Every lesson with counter-observations, per pool; `past` is whether it
-/// reached the threshold and is active, so it goes back to the jury.
+/// Every lesson with counter-observations, per pool; `past_threshold` is
+/// whether it waits for the jury: it is an active lesson of `pool/org` or
+/// `pool/public` (a private lesson has no jury), its count reached the
+/// threshold, and the jury has not upheld it at this count or more
+/// (`upheld_at`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Contradicted {
     pub pool: Source,
@@ -566,7 +569,43 @@ pub struct Contradicted {
     pub status: LessonStatus,
     pub count: usize,
     pub past_threshold: bool,
+    /// The most counter-observations the jury upheld it against, if it did.
+    pub upheld_at: Option<usize>,
     pub observations: Vec<CounterObservation>,
+}
+
+/// Per lesson, the most counter-observations the jury upheld it against
+/// (`upheld/…/<N>.json`), in the pool at `tip`.
+pub fn upheld_at(
+    store: &Store,
+    tip: ObjectId,
+) -> Result<std::collections::BTreeMap<Id, usize>, LoreError> {
+    let mut out = std::collections::BTreeMap::new();
+    for (path, _) in store.list_at(tip, records::UPHELD_DIR)? {
+        if let Some(records::RelationPath::Upheld { lesson, count }) = records::classify(&path) {
+            let n: &mut usize = out.entry(lesson).or_default();
+            *n = (*n).max(count);
+        }
+    }
+    Ok(out)
+}
+
+/// The counter-observations recorded against `lesson` in the pool at `tip`,
+/// each at its own path; unreadable ones are left out.
+pub fn observations_against(
+    store: &Store,
+    tip: ObjectId,
+    lesson: Id,
+) -> Result<Vec<CounterObservation>, LoreError> {
+    Ok(store
+        .list_at(tip, &records::counter_observations_dir(lesson))?
+        .into_iter()
+        .filter_map(|(path, bytes)| {
+            let o: CounterObservation = serde_json::from_slice(&bytes).ok()?;
+            (records::counter_observation_path(o.lesson_id, o.id) == path && o.lesson_id == lesson)
+                .then_some(o)
+        })
+        .collect())
 }
 
 /// The lessons of every pool that carry counter-observations, and the
@@ -599,11 +638,15 @@ pub fn contradictions(lore: &Lore) -> Result<(Vec<Contradicted>, NonZeroUsize), 
                 lessons.extend(serde_json::from_slice::<Lesson>(&bytes).ok());
             }
         }
-        let past: Vec<Id> =
-            relation::contradictions_past_threshold(&lessons, &observations, threshold)
+        let upheld = upheld_at(&lore.store, t)?;
+        let past: Vec<Id> = if QUEUED_POOLS.contains(&pool) {
+            relation::contradictions_past_threshold(&lessons, &observations, threshold, &upheld)
                 .into_iter()
                 .map(|c| c.lesson)
-                .collect();
+                .collect()
+        } else {
+            Vec::new()
+        };
         for Contradiction {
             lesson,
             status,
@@ -617,6 +660,7 @@ pub fn contradictions(lore: &Lore) -> Result<(Vec<Contradicted>, NonZeroUsize), 
                 status,
                 count,
                 past_threshold: past.contains(&lesson),
+                upheld_at: upheld.get(&lesson).copied(),
                 observations,
             });
         }
@@ -639,6 +683,8 @@ pub struct Relations {
     pub counter_observations: usize,
     /// Whether its judgment record exists.
     pub related: bool,
+    /// The most counter-observations the jury upheld it against, if it did.
+    pub upheld_at: Option<usize>,
 }
 
 /// What the pool holding `id` records of its relations (`None`: no pool
@@ -676,6 +722,7 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
             )?
             .len();
         r.related = lore.store.read_at(t, &records::related_path(id))?.is_some();
+        r.upheld_at = upheld_at(&lore.store, t)?.get(&id).copied();
         return Ok(Some(r));
     }
     Ok(None)

@@ -48,9 +48,9 @@ pub use disclosure::{scan, scan_lesson, Finding, FindingKind};
 pub use jury::{
     consensus, judge, judge_proposal, panel_slot, parse_panel, Judged, JuryOutcome, UnjudgedReason,
 };
-pub use offline_judges::{offline_panel, offline_verdict};
+pub use offline_judges::{offline_panel, offline_rejudge_panel, offline_verdict};
 pub use promote::{build_lesson, mark_promoted};
-pub use prompt::judge_prompt;
+pub use prompt::{judge_prompt, rejudge_prompt};
 pub use rubric::{Criterion, GatePolicy, Rubric, RubricSet};
 
 use crate::model::{Id, ProposalStatus};

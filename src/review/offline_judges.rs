@@ -68,6 +68,18 @@
 //! floored criterion nobody scored means "could not judge", never a
 //! rejection.
 //!
+//! ## A contradicted lesson judged again
+//! When the jury judges a pool entry again because counter-observations
+//! against it reached `lore.relate.threshold` ([`offline_rejudge_panel`]),
+//! the offline judges cannot weigh one observation against another, so the
+//! rule is fixed and the same for both judges: counter-observations that
+//! reach the threshold **fail grounding** (score 0.0, named in the
+//! feedback), whatever the source says; every other criterion is scored as
+//! above. Grounding is floored in the builtin rubrics, so the ruling fails
+//! and the lesson is refuted. (Counter-observations only come from a
+//! relation judge's `contradict`, which the offline relation judge never
+//! gives: the evidence was a model's or a person's.)
+//!
 //! ## Score and pass
 //! `score` is the rubric-weighted mean of the criteria this judge scored,
 //! normalised by their weights and rounded to 6 decimals. `passed` is
@@ -149,11 +161,41 @@ pub fn offline_panel(p: &Proposal, rubric: &Rubric) -> Result<Value, ReviewError
         .map(Value::Array)
 }
 
+/// The panel on a pool lesson judged again with `counter` counter-
+/// observations against it, `threshold` being `lore.relate.threshold`
+/// (see "A contradicted lesson judged again" above). `p` carries the pool
+/// entry's claim, rationale, evidence and scope, and its source artifact
+/// when the ledger still has it.
+pub fn offline_rejudge_panel(
+    p: &Proposal,
+    rubric: &Rubric,
+    counter: usize,
+    threshold: usize,
+) -> Result<Value, ReviewError> {
+    rubric
+        .judge_types
+        .iter()
+        .map(|t| verdict_with(t, p, rubric, Some((counter, threshold))))
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::Array)
+}
+
 /// One offline judge's verdict on a proposal under a rubric.
 pub fn offline_verdict(
     judge_type: &str,
     p: &Proposal,
     rubric: &Rubric,
+) -> Result<Value, ReviewError> {
+    verdict_with(judge_type, p, rubric, None)
+}
+
+/// One offline judge's verdict; `contradicted` is `(counter-observations,
+/// threshold)` when a pool lesson is judged again.
+fn verdict_with(
+    judge_type: &str,
+    p: &Proposal,
+    rubric: &Rubric,
+    contradicted: Option<(usize, usize)>,
 ) -> Result<Value, ReviewError> {
     let s = match judge_type {
         "standard" => &STANDARD,
@@ -169,7 +211,13 @@ pub fn offline_verdict(
     let mut notes: Vec<String> = Vec::new();
     for c in &rubric.criteria {
         let scored = match c.name.as_str() {
-            "grounding" => source.as_deref().map(|src| grounding(s, p, src)),
+            "grounding" => match contradicted {
+                Some((n, t)) if n >= t => Some((
+                    0.0,
+                    format!("{n} counter-observations reach the threshold {t}"),
+                )),
+                _ => source.as_deref().map(|src| grounding(s, p, src)),
+            },
             "scope_accuracy" => match (&p.candidate.applies_to.scope, source.as_deref()) {
                 (Scope::Versioned { versions }, Some(src)) => Some(scope_versioned(
                     s,
@@ -718,6 +766,35 @@ mod tests {
 
     fn score(v: &Value, c: &str) -> f64 {
         v["criterion_scores"][c].as_f64().unwrap_or(f64::NAN)
+    }
+
+    #[test]
+    fn counter_observations_at_the_threshold_fail_grounding_and_the_ruling() {
+        let p = reference();
+        let set = RubricSet::builtin();
+        let rubric = set.rubric_for(Visibility::Org).unwrap();
+        let plain = offline_panel(&p, rubric).unwrap();
+        // Below the threshold the judges judge as for a proposal.
+        assert_eq!(offline_rejudge_panel(&p, rubric, 1, 2).unwrap(), plain);
+        let panel = offline_rejudge_panel(&p, rubric, 2, 2).unwrap();
+        for (again, before) in panel
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(plain.as_array().unwrap())
+        {
+            assert_eq!(score(again, "grounding"), 0.0);
+            assert_eq!(again["passed"], false);
+            assert_eq!(score(again, "generality"), score(before, "generality"));
+            assert!(again["feedback_summary"]
+                .as_str()
+                .unwrap()
+                .contains("grounding 0.00 (2 counter-observations reach the threshold 2)"));
+        }
+        let JuryOutcome::Recorded(v) = judge(Visibility::Org, &set, &panel).unwrap() else {
+            panic!("a usable panel")
+        };
+        assert!(!v.passed, "{v:?}");
     }
 
     #[test]

@@ -657,7 +657,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     let text = env.lore(&["status"]).ok().to_owned();
     assert!(
         text.contains(&format!(
-            "lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`): {}\n",
+            "lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`, `git lore judge --contradicted`): {}\n",
             p.a
         )),
         "{text}"
@@ -665,7 +665,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     let listed = env.lore(&["contradictions"]).ok().to_owned();
     assert!(
         listed.starts_with(&format!(
-            "{} (pool/org, active): 2 counter-observations, threshold 2 reached: back to the jury\n",
+            "{} (pool/org, active): 2 counter-observations, threshold 2 reached: back to the jury (`git lore judge --contradicted`)\n",
             p.a
         )),
         "{listed}"
@@ -829,4 +829,500 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     ] {
         assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
     }
+}
+
+/// `a` contradicted by `c` and by `e`: two counter-observations, the
+/// default threshold, so `a` waits for the jury.
+fn contradicted(env: &TestEnv, p: &Pool) {
+    env.config("lore.relate.backend", "offline");
+    for cand in [&p.c, &p.e] {
+        let v = verdict(
+            cand,
+            vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+        );
+        env.lore(&["relate", cand, "--verdict", &v]).ok();
+    }
+}
+
+/// A panel of both builtin judges, every criterion at `score`.
+fn panel(score: f64, passed: bool) -> String {
+    let one = |t: &str| {
+        json!({"judge_type": t, "score": score, "passed": passed, "confidence": 0.9,
+            "criterion_scores": {"grounding": score, "scope_accuracy": score, "generality": score},
+            "feedback_summary": "weighed the counter-observations"})
+    };
+    json!([one("standard"), one("adversarial")]).to_string()
+}
+
+fn recall_all(env: &TestEnv) -> String {
+    std::fs::create_dir_all(env.path().join("proj")).unwrap();
+    env.lore(&[
+        "recall",
+        "--project",
+        "proj",
+        "--stack",
+        "vite@5.4.0",
+        "--all",
+    ])
+    .ok()
+    .to_owned()
+}
+
+#[test]
+fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_it() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    // Not contradicted: the ledger's jury has nothing to judge.
+    let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!(
+        "lesson {} is not confirmed; its status is: approved",
+        p.a
+    ));
+    // Below the threshold: not yet.
+    env.config("lore.relate.backend", "offline");
+    let v = verdict(
+        &p.c,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    env.lore(&["relate", &p.c, "--verdict", &v]).ok();
+    let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!(
+        "lesson {} is not waiting for the jury: it has 1 counter-observation, and the jury judges a lesson again at lore.relate.threshold (2)",
+        p.a
+    ));
+    let v = verdict(
+        &p.e,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    env.lore(&["relate", &p.e, "--verdict", &v]).ok();
+    let before = refs(&env);
+    // Garbage is "could not judge": nothing written, exit 2.
+    let r = env.lore(&["judge", &p.a, "not json"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    r.assert_stderr(&format!(
+        "lesson {} could not be judged again; nothing was written and it still waits for the jury",
+        p.a
+    ));
+    assert_eq!(refs(&env), before);
+
+    let out = env
+        .lore(&["judge", &p.a, &panel(0.2, false)])
+        .ok()
+        .to_owned();
+    assert!(
+        out.starts_with(&format!(
+            "Lesson {} is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (",
+            p.a
+        )),
+        "{out}"
+    );
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_eq!(a["status"], "refuted");
+    let t = trailers_of(&env, "judge");
+    for line in [
+        "Lore-Action: judge".to_owned(),
+        format!("Lore-Lesson: {}", p.a),
+        "Lore-From: active".into(),
+        "Lore-Status: refuted".into(),
+        "Lore-Pool: org".into(),
+        "Lore-Rubric: lesson-promotion".into(),
+        "Lore-Gate: majority".into(),
+        "Lore-Score: 0.2".into(),
+        "Lore-Reason: jury_not_majority".into(),
+        "Lore-Judge: standard 0.20 fail".into(),
+        "Lore-Judge: adversarial 0.20 fail".into(),
+    ] {
+        assert!(t.contains(&format!("{line}\n")), "{line} in\n{t}");
+    }
+    assert!(
+        !t.contains("Lore-Model"),
+        "given verdicts name no model\n{t}"
+    );
+    // Exactly the entry changed, and only its status.
+    let show = env
+        .git(&["show", "--format=", "--stat", "pool/org"])
+        .ok()
+        .to_owned();
+    assert!(show.contains(&fanout("lessons", &p.a)), "{show}");
+    assert!(
+        show.contains("1 file changed, 1 insertion(+), 1 deletion(-)"),
+        "{show}"
+    );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    // Off the queue, and never recalled again.
+    let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
+    assert_eq!(c["lessons"][0]["status"], "refuted");
+    assert_eq!(c["lessons"][0]["past_threshold"], false);
+    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(s["contradicted"], 0);
+    let recall = recall_all(&env);
+    assert!(
+        recall.contains(&format!(
+            "{}  {CRASH}  [vite =5.4.0]  (not recalled: refuted)",
+            p.a
+        )),
+        "{recall}"
+    );
+    let plain = env
+        .lore(&["recall", "--project", "proj", "--stack", "vite@5.4.0"])
+        .ok()
+        .to_owned();
+    assert!(!plain.contains(&p.a), "{plain}");
+    assert!(
+        plain.contains(&p.b),
+        "its duplicate is still recalled\n{plain}"
+    );
+    // Refuted is final for the jury.
+    let r = env.lore(&["judge", &p.a, &panel(0.2, false)]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("it is refuted; only an active lesson is judged again");
+}
+
+#[test]
+fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidence() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    contradicted(&env, &p);
+    let out = env
+        .lore(&["judge", &p.a, &panel(0.95, true)])
+        .ok()
+        .to_owned();
+    assert!(
+        out.starts_with(&format!(
+            "Lesson {} stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (",
+            p.a
+        )),
+        "{out}"
+    );
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_eq!(a["status"], "active");
+    let rec = pool_file(
+        &env,
+        &format!(
+            "{}/2.json",
+            fanout("upheld", &p.a).trim_end_matches(".json")
+        ),
+    )
+    .unwrap();
+    assert_eq!(rec["lesson_id"], json!(p.a));
+    assert_eq!(rec["counter_observations"], 2);
+    assert_eq!(rec["counter_observation_ids"].as_array().unwrap().len(), 2);
+    assert_eq!(rec["verdict"]["passed"], true);
+    assert_eq!(rec["model"], Value::Null);
+    let t = trailers_of(&env, "judge");
+    assert!(
+        t.contains("Lore-Status: active\n") && t.contains("Lore-Pool: org\n"),
+        "{t}"
+    );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    let show = env.lore(&["show", &p.a]).ok().to_owned();
+    assert!(
+        show.contains("contradicted: 2 counter-observations (`git lore contradictions`)\nupheld:      by the jury at 2 counter-observations\n"),
+        "{show}"
+    );
+    // Off the queue: status, contradictions and judge itself say so.
+    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(s["contradicted"], 0);
+    let text = env.lore(&["status"]).ok().to_owned();
+    assert!(!text.contains("contradicted past the threshold"), "{text}");
+    let listed = env.lore(&["contradictions"]).ok().to_owned();
+    assert!(
+        listed.starts_with(&format!(
+            "{} (pool/org, active): 2 counter-observations, upheld by the jury at 2\n",
+            p.a
+        )),
+        "{listed}"
+    );
+    let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(
+        "the jury upheld it at 2 counter-observations; it waits again when more are recorded",
+    );
+    let r = env.lore(&["judge", "--contradicted", "--yes"]);
+    assert_eq!(r.code, 0);
+    r.assert_stderr("0 contradicted lessons to judge again");
+    // Recall still returns it.
+    recall_all(&env);
+    let plain = env
+        .lore(&["recall", "--project", "proj", "--stack", "vite@5.4.0"])
+        .ok()
+        .to_owned();
+    assert!(
+        plain.starts_with(&format!("{}  {CRASH}  [vite =5.4.0]\n", p.a)),
+        "{plain}"
+    );
+
+    // A third counter-observation sends it back.
+    let v = verdict(
+        &p.b,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    let r = env.lore(&["relate", &p.b, "--verdict", &v]);
+    // b is an exact duplicate of a; contradict is still a legal decision.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(s["contradicted"], 1);
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
+fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_threshold() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    contradicted(&env, &p);
+    let before = refs(&env);
+    // No terminal to ask on: refused, nothing written.
+    let r = env.lore(&["judge", "--contradicted"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("refusing to judge without --yes: stdin is not a terminal to ask on");
+    assert_eq!(refs(&env), before);
+    let r = env.lore(&["judge", "--contradicted", "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.assert_stderr(&format!(
+        "1 contradicted lesson to judge again with the offline judges: {}",
+        p.a
+    ));
+    r.assert_stderr("judged again: 1 refuted, 0 upheld, 0 could not judge");
+    assert!(
+        r.stdout
+            .contains(&format!("Lesson {} is now refuted on pool/org", p.a)),
+        "{}",
+        r.stdout
+    );
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_eq!(a["status"], "refuted");
+    let t = trailers_of(&env, "judge");
+    assert!(t.contains("Lore-Model: offline\n"), "{t}");
+    // Both offline judges fail grounding at the threshold: no majority.
+    assert!(t.contains("Lore-Reason: jury_not_majority\n"), "{t}");
+    assert!(t.contains("Lore-Judge: standard 0.55 fail\n"), "{t}");
+    let msg = env
+        .git(&["log", "-1", "--format=%s", "pool/org"])
+        .ok()
+        .to_owned();
+    assert!(
+        msg.starts_with(&format!("judge {}: refuted under lesson-promotion (", p.a))
+            && msg.trim_end().ends_with(", 2 counter-observations"),
+        "{msg}"
+    );
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    let recall = recall_all(&env);
+    assert!(
+        recall.contains(&format!(
+            "{}  {CRASH}  [vite =5.4.0]  (not recalled: refuted)",
+            p.a
+        )),
+        "{recall}"
+    );
+}
+
+#[test]
+fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    contradicted(&env, &p);
+    let seen = env.path().join("prompt.txt");
+    let judge = env.stub(
+        "broken-judge",
+        &format!("cat >> {}; exit 3", seen.display()),
+    );
+    env.config("lore.judge.command", judge.to_str().unwrap());
+    let before = refs(&env);
+    let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(&format!(
+            "lesson {} could not be judged again; nothing was written and it still waits for the jury",
+            p.a
+        )),
+        "{}",
+        r.stdout
+    );
+    r.assert_stderr(&format!(
+        "judged again: 0 refuted, 0 upheld, 1 could not judge: {}",
+        p.a
+    ));
+    assert_eq!(refs(&env), before, "no ref moved");
+    // The judge was shown the lesson and the counter-evidence.
+    let prompt = std::fs::read_to_string(&seen).unwrap();
+    assert!(
+        prompt.contains("it is judged AGAIN: 2 counter-observations"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("contradicts this on server.hmr.timeout"),
+        "{prompt}"
+    );
+    assert!(prompt.contains(CRASH), "{prompt}");
+    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(s["contradicted"], 1);
+    // A judge that answers: its verdicts are recorded, with its model.
+    env.write(
+        "verdict.json",
+        &json!({"score": 0.9, "passed": true, "confidence": 0.9,
+            "criterion_scores": {"grounding": 0.9, "scope_accuracy": 0.9, "generality": 0.9},
+            "feedback_summary": "the counter-observations concern another setting"})
+        .to_string(),
+    );
+    let judge = env.stub(
+        "good-judge",
+        &format!(
+            "cat >/dev/null; cat {}",
+            env.path().join("verdict.json").display()
+        ),
+    );
+    env.config("lore.judge.command", judge.to_str().unwrap());
+    let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    r.assert_stderr("judged again: 0 refuted, 1 upheld, 0 could not judge");
+    let t = trailers_of(&env, "judge");
+    assert!(t.contains("Lore-Status: active\n"), "{t}");
+    assert_eq!(env.lore(&["verify"]).code, 0);
+}
+
+#[test]
+fn verify_reports_pool_judge_commits_that_break_the_rules() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    contradicted(&env, &p);
+    let tip = env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
+    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    let path = fanout("lessons", &p.a);
+    let judge_msg = |lesson: &str, status: &str, reason: &str| {
+        format!(
+            "judge {lesson}: forged\n\nLore-Format: 1\nLore-Action: judge\nLore-Lesson: {lesson}\nLore-From: active\nLore-Status: {status}\nLore-Pool: org\nLore-Rubric: lesson-promotion\nLore-Gate: majority\nLore-Score: 0.2\nLore-Reason: {reason}\nLore-Judge: standard 0.20 fail\n"
+        )
+    };
+    // A passed ruling that refutes, and changes more than the status.
+    let mut refuted = a.clone();
+    refuted["status"] = json!("refuted");
+    refuted["claim"] = json!("something else");
+    let text = serde_json::to_string_pretty(&refuted).unwrap() + "\n";
+    let first = env.forge(
+        "pool/org",
+        Some(&tip),
+        &[(path.as_str(), Some(text.as_str()))],
+        &judge_msg(&p.a, "refuted", "gate_passed"),
+        Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    for problem in [
+        format!(
+            "judge: a ruling that passed (gate_passed) cannot refute {}",
+            p.a
+        ),
+        format!("judge: {} may change only its status, to refuted", p.a),
+    ] {
+        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    }
+    // A lesson with no counter-observations refuted.
+    let c = pool_file(&env, &fanout("lessons", &p.c)).unwrap();
+    let mut c2 = c.clone();
+    c2["status"] = json!("refuted");
+    let text = serde_json::to_string_pretty(&c2).unwrap() + "\n";
+    let cpath = fanout("lessons", &p.c);
+    let second = env.forge(
+        "pool/org",
+        Some(&first),
+        &[(cpath.as_str(), Some(text.as_str()))],
+        &judge_msg(&p.c, "refuted", "jury_not_majority"),
+        Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    let problem = format!(
+        "judge: {} has no counter-observations; the jury judges a pool entry again only on counter-evidence",
+        p.c
+    );
+    assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    // An upheld record that claims more counter-observations than there
+    // are, under a failed ruling, with a verdict the trailers do not carry.
+    let upath = format!(
+        "{}/3.json",
+        fanout("upheld", &p.a).trim_end_matches(".json")
+    );
+    let record = json!({
+        "schema_version": 1, "lesson_id": p.a, "upheld_at": "2026-08-05T10:00:00Z",
+        "counter_observations": 3,
+        "counter_observation_ids": ["01KZ45MKAM734ZS7JK24D2DK0R"],
+        "model": null,
+        "verdict": {"rubric_id": "lesson-promotion", "gate_policy": "majority",
+            "score_threshold": 0.7, "aggregate_score": 0.9, "passed": true,
+            "reason": "gate_passed", "judges": [{}]}
+    });
+    let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
+    env.forge(
+        "pool/org",
+        Some(&second),
+        &[(upath.as_str(), Some(text.as_str()))],
+        &judge_msg(&p.a, "active", "jury_not_majority"),
+        Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1);
+    for problem in [
+        format!("judge: a ruling that failed (jury_not_majority) cannot uphold {}", p.a),
+        format!("judge: {upath}: the number in its name and its counter_observations must be the 2 counter-observations against {}", p.a),
+        format!("judge: {upath}: counter_observation_ids are not the counter-observations against {}", p.a),
+        format!("judge: {upath}: the recorded verdict is not the ruling the trailers carry"),
+    ] {
+        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    }
+}
+
+#[test]
+fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    contradicted(&env, &p);
+    // Judges that take their time and would uphold anything.
+    env.write(
+        "verdict.json",
+        &json!({"score": 0.95, "passed": true, "confidence": 0.9,
+            "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95},
+            "feedback_summary": "fine"})
+        .to_string(),
+    );
+    let judge = env.stub(
+        "slow-judge",
+        &format!(
+            "cat >/dev/null; sleep 1; cat {}",
+            env.path().join("verdict.json").display()
+        ),
+    );
+    env.config("lore.judge.command", judge.to_str().unwrap());
+    let child = env
+        .lore_cmd(&["judge", "--contradicted", "--yes", "--backend", "command"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Meanwhile a third counter-observation arrives.
+    let v = verdict(
+        &p.b,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    env.lore(&["relate", &p.b, "--verdict", &v]).ok();
+    let o = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        stdout.contains("changed while the jury deliberated"),
+        "{stdout}"
+    );
+    // Not upheld on evidence the jury never saw: it still waits.
+    let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
+    assert_eq!(c["lessons"][0]["count"], 3);
+    assert_eq!(c["lessons"][0]["past_threshold"], true);
+    assert_eq!(c["lessons"][0]["upheld_at"], Value::Null);
+    assert_eq!(env.lore(&["verify"]).code, 0);
 }

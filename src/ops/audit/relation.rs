@@ -1,12 +1,14 @@
 //! `verify`'s checks of the relation actions (`supersede`, `merge`,
-//! `refine`, `contradict`, `relate`): which relation path a file is, and
-//! that each commit's records say what its trailers say.
+//! `refine`, `contradict`, `relate`) and of the jury's second look at a
+//! contradicted pool entry (`judge` on a pool): which relation path a file
+//! is, and that each commit's records say what its trailers say.
 //!
 //! The generic part (branch, root, exactly the files `Event::touched`
 //! names, schema validity) is `check_commit`'s; this file adds one small
 //! check per action. Status moves are asked of
 //! [`lifecycle::legal_lesson`], the table the planner also asks: only
-//! `active → superseded`, never `refuted` (only a jury verdict refutes).
+//! `active → superseded`, and `active → refuted` only for a pool `judge`
+//! whose ruling failed, against a lesson with counter-observations.
 //! It reads only what it is given and the commit's own tree.
 
 use serde_json::Value;
@@ -38,6 +40,7 @@ pub(super) fn classify(path: &str) -> (Option<PathKind>, Option<Id>) {
             (Some(PathKind::CounterObservation), Some(lesson))
         }
         Some(RelationPath::Related(id)) => (Some(PathKind::Related), Some(id)),
+        Some(RelationPath::Upheld { lesson, .. }) => (Some(PathKind::Upheld), Some(lesson)),
         None => (None, None),
     }
 }
@@ -202,7 +205,154 @@ pub(super) fn check(
                 problems.push(format!("relate: {lesson} is not in the pool"));
             }
         }
+        Event::Rejudge {
+            lesson,
+            refuted,
+            ruling,
+            model,
+            ..
+        } => problems.extend(check_rejudge(
+            store, info, *lesson, *refuted, ruling, model, records,
+        )?),
         _ => {}
+    }
+    Ok(problems)
+}
+
+/// A `judge` on a pool. Refuted: a failed ruling moves the entry
+/// `active → refuted` (the lifecycle table's `judge` move) and changes
+/// nothing else. Upheld: a passed ruling adds `upheld/…/<N>.json` whose
+/// record names the lesson, says `N`, lists exactly the counter-observations
+/// the commit's tree holds against it (so `N` is their number), and carries
+/// the ruling the trailers carry; the entry stays active. Either way the
+/// lesson has counter-observations: the jury judges a pool entry again only
+/// on counter-evidence.
+fn check_rejudge(
+    store: &Store,
+    info: &CommitInfo,
+    lesson: Id,
+    refuted: bool,
+    ruling: &crate::event::Ruling,
+    model: &Option<String>,
+    records: &[Record],
+) -> Result<Vec<String>, LoreError> {
+    let mut problems = Vec::new();
+    let mut observed: Vec<String> = store
+        .list_at(info.id, &records::counter_observations_dir(lesson))?
+        .into_iter()
+        .filter_map(|(path, _)| match records::classify(&path) {
+            Some(RelationPath::CounterObservation { observation, .. }) => {
+                Some(observation.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    observed.sort();
+    if observed.is_empty() {
+        problems.push(format!(
+            "judge: {lesson} has no counter-observations; the jury judges a pool entry again only on counter-evidence"
+        ));
+    }
+    let passed = ruling.reason == "gate_passed";
+    if refuted {
+        if passed {
+            problems.push(format!(
+                "judge: a ruling that passed ({}) cannot refute {lesson}",
+                ruling.reason
+            ));
+        }
+        if let Some(r) = records
+            .iter()
+            .find(|r| r.kind == PathKind::Lesson && r.id == Some(lesson))
+        {
+            let (from, to) = (status(&r.old), status(&r.new));
+            match (from, to) {
+                (Some(f), Some(t))
+                    if lifecycle::legal_lesson(crate::trailers::Action::Judge, f, t)
+                        && t == LessonStatus::Refuted => {}
+                (f, t) => problems.push(format!(
+                    "judge: illegal status transition of {lesson}: {} -> {}",
+                    f.map_or("unreadable", |s| s.as_str()),
+                    t.map_or("unreadable", |s| s.as_str())
+                )),
+            }
+            if let (Some(old), Some(new)) = (&r.old, &r.new) {
+                let mut expected = old.clone();
+                expected["status"] = Value::from(LessonStatus::Refuted.as_str());
+                if *new != expected {
+                    problems.push(format!(
+                        "judge: {lesson} may change only its status, to refuted"
+                    ));
+                }
+            }
+        }
+        return Ok(problems);
+    }
+    if !passed {
+        problems.push(format!(
+            "judge: a ruling that failed ({}) cannot uphold {lesson}",
+            ruling.reason
+        ));
+    }
+    let entry = store.read_in_tree(info.tree, &layout::lesson_path(lesson))?;
+    let entry_status = entry
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        .and_then(|v| Some(v.get("status")?.as_str()?.to_owned()));
+    if entry_status.as_deref() != Some(LessonStatus::Active.as_str()) {
+        problems.push(format!(
+            "judge: only an active lesson can be upheld; {lesson} is {}",
+            entry_status.as_deref().unwrap_or("not in the pool")
+        ));
+    }
+    for r in records.iter().filter(|r| r.kind == PathKind::Upheld) {
+        let Some(v) = &r.new else { continue };
+        if id_field(&r.new, "lesson_id") != Some(lesson.to_string()) {
+            problems.push(format!(
+                "judge: {}: lesson_id is not Lore-Lesson {lesson}",
+                r.path
+            ));
+        }
+        let count = records::classify(&r.path).and_then(|p| match p {
+            RelationPath::Upheld { count, .. } => Some(count),
+            _ => None,
+        });
+        let ids: Vec<String> = v
+            .get("counter_observation_ids")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let said = v.get("counter_observations").and_then(Value::as_u64);
+        if count.map(|c| c as u64) != said || said != Some(observed.len() as u64) {
+            problems.push(format!(
+                "judge: {}: the number in its name and its counter_observations must be the {} counter-observations against {lesson}",
+                r.path,
+                observed.len()
+            ));
+        }
+        if ids != observed {
+            problems.push(format!(
+                "judge: {}: counter_observation_ids are not the counter-observations against {lesson}",
+                r.path
+            ));
+        }
+        let verdict = v.get("verdict");
+        let field = |k: &str| verdict.and_then(|d| d.get(k)).cloned();
+        let agrees = field("reason").and_then(|x| x.as_str().map(str::to_owned))
+            == Some(ruling.reason.clone())
+            && field("rubric_id").and_then(|x| x.as_str().map(str::to_owned)) == ruling.rubric
+            && field("gate_policy").and_then(|x| x.as_str().map(str::to_owned)) == ruling.gate
+            && field("aggregate_score").and_then(|x| x.as_f64()) == ruling.score
+            && v.get("model").and_then(|x| x.as_str().map(str::to_owned)) == *model;
+        if !agrees {
+            problems.push(format!(
+                "judge: {}: the recorded verdict is not the ruling the trailers carry",
+                r.path
+            ));
+        }
     }
     Ok(problems)
 }

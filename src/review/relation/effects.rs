@@ -611,14 +611,22 @@ pub fn contradictions(pool: &[Lesson], observations: &[CounterObservation]) -> V
 /// The active lessons whose counter-observations reached `threshold`: they
 /// go back to the jury with this counter-evidence. Only a jury verdict may
 /// set `refuted`; superseded, refuted and retracted lessons are not re-judged.
+/// `upheld` is, per lesson, the most counter-observations the jury already
+/// upheld it against (its upheld records): such a lesson waits again only
+/// when more have been recorded since.
 pub fn contradictions_past_threshold(
     pool: &[Lesson],
     observations: &[CounterObservation],
     threshold: NonZeroUsize,
+    upheld: &BTreeMap<Id, usize>,
 ) -> Vec<Contradiction> {
     contradictions(pool, observations)
         .into_iter()
-        .filter(|c| c.status == LessonStatus::Active && c.count >= threshold.get())
+        .filter(|c| {
+            c.status == LessonStatus::Active
+                && c.count >= threshold.get()
+                && upheld.get(&c.lesson).is_none_or(|&n| c.count > n)
+        })
         .collect()
 }
 

@@ -9,15 +9,18 @@
 //! | `relations/<X>/<Y>/<FROM>/<TO>.json` | [`RelationRecord`]: `FROM` refines `TO`; `X`/`Y` from `FROM` | `refine` |
 //! | `counter-observations/<X>/<Y>/<LESSON>/<ID>.json` | [`CounterObservation`] against `LESSON`; `X`/`Y` from `LESSON` | `contradict` |
 //! | `related/<X>/<Y>/<LESSON>.json` | [`RelatedRecord`]: `LESSON` was related, and how | `relate` |
+//! | `upheld/<X>/<Y>/<LESSON>/<N>.json` | [`UpheldRecord`]: the jury upheld `LESSON` against `N` counter-observations | `judge` (on a pool) |
 //!
 //! A lesson's outgoing refinements, the counter-observations against it and
 //! its judgment record are each one tree read from its id. Incoming
 //! refinements need the index.
 //!
 //! The counter-observation is the published contract's record, field for
-//! field (`counter-observation.schema.json`, strict). The relation and
-//! judgment records are ours; their schemas are `schema/relation.schema.json`
-//! and `schema/related.schema.json`.
+//! field (`counter-observation.schema.json`, strict). The relation,
+//! judgment and upheld records are ours; their schemas are
+//! `schema/relation.schema.json`, `schema/related.schema.json` and
+//! `schema/upheld.schema.json`. `N` in an upheld path is a decimal number
+//! without leading zeros, at least 1.
 //!
 //! This module names and shapes records; it decides nothing and writes
 //! nothing.
@@ -42,6 +45,8 @@ pub const RELATIONS_DIR: &str = "relations";
 pub const COUNTER_OBSERVATIONS_DIR: &str = "counter-observations";
 /// The directory of judgment records in a pool.
 pub const RELATED_DIR: &str = "related";
+/// The directory of upheld records in a pool.
+pub const UPHELD_DIR: &str = "upheld";
 
 fn fan(dir: &str, id: Id) -> String {
     let (x, y) = id.fanout();
@@ -71,12 +76,29 @@ pub fn related_path(lesson: Id) -> String {
     format!("{}.json", fan(RELATED_DIR, lesson))
 }
 
+/// `upheld/<X>/<Y>/<LESSON>/<N>.json`: the jury upheld `lesson` against
+/// `count` counter-observations.
+pub fn upheld_path(lesson: Id, count: usize) -> String {
+    format!("{}/{count}.json", fan(UPHELD_DIR, lesson))
+}
+
+/// The directory of `lesson`'s upheld records.
+pub fn upheld_dir(lesson: Id) -> String {
+    fan(UPHELD_DIR, lesson)
+}
+
+/// The directory of the counter-observations against `lesson`.
+pub fn counter_observations_dir(lesson: Id) -> String {
+    fan(COUNTER_OBSERVATIONS_DIR, lesson)
+}
+
 /// What a relation path holds, named by its ids.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RelationPath {
     Relation { from: Id, to: Id },
     CounterObservation { lesson: Id, observation: Id },
     Related(Id),
+    Upheld { lesson: Id, count: usize },
 }
 
 /// Classifies a path this module names; `None` for anything else, including
@@ -105,6 +127,16 @@ pub fn classify(path: &str) -> Option<RelationPath> {
                 lesson,
                 observation,
             })
+        }
+        [UPHELD_DIR, x, y, lesson, file] => {
+            let lesson: Id = lesson.parse().ok()?;
+            let n = file.strip_suffix(".json")?;
+            let canonical = !n.is_empty()
+                && n.len() <= 9
+                && n.bytes().all(|b| b.is_ascii_digit())
+                && !n.starts_with('0');
+            let count: usize = n.parse().ok().filter(|_| canonical)?;
+            bucket_ok(x, y, lesson).then_some(RelationPath::Upheld { lesson, count })
         }
         _ => None,
     }
@@ -184,6 +216,28 @@ pub struct RelatedRecord {
     pub decisions: Vec<RecordedDecision>,
 }
 
+/// The record that the jury upheld a contradicted lesson
+/// (`upheld/<X>/<Y>/<LESSON>/<N>.json`): against which counter-observations,
+/// when, by which judges, and the jury's whole verdict. The lesson leaves
+/// the jury's queue until more than `counter_observations` are recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpheldRecord {
+    pub schema_version: u8,
+    pub lesson_id: Id,
+    /// When the verdict was recorded, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub upheld_at: String,
+    /// How many counter-observations the jury saw (the path's `N`).
+    pub counter_observations: usize,
+    /// Their ids, sorted.
+    pub counter_observation_ids: Vec<Id>,
+    /// The judges' model (`offline`, a model name), or null for verdicts
+    /// given from outside.
+    pub model: Option<String>,
+    /// The jury's verdict, as a proposal's `verdict` records it.
+    pub verdict: crate::model::Verdict,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +274,17 @@ mod tests {
             })
         );
         assert_eq!(classify(&related_path(b)), Some(RelationPath::Related(b)));
+        assert_eq!(
+            upheld_path(b, 12),
+            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/12.json"
+        );
+        assert_eq!(
+            classify(&upheld_path(b, 12)),
+            Some(RelationPath::Upheld {
+                lesson: b,
+                count: 12
+            })
+        );
         for bad in [
             "related/0/R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
             "related/0/M/01kz4a1b2c3d4e5f6g7h8j9k0m.json",
@@ -227,6 +292,10 @@ mod tests {
             "relations/0/M/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
             "lessons/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
             "related/0/M/x/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/02.json",
+            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/0.json",
+            "upheld/0/R/01KZ4A1B2C3D4E5F6G7H8J9K0M/2.json",
+            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/-2.json",
             "",
         ] {
             assert_eq!(classify(bad), None, "{bad}");

@@ -444,11 +444,12 @@ fn contradictions_past_the_threshold_go_back_to_the_jury() {
     );
     assert_eq!(all[0].observations[0].id, test_id(102), "oldest first");
 
-    let due = contradictions_past_threshold(&pool, &obs, DEFAULT_CONTRADICTION_THRESHOLD);
+    let none = BTreeMap::new();
+    let due = contradictions_past_threshold(&pool, &obs, DEFAULT_CONTRADICTION_THRESHOLD, &none);
     assert_eq!(due.len(), 1, "{due:?}");
     assert_eq!(due[0].lesson, test_id(2));
     assert_eq!(due[0].observations.len(), 2);
-    let one = contradictions_past_threshold(&pool, &obs, NonZeroUsize::MIN);
+    let one = contradictions_past_threshold(&pool, &obs, NonZeroUsize::MIN, &none);
     let ids: Vec<Id> = one.iter().map(|c| c.lesson).collect();
     assert_eq!(
         ids,
@@ -456,4 +457,14 @@ fn contradictions_past_the_threshold_go_back_to_the_jury() {
         "superseded lessons are not re-judged"
     );
     assert_eq!(DEFAULT_CONTRADICTION_THRESHOLD.get(), 2);
+
+    // Upheld at 2: off the queue until a third counter-observation.
+    let upheld = BTreeMap::from([(test_id(2), 2)]);
+    let due = contradictions_past_threshold(&pool, &obs, DEFAULT_CONTRADICTION_THRESHOLD, &upheld);
+    assert!(due.is_empty(), "{due:?}");
+    let mut more = obs.clone();
+    more.push(observation(7, 2, "2026-08-03T00:00:00Z"));
+    let due = contradictions_past_threshold(&pool, &more, DEFAULT_CONTRADICTION_THRESHOLD, &upheld);
+    assert_eq!(due.len(), 1, "{due:?}");
+    assert_eq!(due[0].count, 3);
 }
