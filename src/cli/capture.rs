@@ -214,8 +214,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         return Ok(Exit::Done);
     }
     let transform = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
+    let sources: Vec<String> = items.iter().map(|i| i.source.clone()).collect();
     let report = ingest::ingest(&mut lore, items, &transform, &mut |_| {});
-    report_outcomes("capture", report, args.json)
+    report_outcomes("capture", report, &sources, args.json)
 }
 
 /// `1 artifact found by the offline backend`, and the like.

@@ -116,8 +116,9 @@ impl Demo<'_> {
 fn lesson_for(ingest: &str, artifact: &str) -> Option<String> {
     ingest.lines().find_map(|l| {
         let parts: Vec<&str> = l.split_whitespace().collect();
-        (parts.first() == Some(&"proposed") && parts.get(2) == Some(&artifact))
-            .then(|| parts[1].to_owned())
+        (parts.first() == Some(&"proposed") && parts.get(1) == Some(&artifact))
+            .then(|| parts.get(3).map(|l| l.to_string()))
+            .flatten()
     })
 }
 

@@ -17,9 +17,11 @@ use git_lore::pipeline::Item;
 /// otherwise transformed by the model backend and either proposed or
 /// declined — one signed commit each. An outage (missing or hung model, empty
 /// answer) leaves the artifact untouched and exits 2. Prints one line per
-/// artifact: `proposed <lesson> <artifact>`, `declined <artifact> <reason>`,
-/// `skipped <artifact> seen|pregate|claimed`, `untouched <artifact> <why>` or
-/// `invalid <source> <why>`; a summary goes to stderr.
+/// artifact, the artifact id first, then what came of it and where it was
+/// read: `proposed <artifact> lesson <lesson> (from <source>)`, `declined
+/// <artifact> <reason>`, `skipped <artifact> seen|pregate|claimed`,
+/// `untouched <artifact> <why>`, or `invalid <source>: <why>`; a summary goes
+/// to stderr. `--json` gives the same as objects.
 ///
 /// `--redo` runs declined artifacts through the transform again (after you
 /// configured a model, say): the new outcome is a new commit that names the
@@ -88,10 +90,15 @@ fn skip_word(why: Skip) -> &'static str {
     }
 }
 
-/// The line printed for an outcome.
-fn line(o: &Outcome) -> String {
-    match o {
-        Outcome::Proposed { lesson, artifact } => format!("proposed {lesson} {artifact}"),
+/// The line printed for an outcome: the outcome, the artifact id, what
+/// came of it, and where the artifact was read from.
+fn line(o: &Outcome, source: Option<&str>) -> String {
+    let from = match (o, source) {
+        (Outcome::Invalid { .. }, _) | (_, None) => String::new(),
+        (_, Some(s)) => format!(" (from {})", ui::text(s)),
+    };
+    let what = match o {
+        Outcome::Proposed { lesson, artifact } => format!("proposed {artifact} lesson {lesson}"),
         Outcome::Declined {
             artifact,
             reason,
@@ -108,12 +115,13 @@ fn line(o: &Outcome) -> String {
         }
         Outcome::Invalid { source, why } => {
             format!(
-                "invalid {} {}",
+                "invalid {}: {}",
                 ui::text(source),
                 ui::text(&why.to_string())
             )
         }
-    }
+    };
+    what + &from
 }
 
 #[derive(serde::Serialize)]
@@ -131,14 +139,14 @@ struct Row {
     source: Option<String>,
 }
 
-fn row(o: &Outcome) -> Row {
+fn row(o: &Outcome, source: Option<&str>) -> Row {
     let mut r = Row {
         outcome: "",
         artifact: None,
         lesson: None,
         reason: None,
         detail: None,
-        source: None,
+        source: source.map(str::to_owned),
     };
     match o {
         Outcome::Proposed { lesson, artifact } => {
@@ -210,6 +218,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         .collect::<ui::Result<Vec<_>>>()?;
     let mut lore = ctx.open()?;
     let backend = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
+    let mut sources = Vec::new();
     let report = if redoing {
         let which = if args.redo_declined {
             ingest::RedoWhich::Declined { since }
@@ -227,9 +236,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             Some(dir) => inputs::items_from_commits(&lore, dir, args.since.as_deref())?,
             None => read_items(&args)?,
         };
+        sources = items.iter().map(|i| i.source.clone()).collect();
         run_items(&mut lore, items, &backend)
     };
-    report_outcomes("ingest", report, args.json)
+    report_outcomes("ingest", report, &sources, args.json)
 }
 
 /// Ingests `items` with a progress bar on a terminal for long runs.
@@ -260,18 +270,41 @@ fn run_items(
 
 /// Prints one line (or JSON row) per outcome and the summary; the exit
 /// code follows the outcomes.
+/// `sources` names each input item's origin, in input order (empty when
+/// there is none to name, as for `--redo`).
 pub(super) fn report_outcomes(
     command: &str,
     report: Result<ingest::Report, git_lore::ops::LoreError>,
+    sources: &[String],
     json: bool,
 ) -> ui::Result {
     let ingest::Report { outcomes, error } = report?;
+    // Paths under the current directory are shown relative to it, as typed.
+    let cwd = std::env::current_dir()
+        .map(|d| format!("{}/", d.display()))
+        .unwrap_or_default();
+    let source = |i: usize| {
+        sources.get(i).map(|s| {
+            s.strip_prefix(cwd.as_str())
+                .filter(|_| !cwd.is_empty())
+                .unwrap_or(s)
+        })
+    };
     // One line per input item, in input order (writes land in chunks, so
     // determinations arrive out of order).
     if json {
-        ui::out_json(&outcomes.iter().map(row).collect::<Vec<_>>());
+        let rows: Vec<Row> = outcomes
+            .iter()
+            .enumerate()
+            .map(|(i, o)| row(o, source(i)))
+            .collect();
+        ui::out_json(&rows);
     } else {
-        let text: String = outcomes.iter().map(|o| format!("{}\n", line(o))).collect();
+        let text: String = outcomes
+            .iter()
+            .enumerate()
+            .map(|(i, o)| format!("{}\n", line(o, source(i))))
+            .collect();
         ui::out(&text);
     }
     let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();

@@ -435,3 +435,14 @@ impl TestEnv {
         key
     }
 }
+
+/// Ingest or capture output with the ` (from SOURCE)` that ends each line
+/// taken off, for tests about outcomes rather than sources.
+pub fn outcomes(out: &str) -> String {
+    out.lines()
+        .map(|l| match l.rfind(" (from ") {
+            Some(i) if l.ends_with(')') => format!("{}\n", &l[..i]),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}

@@ -115,7 +115,7 @@ fn nothing_private_leaves_the_machine_under_any_name() {
         .ok()
         .lines()
         .filter(|l| l.starts_with("proposed "))
-        .map(|l| l.split_whitespace().nth(1).unwrap().to_owned())
+        .map(|l| l.split_whitespace().nth(3).unwrap().to_owned())
         .collect();
     env.lore(&["confirm", &lessons[0], "org", "--yes"]).ok();
     env.lore(&["confirm", &lessons[1], "private"]).ok();
@@ -546,7 +546,7 @@ fn a_batch_killed_mid_run_leaves_a_consistent_repository() {
         again
             .stdout
             .lines()
-            .filter(|l| l.ends_with(" seen"))
+            .filter(|l| l.contains(" seen (from "))
             .count(),
         written
     );

@@ -1,7 +1,7 @@
 //! Ingest: the failure taxonomy (verdict vs outage), provenance, idempotency
 //! from history, and concurrent ingests.
 
-use crate::common::{artifact, fanout, proposable, ulid, TestEnv};
+use crate::common::{artifact, fanout, outcomes, proposable, ulid, TestEnv};
 
 const REAL_VITEST: &str = include_str!("../fixtures/artifacts/real-vitest-no-resolution.json");
 const POSITIVE: &str = include_str!("../fixtures/artifacts/positive-synthetic.json");
@@ -113,7 +113,7 @@ fn each_verdict_is_recorded_as_a_signed_decline() {
         let r = ingest_with(&env, script, REAL_VITEST);
         assert_eq!(r.code, 0, "{script}: {}", r.stderr);
         assert_eq!(
-            r.stdout,
+            outcomes(&r.stdout),
             format!("declined {} {reason}{detail}\n", vitest_id()),
             "{script}"
         );
@@ -236,8 +236,8 @@ fn prose_around_valid_json_is_a_proposal_with_provenance_stitched() {
         let parts: Vec<&str> = r.stdout.split_whitespace().collect();
         (
             parts[0].to_owned(),
+            parts[3].to_owned(),
             parts[1].to_owned(),
-            parts[2].to_owned(),
         )
     };
     assert_eq!((word.as_str(), art.as_str()), ("proposed", vitest_id()));
@@ -314,7 +314,7 @@ fn the_real_vitest_artifact_is_declined_no_resolution_by_stub_and_offline() {
         REAL_VITEST,
     );
     assert_eq!(
-        r.stdout,
+        outcomes(&r.stdout),
         format!("declined {} no_resolution\n", vitest_id())
     );
 
@@ -323,7 +323,7 @@ fn the_real_vitest_artifact_is_declined_no_resolution_by_stub_and_offline() {
     let f = env.write("a.json", REAL_VITEST);
     let r = env.lore(&["ingest", "--backend", "offline", f.to_str().unwrap()]);
     assert_eq!(
-        r.stdout,
+        outcomes(&r.stdout),
         format!("declined {} no_resolution\n", vitest_id())
     );
     let model = env.git(&[
@@ -355,7 +355,7 @@ fn seen_and_pregate_paths_never_call_the_model() {
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(
-        r.stdout,
+        outcomes(&r.stdout),
         format!(
             "skipped {} seen\nskipped {} pregate\n",
             ulid(1, 1),
@@ -375,7 +375,7 @@ fn an_artifact_stays_seen_after_its_record_is_deleted_from_the_tree() {
     env.init();
     let f = env.artifacts_file("a.jsonl", &[proposable(2, 1)]);
     let out = env.lore(&["ingest", f.to_str().unwrap()]);
-    let lesson = out.ok().split_whitespace().nth(1).unwrap().to_owned();
+    let lesson = out.ok().split_whitespace().nth(3).unwrap().to_owned();
     // Remove the proposal with a signed commit made by plain git.
     let path = fanout("proposals", &lesson);
     let idx = env.path().join("idx");
@@ -405,7 +405,10 @@ fn an_artifact_stays_seen_after_its_record_is_deleted_from_the_tree() {
     std::fs::remove_file(env.repo().join("lore/index")).ok();
 
     let again = env.lore(&["ingest", f.to_str().unwrap()]);
-    assert_eq!(again.ok(), format!("skipped {} seen\n", ulid(2, 1)));
+    assert_eq!(
+        outcomes(again.ok()),
+        format!("skipped {} seen\n", ulid(2, 1))
+    );
 }
 
 #[test]
@@ -470,7 +473,7 @@ fn four_processes_ingesting_the_same_200_artifacts_give_one_outcome_each() {
         for line in String::from_utf8_lossy(&o.stdout).lines() {
             let parts: Vec<&str> = line.split_whitespace().collect();
             match parts[0] {
-                "proposed" => *proposed.entry(parts[2].to_owned()).or_default() += 1,
+                "proposed" => *proposed.entry(parts[1].to_owned()).or_default() += 1,
                 "skipped" => assert_eq!(parts[2], "seen"),
                 other => panic!("unexpected outcome {other}: {line}"),
             }
@@ -558,12 +561,12 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{}", r.stdout);
     assert!(
-        lines[0].starts_with("skipped ") && lines[0].ends_with(" pregate"),
+        lines[0].starts_with("skipped ") && lines[0].contains(" pregate (from commit "),
         "{}",
         r.stdout
     );
     assert!(lines[1].starts_with("proposed "), "{}", r.stdout);
-    let lesson = lines[1].split_whitespace().nth(1).unwrap();
+    let lesson = lines[1].split_whitespace().nth(3).unwrap();
     let p: serde_json::Value =
         serde_json::from_str(env.lore(&["show", lesson, "--json"]).ok()).unwrap();
     assert_eq!(p["artifact"]["trigger"], "commit");
@@ -595,7 +598,11 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
     );
     let again = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
     assert!(
-        again.ok().lines().nth(1).unwrap().ends_with(" seen"),
+        outcomes(again.ok())
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(" seen"),
         "{}",
         again.stdout
     );
@@ -631,7 +638,7 @@ fn a_commit_that_names_no_session_is_its_own_provenance() {
     let sha = project_git(&proj, &env, &["rev-parse", "HEAD"]);
     let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
     assert!(r.ok().starts_with("proposed "), "{}", r.stdout);
-    let lesson = r.stdout.split_whitespace().nth(1).unwrap();
+    let lesson = r.stdout.split_whitespace().nth(3).unwrap();
     let p: serde_json::Value =
         serde_json::from_str(env.lore(&["show", lesson, "--json"]).ok()).unwrap();
     let session = format!("commit:{}", sha.trim());
@@ -704,7 +711,7 @@ fn a_device_or_endless_input_is_refused_without_reading_it_all() {
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(
         r.stdout,
-        "invalid /dev/zero larger than 16777216 bytes; inputs are limited to that\n"
+        "invalid /dev/zero: larger than 16777216 bytes; inputs are limited to that\n"
     );
     assert_eq!(env.ledger_commits().len(), 1);
 }
@@ -723,7 +730,8 @@ fn a_repeated_artifact_in_one_input_gets_its_first_copys_fate() {
         &[free.clone(), proposable(7, 2), free, proposable(7, 2)],
     );
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
-    let lines: Vec<&str> = r.ok().lines().collect();
+    let out = outcomes(r.ok());
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], format!("skipped {} pregate", ulid(7, 1)));
     assert!(lines[1].starts_with("proposed "), "{}", r.stdout);
     assert_eq!(
@@ -792,7 +800,7 @@ fn a_repeated_random_source_never_overwrites_a_lesson() {
     let first = env.artifacts_file("a.jsonl", &[proposable(8, 1)]);
     let (code, out) = seeded(&first);
     assert_eq!(code, Some(0), "{out}");
-    let lesson = out.split_whitespace().nth(1).unwrap().to_owned();
+    let lesson = out.split_whitespace().nth(3).unwrap().to_owned();
     let before = env.ledger_file(&fanout("proposals", &lesson)).unwrap();
     let commits = env.ledger_commits();
 
@@ -800,7 +808,7 @@ fn a_repeated_random_source_never_overwrites_a_lesson() {
     let (code, out) = seeded(&second);
     assert_eq!(code, Some(2), "{out}");
     assert_eq!(
-        out,
+        outcomes(&out),
         format!(
             "untouched {} not written: lesson id {lesson} is already in use \
              (the random source repeated itself); nothing was written\n",
@@ -887,7 +895,10 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
         r#"echo '{ "eligible": false, "reason": "no_resolution" }'"#,
         POSITIVE,
     );
-    assert_eq!(r.ok(), format!("declined {artifact} no_resolution\n"));
+    assert_eq!(
+        outcomes(r.ok()),
+        format!("declined {artifact} no_resolution\n")
+    );
     let decline = env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
 
     // Nothing to redo yet after a date, and only declined artifacts can be.
@@ -905,8 +916,8 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     ));
     let r = env.lore(&["ingest", "--redo", &artifact[..10].to_lowercase()]);
     let line = r.ok().to_owned();
-    let lesson = line.split_whitespace().nth(1).unwrap().to_owned();
-    assert_eq!(line, format!("proposed {lesson} {artifact}\n"));
+    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    assert_eq!(line, format!("proposed {artifact} lesson {lesson}\n"));
     let message = env
         .git(&["log", "-1", "--format=%B", "ledger"])
         .ok()
@@ -948,8 +959,8 @@ fn verify_names_a_redo_that_replaces_no_decline() {
     ));
     let f = env.write("a.json", POSITIVE);
     let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let lesson = line.split_whitespace().nth(1).unwrap().to_owned();
-    let artifact = line.split_whitespace().nth(2).unwrap().to_owned();
+    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    let artifact = line.split_whitespace().nth(1).unwrap().to_owned();
     let init = env
         .git(&["rev-list", "--max-parents=0", "ledger"])
         .ok()

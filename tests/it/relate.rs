@@ -59,8 +59,8 @@ fn pool(env: &TestEnv) -> Pool {
         .map(|a| {
             let art = a["id"].as_str().unwrap();
             out.lines()
-                .find(|l| l.ends_with(art))
-                .and_then(|l| l.split_whitespace().nth(1))
+                .find(|l| l.split_whitespace().nth(1) == Some(art))
+                .and_then(|l| l.split_whitespace().nth(3))
                 .unwrap_or_else(|| panic!("{art} not proposed:\n{out}"))
                 .to_owned()
         })

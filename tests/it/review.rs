@@ -18,7 +18,7 @@ fn pending(env: &TestEnv) -> String {
     env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
     let f = env.write("a.json", POSITIVE);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
-    let id = r.ok().split_whitespace().nth(1).unwrap().to_owned();
+    let id = r.ok().split_whitespace().nth(3).unwrap().to_owned();
     // From here on any model or judge call fails loudly.
     let marker = env.path().join("model-called");
     env.model_stub(&format!("touch {}; exit 1", marker.display()));
@@ -499,7 +499,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
         .lore(&["ingest", f.to_str().unwrap()])
         .ok()
         .split_whitespace()
-        .nth(1)
+        .nth(3)
         .unwrap()
         .to_owned();
     env.lore(&["confirm", &id, "public", "--yes"]).ok();
@@ -710,7 +710,7 @@ fn the_author_secret_is_created_once_and_never_replaced() {
         env.lore(&["ingest", f.to_str().unwrap()])
             .ok()
             .split_whitespace()
-            .nth(1)
+            .nth(3)
             .unwrap()
             .to_owned()
     };
@@ -983,7 +983,7 @@ fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
     let out = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
     let ids: Vec<&str> = out
         .lines()
-        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .map(|l| l.split_whitespace().nth(3).unwrap())
         .collect();
     assert_eq!(ids.len(), 120);
     let script: String = ids

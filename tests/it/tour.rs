@@ -31,7 +31,7 @@ fn lesson_for(ingest: &str, artifact: &str) -> String {
         .lines()
         .find_map(|l| {
             let w: Vec<&str> = l.split_whitespace().collect();
-            (w.first() == Some(&"proposed") && w.get(2) == Some(&artifact)).then(|| w[1].to_owned())
+            (w.first() == Some(&"proposed") && w.get(1) == Some(&artifact)).then(|| w[3].to_owned())
         })
         .unwrap_or_else(|| panic!("no proposal for {artifact} in\n{ingest}"))
 }
@@ -46,24 +46,24 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
     $ git lore ingest [REPO]/examples/artifacts
-    proposed 01KZ8NV6803YZCG55HHCEMRFNA 01M1E3VM1GAD8DSR0D4BG72GC0
-    declined 01M1E6PK5RMERSTXPS7B2B66N8 no_versions
-    proposed 01KZ8NV6808407W15Z1AC4AER6 01M1J2K3M4N5P6Q7R8S9T0V1W2
-    proposed 01KZ8NV680GAN2K21CABNQXCHJ 01M1GKTGT0CZM08AJC6X1VR4QP
-    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate
-    declined 01M1EC9PM05QE97KEGDRSBN1B5 no_resolution
-    proposed 01KZ8NV680B0936C95X2TTWFCE 01KZ45MKAM734ZS7JK24D2DK0R
+    proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8NV6803YZCG55HHCEMRFNA (from [REPO]/examples/artifacts/next-hydration.json)
+    declined 01M1E6PK5RMERSTXPS7B2B66N8 no_versions (from [REPO]/examples/artifacts/no-versions.json)
+    proposed 01M1J2K3M4N5P6Q7R8S9T0V1W2 lesson 01KZ8NV6808407W15Z1AC4AER6 (from [REPO]/examples/artifacts/npm-registry.json)
+    proposed 01M1GKTGT0CZM08AJC6X1VR4QP lesson 01KZ8NV680GAN2K21CABNQXCHJ (from [REPO]/examples/artifacts/psycopg2-alpine.json)
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate (from [REPO]/examples/artifacts/version-free.json)
+    declined 01M1EC9PM05QE97KEGDRSBN1B5 no_resolution (from [REPO]/examples/artifacts/vitest-open.json)
+    proposed 01KZ45MKAM734ZS7JK24D2DK0R lesson 01KZ8NV680B0936C95X2TTWFCE (from [REPO]/examples/artifacts/vitest-pin.json)
     [stderr] ingest: 4 proposed, 2 declined, 1 skipped, 0 untouched, 0 invalid
     ");
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
     $ git lore ingest [REPO]/examples/artifacts
-    skipped 01M1E3VM1GAD8DSR0D4BG72GC0 seen
-    skipped 01M1E6PK5RMERSTXPS7B2B66N8 seen
-    skipped 01M1J2K3M4N5P6Q7R8S9T0V1W2 seen
-    skipped 01M1GKTGT0CZM08AJC6X1VR4QP seen
-    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate
-    skipped 01M1EC9PM05QE97KEGDRSBN1B5 seen
-    skipped 01KZ45MKAM734ZS7JK24D2DK0R seen
+    skipped 01M1E3VM1GAD8DSR0D4BG72GC0 seen (from [REPO]/examples/artifacts/next-hydration.json)
+    skipped 01M1E6PK5RMERSTXPS7B2B66N8 seen (from [REPO]/examples/artifacts/no-versions.json)
+    skipped 01M1J2K3M4N5P6Q7R8S9T0V1W2 seen (from [REPO]/examples/artifacts/npm-registry.json)
+    skipped 01M1GKTGT0CZM08AJC6X1VR4QP seen (from [REPO]/examples/artifacts/psycopg2-alpine.json)
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate (from [REPO]/examples/artifacts/version-free.json)
+    skipped 01M1EC9PM05QE97KEGDRSBN1B5 seen (from [REPO]/examples/artifacts/vitest-open.json)
+    skipped 01KZ45MKAM734ZS7JK24D2DK0R seen (from [REPO]/examples/artifacts/vitest-pin.json)
     [stderr] ingest: 0 proposed, 0 declined, 7 skipped, 0 untouched, 0 invalid
     ");
     insta::assert_snapshot!(session(&env, &["list"]), @"
@@ -220,7 +220,7 @@ fn refusals_say_what_is_wrong() {
     ");
     insta::assert_snapshot!(session(&env, &["ingest", "no-such-dir"]), @"
     $ git lore ingest no-such-dir
-    invalid no-such-dir cannot read: No such file or directory (os error 2)
+    invalid no-such-dir: cannot read: No such file or directory (os error 2)
     [stderr] ingest: 0 proposed, 0 declined, 0 skipped, 0 untouched, 1 invalid
     [exit 1]
     ");
@@ -271,7 +271,7 @@ fn an_artifact_without_a_session_is_declined_for_want_of_provenance() {
     let f = env.artifacts_file("no-session.jsonl", &[a]);
     insta::assert_snapshot!(session(&env, &["ingest", f.to_str().unwrap()]), @"
     $ git lore ingest [TMP]/no-session.jsonl
-    declined 01KZ45MKAM734ZS7JK24D2DK0R schema_invalid (no session id: a lesson needs provenance)
+    declined 01KZ45MKAM734ZS7JK24D2DK0R schema_invalid (no session id: a lesson needs provenance) (from no-session.jsonl)
     [stderr] ingest: 0 proposed, 1 declined, 0 skipped, 0 untouched, 0 invalid
     ");
     insta::assert_snapshot!(session(&env, &["seen", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"

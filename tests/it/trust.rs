@@ -33,8 +33,8 @@ fn world() -> World {
         out.lines()
             .find_map(|l| {
                 let w: Vec<&str> = l.split_whitespace().collect();
-                (w.first() == Some(&"proposed") && w.get(2) == Some(&artifact))
-                    .then(|| w[1].to_owned())
+                (w.first() == Some(&"proposed") && w.get(1) == Some(&artifact))
+                    .then(|| w[3].to_owned())
             })
             .unwrap()
     };
