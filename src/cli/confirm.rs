@@ -18,6 +18,7 @@ use git_lore::ops::confirm;
 ///
 /// Example: `git lore confirm 01kz8nv6803 org`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Confirm a pending lesson at a visibility you choose: private, org or public")]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "ID")]

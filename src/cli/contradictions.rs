@@ -13,6 +13,7 @@ use git_lore::ops::relate;
 /// Example:
 ///   git lore contradictions --json
 #[derive(ClapArgs, Debug)]
+#[command(about = "List the lessons that carry counter-observations")]
 pub struct Args {
     /// Print them as JSON.
     #[arg(long)]

@@ -19,6 +19,7 @@ use super::ui::{self, error, out, CliError, Ctx, Exit};
 /// Example: `git lore demo` (nothing outside a temporary directory is
 /// touched).
 #[derive(ClapArgs, Debug)]
+#[command(about = "Run the whole pipeline offline on bundled examples, in a temporary directory")]
 pub struct Args {
     /// Keep the temporary directory and print its path.
     #[arg(long)]

@@ -17,6 +17,7 @@ use git_lore::ops::{host, remote};
 /// Example: `git lore host /srv/git/team-lore.git --signer
 /// ana.pub --signer bo.pub` (on the server).
 #[derive(ClapArgs, Debug)]
+#[command(about = "Host pools: a bare repository that accepts only commits that verify")]
 pub struct Args {
     /// The bare repository to create or update.
     dir: PathBuf,

@@ -34,7 +34,10 @@ use git_lore::review::{self, Judged, Transition};
 /// Examples: `git lore judge --all --yes`, `git lore judge 01kz8nv6803
 /// @verdicts.json`, `git lore judge --contradicted --yes`.
 #[derive(ClapArgs, Debug)]
-#[command(group(clap::ArgGroup::new("batch").args(["all", "contradicted"])))]
+#[command(
+    about = "Record the jury's verdict on a lesson, then promote it",
+    group(clap::ArgGroup::new("batch").args(["all", "contradicted"]))
+)]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(

@@ -12,6 +12,7 @@ use git_lore::ops::signers;
 /// Example: `git lore key > ana.pub` (send that line to whoever runs the
 /// pool).
 #[derive(ClapArgs, Debug)]
+#[command(about = "Print this repository's public signing key as an allowed-signers line")]
 pub struct Args {
     /// Print JSON: principal, key_type, key, fingerprint.
     #[arg(long)]

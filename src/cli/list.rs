@@ -11,6 +11,7 @@ use git_lore::ops::query;
 /// Example: `git lore list --status approved`, or in a script
 /// `id=$(git lore list --ids | head -n 1)`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "List lessons in one status (default: pending), oldest first")]
 pub struct Args {
     /// pending, confirmed, passed, approved or rejected.
     #[arg(long, default_value = "pending", value_parser = parse_status)]

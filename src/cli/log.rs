@@ -17,6 +17,7 @@ use git_lore::signing::SignatureStatus;
 /// Examples: `git lore log`, `git lore log -p 01kz8nv6803`, `git lore log
 /// --artifact 01m1e3vm`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Show the audit trail, newest first across branches")]
 pub struct Args {
     /// A lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "LESSON-ID", conflicts_with = "artifact")]

@@ -11,6 +11,7 @@ use git_lore::ops::{confirm, query};
 ///
 /// Example: `git lore pass 01kz8nv6803 "internal tooling only" --yes`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Pass on a pending lesson: the human's \"don't share\"")]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "ID")]

@@ -11,6 +11,7 @@ use git_lore::ops::promote;
 ///
 /// Examples: `git lore promote 01kz8nv6803`, `git lore promote --all`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Promote judged lessons into their pools (retries what `judge` left undone)")]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(

@@ -32,6 +32,7 @@ use git_lore::review::relation::verdict::MAX_VERDICT_BYTES;
 ///   git -C ~/.local/share/git-lore/lessons.git config lore.relate.backend offline
 ///   git lore relate --all --yes
 #[derive(ClapArgs, Debug)]
+#[command(about = "Judge how a promoted lesson relates to its pool, and apply the verdict")]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(

@@ -10,6 +10,7 @@ use git_lore::ops::retract;
 /// Example: `git lore retract 01kz8nv6803 --reason "fixed upstream in vite
 /// 6.0.2"`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Take a promoted lesson back: its pool entry becomes `retracted`")]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "ID")]

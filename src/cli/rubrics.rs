@@ -13,6 +13,7 @@ use git_lore::ops::rubrics;
 ///
 /// Example: `git lore rubrics team-rubrics.json`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Show the rubrics in force, or replace them with FILE")]
 pub struct Args {
     /// A rubrics file to commit.
     #[arg(value_name = "FILE")]

@@ -12,6 +12,7 @@ use git_lore::store::ArtifactOutcome;
 ///
 /// Example: `git lore seen 01M1E3VM1GAD8DSR0D4BG72GC0 01m1j2k3`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Print what happened to each artifact")]
 pub struct Args {
     /// Artifact ids, whole or unique prefixes (4 or more characters).
     #[arg(required = true, value_name = "ULID")]

@@ -14,6 +14,7 @@ use git_lore::store::ArtifactOutcome;
 ///
 /// Examples: `git lore show 01kz8nv6803`, `git lore show 01kz8nv6803 --json`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Show one lesson: what it says, its scope, its verdict and its relations")]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "ID")]

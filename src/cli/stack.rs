@@ -12,6 +12,7 @@ use git_lore::recall::{render, stack};
 ///
 /// Example: `git lore stack --project ~/src/app --json`
 #[derive(ClapArgs, Debug)]
+#[command(about = "Show the packages a project has installed, as recall sees them")]
 pub struct Args {
     /// The project directory [default: the current directory].
     #[arg(long, value_name = "DIR")]

@@ -13,6 +13,7 @@ use git_lore::ops::query;
 ///
 /// Example: `git lore status`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Count lessons by status: what awaits a decision")]
 pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]

@@ -18,6 +18,7 @@ use git_lore::ops::sync::{self, Integration, Options};
 /// Examples: `git lore sync org`, `git lore sync org --pin SHA256:…` (after
 /// checking the fingerprint with the pool's owner).
 #[derive(ClapArgs, Debug)]
+#[command(about = "Bring a remote pool in, after verifying every incoming commit")]
 pub struct Args {
     /// org or public.
     tier: String,

@@ -17,6 +17,7 @@ use git_lore::ops::{remote, signers};
 /// Examples: `git lore trust add org bo.pub --principal bo@example.com`,
 /// `git lore trust list org`, `git lore trust threshold public 2`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Who may sign a pool: list, add and remove its signers")]
 pub struct Args {
     #[command(subcommand)]
     command: Trust,

@@ -9,6 +9,7 @@ use git_lore::ops::confirm;
 ///
 /// Example: `git lore unconfirm 01kz8nv6803`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Take a confirmation back: the lesson is pending again")]
 pub struct Args {
     /// The lesson id, or a unique prefix of it (4 or more characters, any case).
     #[arg(value_name = "ID")]

@@ -19,6 +19,7 @@ use git_lore::ops::host;
 ///
 /// Examples: `git lore verify`, `git lore verify --pool org`.
 #[derive(ClapArgs, Debug)]
+#[command(about = "Check every signature, trailer and record in history")]
 pub struct Args {
     /// Check a push, as a pool host's pre-receive hook.
     #[arg(long, conflicts_with_all = ["range", "pool"])]
