@@ -213,6 +213,15 @@ impl TestEnv {
     /// `git fsck --full` is clean (dangling objects of lost races are fine).
     #[track_caller]
     pub fn assert_fsck(&self) {
+        // A command that wrote may have started `git gc --auto` in the
+        // background; fsck while it swaps packs would see a moving target.
+        let pid = self.repo().join("gc.pid");
+        for _ in 0..600 {
+            if !pid.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
         let r = self.git(&["fsck", "--full", "--no-dangling"]);
         assert_eq!(r.code, 0, "fsck failed:\n{}\n{}", r.stdout, r.stderr);
         assert!(

@@ -487,9 +487,10 @@ fn a_batch_killed_mid_run_leaves_a_consistent_repository() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until at least one chunk has landed, then kill it mid-run.
+    // Wait until at least one chunk has landed, then kill it mid-run (a
+    // loaded machine may take a while for the first chunk).
     let mut moved = false;
-    for _ in 0..2000 {
+    for _ in 0..12_000 {
         std::thread::sleep(std::time::Duration::from_millis(5));
         if env.git(&["rev-parse", "ledger"]).stdout.trim() != first {
             moved = true;
