@@ -54,11 +54,30 @@ pub fn run(args: Args, cli: clap::Command) -> ui::Result {
             let mut cli = cli;
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut cli, "git-lore", &mut out);
-            ui::out(&String::from_utf8_lossy(&out));
+            let mut script = String::from_utf8_lossy(&out).into_owned();
+            if shell == clap_complete::Shell::Bash {
+                // clap_complete names the per-command cases of a hyphenated
+                // program `git__subcmd__lore__…` but looks them up as
+                // `git__lore__…`; make them agree.
+                script = script.replace("git__subcmd__lore", "git__lore");
+                script.push_str(GIT_BASH_COMPLETION);
+            }
+            ui::out(&script);
         }
     }
     Ok(Exit::Done)
 }
+
+/// `git lore <TAB>`: git's own bash completion calls `_git_lore` for the
+/// words after `git lore`; hand them to the `git-lore` completion.
+const GIT_BASH_COMPLETION: &str = r#"
+# `git lore <TAB>` through git's completion, which calls _git_lore.
+_git_lore() {
+    COMP_WORDS=(git-lore "${COMP_WORDS[@]:2}")
+    COMP_CWORD=$((COMP_CWORD - 1))
+    _git__lore git-lore "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+}
+"#;
 
 /// Writes `name.1` for `cmd` and recurses into its visible subcommands as
 /// `name-<sub>.1`, the way git names its own pages (`git-remote.1`).

@@ -363,6 +363,31 @@ fn man_pages_and_completions_come_from_the_command_definitions() {
         "{bash}"
     );
     assert!(bash.contains("--redo-declined"));
+    // The script completes both `git-lore …` and, through git's own bash
+    // completion, `git lore …`.
+    let script = env.write("git-lore.bash", &bash);
+    let complete = |line: &str| -> String {
+        let program = format!(
+            r#"source /usr/share/bash-completion/completions/git
+source {}
+read -ra COMP_WORDS <<< "$LINE"
+COMP_CWORD=$((${{#COMP_WORDS[@]}}-1)); COMP_LINE="$LINE"; COMP_POINT=${{#LINE}}
+if [[ "$LINE" == git-lore* ]]; then _git__lore git-lore "${{COMP_WORDS[COMP_CWORD]}}" "${{COMP_WORDS[COMP_CWORD-1]}}"
+else __git_wrap__git_main; fi
+echo "${{COMPREPLY[*]}}""#,
+            script.display()
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &program])
+            .env("LINE", line)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(complete("git lore li"), "list");
+    assert_eq!(complete("git lore list --st"), "--status");
+    assert_eq!(complete("git lore trust a"), "add ack");
+    assert_eq!(complete("git-lore list --st"), "--status");
     let r = env.lore(&["generate", "completions", "tcsh"]);
     assert_eq!(r.code, 1);
     r.assert_stderr("invalid value 'tcsh'");
