@@ -86,7 +86,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ExportFormat::AgentsMd => {
             let path = args.output.unwrap_or_else(|| project.join("AGENTS.md"));
             let existing = read_existing(&path)?;
-            let spliced = export::splice(&existing, &export::agents_md_section(&sel))
+            let spliced = export::splice(&existing, &export::agents_md_section(&sel, &g.links))
                 .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
             if spliced != existing {
                 write_atomically(&path, &spliced)?;

@@ -193,7 +193,7 @@ fn session_start_work(ctx: &Ctx, project: &std::path::Path, budget: usize) -> Re
     let g = recall::gather(&lore, project, &[], false, Depth::Thin, &flagged)
         .map_err(|e| e.to_string())?;
     let sel = select::select(&g.lessons, &g.stack);
-    let context = render::markdown(&sel, budget);
+    let context = render::markdown(&sel, &g.links, budget);
     let (counts, _) = query::counts(&lore).map_err(|e| e.to_string())?;
     let waiting: usize = counts
         .iter()

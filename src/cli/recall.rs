@@ -82,7 +82,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let sel = select::select(&g.lessons, &g.stack);
     match args.format {
         Format::Text => {
-            let text = render::text(&sel, args.all);
+            let text = render::text(&sel, &g.links, args.all);
             if sel.applies.is_empty() {
                 ui::status(format!(
                     "no lesson applies to the versions installed in {} ({} packages found)",
@@ -92,8 +92,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             }
             ui::out(&text);
         }
-        Format::Json => ui::out_json(&render::json(&sel, &g.stack, args.all)),
-        Format::Markdown => ui::out(&render::markdown(&sel, args.budget)),
+        Format::Json => ui::out_json(&render::json(&sel, &g.stack, &g.links, args.all)),
+        Format::Markdown => ui::out(&render::markdown(&sel, &g.links, args.budget)),
     }
     Ok(Exit::Done)
 }

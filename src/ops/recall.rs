@@ -15,9 +15,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use super::{Lore, LoreError};
-use crate::model::{Id, Lesson};
+use crate::model::{Id, Lesson, Source};
 use crate::recall::stack::{self, Limits, Override, Stack};
 use crate::recall::summary::Summary;
+use crate::recall::Links;
+use crate::review::relation::records;
 use crate::store::{layout, Branch, Index, StoreError};
 use crate::version::coarse_name;
 
@@ -30,6 +32,8 @@ pub struct Gathered {
     pub lessons: Vec<Lesson>,
     /// Lessons left out because a commit that does not verify touched them.
     pub unverified: usize,
+    /// The refinement links of the gathered lessons.
+    pub links: Links,
 }
 
 /// How much of each lesson to gather.
@@ -96,11 +100,38 @@ pub fn gather(
             .flatten()
             .collect(),
     };
+    let links = links(lore, &chosen)?;
     Ok(Gathered {
         stack,
         lessons,
         unverified,
+        links,
     })
+}
+
+/// The refinement records of every pool that touch one of `chosen`: one
+/// listing of each pool's `relations/`, which holds a record per link, not
+/// per lesson.
+fn links(lore: &Lore, chosen: &BTreeMap<Id, Summary>) -> Result<Links, LoreError> {
+    let mut out = Links::new();
+    for pool in [Source::Local, Source::Org, Source::Public] {
+        let Some(tip) = lore.store.tip(Branch::Pool(pool))? else {
+            continue;
+        };
+        for (path, _) in lore.store.list_at(tip, records::RELATIONS_DIR)? {
+            let Some(records::RelationPath::Relation { from, to }) = records::classify(&path)
+            else {
+                continue;
+            };
+            if chosen.contains_key(&from) {
+                out.entry(from).or_default().refines.push(to);
+            }
+            if chosen.contains_key(&to) {
+                out.entry(to).or_default().refined_by.push(from);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The whole pool entry a summary stands for, if its pool still has it.

@@ -30,6 +30,7 @@ use super::render::{
     markdown_code, markdown_inline, markdown_item, plain, scope_text, MAX_FIELD_CHARS,
 };
 use super::select::Selection;
+use super::Links;
 use crate::model::{Lesson, Visibility};
 
 /// The line that opens the git-lore section of AGENTS.md.
@@ -54,7 +55,7 @@ pub enum SpliceError {
 
 /// The AGENTS.md section for a selection, markers included, ending with a
 /// newline.
-pub fn agents_md_section(sel: &Selection<'_>) -> String {
+pub fn agents_md_section(sel: &Selection<'_>, links: &Links) -> String {
     let mut out = format!(
         "{BEGIN}\n## Lessons from git-lore\n\n\
 Lessons that hold for the versions this project has installed, most specific first. \
@@ -65,7 +66,7 @@ re-running replaces this section. `git lore show ID` prints a lesson in full.\n\
         out.push_str("No lesson applies to the installed versions.\n");
     }
     for d in &sel.applies {
-        out.push_str(&markdown_item(d.lesson));
+        out.push_str(&markdown_item(d.lesson, links));
     }
     out.push_str(END);
     out.push('\n');
@@ -290,7 +291,7 @@ mod tests {
             .collect();
         let stack = stack_of(&[("vite", "5.4.21", ".")]);
         let sel = select(&lessons, &stack);
-        agents_md_section(&sel)
+        agents_md_section(&sel, &Links::new())
     }
 
     #[test]

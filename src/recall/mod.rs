@@ -17,3 +17,20 @@ pub mod render;
 pub mod select;
 pub mod stack;
 pub mod summary;
+
+use std::collections::BTreeMap;
+
+use crate::model::Id;
+
+/// The refinement links of a lesson its pool records (relation judgment's
+/// `refine`): both lessons stay active, and recall shows the link.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Refinements {
+    /// The lessons this one refines.
+    pub refines: Vec<Id>,
+    /// The lessons that refine this one.
+    pub refined_by: Vec<Id>,
+}
+
+/// Refinement links by lesson, for the lessons being shown.
+pub type Links = BTreeMap<Id, Refinements>;

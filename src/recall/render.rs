@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use super::select::{Counts, Decision, Matched, Outcome, Selection, Specificity};
 use super::stack::{Stack, StackProblem};
+use super::Links;
 use crate::model::{Id, Lesson, LessonStatus, Scope};
 
 /// The JSON format name and major version; bumped on any incompatible
@@ -166,10 +167,27 @@ pub fn reasons<'d>(d: &'d Decision<'_>) -> &'d [String] {
     }
 }
 
-/// One line per applying lesson: `ID  claim  [scope]`. With `all`, one more
-/// line per other lesson: `ID  claim  [scope]  (not recalled: reasons)`.
-/// Empty when there is nothing to show.
-pub fn text(sel: &Selection<'_>, all: bool) -> String {
+/// `refines A, B; refined by C`: a lesson's refinement links, or empty.
+pub fn links_text(id: Id, links: &Links) -> String {
+    let Some(r) = links.get(&id) else {
+        return String::new();
+    };
+    let ids = |v: &[Id]| v.iter().map(Id::to_string).collect::<Vec<_>>().join(", ");
+    let mut parts = Vec::new();
+    if !r.refines.is_empty() {
+        parts.push(format!("refines {}", ids(&r.refines)));
+    }
+    if !r.refined_by.is_empty() {
+        parts.push(format!("refined by {}", ids(&r.refined_by)));
+    }
+    parts.join("; ")
+}
+
+/// One line per applying lesson: `ID  claim  [scope]`, then `  (refines …)`
+/// when its pool records refinement links. With `all`, one more line per
+/// other lesson: `ID  claim  [scope]  (not recalled: reasons)`. Empty when
+/// there is nothing to show.
+pub fn text(sel: &Selection<'_>, links: &Links, all: bool) -> String {
     let mut out = String::new();
     let line = |out: &mut String, l: &Lesson| {
         out.push_str(&format!(
@@ -178,6 +196,10 @@ pub fn text(sel: &Selection<'_>, all: bool) -> String {
             plain(&l.claim, MAX_FIELD_CHARS),
             scope_text(l)
         ));
+        let linked = links_text(l.id, links);
+        if !linked.is_empty() {
+            out.push_str(&format!("  ({linked})"));
+        }
     };
     for d in &sel.applies {
         line(&mut out, d.lesson);
@@ -237,8 +259,9 @@ const MARKDOWN_HEADER: &str = "## Lessons for this project (git-lore)\n\n\
 Approved lessons that hold for the versions installed here, most specific first. \
 `git lore show ID` prints one in full.\n\n";
 
-/// One markdown list item for an applying lesson.
-pub fn markdown_item(l: &Lesson) -> String {
+/// One markdown list item for an applying lesson, with its refinement
+/// links.
+pub fn markdown_item(l: &Lesson, links: &Links) -> String {
     let resolution = plain(&l.evidence.resolution, MAX_FIELD_CHARS);
     let fix = if resolution.is_empty() {
         String::new()
@@ -248,8 +271,14 @@ pub fn markdown_item(l: &Lesson) -> String {
             markdown_inline(&l.evidence.resolution, MAX_FIELD_CHARS)
         )
     };
+    let linked = links_text(l.id, links);
+    let linked = if linked.is_empty() {
+        String::new()
+    } else {
+        format!("; {linked}")
+    };
     format!(
-        "- {}{fix} ({}; {})\n",
+        "- {}{fix} ({}; {}{linked})\n",
         markdown_inline(&l.claim, MAX_FIELD_CHARS),
         scope_markdown(l),
         l.id
@@ -266,7 +295,7 @@ fn closing(n: usize) -> String {
 /// closing line says how many (`N more: `git lore recall --all``). A budget
 /// too small for the heading and one lesson gives the closing line alone,
 /// or nothing. Nothing applying gives the empty string.
-pub fn markdown(sel: &Selection<'_>, budget: usize) -> String {
+pub fn markdown(sel: &Selection<'_>, links: &Links, budget: usize) -> String {
     let total = sel.applies.len();
     if total == 0 {
         return String::new();
@@ -275,7 +304,7 @@ pub fn markdown(sel: &Selection<'_>, budget: usize) -> String {
     let mut used = budget_len(&out);
     let mut shown = 0;
     for d in &sel.applies {
-        let item = markdown_item(d.lesson);
+        let item = markdown_item(d.lesson, links);
         let left_after = total - shown - 1;
         let reserve = if left_after > 0 {
             budget_len(&closing(left_after))
@@ -328,6 +357,12 @@ struct JsonLesson<'a> {
     specificity: Specificity,
     workspaces: &'a [&'a str],
     matched: &'a [Matched<'a>],
+    /// Lessons this one refines, and lessons that refine it (relation
+    /// judgment's `refine`; both stay active).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    refines: Vec<Id>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    refined_by: Vec<Id>,
 }
 
 #[derive(Serialize)]
@@ -354,7 +389,7 @@ struct JsonRecall<'a> {
 }
 
 /// The `--format json` document (`docs/recall.md` describes every field).
-pub fn json(sel: &Selection<'_>, stack: &Stack, all: bool) -> Value {
+pub fn json(sel: &Selection<'_>, stack: &Stack, links: &Links, all: bool) -> Value {
     let lessons = sel
         .applies
         .iter()
@@ -379,6 +414,14 @@ pub fn json(sel: &Selection<'_>, stack: &Stack, all: bool) -> Value {
                     specificity: d.specificity,
                     workspaces,
                     matched,
+                    refines: links
+                        .get(&l.id)
+                        .map(|r| r.refines.clone())
+                        .unwrap_or_default(),
+                    refined_by: links
+                        .get(&l.id)
+                        .map(|r| r.refined_by.clone())
+                        .unwrap_or_default(),
                 })
             }
             _ => None,
@@ -473,7 +516,7 @@ mod tests {
         let lessons = vec![l.clone(), old.clone()];
         let stack = stack_of(&[("vite", "5.4.21", "."), ("vitest", "4.1.9", ".")]);
         let sel = select(&lessons, &stack);
-        let t = text(&sel, false);
+        let t = text(&sel, &Links::new(), false);
         assert_eq!(t.lines().count(), 1);
         assert_eq!(
             t,
@@ -483,7 +526,7 @@ mod tests {
                 plain(HOSTILE, MAX_FIELD_CHARS)
             )
         );
-        let all = text(&sel, true);
+        let all = text(&sel, &Links::new(), true);
         assert_eq!(all.lines().count(), 2);
         assert_eq!(
             all.lines().nth(1).unwrap(),
@@ -511,22 +554,22 @@ mod tests {
         let lessons = many(60);
         let stack = stack_of(&[("vite", "5.4.21", ".")]);
         let sel = select(&lessons, &stack);
-        let full = markdown(&sel, usize::MAX);
+        let full = markdown(&sel, &Links::new(), usize::MAX);
         assert!(!full.contains("more: "));
         assert_eq!(full.matches("\n- ").count(), 60);
-        let md = markdown(&sel, DEFAULT_BUDGET);
+        let md = markdown(&sel, &Links::new(), DEFAULT_BUDGET);
         assert!(budget_len(&md) <= DEFAULT_BUDGET);
         let shown = md.matches("\n- ").count();
         assert!(shown > 5 && shown < 60, "{shown}");
         assert!(md.ends_with(&format!("\n{} more: `git lore recall --all`\n", 60 - shown)));
         // What is shown is a prefix of the order.
         for (i, d) in sel.applies.iter().take(shown).enumerate() {
-            let item = markdown_item(d.lesson);
+            let item = markdown_item(d.lesson, &Links::new());
             assert!(md.contains(&item), "item {i} missing");
         }
         // Every budget: never over, always a prefix, closing line when cut.
         for budget in (0..4000).step_by(7) {
-            let md = markdown(&sel, budget);
+            let md = markdown(&sel, &Links::new(), budget);
             assert!(
                 budget_len(&md) <= budget,
                 "budget {budget}: {}",
@@ -542,7 +585,10 @@ mod tests {
                 assert_eq!(md, "");
             }
         }
-        assert_eq!(markdown(&select(&[], &stack), DEFAULT_BUDGET), "");
+        assert_eq!(
+            markdown(&select(&[], &stack), &Links::new(), DEFAULT_BUDGET),
+            ""
+        );
     }
 
     #[test]
@@ -552,10 +598,10 @@ mod tests {
         let lessons = vec![l];
         let stack = stack_of(&[("vite", "5.4.21", ".")]);
         let sel = select(&lessons, &stack);
-        let md = markdown(&sel, usize::MAX);
+        let md = markdown(&sel, &Links::new(), usize::MAX);
         assert_eq!(budget_len(&md), md.chars().count() + 100);
-        assert_eq!(markdown(&sel, budget_len(&md)), md);
-        assert_ne!(markdown(&sel, budget_len(&md) - 1), md);
+        assert_eq!(markdown(&sel, &Links::new(), budget_len(&md)), md);
+        assert_ne!(markdown(&sel, &Links::new(), budget_len(&md) - 1), md);
     }
 
     #[test]
@@ -563,11 +609,30 @@ mod tests {
         let mut l = lesson(1, &[("vi`te\n# x", "<6")], "2026-08-05T10:00:01Z");
         l.claim = HOSTILE.into();
         l.evidence.resolution = "line one\n\n## Fake\n<!-- git-lore:begin -->".into();
-        let item = markdown_item(&l);
+        let item = markdown_item(&l, &Links::new());
         assert_eq!(item.matches('\n').count(), 1, "{item}");
         assert!(item.starts_with("- Use vite ## Injected heading \\<!-- git-lore:end -->"));
         assert!(item.contains(" — fix: line one ## Fake \\<!-- git-lore:begin -->"));
         assert!(item.contains("`vi'te # x <6`"), "{item}");
+    }
+
+    #[test]
+    fn refinement_links_follow_the_scope() {
+        let a = lesson(1, &[("vite", "<6")], "2026-08-05T10:00:01Z");
+        let b = lesson(2, &[("vite", "<6")], "2026-08-05T10:00:02Z");
+        let mut links = Links::new();
+        links.entry(a.id).or_default().refined_by.push(b.id);
+        links.entry(b.id).or_default().refines.push(a.id);
+        assert_eq!(links_text(a.id, &links), format!("refined by {}", b.id));
+        let item = markdown_item(&b, &links);
+        assert!(
+            item.ends_with(&format!("; {}; refines {})\n", b.id, a.id)),
+            "{item}"
+        );
+        assert_eq!(
+            links_text(lesson(3, &[], "2026-08-05T10:00:03Z").id, &links),
+            ""
+        );
     }
 
     #[test]
@@ -604,7 +669,7 @@ mod tests {
         let lessons = vec![l.clone(), gone.clone()];
         let stack = stack_of(&[("vite", "5.4.21", "."), ("vitest", "4.1.9", ".")]);
         let sel = select(&lessons, &stack);
-        let v = json(&sel, &stack, false);
+        let v = json(&sel, &stack, &Links::new(), false);
         assert_eq!(v["format"], "git-lore.recall/1");
         assert_eq!(v["all"], false);
         assert_eq!(v["stack"]["packages"], 2);
@@ -628,7 +693,7 @@ mod tests {
             serde_json::json!({"kind": "versioned", "versions": {"vite": "<6", "vitest": ">=4"}})
         );
         assert!(v.get("not_recalled").is_none());
-        let v = json(&sel, &stack, true);
+        let v = json(&sel, &stack, &Links::new(), true);
         assert_eq!(
             v["not_recalled"][0],
             serde_json::json!({

@@ -414,6 +414,38 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     let show = env.lore(&["show", &p.c]).ok().to_owned();
     assert!(show.contains(&format!("refines:     {}\n", p.b)), "{show}");
     assert!(show.contains("related:     yes\n"), "{show}");
+    // Recall shows the link on both lessons, in text and in JSON.
+    let recalled = env
+        .lore(&["recall", "--stack", "vite@5.4.0"])
+        .ok()
+        .to_owned();
+    let line = |id: &str| {
+        recalled
+            .lines()
+            .find(|l| l.starts_with(id))
+            .unwrap_or_else(|| panic!("{id} recalled:\n{recalled}"))
+            .to_owned()
+    };
+    assert!(
+        line(&p.b).ends_with(&format!("  (refined by {})", p.c)),
+        "{recalled}"
+    );
+    assert!(
+        line(&p.c).ends_with(&format!("  (refines {})", p.b)),
+        "{recalled}"
+    );
+    let json: Value = serde_json::from_str(
+        env.lore(&["recall", "--stack", "vite@5.4.0", "--format", "json"])
+            .ok(),
+    )
+    .unwrap();
+    let entry = json["lessons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["id"] == json!(p.c))
+        .unwrap();
+    assert_eq!(entry["refines"], json!([p.b]));
     let verified = env.lore(&["verify"]);
     assert_eq!(verified.code, 0, "{}", verified.stderr);
 
