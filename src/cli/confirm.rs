@@ -43,7 +43,7 @@ fn parse_visibility(s: &str) -> Result<Visibility, String> {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let typed = ui::parse_id(&args.id)?;
     let mut lore = ctx.open()?;
-    let id = ui::resolve_id(&lore, &typed)?;
+    let id = ui::resolve_lesson(&lore, &typed)?;
     let v = args.visibility;
     let interactive = ui::interactive();
     if v != Visibility::Private && !interactive && !args.yes {

@@ -113,10 +113,11 @@ fn line(o: &Outcome, source: Option<&str>) -> String {
         Outcome::Untouched { artifact, why } => {
             format!("untouched {artifact} {}", ui::text(why))
         }
-        Outcome::Invalid { source, why } => {
+        Outcome::Invalid { source: own, why } => {
+            // The item's source as shown (relative where it can be).
             format!(
                 "invalid {}: {}",
-                ui::text(source),
+                ui::text(source.unwrap_or(own)),
                 ui::text(&why.to_string())
             )
         }

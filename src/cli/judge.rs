@@ -106,7 +106,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     if args.contradicted {
         return run_contradicted(&mut lore, &args);
     }
-    let id = ui::resolve_id(
+    let id = ui::resolve_lesson(
         &lore,
         &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
     )?;

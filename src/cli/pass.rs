@@ -27,7 +27,7 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let typed = ui::parse_id(&args.id)?;
     let mut lore = ctx.open()?;
-    let id = ui::resolve_id(&lore, &typed)?;
+    let id = ui::resolve_lesson(&lore, &typed)?;
     let pending = query::proposal(&lore, id)?.status == ProposalStatus::Pending;
     let question = format!("Pass on lesson {id}? It can never be confirmed afterwards.");
     // Only a pending lesson can be passed on: anything else is refused (or

@@ -48,7 +48,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             Exit::Done
         });
     }
-    let id = ui::resolve_id(
+    let id = ui::resolve_lesson(
         &lore,
         &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
     )?;

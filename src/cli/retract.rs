@@ -23,7 +23,7 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let typed = ui::parse_id(&args.id)?;
     let mut lore = ctx.open()?;
-    let id = ui::resolve_id(&lore, &typed)?;
+    let id = ui::resolve_lesson(&lore, &typed)?;
     let done = retract::retract(&mut lore, id, &args.reason)?;
     let mut s = String::new();
     for r in &done {

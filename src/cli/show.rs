@@ -162,6 +162,14 @@ fn relation_lines(id: git_lore::model::Id, r: &git_lore::ops::relate::Relations)
             .join(", ")
     };
     let mut s = String::new();
+    // The ledger's status stops at approved; what happened to the pool
+    // entry since is said here.
+    if let Some(status) = r
+        .status
+        .filter(|s| *s != git_lore::model::LessonStatus::Active)
+    {
+        s.push_str(&format!("pool entry:  {status}\n"));
+    }
     if let Some(by) = r.superseded_by {
         s.push_str(&format!("superseded by: {by}\n"));
     }

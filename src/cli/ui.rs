@@ -115,6 +115,12 @@ pub fn resolve_id(lore: &Lore, typed: &IdPrefix) -> Result<Id> {
     Ok(git_lore::ops::query::resolve(lore, typed)?)
 }
 
+/// The lesson a typed id or prefix names; an artifact's id is refused with
+/// the lesson it became ([`git_lore::ops::query::resolve_lesson`]).
+pub fn resolve_lesson(lore: &Lore, typed: &IdPrefix) -> Result<Id> {
+    Ok(git_lore::ops::query::resolve_lesson(lore, typed)?)
+}
+
 /// A pool tier named on the command line: `org` or `public` (`local` only
 /// where `allow_local`).
 pub fn parse_tier(s: &str, allow_local: bool) -> Result<git_lore::model::Source> {

@@ -19,7 +19,7 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let typed = ui::parse_id(&args.id)?;
     let mut lore = ctx.open()?;
-    let id = ui::resolve_id(&lore, &typed)?;
+    let id = ui::resolve_lesson(&lore, &typed)?;
     let t = confirm::unconfirm(&mut lore, id)?;
     Ok(ui::print_transition(t, |p| {
         format!("Unconfirmed {}; it is pending again.\n", p.id)

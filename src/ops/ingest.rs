@@ -291,7 +291,7 @@ pub fn redo(
                     }
                     None => {
                         let why = if index.lesson(*id).is_some() {
-                            "that is a lesson id; --redo takes the ids of declined artifacts (`git lore list --status STATUS`, `git lore seen ID`)"
+                            "that is a lesson id; --redo takes the ids of declined artifacts (`git lore seen ID` tells them apart; `git lore ingest --redo-declined` redoes every one)"
                         } else {
                             "history has no outcome for it; ingest its file instead"
                         };
@@ -444,6 +444,16 @@ fn triage(item: Item, index: &Index, first_of: &mut HashMap<Id, usize>, i: usize
         }
     };
     let id = artifact.id;
+    if index.lesson(id).is_some() {
+        // One id names one thing: `seen`, `show` and every short prefix
+        // would otherwise answer for two records.
+        return Triage::Decided(Outcome::Invalid {
+            source: item.source,
+            why: InputError::Type(format!(
+                "its id {id} is already a lesson's id; an artifact needs an id of its own"
+            )),
+        });
+    }
     if let Some(&first) = first_of.get(&id) {
         return Triage::Repeat(first);
     }
@@ -633,6 +643,22 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
                 artifact: Some((**artifact).clone()),
                 model: Some(model.to_owned()),
             };
+            // A redo that comes to the decline already on record (the same
+            // reason, detail and model: a deterministic backend, or two
+            // runs at once) has nothing to add to history.
+            if let Some(redo) = p.redo() {
+                let old: Option<Decline> = serde_json::from_slice(&redo.record).ok();
+                if old.is_some_and(|o| {
+                    (o.reason, &o.detail, &o.model)
+                        == (record.reason, &record.detail, &record.model)
+                }) {
+                    return Ok(Outcome::Declined {
+                        artifact: aid,
+                        reason: *reason,
+                        detail: detail.clone(),
+                    });
+                }
+            }
             let subject = match detail {
                 Some(d) if d.len() <= 72 && !d.contains(['\n', '\r']) => {
                     format!("decline {aid}: {reason} ({d})")

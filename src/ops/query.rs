@@ -41,17 +41,34 @@ pub fn resolve(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
 /// How many candidates an ambiguous prefix lists.
 const AMBIGUOUS_SHOWN: usize = 10;
 
+/// [`resolve`], for commands that take a lesson: an artifact's id is
+/// refused with the lesson it became (or why it became none), rather than
+/// reported as a lesson that does not exist.
+pub fn resolve_lesson(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
+    let id = resolve(lore, typed)?;
+    match named(lore, id)? {
+        Named::Artifact(ArtifactOutcome::Proposed { lesson }) => Err(LoreError::NotALesson {
+            id,
+            became: Some(lesson),
+        }),
+        Named::Artifact(ArtifactOutcome::Declined { .. }) => {
+            Err(LoreError::NotALesson { id, became: None })
+        }
+        Named::Lesson(_) | Named::Nothing => Ok(id),
+    }
+}
+
 /// A few words about an id for the list of an ambiguous prefix: its unique
 /// prefix and what it is.
 fn describe(lore: &Lore, id: Id, ids: &[Id]) -> Result<String, LoreError> {
     let short = &id.to_string()[..crate::model::unique_prefix_len(id, ids)];
     Ok(match named(lore, id)? {
-        Named::Lesson(l) => format!("{short} a {} lesson", l.status),
+        Named::Lesson(l) => format!("{short} (lesson, {})", l.status),
         Named::Artifact(ArtifactOutcome::Proposed { .. }) => {
-            format!("{short} an artifact that became a lesson")
+            format!("{short} (artifact, became a lesson)")
         }
         Named::Artifact(ArtifactOutcome::Declined { .. }) => {
-            format!("{short} a declined artifact")
+            format!("{short} (artifact, declined)")
         }
         Named::Nothing => short.to_owned(),
     })

@@ -434,7 +434,7 @@ fn bad_input_is_refused_per_item_and_the_rest_go_on() {
     assert!(
         lines[1..]
             .iter()
-            .all(|l| l.starts_with(&format!("invalid {}", f.display()))),
+            .all(|l| l.starts_with("invalid mixed.jsonl:")),
         "{}",
         r.stdout
     );
@@ -909,6 +909,23 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     assert_eq!(r.code, 1);
     r.assert_stderr("--since last tuesday: not a date (2026-11-01)");
 
+    // The same decline again (a deterministic backend, or the same second):
+    // nothing to add to history, even from four runs at once.
+    let commits = env.ledger_commits().len();
+    let runs: Vec<_> = (0..4)
+        .map(|_| env.spawn_lore(&["ingest", "--redo", &artifact]))
+        .collect();
+    for run in runs {
+        let o = run.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            format!("declined {artifact} no_resolution\n")
+        );
+    }
+    assert_eq!(env.ledger_commits().len(), commits, "nothing written");
+    env.lore(&["verify"]).ok();
+
     // A model that proposes now: the redo, by a lower-case prefix.
     env.model_stub(&format!(
         "cat {}",
@@ -989,4 +1006,28 @@ fn verify_names_a_redo_that_replaces_no_decline() {
     ] {
         assert!(r.stdout.contains(&problem), "{}", r.stdout);
     }
+}
+
+#[test]
+fn an_artifact_that_takes_a_lessons_id_is_refused() {
+    let env = TestEnv::new();
+    env.init();
+    env.model_stub(&format!(
+        "cat {}",
+        env.write("answer.json", CANDIDATE).display()
+    ));
+    let f = env.write("a.json", POSITIVE);
+    let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
+    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    let mut twin: serde_json::Value = serde_json::from_str(POSITIVE).unwrap();
+    twin["id"] = lesson.clone().into();
+    let f = env.write("twin.json", &twin.to_string());
+    let commits = env.ledger_commits().len();
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        format!("invalid twin.json: is not a valid artifact: its id {lesson} is already a lesson's id; an artifact needs an id of its own\n")
+    );
+    assert_eq!(env.ledger_commits().len(), commits, "nothing written");
 }

@@ -1298,6 +1298,8 @@ fn a_retraction_travels_to_every_teammate() {
         format!("{}: active -> retracted on pool/org\n", t.a1)
     );
     r.assert_stderr("share the retraction with `git lore publish org`");
+    let shown = t.a.lore(&["show", &t.a1]).ok().to_owned();
+    assert!(shown.contains("pool entry:  retracted\n"), "{shown}");
     assert!(t
         .a
         .lore(&["publish", "org"])

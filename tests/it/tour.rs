@@ -75,7 +75,7 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["show", "01kz8nv680"]), @"
     $ git lore show 01kz8nv680
-    [stderr] git-lore: 01KZ8NV680 is ambiguous: 4 ids start with it (01KZ8NV6803 a pending lesson; 01KZ8NV6808 a pending lesson; 01KZ8NV680B a pending lesson; 01KZ8NV680G a pending lesson); give enough characters to name one
+    [stderr] git-lore: 01KZ8NV680 is ambiguous: 4 ids start with it: 01KZ8NV6803 (lesson, pending), 01KZ8NV6808 (lesson, pending), 01KZ8NV680B (lesson, pending), 01KZ8NV680G (lesson, pending); give enough characters to name one
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["confirm", "01KZ9", "org", "--yes"]), @"
@@ -244,6 +244,16 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     insta::assert_snapshot!(session(&env, &["show", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore show 01M1E6PK5RMERSTXPS7B2B66N8
     [stderr] git-lore: 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact, not a lesson; it was declined (no_versions): `git lore seen 01M1E6PK5RMERSTXPS7B2B66N8`
+    [exit 1]
+    ");
+    insta::assert_snapshot!(session(&env, &["confirm", "01m1e3vm", "org", "--yes"]), @"
+    $ git lore confirm 01m1e3vm org --yes
+    [stderr] git-lore: 01M1E3VM1GAD8DSR0D4BG72GC0 is an artifact, not a lesson; it became lesson 01KZ8NV6803YZCG55HHCEMRFNA: use that id
+    [exit 1]
+    ");
+    insta::assert_snapshot!(session(&env, &["pass", "01M1E6PK5RMERSTXPS7B2B66N8", "--yes"]), @"
+    $ git lore pass 01M1E6PK5RMERSTXPS7B2B66N8 --yes
+    [stderr] git-lore: 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact, not a lesson; it was declined (`git lore seen 01M1E6PK5RMERSTXPS7B2B66N8` says why; `git lore ingest --redo 01M1E6PK5RMERSTXPS7B2B66N8` asks again)
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
