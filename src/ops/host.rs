@@ -5,7 +5,8 @@
 //!
 //! `host DIR --signer KEY…` creates the repository (or brings an existing
 //! one up to date), records who may sign a pool's first commit
-//! (`<DIR>/lore/root_signers`) and installs `hooks/pre-receive`, which runs
+//! (`<DIR>/lore/root_signers`), installs `hooks/post-receive` (a
+//! commit-graph layer after each push) and `hooks/pre-receive`, which runs
 //! `git lore verify --pre-receive`. The hook checks every pushed commit the
 //! repository does not have yet by the remote policy
 //! ([`audit::Policy`] with the root signers, no one's keys trusted by
@@ -36,6 +37,16 @@ if command -v git-lore >/dev/null 2>&1; then
   exec git-lore --repo "$(pwd)" verify --pre-receive
 fi
 exec @GIT_LORE@ --repo "$(pwd)" verify --pre-receive
+"#;
+
+/// The post-receive hook `host` installs: a commit-graph layer for what
+/// was pushed, so that the next push's check (a merge base, the walk to its
+/// new commits) stops at what the host already has instead of visiting its
+/// whole history.
+const POST_RECEIVE: &str = r#"#!/bin/sh
+# git-lore pool host: keep the commit-graph up to date after each push.
+# Installed by `git lore host`.
+git commit-graph write --reachable --split --no-progress >/dev/null 2>&1 || true
 "#;
 
 /// What `host` did.
@@ -84,6 +95,7 @@ pub fn host(dir: &Path, signers: &[(String, String)], env: &Env) -> Result<Hoste
         ),
     );
     store.write_private_file("hooks/pre-receive", hook.as_bytes(), 0o755, false)?;
+    store.write_private_file("hooks/post-receive", POST_RECEIVE.as_bytes(), 0o755, false)?;
     Ok(Hosted {
         path: store.git_dir().to_owned(),
         created,

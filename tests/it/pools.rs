@@ -426,6 +426,10 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
         )
     );
     assert_eq!(tip_in(&a.env, host, "pool/org"), Some(a_tip.clone()));
+    // The host keeps a commit-graph, so the next push's check walks only
+    // what is new.
+    let chain = host.join("objects/info/commit-graphs/commit-graph-chain");
+    assert!(chain.is_file(), "no commit-graph after a push");
 
     // Ben does not know who started the pool: refused, with the way to pin.
     b.lore(&["remote", "add", "org", url]).ok();
