@@ -18,6 +18,7 @@ pub mod history;
 pub mod index;
 pub mod layout;
 pub mod mine;
+pub mod pack;
 pub mod remote;
 pub mod tx;
 
@@ -145,6 +146,21 @@ pub struct Identity {
 /// commits spent a quarter of its time inflating the same trees again).
 const OBJECT_CACHE_BYTES: usize = 16 << 20;
 
+/// How many pack indices the object store can hold at once. gix sizes its
+/// table of packs when the repository is opened; a batch writes a pack per
+/// transaction ([`pack`]) into a store that is already open, and concurrent
+/// writers add theirs, so the table must hold what a long batch adds
+/// before the background repack merges them (a 1,000,000-record batch in
+/// transactions of 256 writes about 3,900). Giving the number also spares
+/// the directory listing gix otherwise does to size it.
+const PACK_SLOTS: u16 = 8192;
+
+/// Opening options: never the user's or the system's configuration.
+fn open_options() -> gix::open::Options {
+    gix::open::Options::isolated()
+        .object_store_slots(gix::odb::store::init::Slots::Given(PACK_SLOTS))
+}
+
 /// An open lesson repository.
 pub struct Store {
     repo: gix::Repository,
@@ -235,7 +251,7 @@ impl Store {
     /// Opens the repository at `path` with no questions asked of it, never
     /// reading the user's or the system's git configuration.
     pub(crate) fn open_raw(path: &Path, host: Host) -> Result<Store, StoreError> {
-        let mut repo = gix::open_opts(path, gix::open::Options::isolated())
+        let mut repo = gix::open_opts(path, open_options())
             .ctx(|| format!("opening {}", path.display()))?;
         repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
         Ok(Store {
@@ -262,7 +278,7 @@ impl Store {
         let Some(quarantine) = quarantine else {
             return Store::open_raw(path, host);
         };
-        let mut ts = gix::ThreadSafeRepository::open_opts(path, gix::open::Options::isolated())
+        let mut ts = gix::ThreadSafeRepository::open_opts(path, open_options())
             .ctx(|| format!("opening {}", path.display()))?;
         let shim = io_ctx(
             tempfile::Builder::new().prefix("git-lore-odb-").tempdir(),
