@@ -575,9 +575,15 @@ impl Store {
         Ok(path)
     }
 
-    /// Starts `git gc --auto` in the background when loose objects pile up
-    /// the way git itself estimates it (entries in `objects/17`), so the
-    /// repository stays packed without any writer waiting for it.
+    /// Keeps the repository packed without any writer waiting for it, once
+    /// a command that wrote has ended (never mid-batch): starts `git gc
+    /// --auto` in the background when loose objects pile up the way git
+    /// itself estimates it (entries in `objects/17`), or else `git repack -d
+    /// --geometric=2` when the packs transactions wrote ([`pack`]) are out of
+    /// geometric progression, which merges the small ones (and any loose
+    /// objects) so that a repository keeps a handful of packs, about
+    /// log2(total / smallest). Neither writes `gc.log`. `gc.auto` = 0 turns
+    /// both off, as it does git's own.
     pub fn maybe_repack(&self) {
         let auto: i64 = self
             .config_string("gc.auto")
@@ -590,22 +596,64 @@ impl Store {
         let count = fs::read_dir(self.git_dir.join("objects/17"))
             .map(|d| d.count() as i64)
             .unwrap_or(0);
-        if count <= threshold {
+        let args: &[&str] = if count > threshold {
+            &["gc", "--auto", "--quiet"]
+        } else if needs_geometric_repack(&pack_sizes(&self.git_dir.join("objects/pack"))) {
+            &[
+                "repack",
+                "-d",
+                "-q",
+                "--geometric=2",
+                "--no-write-bitmap-index",
+            ]
+        } else {
             return;
-        }
+        };
         let mut cmd = std::process::Command::new(&self.host.git_program);
         cmd.arg("--git-dir")
             .arg(&self.git_dir)
-            .args(["gc", "--auto", "--quiet"])
+            .args(args)
             .env_clear()
             .envs(self.host.git_env.iter().map(|(k, v)| (k, v)))
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        // Fire and forget: gc takes its own lock (gc.pid), and a writer must
-        // never wait for it. The child is reaped by init when we exit.
+        // Fire and forget: a writer must never wait for it, and the child
+        // is reaped by init when we exit. gc takes its own lock (gc.pid);
+        // two repacks at once are safe for the objects (each deletes the
+        // packs it merged only after its own pack is in place) and the
+        // loser of such a race merely fails.
         let _ = cmd.spawn();
     }
+}
+
+/// The sizes of the packs in `dir` that a repack may merge (those with an
+/// index and no `.keep`), in bytes.
+fn pack_sizes(dir: &Path) -> Vec<u64> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            if path.extension()? != "pack"
+                || !path.with_extension("idx").is_file()
+                || path.with_extension("keep").exists()
+            {
+                return None;
+            }
+            Some(fs::metadata(&path).ok()?.len())
+        })
+        .collect()
+}
+
+/// Whether packs of these sizes break the geometric progression
+/// `git repack --geometric=2` keeps: each pack at least twice the size of
+/// the next smaller one.
+fn needs_geometric_repack(sizes: &[u64]) -> bool {
+    let mut sorted = sizes.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[1] < w[0].saturating_mul(2))
 }
 
 /// Runs `git --git-dir DIR args…` with the host's environment.
@@ -640,4 +688,18 @@ fn describe_args(args: &[&std::ffi::OsStr]) -> String {
         .map(|a| a.to_string_lossy())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_geometric_repack;
+
+    #[test]
+    fn packs_out_of_geometric_progression_are_merged() {
+        assert!(!needs_geometric_repack(&[]));
+        assert!(!needs_geometric_repack(&[100]));
+        assert!(!needs_geometric_repack(&[100, 200, 400, 10_000]));
+        assert!(needs_geometric_repack(&[100, 100]));
+        assert!(needs_geometric_repack(&[10_000, 150, 100]));
+    }
 }
