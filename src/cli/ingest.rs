@@ -1,4 +1,4 @@
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
@@ -57,27 +57,25 @@ pub struct Args {
     json: bool,
 }
 
-fn read_items(args: &Args) -> ui::Result<Vec<Item>> {
+/// The items of every path, read as ingest asks for them (see
+/// [`inputs::stream_path`]): nothing is read ahead of the chunk being
+/// worked on.
+fn read_items(args: &Args) -> ui::Result<Box<dyn Iterator<Item = Item>>> {
     if args.paths.is_empty() {
         return Err(CliError::Usage(
             "name artifact files or directories to ingest, `-` for stdin, --from-commits DIR, or --redo ARTIFACT"
                 .into(),
         ));
     }
-    let mut items = Vec::new();
-    for p in &args.paths {
-        if p.as_os_str() == "-" {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .take(inputs::MAX_INPUT as u64 + 1)
-                .read_to_end(&mut buf)
-                .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
-            items.extend(inputs::items_from_bytes("-", &buf));
+    let paths = args.paths.clone();
+    Ok(Box::new(paths.into_iter().flat_map(|p| {
+        let items: Box<dyn Iterator<Item = Item>> = if p.as_os_str() == "-" {
+            Box::new(inputs::stream_reader("-", std::io::stdin().lock()))
         } else {
-            items.extend(inputs::items_from_path(p));
-        }
-    }
-    Ok(items)
+            Box::new(inputs::stream_path(&p))
+        };
+        items
+    })))
 }
 
 fn skip_word(why: Skip) -> &'static str {
@@ -224,7 +222,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ingest::redo(&mut lore, which, &backend, &mut |_| {})
     } else {
         let items = match &args.from_commits {
-            Some(dir) => inputs::items_from_commits(&lore, dir, args.since.as_deref())?,
+            Some(dir) => {
+                Box::new(inputs::items_from_commits(&lore, dir, args.since.as_deref())?.into_iter())
+            }
             None => read_items(&args)?,
         };
         run_items(&mut lore, items, &backend)
@@ -232,16 +232,17 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     report_outcomes(report, args.json)
 }
 
-/// Ingests `items` with a progress bar on a terminal for long runs.
+/// Ingests `items` with a progress bar on a terminal for long runs (shown
+/// from the 20th artifact: the number is not known before they are read).
 fn run_items(
     lore: &mut git_lore::ops::Lore,
-    items: Vec<Item>,
+    items: Box<dyn Iterator<Item = Item>>,
     backend: &Backend,
 ) -> Result<ingest::Report, git_lore::ops::LoreError> {
-    let bar = (std::io::stderr().is_terminal() && items.len() >= 20).then(|| {
-        let b = indicatif::ProgressBar::new(items.len() as u64);
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::hidden();
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} artifacts {msg}")
+            indicatif::ProgressStyle::with_template("{pos} artifacts {msg}")
                 .expect("valid template"),
         );
         b
@@ -249,6 +250,9 @@ fn run_items(
     let mut progress = |_: &Outcome| {
         if let Some(b) = &bar {
             b.inc(1);
+            if b.position() == 20 {
+                b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
         }
     };
     let report = ingest::ingest(lore, items, backend, &mut progress);

@@ -155,6 +155,9 @@ const OBJECT_CACHE_BYTES: usize = 16 << 20;
 /// the directory listing gix otherwise does to size it.
 const PACK_SLOTS: u16 = 8192;
 
+/// Where [`Store::maybe_repack`] leaves the pid of the repack it started.
+const REPACK_PID: &str = "lore/repack.pid";
+
 /// Opening options: never the user's or the system's configuration.
 fn open_options() -> gix::open::Options {
     gix::open::Options::isolated()
@@ -251,8 +254,8 @@ impl Store {
     /// Opens the repository at `path` with no questions asked of it, never
     /// reading the user's or the system's git configuration.
     pub(crate) fn open_raw(path: &Path, host: Host) -> Result<Store, StoreError> {
-        let mut repo = gix::open_opts(path, open_options())
-            .ctx(|| format!("opening {}", path.display()))?;
+        let mut repo =
+            gix::open_opts(path, open_options()).ctx(|| format!("opening {}", path.display()))?;
         repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
         Ok(Store {
             git_dir: repo.git_dir().to_owned(),
@@ -589,7 +592,7 @@ impl Store {
             .config_string("gc.auto")
             .and_then(|v| v.parse().ok())
             .unwrap_or(6700);
-        if auto <= 0 {
+        if auto <= 0 || self.repack_running() {
             return;
         }
         let threshold = (auto + 255) / 256;
@@ -619,11 +622,38 @@ impl Store {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
         // Fire and forget: a writer must never wait for it, and the child
-        // is reaped by init when we exit. gc takes its own lock (gc.pid);
-        // two repacks at once are safe for the objects (each deletes the
-        // packs it merged only after its own pack is in place) and the
-        // loser of such a race merely fails.
-        let _ = cmd.spawn();
+        // is reaped by init when we exit. Its pid is left in
+        // `lore/repack.pid` so the next command does not start another
+        // while it runs (two at once are safe for the objects, as each
+        // deletes the packs it merged only after its own pack is in place,
+        // but wasteful), and so that whoever must wait for it can.
+        if let Ok(child) = cmd.spawn() {
+            let _ = self.write_private_file(
+                REPACK_PID,
+                child.id().to_string().as_bytes(),
+                0o644,
+                false,
+            );
+        }
+    }
+
+    /// Whether the repack [`Store::maybe_repack`] last started is still
+    /// running.
+    pub fn repack_running(&self) -> bool {
+        let Ok(text) = fs::read_to_string(self.git_dir.join(REPACK_PID)) else {
+            return false;
+        };
+        let Ok(pid) = text.trim().parse::<u32>() else {
+            return false;
+        };
+        match fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // The state follows the parenthesised command name; a zombie
+            // has finished.
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+            Err(_) => false,
+        }
     }
 }
 

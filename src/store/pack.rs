@@ -136,7 +136,8 @@ pub(crate) fn write_pack(
     let (checksum, mut entries) = io_ctx(pack_bytes(tmp.as_file(), hash, order), ctx)?;
     let base = dir.join(format!("pack-{checksum}"));
     io_ctx(
-        tmp.persist(base.with_extension("pack")).map_err(|e| e.error),
+        tmp.persist(base.with_extension("pack"))
+            .map_err(|e| e.error),
         ctx,
     )?;
 

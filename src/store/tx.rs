@@ -142,10 +142,7 @@ impl<'s> Tx<'s> {
         let entry = self.editor.get(path.split('/')).map(|e| (e.mode, e.oid));
         match entry {
             Some((mode, oid)) if mode.is_blob() => {
-                let blob = self
-                    .repo
-                    .find_blob(oid)
-                    .ctx(|| format!("reading {path}"))?;
+                let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
                 Ok(Some(blob.data.clone()))
             }
             Some(_) => Ok(None),
@@ -161,16 +158,16 @@ impl<'s> Tx<'s> {
                     .ctx(|| format!("reading commit {head}"))?
                     .tree_id()
                     .ctx(|| format!("reading the tree of {head}"))?;
-                let tree = tree.object().ctx(|| format!("reading tree {tree}"))?.into_tree();
+                let tree = tree
+                    .object()
+                    .ctx(|| format!("reading tree {tree}"))?
+                    .into_tree();
                 match tree
                     .lookup_entry(path.split('/'))
                     .ctx(|| format!("looking up {path}"))?
                 {
                     Some(e) if e.mode().is_blob() => Ok(Some(
-                        e.object()
-                            .ctx(|| format!("reading {path}"))?
-                            .detach()
-                            .data,
+                        e.object().ctx(|| format!("reading {path}"))?.detach().data,
                     )),
                     _ => Ok(None),
                 }

@@ -577,9 +577,7 @@ fn a_batch_writes_a_pack_per_transaction_and_one_record_stays_loose() {
     env.git(&["config", "gc.auto", "0"]).ok();
     let (loose, packs) = object_counts(&env);
     assert_eq!(packs, 0, "init writes a few loose objects");
-    let arts: Vec<_> = (0..300)
-        .map(|n| crate::common::proposable(40, n))
-        .collect();
+    let arts: Vec<_> = (0..300).map(|n| crate::common::proposable(40, n)).collect();
     let f = env.artifacts_file("batch.jsonl", &arts);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
     assert_eq!(r.ok().lines().count(), 300);
@@ -618,9 +616,7 @@ fn a_batch_writes_a_pack_per_transaction_and_one_record_stays_loose() {
 fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
     let env = TestEnv::new();
     env.init();
-    let arts: Vec<_> = (0..600)
-        .map(|n| crate::common::proposable(42, n))
-        .collect();
+    let arts: Vec<_> = (0..600).map(|n| crate::common::proposable(42, n)).collect();
     let f = env.artifacts_file("batch.jsonl", &arts);
     env.lore(&["ingest", f.to_str().unwrap()]).ok();
     // Three packs of 256, 256 and 88 records are out of geometric
