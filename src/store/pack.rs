@@ -39,9 +39,12 @@ pub const LOOSE_MAX: usize = 64;
 /// Writes `objects` durably into `repo`'s object store: loose when there
 /// are at most [`LOOSE_MAX`], else as one pack. Returns how they were
 /// written.
+/// `sequence` lists the trees in the order they were written, which
+/// chooses their delta bases (any order is correct).
 pub fn persist(
     repo: &gix::Repository,
     objects: &gix::odb::memory::Storage,
+    sequence: &[ObjectId],
 ) -> Result<Written, StoreError> {
     if objects.is_empty() {
         return Ok(Written::Nothing);
@@ -57,7 +60,7 @@ pub fn persist(
         return Ok(Written::Loose(objects.len()));
     }
     let dir = repo.objects.store_ref().path().join("pack");
-    let name = write_pack(&dir, repo.object_hash(), objects)?;
+    let name = write_pack(&dir, repo.object_hash(), objects, sequence)?;
     Ok(Written::Pack(name))
 }
 
@@ -81,10 +84,17 @@ fn type_number(kind: Kind) -> u8 {
     }
 }
 
+/// The pack type number of a delta against an earlier entry of the pack.
+const OFS_DELTA: u8 = 6;
+
 /// The pack entry header: type and inflated size, little-endian base-128.
 fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
+    entry_header_raw(type_number(kind), size, out)
+}
+
+fn entry_header_raw(type_number: u8, size: usize, out: &mut Vec<u8>) {
     let mut size = size as u64;
-    let mut byte = (type_number(kind) << 4) | (size & 0x0f) as u8;
+    let mut byte = (type_number << 4) | (size & 0x0f) as u8;
     size >>= 4;
     while size != 0 {
         out.push(byte | 0x80);
@@ -117,13 +127,12 @@ pub(crate) fn write_pack(
     dir: &Path,
     hash: gix::hash::Kind,
     objects: &gix::odb::memory::Storage,
+    sequence: &[ObjectId],
 ) -> Result<ObjectId, StoreError> {
     io_ctx(fs::create_dir_all(dir), || {
         format!("creating {}", dir.display())
     })?;
-    // Commits, then trees, then blobs, as git orders them; by id within.
-    let mut order: Vec<(&ObjectId, &(Kind, Vec<u8>))> = objects.iter().collect();
-    order.sort_by_key(|(id, (kind, _))| (type_number(*kind), **id));
+    let order = plan(objects, sequence);
 
     let tmp = io_ctx(
         tempfile::Builder::new()
@@ -163,12 +172,162 @@ pub(crate) fn write_pack(
     Ok(checksum)
 }
 
+/// The longest chain of deltas a tree may sit at the end of: each link is
+/// one more object to inflate when the tree is read.
+const MAX_DELTA_DEPTH: usize = 10;
+
+/// How many of the trees before it in its group a tree is tried against
+/// as a delta base.
+const DELTA_WINDOW: usize = 4;
+
+/// One object in pack order, and where the earlier objects it may be
+/// stored as a delta of start.
+struct Planned<'a> {
+    id: ObjectId,
+    kind: Kind,
+    data: &'a [u8],
+    /// Candidates for a base are the positions from here to this one's.
+    group_start: usize,
+}
+
+/// The name of a tree's first entry (`<mode> <name>\0<id>`).
+fn first_entry_name(tree: &[u8]) -> &[u8] {
+    let start = tree.iter().position(|&b| b == b' ').map_or(0, |i| i + 1);
+    let end = tree.iter().position(|&b| b == 0).unwrap_or(tree.len());
+    tree.get(start..end).unwrap_or_default()
+}
+
+/// Pack order: commits, trees, blobs. A transaction rewrites the same few
+/// trees (the root, `proposals`, a fan-out directory) once per commit, each
+/// version its last with an entry added or changed: trees are grouped by
+/// their first entry's name (which such a change rarely touches), in the
+/// order they were written (`sequence`), and each may be a delta of one of
+/// the [`DELTA_WINDOW`] before it in its group.
+fn plan<'a>(objects: &'a gix::odb::memory::Storage, sequence: &[ObjectId]) -> Vec<Planned<'a>> {
+    let written: std::collections::HashMap<ObjectId, usize> = sequence
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (*id, i))
+        .collect();
+    let mut order: Vec<(Planned<'a>, usize)> = objects
+        .iter()
+        .map(|(id, (kind, data))| {
+            (
+                Planned {
+                    id: *id,
+                    kind: *kind,
+                    data,
+                    group_start: 0,
+                },
+                written.get(id).copied().unwrap_or(usize::MAX),
+            )
+        })
+        .collect();
+    fn key<'a>((p, when): &(Planned<'a>, usize)) -> (u8, &'a [u8], usize, ObjectId) {
+        let group = if p.kind == Kind::Tree {
+            first_entry_name(p.data)
+        } else {
+            &[][..]
+        };
+        (type_number(p.kind), group, *when, p.id)
+    }
+    order.sort_by(|a, b| key(a).cmp(&key(b)));
+    let mut order: Vec<Planned<'a>> = order.into_iter().map(|(p, _)| p).collect();
+    for i in 0..order.len() {
+        order[i].group_start = if i > 0
+            && order[i].kind == Kind::Tree
+            && order[i - 1].kind == Kind::Tree
+            && first_entry_name(order[i].data) == first_entry_name(order[i - 1].data)
+        {
+            order[i - 1].group_start
+        } else {
+            i
+        };
+    }
+    order
+}
+
+/// A git delta that makes `target` from `base`: copy their common prefix,
+/// insert what differs, copy their common suffix. `None` unless it is at
+/// most half of `target`.
+fn delta(base: &[u8], target: &[u8]) -> Option<Vec<u8>> {
+    let prefix = base.iter().zip(target).take_while(|(a, b)| a == b).count();
+    let room = base.len().min(target.len()) - prefix;
+    let suffix = base
+        .iter()
+        .rev()
+        .zip(target.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let middle = &target[prefix..target.len() - suffix];
+    let mut out = Vec::with_capacity(middle.len() + middle.len() / 127 + 32);
+    let varint = |mut n: usize, out: &mut Vec<u8>| loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            break;
+        }
+        out.push(byte | 0x80);
+    };
+    varint(base.len(), &mut out);
+    varint(target.len(), &mut out);
+    let copy = |offset: usize, size: usize, out: &mut Vec<u8>| {
+        // Copies of up to 0xffffff bytes at a 32-bit offset.
+        let (mut offset, mut size) = (offset, size);
+        while size > 0 {
+            let n = size.min(0xff_ffff);
+            let at = out.len();
+            out.push(0x80);
+            for i in 0..4 {
+                let b = (offset >> (8 * i)) as u8;
+                if b != 0 {
+                    out[at] |= 1 << i;
+                    out.push(b);
+                }
+            }
+            for i in 0..3 {
+                let b = (n >> (8 * i)) as u8;
+                if b != 0 {
+                    out[at] |= 0x10 << i;
+                    out.push(b);
+                }
+            }
+            offset += n;
+            size -= n;
+        }
+    };
+    if base.len() > u32::MAX as usize {
+        return None;
+    }
+    copy(0, prefix, &mut out);
+    for chunk in middle.chunks(0x7f) {
+        out.push(chunk.len() as u8);
+        out.extend_from_slice(chunk);
+    }
+    copy(base.len() - suffix, suffix, &mut out);
+    (out.len() <= target.len() / 2).then_some(out)
+}
+
+/// The distance back to a delta's base, in git's offset encoding.
+fn ofs_delta_offset(mut distance: u64, out: &mut Vec<u8>) {
+    let mut bytes = vec![(distance & 0x7f) as u8];
+    distance >>= 7;
+    while distance != 0 {
+        distance -= 1;
+        bytes.push(0x80 | (distance & 0x7f) as u8);
+        distance >>= 7;
+    }
+    out.extend(bytes.iter().rev());
+}
+
 /// Writes the pack of `order` to `file` and syncs it. Returns its checksum
 /// and, per object, its id, the CRC-32 of its entry and its offset.
 fn pack_bytes(
     file: &fs::File,
     hash: gix::hash::Kind,
-    order: Vec<(&ObjectId, &(Kind, Vec<u8>))>,
+    order: Vec<Planned<'_>>,
 ) -> std::io::Result<(ObjectId, Vec<(ObjectId, u32, u64)>)> {
     let mut out = Hashing {
         inner: std::io::BufWriter::with_capacity(1 << 16, file),
@@ -182,16 +341,38 @@ fn pack_bytes(
     let mut entries: Vec<(ObjectId, u32, u64)> = Vec::with_capacity(order.len());
     let mut offset = header.len() as u64;
     let mut entry = Vec::with_capacity(4096);
-    for (id, (kind, data)) in order {
+    // Per position: the offset and delta depth of what was written there.
+    let mut written: Vec<(u64, usize)> = Vec::with_capacity(order.len());
+    for p in &order {
         entry.clear();
-        entry_header(*kind, data.len(), &mut entry);
+        let i = written.len();
+        let as_delta = (p.group_start.max(i.saturating_sub(DELTA_WINDOW))..i)
+            .filter(|&b| written[b].1 < MAX_DELTA_DEPTH)
+            .filter_map(|b| {
+                let (base_offset, depth) = written[b];
+                delta(order[b].data, p.data).map(|d| (d, base_offset, depth + 1))
+            })
+            .min_by_key(|(d, _, _)| d.len());
+        let depth = match &as_delta {
+            Some((d, base_offset, depth)) => {
+                entry_header_raw(OFS_DELTA, d.len(), &mut entry);
+                ofs_delta_offset(offset - base_offset, &mut entry);
+                *depth
+            }
+            None => {
+                entry_header(p.kind, p.data.len(), &mut entry);
+                0
+            }
+        };
+        let body = as_delta.as_ref().map_or(p.data, |(d, _, _)| d);
         let mut z =
             gix::zlib::stream::deflate::Write::new(&mut entry, gix::zlib::Compression::BEST_SPEED);
-        z.write_all(data)?;
+        z.write_all(body)?;
         z.flush()?;
         drop(z);
         out.write_all(&entry)?;
-        entries.push((*id, crc32fast::hash(&entry), offset));
+        entries.push((p.id, crc32fast::hash(&entry), offset));
+        written.push((offset, depth));
         offset += entry.len() as u64;
     }
     let Hashing { inner, hasher } = out;
@@ -248,6 +429,82 @@ fn index_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Applies a git delta, as git does.
+    fn apply(base: &[u8], delta: &[u8]) -> Vec<u8> {
+        let mut pos = 0;
+        let mut varint = || {
+            let (mut n, mut shift) = (0usize, 0);
+            loop {
+                let b = delta[pos];
+                pos += 1;
+                n |= ((b & 0x7f) as usize) << shift;
+                shift += 7;
+                if b & 0x80 == 0 {
+                    return n;
+                }
+            }
+        };
+        assert_eq!(varint(), base.len());
+        let size = varint();
+        let mut out = Vec::new();
+        while pos < delta.len() {
+            let op = delta[pos];
+            pos += 1;
+            if op & 0x80 != 0 {
+                let (mut offset, mut n) = (0usize, 0usize);
+                for i in 0..4 {
+                    if op & (1 << i) != 0 {
+                        offset |= (delta[pos] as usize) << (8 * i);
+                        pos += 1;
+                    }
+                }
+                for i in 0..3 {
+                    if op & (0x10 << i) != 0 {
+                        n |= (delta[pos] as usize) << (8 * i);
+                        pos += 1;
+                    }
+                }
+                if n == 0 {
+                    n = 0x10000;
+                }
+                out.extend_from_slice(&base[offset..offset + n]);
+            } else {
+                let n = op as usize;
+                out.extend_from_slice(&delta[pos..pos + n]);
+                pos += n;
+            }
+        }
+        assert_eq!(out.len(), size);
+        out
+    }
+
+    #[test]
+    fn deltas_rebuild_their_target() {
+        let base: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut inserted = base.clone();
+        inserted.splice(1234..1234, (0..300u32).map(|i| i as u8));
+        let mut removed = base.clone();
+        removed.drain(10..40);
+        let mut appended = base.clone();
+        appended.extend_from_slice(b"tail");
+        for target in [inserted, removed, appended, base.clone()] {
+            let d = delta(&base, &target).expect("a small delta");
+            assert_eq!(apply(&base, &d), target);
+        }
+        assert_eq!(delta(&base, b"entirely different"), None, "not worth it");
+    }
+
+    #[test]
+    fn delta_offsets_use_gits_encoding() {
+        let mut out = Vec::new();
+        ofs_delta_offset(100, &mut out);
+        assert_eq!(out, [100]);
+        out.clear();
+        // 200 = (0 + 1) * 128 + 72: git subtracts one per continuation.
+        ofs_delta_offset(200, &mut out);
+        assert_eq!(out, [0x80, 72]);
+    }
 
     #[test]
     fn entry_headers_encode_type_and_size_as_git_does() {

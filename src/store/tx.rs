@@ -114,6 +114,8 @@ pub struct Tx<'s> {
     signer: &'s dyn CommitSigner,
     author: gix::actor::Signature,
     commits: Vec<ObjectId>,
+    /// Trees in the order they were written (a pack's delta bases).
+    trees: Vec<ObjectId>,
 }
 
 impl<'s> Tx<'s> {
@@ -225,9 +227,16 @@ impl<'s> Tx<'s> {
                 }
             }
         }
+        let trees = &mut self.trees;
         let tree = self
             .editor
-            .write(|t| repo.write_object(t).map(|id| id.detach()))
+            .write(|t| {
+                let id = repo.write_object(t).map(|id| id.detach());
+                if let Ok(id) = &id {
+                    trees.push(*id);
+                }
+                id
+            })
             .ctx(|| "writing trees".into())?;
         let mut commit = gix::objs::Commit {
             tree,
@@ -381,18 +390,19 @@ impl Store {
             signer,
             author: self.signature_at(now),
             commits: Vec::new(),
+            trees: Vec::new(),
         };
         let value = f(&mut tx)?;
-        let commits = tx.commits;
-        self.persist_memory(&repo).map_err(E::from)?;
+        let (commits, trees) = (tx.commits, tx.trees);
+        self.persist_memory(&repo, &trees).map_err(E::from)?;
         Ok((value, commits))
     }
 
     /// Writes what `repo` kept in memory into the object store, durably
     /// (see [`super::pack`]), and empties its memory.
-    fn persist_memory(&self, repo: &gix::Repository) -> Result<(), StoreError> {
+    fn persist_memory(&self, repo: &gix::Repository, trees: &[ObjectId]) -> Result<(), StoreError> {
         if let Some(objects) = repo.objects.reset_object_memory() {
-            super::pack::persist(self.repo(), &objects)?;
+            super::pack::persist(self.repo(), &objects, trees)?;
         }
         Ok(())
     }
@@ -453,9 +463,10 @@ impl Store {
                 signer,
                 author: author.clone(),
                 commits: Vec::new(),
+                trees: Vec::new(),
             };
             let value = f(&mut tx)?;
-            let (head, commits, overlay) = (tx.head, tx.commits, tx.overlay);
+            let (head, commits, overlay, trees) = (tx.head, tx.commits, tx.overlay, tx.trees);
             if commits.is_empty() && onto.is_none_or(|o| Some(o) == tip) {
                 return Ok(Committed {
                     value,
@@ -471,7 +482,7 @@ impl Store {
             let swapped = if moved {
                 Err(SwapError::Lost)
             } else {
-                self.persist_memory(&repo).map_err(E::from)?;
+                self.persist_memory(&repo, &trees).map_err(E::from)?;
                 self.swap(branch, tip, head, &author)
             };
             match swapped {
