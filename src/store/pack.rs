@@ -39,12 +39,12 @@ pub const LOOSE_MAX: usize = 64;
 /// Writes `objects` durably into `repo`'s object store: loose when there
 /// are at most [`LOOSE_MAX`], else as one pack. Returns how they were
 /// written.
-/// `sequence` lists the trees in the order they were written, which
-/// chooses their delta bases (any order is correct).
+/// `sequence` lists the trees by path in the order they were written,
+/// which chooses their delta bases (any order is correct).
 pub fn persist(
     repo: &gix::Repository,
     objects: &gix::odb::memory::Storage,
-    sequence: &[ObjectId],
+    sequence: &[(String, ObjectId)],
 ) -> Result<Written, StoreError> {
     if objects.is_empty() {
         return Ok(Written::Nothing);
@@ -127,7 +127,7 @@ pub(crate) fn write_pack(
     dir: &Path,
     hash: gix::hash::Kind,
     objects: &gix::odb::memory::Storage,
-    sequence: &[ObjectId],
+    sequence: &[(String, ObjectId)],
 ) -> Result<ObjectId, StoreError> {
     io_ctx(fs::create_dir_all(dir), || {
         format!("creating {}", dir.display())
@@ -190,26 +190,21 @@ struct Planned<'a> {
     group_start: usize,
 }
 
-/// The name of a tree's first entry (`<mode> <name>\0<id>`).
-fn first_entry_name(tree: &[u8]) -> &[u8] {
-    let start = tree.iter().position(|&b| b == b' ').map_or(0, |i| i + 1);
-    let end = tree.iter().position(|&b| b == 0).unwrap_or(tree.len());
-    tree.get(start..end).unwrap_or_default()
-}
-
 /// Pack order: commits, trees, blobs. A transaction rewrites the same few
 /// trees (the root, `proposals`, a fan-out directory) once per commit, each
 /// version its last with an entry added or changed: trees are grouped by
-/// their first entry's name (which such a change rarely touches), in the
-/// order they were written (`sequence`), and each may be a delta of one of
-/// the [`DELTA_WINDOW`] before it in its group.
-fn plan<'a>(objects: &'a gix::odb::memory::Storage, sequence: &[ObjectId]) -> Vec<Planned<'a>> {
-    let written: std::collections::HashMap<ObjectId, usize> = sequence
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (*id, i))
-        .collect();
-    let mut order: Vec<(Planned<'a>, usize)> = objects
+/// path, in the order they were written (`sequence`), and each may be a
+/// delta of one of the [`DELTA_WINDOW`] versions before it.
+fn plan<'a>(
+    objects: &'a gix::odb::memory::Storage,
+    sequence: &'a [(String, ObjectId)],
+) -> Vec<Planned<'a>> {
+    let mut written: std::collections::HashMap<ObjectId, (&str, usize)> =
+        std::collections::HashMap::with_capacity(sequence.len());
+    for (i, (path, id)) in sequence.iter().enumerate() {
+        written.entry(*id).or_insert((path.as_str(), i));
+    }
+    let mut order: Vec<(Planned<'a>, (&str, usize))> = objects
         .iter()
         .map(|(id, (kind, data))| {
             (
@@ -219,32 +214,28 @@ fn plan<'a>(objects: &'a gix::odb::memory::Storage, sequence: &[ObjectId]) -> Ve
                     data,
                     group_start: 0,
                 },
-                written.get(id).copied().unwrap_or(usize::MAX),
+                written.get(id).copied().unwrap_or(("", usize::MAX)),
             )
         })
         .collect();
-    fn key<'a>((p, when): &(Planned<'a>, usize)) -> (u8, &'a [u8], usize, ObjectId) {
-        let group = if p.kind == Kind::Tree {
-            first_entry_name(p.data)
-        } else {
-            &[][..]
-        };
-        (type_number(p.kind), group, *when, p.id)
+    fn key<'a>(
+        (p, (path, when)): &(Planned<'a>, (&'a str, usize)),
+    ) -> (u8, &'a str, usize, ObjectId) {
+        (type_number(p.kind), path, *when, p.id)
     }
     order.sort_by(|a, b| key(a).cmp(&key(b)));
-    let mut order: Vec<Planned<'a>> = order.into_iter().map(|(p, _)| p).collect();
     for i in 0..order.len() {
-        order[i].group_start = if i > 0
-            && order[i].kind == Kind::Tree
-            && order[i - 1].kind == Kind::Tree
-            && first_entry_name(order[i].data) == first_entry_name(order[i - 1].data)
+        order[i].0.group_start = if i > 0
+            && order[i].0.kind == Kind::Tree
+            && order[i - 1].0.kind == Kind::Tree
+            && order[i].1 .0 == order[i - 1].1 .0
         {
-            order[i - 1].group_start
+            order[i - 1].0.group_start
         } else {
             i
         };
     }
-    order
+    order.into_iter().map(|(p, _)| p).collect()
 }
 
 /// A git delta that makes `target` from `base`: copy their common prefix,

@@ -114,8 +114,9 @@ pub struct Tx<'s> {
     signer: &'s dyn CommitSigner,
     author: gix::actor::Signature,
     commits: Vec<ObjectId>,
-    /// Trees in the order they were written (a pack's delta bases).
-    trees: Vec<ObjectId>,
+    /// Trees by path, in the order they were written: a tree's earlier
+    /// version is its delta base in the pack.
+    trees: Vec<(String, ObjectId)>,
 }
 
 impl<'s> Tx<'s> {
@@ -227,17 +228,39 @@ impl<'s> Tx<'s> {
                 }
             }
         }
-        let trees = &mut self.trees;
         let tree = self
             .editor
-            .write(|t| {
-                let id = repo.write_object(t).map(|id| id.detach());
-                if let Ok(id) = &id {
-                    trees.push(*id);
-                }
-                id
-            })
+            .write(|t| repo.write_object(t).map(|id| id.detach()))
             .ctx(|| "writing trees".into())?;
+        // The directories on the changed paths now hold their new trees.
+        self.trees.push((String::new(), tree));
+        let mut dirs: Vec<&str> = spec
+            .changes
+            .iter()
+            .flat_map(|c| {
+                let path = match c {
+                    Change::Put { path, .. }
+                    | Change::Delete { path }
+                    | Change::Link { path, .. } => path.as_str(),
+                };
+                path.match_indices('/').map(move |(i, _)| &path[..i])
+            })
+            .collect();
+        dirs.sort_unstable();
+        dirs.dedup();
+        if !dirs.is_empty() {
+            let root = repo
+                .find_tree(tree)
+                .ctx(|| format!("reading tree {tree}"))?;
+            for dir in dirs {
+                let entry = root
+                    .lookup_entry(dir.split('/'))
+                    .ctx(|| format!("looking up {dir}"))?;
+                if let Some(e) = entry.filter(|e| e.mode().is_tree()) {
+                    self.trees.push((dir.to_owned(), e.object_id()));
+                }
+            }
+        }
         let mut commit = gix::objs::Commit {
             tree,
             parents: self.head.into_iter().chain(spec.merge_with).collect(),
@@ -400,7 +423,11 @@ impl Store {
 
     /// Writes what `repo` kept in memory into the object store, durably
     /// (see [`super::pack`]), and empties its memory.
-    fn persist_memory(&self, repo: &gix::Repository, trees: &[ObjectId]) -> Result<(), StoreError> {
+    fn persist_memory(
+        &self,
+        repo: &gix::Repository,
+        trees: &[(String, ObjectId)],
+    ) -> Result<(), StoreError> {
         if let Some(objects) = repo.objects.reset_object_memory() {
             super::pack::persist(self.repo(), &objects, trees)?;
         }
