@@ -95,6 +95,7 @@ t0=$(now)
 ) || { kill "$SAMPLER"; die "(w) ingest: $(tail -2 "$WL.err")"; }
 wall=$(since "$t0")
 after=$(kb "$GD")
+co_after=$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')
 t1=$(now)
 pid=$(cat "$GD/lore/repack.pid" 2>/dev/null || echo)
 while [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null; do sleep 0.2; done
@@ -112,7 +113,7 @@ peak=$(awk '{ if ($2 > m) m = $2 } END { print m + 0 }' "$OUT/w.samples")
 record w.wall "$wall" s "(w) git-lore ingest of $N artifacts (one JSON Lines file, offline backend, signed); user $(timev_field "$OUT/w.timev" 'User time') s, sys $(timev_field "$OUT/w.timev" 'System time') s"
 record w.rss "$(timev_field "$OUT/w.timev" 'Maximum resident')" KiB "(w) peak RSS"
 record w.size_peak "$peak" KiB "(w) largest objects/ sampled during the run and right after it ($(wc -l <"$OUT/w.samples") samples)"
-record w.size_after "$after" KiB "(w) objects/ right after the command returned [$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')]"
+record w.size_after "$after" KiB "(w) objects/ right after the command returned [$co_after]"
 record w.settle "$settle" s "(w) background repack still running after the command returned"
 record w.size_settled "$settled" KiB "(w) objects/ after the background repack [$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')]"
 
