@@ -579,7 +579,7 @@ mod tests {
                 compact(REAL).replace("\"decision\"", "\"musing\"")
             )
             .into_bytes(),
-            REAL[..REAL.len() - 3].as_bytes().to_vec(),
+            REAL.as_bytes()[..REAL.len() - 3].to_vec(),
             b"hello".to_vec(),
             b"".to_vec(),
             b" \n\t\n".to_vec(),

@@ -319,7 +319,7 @@ fn pack_bytes(
     file: &fs::File,
     hash: gix::hash::Kind,
     order: Vec<Planned<'_>>,
-) -> std::io::Result<(ObjectId, Vec<(ObjectId, u32, u64)>)> {
+) -> std::io::Result<(ObjectId, Vec<IndexEntry>)> {
     let mut out = Hashing {
         inner: std::io::BufWriter::with_capacity(1 << 16, file),
         hasher: gix::hash::hasher(hash),
@@ -329,7 +329,7 @@ fn pack_bytes(
     header.extend_from_slice(&2u32.to_be_bytes());
     header.extend_from_slice(&(order.len() as u32).to_be_bytes());
     out.write_all(&header)?;
-    let mut entries: Vec<(ObjectId, u32, u64)> = Vec::with_capacity(order.len());
+    let mut entries: Vec<IndexEntry> = Vec::with_capacity(order.len());
     let mut offset = header.len() as u64;
     let mut entry = Vec::with_capacity(4096);
     // Per position: the offset and delta depth of what was written there.
@@ -374,10 +374,14 @@ fn pack_bytes(
     Ok((checksum, entries))
 }
 
+/// What the index records of one object: its id, the CRC-32 of its pack
+/// entry and the entry's offset.
+type IndexEntry = (ObjectId, u32, u64);
+
 /// A version-2 pack index over `entries` (sorted by id).
 fn index_bytes(
     hash: gix::hash::Kind,
-    entries: &[(ObjectId, u32, u64)],
+    entries: &[IndexEntry],
     pack_checksum: &ObjectId,
 ) -> Result<Vec<u8>, gix::Error> {
     let mut idx = Vec::with_capacity(8 + 1024 + entries.len() * (hash.len_in_bytes() + 8) + 40);
