@@ -15,6 +15,7 @@
 #        signed, default config), wall/user/sys time and peak RSS; the size of
 #        objects/ sampled every 0.2 s while it runs, right after it, and once
 #        the background repack it starts has finished (and how long that took);
+#        then `seen` of the middle artifact (30 runs, process start included);
 #   (c)  git fast-import of the same N+1 commits, unsigned (the stream is made
 #        by fast-export of (w)'s repository and not timed), and its size;
 #   the ratios (w)/(c) of time and of size at each moment.
@@ -116,6 +117,12 @@ record w.size_peak "$peak" KiB "(w) largest objects/ sampled during the run and 
 record w.size_after "$after" KiB "(w) objects/ right after the command returned [$co_after]"
 record w.settle "$settle" s "(w) background repack still running after the command returned"
 record w.size_settled "$settled" KiB "(w) objects/ after the background repack [$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')]"
+
+# seen on the settled repository, process start included
+MID=$(sed -n "$((N / 2))p" "$W/artifacts.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+(hermetic "$WL"; python3 "$LIB/timecmd.py" --runs 30 --warmup 3 --json "$OUT/w.seen.json" -- "$BIN" seen "$MID" >/dev/null) || die "(w) seen"
+read -r smean smin < <(python3 -c "import json; r = json.load(open('$OUT/w.seen.json'))['results'][0]; print('%.2f %.2f' % (r['mean'] * 1000, r['min'] * 1000))")
+record w.seen "$smean" ms "(w) git-lore seen of the middle artifact after the repack (mean of 30, min $smin ms)"
 
 # (c) fast-import of the same commits, unsigned
 STREAM=$W/ledger.stream

@@ -632,6 +632,14 @@ fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
     }
     assert_eq!(counts, (0, 1), "one pack, nothing loose");
     assert!(!env.repo().join("gc.log").exists(), "no gc.log left behind");
+    // Then the commit-graph, which history walks need to be fast.
+    env.wait_for_repack();
+    assert!(
+        env.repo()
+            .join("objects/info/commit-graphs/commit-graph-chain")
+            .is_file(),
+        "a commit-graph is written after the repack"
+    );
     assert_eq!(env.ledger_commits().len(), 601);
     assert_eq!(env.lore(&["verify"]).code, 0);
     env.assert_fsck();
