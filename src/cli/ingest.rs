@@ -1,4 +1,4 @@
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
@@ -59,27 +59,25 @@ pub struct Args {
     json: bool,
 }
 
-fn read_items(args: &Args) -> ui::Result<Vec<Item>> {
+/// The items of every path, read as ingest asks for them (see
+/// [`inputs::stream_path`]): nothing is read ahead of the chunk being
+/// worked on.
+fn read_items(args: &Args) -> ui::Result<Box<dyn Iterator<Item = Item>>> {
     if args.paths.is_empty() {
         return Err(CliError::Usage(
             "name artifact files or directories to ingest, `-` for stdin, --from-commits DIR, or --redo ARTIFACT"
                 .into(),
         ));
     }
-    let mut items = Vec::new();
-    for p in &args.paths {
-        if p.as_os_str() == "-" {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .take(inputs::MAX_INPUT as u64 + 1)
-                .read_to_end(&mut buf)
-                .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
-            items.extend(inputs::items_from_bytes("-", &buf));
+    let paths = args.paths.clone();
+    Ok(Box::new(paths.into_iter().flat_map(|p| {
+        let items: Box<dyn Iterator<Item = Item>> = if p.as_os_str() == "-" {
+            Box::new(inputs::stream_reader("-", std::io::stdin().lock()))
         } else {
-            items.extend(inputs::items_from_path(p));
-        }
-    }
-    Ok(items)
+            Box::new(inputs::stream_path(&p))
+        };
+        items
+    })))
 }
 
 fn skip_word(why: Skip) -> &'static str {
@@ -219,7 +217,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         .collect::<ui::Result<Vec<_>>>()?;
     let mut lore = ctx.open()?;
     let backend = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
-    let mut sources = Vec::new();
+    // Each item's source, noted as ingest takes it (items stream).
+    let sources = std::cell::RefCell::new(Vec::new());
     let report = if redoing {
         let which = if args.redo_declined {
             ingest::RedoWhich::Declined { since }
@@ -233,26 +232,29 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         };
         ingest::redo(&mut lore, which, &backend, &mut |_| {})
     } else {
-        let items = match &args.from_commits {
-            Some(dir) => inputs::items_from_commits(&lore, dir, args.since.as_deref())?,
+        let items: Box<dyn Iterator<Item = Item>> = match &args.from_commits {
+            Some(dir) => {
+                Box::new(inputs::items_from_commits(&lore, dir, args.since.as_deref())?.into_iter())
+            }
             None => read_items(&args)?,
         };
-        sources = items.iter().map(|i| i.source.clone()).collect();
-        run_items(&mut lore, items, &backend)
+        let noted = items.inspect(|i| sources.borrow_mut().push(i.source.clone()));
+        run_items(&mut lore, Box::new(noted), &backend)
     };
-    report_outcomes("ingest", report, &sources, args.json)
+    report_outcomes("ingest", report, &sources.into_inner(), args.json)
 }
 
-/// Ingests `items` with a progress bar on a terminal for long runs.
-fn run_items(
+/// Ingests `items` with a progress bar on a terminal for long runs (shown
+/// from the 20th artifact: the number is not known before they are read).
+fn run_items<'a>(
     lore: &mut git_lore::ops::Lore,
-    items: Vec<Item>,
+    items: Box<dyn Iterator<Item = Item> + 'a>,
     backend: &Backend,
 ) -> Result<ingest::Report, git_lore::ops::LoreError> {
-    let bar = (std::io::stderr().is_terminal() && items.len() >= 20).then(|| {
-        let b = indicatif::ProgressBar::new(items.len() as u64);
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::hidden();
         b.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} artifacts {msg}")
+            indicatif::ProgressStyle::with_template("{pos} artifacts {msg}")
                 .expect("valid template"),
         );
         b
@@ -260,6 +262,9 @@ fn run_items(
     let mut progress = |_: &Outcome| {
         if let Some(b) = &bar {
             b.inc(1);
+            if b.position() == 20 {
+                b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
         }
     };
     let report = ingest::ingest(lore, items, backend, &mut progress);

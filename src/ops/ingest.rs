@@ -164,18 +164,19 @@ fn transform_template(lore: &Lore) -> Result<String, LoreError> {
     })
 }
 
-/// Runs ingest over `items`. `progress` is told about each outcome as it is
-/// determined. Fails only for setup errors, before anything is written.
+/// Runs ingest over `items`, taking each as it comes (a stream of any
+/// length: the artifacts waiting to be written are at most a chunk).
+/// `progress` is told about each outcome as it is determined. Fails only for setup errors, before anything is written.
 pub fn ingest(
     lore: &mut Lore,
-    items: Vec<Item>,
+    items: impl IntoIterator<Item = Item>,
     backend: &Backend,
     progress: &mut dyn FnMut(&Outcome),
 ) -> Result<Report, LoreError> {
     let template = transform_template(lore)?;
     let index = Index::load(&lore.store)?;
     let mut slots = Slots {
-        slots: vec![None; items.len()],
+        slots: Vec::new(),
         progress,
     };
     let mut first_of: HashMap<Id, usize> = HashMap::new();
@@ -184,7 +185,10 @@ pub fn ingest(
     let mut error = None;
     let mut claims = open_claims(lore, backend);
 
+    // Items are taken as they are read: only the chunk waiting to be
+    // written holds artifacts; every item keeps its outcome (small).
     for (i, item) in items.into_iter().enumerate() {
+        slots.slots.push(None);
         if error.is_some() {
             slots.set(i, not_attempted(item));
             continue;

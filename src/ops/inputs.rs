@@ -36,20 +36,37 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, InputError> {
 /// The items in a file, or in every `*.json` / `*.jsonl` file below a
 /// directory (in path order). Unreadable paths become `invalid` items.
 pub fn items_from_path(path: &Path) -> Vec<Item> {
+    stream_path(path).collect()
+}
+
+/// The items in a file, or in every `*.json` / `*.jsonl` file below a
+/// directory (in path order), read as they are asked for: one file open at
+/// a time, JSON Lines a line at a time ([`pipeline::input::ArtifactStream`]),
+/// so memory does not grow with the number of artifacts. Unreadable paths
+/// become `invalid` items.
+pub fn stream_path(path: &Path) -> impl Iterator<Item = Item> {
     let mut files = Vec::new();
-    let mut items = Vec::new();
-    collect_files(path, &mut files, &mut items);
-    for f in files {
+    let mut errors = Vec::new();
+    collect_files(path, &mut files, &mut errors);
+    errors.into_iter().chain(files.into_iter().flat_map(|f| {
         let source = f.display().to_string();
-        match read_bounded(&f) {
-            Ok(bytes) => items.extend(items_from_bytes(&source, &bytes)),
-            Err(why) => items.push(Item {
+        let items: Box<dyn Iterator<Item = Item>> = match std::fs::File::open(&f) {
+            Ok(file) => Box::new(pipeline::input::ArtifactStream::new(
+                &source,
+                std::io::BufReader::with_capacity(1 << 16, file),
+            )),
+            Err(e) => Box::new(std::iter::once(Item {
                 source,
-                artifact: Err(why),
-            }),
-        }
-    }
-    items
+                artifact: Err(InputError::Unreadable(e.to_string())),
+            })),
+        };
+        items
+    }))
+}
+
+/// The items read from `reader` (stdin), streamed as [`stream_path`] does.
+pub fn stream_reader<R: std::io::BufRead>(source: &str, reader: R) -> impl Iterator<Item = Item> {
+    pipeline::input::ArtifactStream::new(source, reader)
 }
 
 fn unreadable(path: &Path, why: String) -> Item {

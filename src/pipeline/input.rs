@@ -13,15 +13,19 @@
 //! by itself, it is JSON Lines; otherwise it is one malformed document (one
 //! error, not one per line of a pretty-printed file).
 //!
-//! Limits (decided here): an input over [`MAX_INPUT_BYTES`] (16 MiB) is
-//! refused whole — callers should read at most `MAX_INPUT_BYTES + 1` bytes; an
+//! Limits (decided here): an input read whole ([`read_artifacts`]) over
+//! [`MAX_INPUT_BYTES`] (16 MiB) is refused whole — callers should read at
+//! most `MAX_INPUT_BYTES + 1` bytes; [`ArtifactStream`] reads JSON Lines of
+//! any length a line at a time (a line over [`MAX_LINE_BYTES`] is refused
+//! alone), and a single document or array whole, up to the same 16 MiB; an
 //! artifact over [`MAX_ARTIFACT_BYTES`] (1 MiB, measured as its compact JSON)
 //! is refused alone. Real artifacts are a sentence and a paragraph; the
 //! limits keep prompts, records and memory bounded. A UTF-8 byte-order mark
 //! is ignored; blank lines in JSON Lines are skipped. An empty input (white
 //! space, or a byte-order mark alone) is reported as such.
 //!
-//! Pure: no file system access (the CLI reads files, directories and stdin).
+//! Pure: no file system access (the caller opens files, directories and
+//! stdin and hands over a reader).
 
 use serde_json::Value;
 
@@ -152,6 +156,264 @@ pub fn read_artifacts(source: &str, bytes: &[u8]) -> Vec<Item> {
                         .and_then(|v| artifact_from_value(&v)),
                 })
                 .collect()
+        }
+    }
+}
+
+/// The longest line read as one artifact of JSON Lines (4 MiB): the
+/// artifact limit is on compact JSON, and a line may carry white space.
+pub const MAX_LINE_BYTES: usize = 4 * MAX_ARTIFACT_BYTES;
+
+/// Reads the artifacts of one input as they come, holding one line (or, for
+/// a single document or array, the one input of at most
+/// [`MAX_INPUT_BYTES`]) at a time. Yields what [`read_artifacts`] would for
+/// the same bytes up to that limit, and goes on past it for JSON Lines: an
+/// input whose first non-blank line is a JSON value by itself, followed by
+/// another non-blank line, is JSON Lines of any length, each line limited
+/// to [`MAX_LINE_BYTES`]. A read error ends the input with one `Unreadable`
+/// item.
+pub struct ArtifactStream<R> {
+    source: String,
+    reader: R,
+    /// Lines consumed so far (the number of the last one read).
+    line: usize,
+    state: StreamState,
+    ready: std::collections::VecDeque<Item>,
+}
+
+#[derive(PartialEq, Eq)]
+enum StreamState {
+    Start,
+    Lines,
+    Done,
+}
+
+/// One line read with a bound.
+enum Line {
+    /// The whole line, appended to the buffer.
+    Whole,
+    /// Longer than the bound: this many bytes, the rest of it skipped (up
+    /// to [`MAX_INPUT_BYTES`]; past that the input ends here, so an endless
+    /// line is not read forever).
+    TooLong(usize),
+}
+
+impl<R: std::io::BufRead> ArtifactStream<R> {
+    /// Artifacts read from `reader`, labelled with `source`.
+    pub fn new(source: &str, reader: R) -> ArtifactStream<R> {
+        ArtifactStream {
+            source: source.to_owned(),
+            reader,
+            line: 0,
+            state: StreamState::Start,
+            ready: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Appends the next line (with its newline) to `buf`, reading at most
+    /// `cap` bytes of it; `Ok(None)` at end of input. With `skip`, the rest
+    /// of a line over `cap` is read past (see [`Line::TooLong`]); without,
+    /// the input ends there.
+    fn read_line(
+        &mut self,
+        buf: &mut Vec<u8>,
+        cap: usize,
+        skip: bool,
+    ) -> std::io::Result<Option<Line>> {
+        use std::io::{BufRead, Read};
+        let start = buf.len();
+        let n = (&mut self.reader)
+            .take(cap as u64 + 1)
+            .read_until(b'\n', buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        if n <= cap || buf.ends_with(b"\n") {
+            return Ok(Some(Line::Whole));
+        }
+        // Skip the rest of the line without holding it.
+        buf.truncate(start);
+        let mut size = n;
+        if !skip {
+            self.state = StreamState::Done;
+            return Ok(Some(Line::TooLong(size)));
+        }
+        loop {
+            if size > MAX_INPUT_BYTES {
+                self.state = StreamState::Done;
+                break;
+            }
+            let chunk = self.reader.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => {
+                    size += at;
+                    self.reader.consume(at + 1);
+                    break;
+                }
+                None => {
+                    let len = chunk.len();
+                    size += len;
+                    self.reader.consume(len);
+                }
+            }
+        }
+        Ok(Some(Line::TooLong(size)))
+    }
+
+    fn unreadable(&mut self, e: std::io::Error) {
+        self.state = StreamState::Done;
+        self.ready.push_back(Item {
+            source: format!("{}:{}", self.source, self.line + 1),
+            artifact: Err(InputError::Unreadable(e.to_string())),
+        });
+    }
+
+    fn line_item(&self, line: &[u8]) -> Item {
+        Item {
+            source: format!("{}:{}", self.source, self.line),
+            artifact: serde_json::from_slice::<Value>(line)
+                .map_err(|e| InputError::NotJson(one_line(&e.to_string())))
+                .and_then(|v| artifact_from_value(&v)),
+        }
+    }
+
+    /// Reads up to the second non-blank line to tell JSON Lines from one
+    /// document, then queues what is known.
+    fn start(&mut self) -> std::io::Result<()> {
+        let mut head = Vec::new();
+        // The first non-blank line, which may be a whole document's only
+        // line: bounded by the input limit, not the line limit.
+        let first = loop {
+            let from = head.len();
+            let cap = (MAX_INPUT_BYTES + 1).saturating_sub(from);
+            match self.read_line(&mut head, cap, false)? {
+                None => break None,
+                Some(Line::TooLong(_)) => {
+                    self.state = StreamState::Done;
+                    self.ready.push_back(Item {
+                        source: self.source.clone(),
+                        artifact: Err(InputError::InputTooLarge {
+                            limit: MAX_INPUT_BYTES,
+                        }),
+                    });
+                    return Ok(());
+                }
+                Some(Line::Whole) => {
+                    let mut line = &head[from..];
+                    if from == 0 {
+                        line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+                    }
+                    if !line.iter().all(u8::is_ascii_whitespace) {
+                        break Some((from, self.line));
+                    }
+                }
+            }
+        };
+        let lines_mode = first.and_then(|(from, n)| {
+            let mut line = &head[from..];
+            if from == 0 {
+                line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+            }
+            serde_json::from_slice::<Value>(line)
+                .is_ok()
+                .then_some((from, n))
+        });
+        let Some((from, first_no)) = lines_mode else {
+            return self.whole(head);
+        };
+        // A JSON value alone on its line: JSON Lines if another non-blank
+        // line follows, else one document.
+        let mut next = Vec::new();
+        let second = loop {
+            next.clear();
+            match self.read_line(&mut next, MAX_LINE_BYTES, true)? {
+                None => break None,
+                Some(Line::TooLong(size)) => break Some(Err(size)),
+                Some(Line::Whole) if next.iter().all(u8::is_ascii_whitespace) => {}
+                Some(Line::Whole) => break Some(Ok(())),
+            }
+        };
+        let Some(second) = second else {
+            self.state = StreamState::Done;
+            self.ready.extend(read_artifacts(&self.source, &head));
+            return Ok(());
+        };
+        let mut first_line = &head[from..];
+        if from == 0 {
+            first_line = first_line
+                .strip_prefix(b"\xEF\xBB\xBF")
+                .unwrap_or(first_line);
+        }
+        let second_no = self.line;
+        self.line = first_no;
+        let item = self.line_item(first_line);
+        self.ready.push_back(item);
+        self.line = second_no;
+        let item = match second {
+            Ok(()) => self.line_item(&next),
+            Err(size) => self.too_long(size),
+        };
+        self.ready.push_back(item);
+        if self.state == StreamState::Start {
+            self.state = StreamState::Lines;
+        }
+        Ok(())
+    }
+
+    fn too_long(&self, size: usize) -> Item {
+        Item {
+            source: format!("{}:{}", self.source, self.line),
+            artifact: Err(InputError::ArtifactTooLarge {
+                size,
+                limit: MAX_ARTIFACT_BYTES,
+            }),
+        }
+    }
+
+    /// Not JSON Lines: the input is one document, read whole up to the
+    /// input limit.
+    fn whole(&mut self, mut head: Vec<u8>) -> std::io::Result<()> {
+        use std::io::Read;
+        let room = (MAX_INPUT_BYTES + 1).saturating_sub(head.len());
+        (&mut self.reader)
+            .take(room as u64)
+            .read_to_end(&mut head)?;
+        self.state = StreamState::Done;
+        self.ready.extend(read_artifacts(&self.source, &head));
+        Ok(())
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for ArtifactStream<R> {
+    type Item = Item;
+
+    fn next(&mut self) -> Option<Item> {
+        loop {
+            if let Some(item) = self.ready.pop_front() {
+                return Some(item);
+            }
+            match self.state {
+                StreamState::Done => return None,
+                StreamState::Start => {
+                    if let Err(e) = self.start() {
+                        self.unreadable(e);
+                    }
+                }
+                StreamState::Lines => {
+                    let mut buf = Vec::new();
+                    match self.read_line(&mut buf, MAX_LINE_BYTES, true) {
+                        Ok(None) => self.state = StreamState::Done,
+                        Ok(Some(Line::TooLong(size))) => return Some(self.too_long(size)),
+                        Ok(Some(Line::Whole)) if buf.iter().all(u8::is_ascii_whitespace) => {}
+                        Ok(Some(Line::Whole)) => return Some(self.line_item(&buf)),
+                        Err(e) => self.unreadable(e),
+                    }
+                }
+            }
         }
     }
 }
@@ -292,6 +554,108 @@ mod tests {
         let r = report(&read_artifacts("t", text.as_bytes()));
         assert!(
             r[0].starts_with("invalid t is not a valid artifact: not a ULID: \"81KZ45MKAM734ZS7JK24D2DK0R\" is past the largest ULID (its first character must be 0 to 7)"),
+            "{r:?}"
+        );
+    }
+
+    fn streamed(source: &str, bytes: &[u8]) -> Vec<Item> {
+        // A small buffer, so lines straddle refills.
+        ArtifactStream::new(source, std::io::BufReader::with_capacity(7, bytes)).collect()
+    }
+
+    #[test]
+    fn streaming_reads_what_reading_whole_reads() {
+        let inputs: Vec<Vec<u8>> = vec![
+            REAL.as_bytes().to_vec(),
+            format!("\u{feff}{REAL}").into_bytes(),
+            compact(REAL).into_bytes(),
+            format!("{}\n\n", compact(REAL)).into_bytes(),
+            format!("[{REAL}, 7, {{\"id\": \"x\"}}, {FREE}]").into_bytes(),
+            format!("[{}, {}]", compact(REAL), compact(FREE)).into_bytes(),
+            format!(
+                "\u{feff}\n{}\n\n{{not json\n{}\n[1]\n{}",
+                compact(REAL),
+                compact(FREE),
+                compact(REAL).replace("\"decision\"", "\"musing\"")
+            )
+            .into_bytes(),
+            REAL.as_bytes()[..REAL.len() - 3].to_vec(),
+            b"hello".to_vec(),
+            b"".to_vec(),
+            b" \n\t\n".to_vec(),
+            b"\xEF\xBB\xBF\n".to_vec(),
+            b"[]".to_vec(),
+            vec![b' '; MAX_INPUT_BYTES + 1],
+            "[".repeat(10_000).into_bytes(),
+        ];
+        for bytes in inputs {
+            assert_eq!(
+                report(&streamed("s", &bytes)),
+                report(&read_artifacts("s", &bytes)),
+                "{:?}",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(80)])
+            );
+        }
+    }
+
+    #[test]
+    fn json_lines_of_any_length_stream_and_a_long_line_is_refused_alone() {
+        let line = compact(FREE);
+        let n = MAX_INPUT_BYTES / line.len() + 100;
+        let mut text = String::with_capacity((line.len() + 1) * (n + 2));
+        for i in 0..n {
+            text.push_str(&line);
+            text.push('\n');
+            if i == 7 {
+                // An over-long line in the middle: refused alone.
+                text.push_str(&" ".repeat(MAX_LINE_BYTES + 10));
+                text.push_str("{}\n");
+            }
+        }
+        assert!(text.len() > MAX_INPUT_BYTES);
+        let items: Vec<Item> = ArtifactStream::new("big", text.as_bytes()).collect();
+        assert_eq!(items.len(), n + 1);
+        assert!(items
+            .iter()
+            .enumerate()
+            .all(|(i, it)| i == 8 || it.artifact.is_ok()));
+        assert_eq!(
+            report(&items[8..9]),
+            vec![format!(
+                "invalid big:9 is an artifact of {} bytes, over the limit of 1048576 bytes",
+                MAX_LINE_BYTES + 12
+            )]
+        );
+        assert_eq!(items[n].source, format!("big:{}", n + 1));
+        // Read whole, the same input is refused.
+        assert_eq!(read_artifacts("big", text.as_bytes()).len(), 1);
+    }
+
+    #[test]
+    fn a_single_line_document_over_the_input_limit_is_refused_whole() {
+        let mut text = vec![b'['; 10];
+        text.extend(vec![b' '; MAX_INPUT_BYTES]);
+        text.extend(b"\n{}\n");
+        assert_eq!(
+            report(&streamed("huge", &text)),
+            vec!["invalid huge larger than 16777216 bytes; inputs are limited to that"]
+        );
+    }
+
+    #[test]
+    fn an_endless_line_ends_the_input() {
+        use std::io::Read;
+        let endless = std::io::BufReader::new(b"{}\n{}\n".chain(std::io::repeat(b'x')));
+        let r: Vec<String> = ArtifactStream::new("z", endless)
+            .map(|i| match i.artifact {
+                Ok(_) => format!("ok {}", i.source),
+                Err(e) => format!("{} {e}", i.source),
+            })
+            .collect();
+        assert_eq!(r.len(), 3, "{r:?}");
+        assert!(
+            r[2].starts_with("z:3 is an artifact of ")
+                && r[2].ends_with("over the limit of 1048576 bytes"),
             "{r:?}"
         );
     }

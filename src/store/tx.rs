@@ -9,9 +9,13 @@
 //! run again on the new tip after a jittered backoff, so the change is
 //! re-derived (and idempotency re-checked) rather than replayed blindly.
 //!
-//! Objects are written before the ref moves; a crash at any instant leaves the
-//! branch on a fully written commit, and the unreferenced objects of a lost
-//! attempt are collected by `git gc` in time. No lock is held while the closure
+//! An attempt keeps the objects it writes in memory, where it reads them
+//! back; when it ends they are written at once, as one pack when there are
+//! more than a few (see [`super::pack`]), and only then does the ref move. A
+//! crash at any instant leaves the branch on a fully written commit, an
+//! attempt that lost the race writes nothing when it sees so before writing,
+//! and the unreferenced objects of one that lost during the swap are
+//! collected by `git gc` in time. No lock is held while the closure
 //! runs: the only lock is the ref's own `.lock` file during the swap.
 
 use std::time::Duration;
@@ -98,6 +102,9 @@ impl Default for RetryPolicy {
 /// The in-progress state of one transaction attempt.
 pub struct Tx<'s> {
     store: &'s Store,
+    /// The repository with its writes kept in memory until the attempt
+    /// ends ([`super::pack::persist`]).
+    repo: &'s gix::Repository,
     branch: Branch,
     base: Option<ObjectId>,
     head: Option<ObjectId>,
@@ -107,6 +114,9 @@ pub struct Tx<'s> {
     signer: &'s dyn CommitSigner,
     author: gix::actor::Signature,
     commits: Vec<ObjectId>,
+    /// Trees by path, in the order they were written: a tree's earlier
+    /// version is its delta base in the pack.
+    trees: Vec<(String, ObjectId)>,
 }
 
 impl<'s> Tx<'s> {
@@ -135,20 +145,34 @@ impl<'s> Tx<'s> {
         let entry = self.editor.get(path.split('/')).map(|e| (e.mode, e.oid));
         match entry {
             Some((mode, oid)) if mode.is_blob() => {
-                let blob = self
-                    .store
-                    .repo()
-                    .find_blob(oid)
-                    .ctx(|| format!("reading {path}"))?;
+                let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
                 Ok(Some(blob.data.clone()))
             }
             Some(_) => Ok(None),
             None => {
                 // The editor only knows trees it has loaded or written; fall
                 // back to the tree of the in-progress head.
-                match self.head {
-                    Some(h) => self.store.read_at(h, path),
-                    None => Ok(None),
+                let Some(head) = self.head else {
+                    return Ok(None);
+                };
+                let tree = self
+                    .repo
+                    .find_commit(head)
+                    .ctx(|| format!("reading commit {head}"))?
+                    .tree_id()
+                    .ctx(|| format!("reading the tree of {head}"))?;
+                let tree = tree
+                    .object()
+                    .ctx(|| format!("reading tree {tree}"))?
+                    .into_tree();
+                match tree
+                    .lookup_entry(path.split('/'))
+                    .ctx(|| format!("looking up {path}"))?
+                {
+                    Some(e) if e.mode().is_blob() => Ok(Some(
+                        e.object().ctx(|| format!("reading {path}"))?.detach().data,
+                    )),
+                    _ => Ok(None),
                 }
             }
         }
@@ -171,7 +195,7 @@ impl<'s> Tx<'s> {
 
     /// Writes one signed commit on top of the in-progress head.
     pub fn commit(&mut self, spec: CommitSpec) -> Result<ObjectId, StoreError> {
-        let repo = self.store.repo();
+        let repo = self.repo;
         for change in &spec.changes {
             match change {
                 Change::Put { path, bytes } => {
@@ -208,6 +232,35 @@ impl<'s> Tx<'s> {
             .editor
             .write(|t| repo.write_object(t).map(|id| id.detach()))
             .ctx(|| "writing trees".into())?;
+        // The directories on the changed paths now hold their new trees.
+        self.trees.push((String::new(), tree));
+        let mut dirs: Vec<&str> = spec
+            .changes
+            .iter()
+            .flat_map(|c| {
+                let path = match c {
+                    Change::Put { path, .. }
+                    | Change::Delete { path }
+                    | Change::Link { path, .. } => path.as_str(),
+                };
+                path.match_indices('/').map(move |(i, _)| &path[..i])
+            })
+            .collect();
+        dirs.sort_unstable();
+        dirs.dedup();
+        if !dirs.is_empty() {
+            let root = repo
+                .find_tree(tree)
+                .ctx(|| format!("reading tree {tree}"))?;
+            for dir in dirs {
+                let entry = root
+                    .lookup_entry(dir.split('/'))
+                    .ctx(|| format!("looking up {dir}"))?;
+                if let Some(e) = entry.filter(|e| e.mode().is_tree()) {
+                    self.trees.push((dir.to_owned(), e.object_id()));
+                }
+            }
+        }
         let mut commit = gix::objs::Commit {
             tree,
             parents: self.head.into_iter().chain(spec.merge_with).collect(),
@@ -244,7 +297,16 @@ impl<'s> Tx<'s> {
                 let (path, bytes) = match change {
                     Change::Put { path, bytes } => (path, Some(bytes.clone())),
                     Change::Delete { path } => (path, None),
-                    Change::Link { path, blob } => (path, Some(self.store.blob(*blob)?)),
+                    Change::Link { path, blob } => (
+                        path,
+                        Some(
+                            self.repo
+                                .find_blob(*blob)
+                                .ctx(|| format!("reading blob {blob}"))?
+                                .detach()
+                                .data,
+                        ),
+                    ),
                 };
                 if let Some(super::layout::RecordPath::Lesson(id)) = super::layout::classify(path) {
                     self.overlay.note_entry(id, bytes.as_deref());
@@ -333,14 +395,15 @@ impl Store {
             .and_then(|c| c.tree_id().ctx(|| format!("reading the tree of {parent}")))
             .map_err(E::from)?
             .detach();
-        let editor = self
-            .repo()
+        let repo = self.repo().clone().with_object_memory();
+        let editor = repo
             .edit_tree(tree)
             .ctx(|| format!("reading {parent}"))
             .map_err(E::from)?
             .detach();
         let mut tx = Tx {
             store: self,
+            repo: &repo,
             branch,
             base: Some(parent),
             head: Some(parent),
@@ -350,9 +413,25 @@ impl Store {
             signer,
             author: self.signature_at(now),
             commits: Vec::new(),
+            trees: Vec::new(),
         };
         let value = f(&mut tx)?;
-        Ok((value, tx.commits))
+        let (commits, trees) = (tx.commits, tx.trees);
+        self.persist_memory(&repo, &trees).map_err(E::from)?;
+        Ok((value, commits))
+    }
+
+    /// Writes what `repo` kept in memory into the object store, durably
+    /// (see [`super::pack`]), and empties its memory.
+    fn persist_memory(
+        &self,
+        repo: &gix::Repository,
+        trees: &[(String, ObjectId)],
+    ) -> Result<(), StoreError> {
+        if let Some(objects) = repo.objects.reset_object_memory() {
+            super::pack::persist(self.repo(), &objects, trees)?;
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -390,14 +469,18 @@ impl Store {
                     .detach(),
                 None => ObjectId::empty_tree(self.repo().object_hash()),
             };
-            let editor = self
-                .repo()
+            // Every object the attempt writes stays in memory until it ends:
+            // a lost or failed attempt writes nothing, and a won one writes
+            // one pack instead of a file per object.
+            let repo = self.repo().clone().with_object_memory();
+            let editor = repo
                 .edit_tree(base_tree)
                 .ctx(|| format!("reading {branch}"))
                 .map_err(E::from)?
                 .detach();
             let mut tx = Tx {
                 store: self,
+                repo: &repo,
                 branch,
                 base,
                 head: base,
@@ -407,9 +490,10 @@ impl Store {
                 signer,
                 author: author.clone(),
                 commits: Vec::new(),
+                trees: Vec::new(),
             };
             let value = f(&mut tx)?;
-            let (head, commits, overlay) = (tx.head, tx.commits, tx.overlay);
+            let (head, commits, overlay, trees) = (tx.head, tx.commits, tx.overlay, tx.trees);
             if commits.is_empty() && onto.is_none_or(|o| Some(o) == tip) {
                 return Ok(Committed {
                     value,
@@ -419,7 +503,16 @@ impl Store {
                 });
             }
             let head = head.expect("commits were made, or there is a commit to move to");
-            match self.swap(branch, tip, head, &author) {
+            // Objects first, ref last. When the branch has already moved,
+            // the attempt is lost: nothing of it needs to reach the disk.
+            let moved = self.tip(branch).map_err(E::from)? != tip;
+            let swapped = if moved {
+                Err(SwapError::Lost)
+            } else {
+                self.persist_memory(&repo, &trees).map_err(E::from)?;
+                self.swap(branch, tip, head, &author)
+            };
+            match swapped {
                 Ok(()) if onto.is_some() => {
                     // The branch's history was replaced: the index learns it
                     // by walking, not from this overlay.

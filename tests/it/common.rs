@@ -222,6 +222,7 @@ impl TestEnv {
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
+        self.wait_for_repack();
         let r = self.git(&["fsck", "--full", "--no-dangling"]);
         assert_eq!(r.code, 0, "fsck failed:\n{}\n{}", r.stdout, r.stderr);
         assert!(
@@ -229,6 +230,25 @@ impl TestEnv {
             "fsck reported errors:\n{}",
             r.stderr
         );
+    }
+
+    /// Waits (up to two minutes) for the background repack git-lore
+    /// starts after a command that wrote: it replaces packs, which a
+    /// concurrent `git fsck` would see vanish.
+    pub fn wait_for_repack(&self) {
+        let Ok(pid) = std::fs::read_to_string(self.repo().join("lore/repack.pid")) else {
+            return;
+        };
+        let stat = format!("/proc/{}/stat", pid.trim());
+        for _ in 0..1200 {
+            match std::fs::read_to_string(&stat) {
+                Ok(s) if !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z') => {
+                    std::thread::sleep(std::time::Duration::from_millis(100))
+                }
+                _ => return,
+            }
+        }
+        panic!("the background repack is still running after two minutes");
     }
 
     /// Writes an executable stub program into the PATH directory.

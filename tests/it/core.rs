@@ -555,6 +555,97 @@ fn a_batch_killed_mid_run_leaves_a_consistent_repository() {
     env.assert_fsck();
 }
 
+/// `git count-objects -v` as (loose objects, packs).
+fn object_counts(env: &TestEnv) -> (u64, u64) {
+    let out = env.git(&["count-objects", "-v"]);
+    let field = |name: &str| -> u64 {
+        out.ok()
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in {}", out.stdout))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    (field("count:"), field("packs:"))
+}
+
+#[test]
+fn a_batch_writes_a_pack_per_transaction_and_one_record_stays_loose() {
+    let env = TestEnv::new();
+    env.init();
+    // No background repack while the packs are counted.
+    env.git(&["config", "gc.auto", "0"]).ok();
+    let (loose, packs) = object_counts(&env);
+    assert_eq!(packs, 0, "init writes a few loose objects");
+    let arts: Vec<_> = (0..300).map(|n| crate::common::proposable(40, n)).collect();
+    let f = env.artifacts_file("batch.jsonl", &arts);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(r.ok().lines().count(), 300);
+    assert!(
+        r.stderr.contains("ingest: 300 proposed, 0 declined"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        object_counts(&env),
+        (loose, 2),
+        "two transactions (256 + 44 records), two packs, not one loose object"
+    );
+    let one = env.artifacts_file("one.jsonl", &[crate::common::proposable(41, 0)]);
+    env.lore(&["ingest", one.to_str().unwrap()]).ok();
+    let (after, packs) = object_counts(&env);
+    assert_eq!(packs, 2, "a one-record transaction writes no pack");
+    assert_eq!(
+        after,
+        loose + 6,
+        "blob, four trees on its fan-out path, commit"
+    );
+    assert_eq!(env.ledger_commits().len(), 302);
+    assert_eq!(
+        env.lore(&["verify"]).ok(),
+        "verified 302 commits: every signature good, trailers and records consistent\n"
+    );
+    assert!(env
+        .lore(&["seen", &crate::common::ulid(40, 299)])
+        .ok()
+        .contains(" proposed "));
+    env.assert_fsck();
+}
+
+#[test]
+fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
+    let env = TestEnv::new();
+    env.init();
+    let arts: Vec<_> = (0..600).map(|n| crate::common::proposable(42, n)).collect();
+    let f = env.artifacts_file("batch.jsonl", &arts);
+    env.lore(&["ingest", f.to_str().unwrap()]).ok();
+    // Three packs of 256, 256 and 88 records are out of geometric
+    // progression: the repack started when the command ended merges them,
+    // with the loose objects of init.
+    let mut counts = object_counts(&env);
+    for _ in 0..600 {
+        if counts == (0, 1) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        counts = object_counts(&env);
+    }
+    assert_eq!(counts, (0, 1), "one pack, nothing loose");
+    assert!(!env.repo().join("gc.log").exists(), "no gc.log left behind");
+    // Then the commit-graph, which history walks need to be fast.
+    env.wait_for_repack();
+    assert!(
+        env.repo()
+            .join("objects/info/commit-graphs/commit-graph-chain")
+            .is_file(),
+        "a commit-graph is written after the repack"
+    );
+    assert_eq!(env.ledger_commits().len(), 601);
+    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_fsck();
+}
+
 #[test]
 fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
     let env = TestEnv::new();

@@ -717,6 +717,40 @@ fn a_device_or_endless_input_is_refused_without_reading_it_all() {
 }
 
 #[test]
+fn json_lines_over_the_input_limit_stream_from_a_file_and_from_stdin() {
+    let env = TestEnv::new();
+    env.init();
+    // Five artifacts padded to 3.5 MiB a line: 17.5 MiB, more than the
+    // 16 MiB a document read whole may hold; the limit is per line.
+    let text: String = (0..5)
+        .map(|n| format!("{}{}\n", proposable(44, n), " ".repeat(7 << 19)))
+        .collect();
+    assert!(text.len() > 16 << 20);
+    let f = env.write("big.jsonl", &text);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(
+        r.ok()
+            .lines()
+            .filter(|l| l.starts_with("proposed "))
+            .count(),
+        5,
+        "{}",
+        r.stdout
+    );
+    let again = env.lore_stdin(&["ingest", "-"], text.as_bytes());
+    assert_eq!(
+        outcomes(again.ok())
+            .lines()
+            .filter(|l| l.ends_with(" seen"))
+            .count(),
+        5,
+        "{}",
+        again.stdout
+    );
+    assert_eq!(env.ledger_commits().len(), 6);
+}
+
+#[test]
 fn a_repeated_artifact_in_one_input_gets_its_first_copys_fate() {
     let env = TestEnv::new();
     env.init();

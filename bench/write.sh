@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Batch write speed and repository size against git fast-import, in one run
+# (issue 13; docs/PERFORMANCE.md, "Writing packs").
+#
+#   bench/write.sh              N=10,000 artifacts from one JSON Lines file
+#   N=100000 bench/write.sh     the same at 100,000
+#
+# Options:
+#   --no-build   use target/release/git-lore as it is
+#   --tmpfs      repositories on /dev/shm
+# Environment: N, OUT, GIT_LORE_BIN.
+#
+# Measures, for the same N artifacts:
+#   (w)  git-lore ingest of one JSON Lines file (offline backend, every commit
+#        signed, default config), wall/user/sys time and peak RSS; the size of
+#        objects/ sampled every 0.2 s while it runs, right after it, and once
+#        the background repack it starts has finished (and how long that took);
+#        then `seen` of the middle artifact (30 runs, process start included);
+#   (c)  git fast-import of the same N+1 commits, unsigned (the stream is made
+#        by fast-export of (w)'s repository and not timed), and its size;
+#   the ratios (w)/(c) of time and of size at each moment.
+# Output: OUT/results.tsv, OUT/run.log, OUT/*.timev, OUT/w.samples.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+BUILD=1
+TMPFS=0
+for arg in "$@"; do
+    case $arg in
+        --no-build) BUILD=0 ;;
+        --tmpfs) TMPFS=1 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        *) echo "unknown option $arg" >&2; exit 1 ;;
+    esac
+done
+N=${N:-10000}
+SUFFIX=; [ "$TMPFS" = 1 ] && SUFFIX=-tmpfs
+OUT=${OUT:-$HERE/out/write-$N$SUFFIX}
+if [ "$TMPFS" = 1 ]; then W=/dev/shm/git-lore-write-$N; else W=$OUT/work; fi
+BIN=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
+LIB=$HERE/lib
+GIT=$(command -v git)
+rm -rf "$OUT" "$W"
+mkdir -p "$OUT" "$W"
+RES=$OUT/results.tsv
+LOG=$OUT/run.log
+: >"$RES"
+
+say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" | tee -a "$LOG" >&2; }
+die() { say "FAILED: $*"; exit 1; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'; }
+calc() { awk "BEGIN{printf \"%.2f\", $1}"; }
+record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RES"; say "$1 = $2 $3  ($4)"; }
+kb() { du -sk "$1/objects" | cut -f1; }
+
+if [ "$BUILD" = 1 ] && [ -z "${GIT_LORE_BIN:-}" ]; then
+    say "cargo build --release"
+    (cd "$ROOT" && cargo build --release --quiet)
+fi
+[ -x "$BIN" ] || die "no binary at $BIN"
+[ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
+
+hermetic() {
+    local d=$1 v
+    mkdir -p "$d/home"
+    for v in $(compgen -e); do
+        case $v in GIT_*|XDG_*) unset "$v" ;; esac
+    done
+    export HOME=$d/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+    export GIT_LORE_REPO=$d/lessons.git LC_ALL=C
+}
+timev_field() { awk -F': ' -v k="$2" '$1 ~ k {print $2}' "$1"; }
+
+say "N=$N out=$OUT work=$W; git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; load $(cut -d' ' -f1-3 /proc/loadavg)"
+python3 "$LIB/gen_artifacts.py" --n "$N" --seed 1 --jsonl "$W/artifacts.jsonl" >/dev/null
+say "input: $(du -k "$W/artifacts.jsonl" | cut -f1) KiB of JSON Lines"
+
+# (w) git-lore
+WL=$W/w
+(hermetic "$WL"; "$BIN" init >"$WL.init" 2>&1) || die "init"
+GD=$WL/lessons.git
+: >"$OUT/w.samples"
+(
+    while :; do
+        echo "$(date +%s.%N) $(du -sk "$GD/objects" 2>/dev/null | cut -f1)" >>"$OUT/w.samples"
+        sleep 0.2
+    done
+) &
+SAMPLER=$!
+t0=$(now)
+(
+    hermetic "$WL"
+    /usr/bin/time -v -o "$OUT/w.timev" "$BIN" ingest "$W/artifacts.jsonl" >"$WL.out" 2>"$WL.err"
+) || { kill "$SAMPLER"; die "(w) ingest: $(tail -2 "$WL.err")"; }
+wall=$(since "$t0")
+after=$(kb "$GD")
+co_after=$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')
+t1=$(now)
+pid=$(cat "$GD/lore/repack.pid" 2>/dev/null || echo)
+while [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null; do sleep 0.2; done
+settle=$(since "$t1")
+kill "$SAMPLER" 2>/dev/null || true
+wait "$SAMPLER" 2>/dev/null || true
+settled=$(kb "$GD")
+peak=$(awk '{ if ($2 > m) m = $2 } END { print m + 0 }' "$OUT/w.samples")
+[ "$after" -gt "$peak" ] && peak=$after
+[ "$(grep -c '^proposed' "$WL.out")" = "$N" ] || die "(w) expected $N proposals"
+[ "$("$GIT" --git-dir "$GD" rev-list --count refs/heads/ledger)" = "$((N + 1))" ] || die "(w) commit count"
+"$GIT" --git-dir "$GD" verify-commit refs/heads/ledger 2>/dev/null || true
+[ ! -e "$GD/gc.log" ] || die "(w) gc.log left behind"
+"$GIT" --git-dir "$GD" fsck --full --no-dangling 2>"$OUT/w.fsck" || die "(w) fsck: $(head -3 "$OUT/w.fsck")"
+record w.wall "$wall" s "(w) git-lore ingest of $N artifacts (one JSON Lines file, offline backend, signed); user $(timev_field "$OUT/w.timev" 'User time') s, sys $(timev_field "$OUT/w.timev" 'System time') s"
+record w.rss "$(timev_field "$OUT/w.timev" 'Maximum resident')" KiB "(w) peak RSS"
+record w.size_peak "$peak" KiB "(w) largest objects/ sampled during the run and right after it ($(wc -l <"$OUT/w.samples") samples)"
+record w.size_after "$after" KiB "(w) objects/ right after the command returned [$co_after]"
+record w.settle "$settle" s "(w) background repack still running after the command returned"
+record w.size_settled "$settled" KiB "(w) objects/ after the background repack [$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')]"
+
+# seen on the settled repository, process start included
+MID=$(sed -n "$((N / 2))p" "$W/artifacts.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+(hermetic "$WL"; python3 "$LIB/timecmd.py" --runs 30 --warmup 3 --json "$OUT/w.seen.json" -- "$BIN" seen "$MID" >/dev/null) || die "(w) seen"
+read -r smean smin < <(python3 -c "import json; r = json.load(open('$OUT/w.seen.json'))['results'][0]; print('%.2f %.2f' % (r['mean'] * 1000, r['min'] * 1000))")
+record w.seen "$smean" ms "(w) git-lore seen of the middle artifact after the repack (mean of 30, min $smin ms)"
+
+# (c) fast-import of the same commits, unsigned
+STREAM=$W/ledger.stream
+"$GIT" --git-dir "$GD" fast-export refs/heads/ledger >"$STREAM" 2>/dev/null
+chk=$(python3 "$LIB/stream_tool.py" check "$STREAM")
+case $chk in *"signed=0"*) ;; *) die "fast-export kept signatures: $chk" ;; esac
+C=$W/c
+"$GIT" init -q --bare "$C.git"
+t0=$(now)
+(hermetic "$C"; /usr/bin/time -v -o "$OUT/c.timev" "$GIT" --git-dir "$C.git" fast-import --quiet <"$STREAM") || die "(c) fast-import"
+cwall=$(since "$t0")
+[ "$("$GIT" --git-dir "$GD" rev-parse 'refs/heads/ledger^{tree}')" = "$("$GIT" --git-dir "$C.git" rev-parse 'refs/heads/ledger^{tree}')" ] || die "(c) trees differ"
+csize=$(kb "$C.git")
+record c.wall "$cwall" s "(c) git fast-import of the same $((N + 1)) commits, unsigned; user $(timev_field "$OUT/c.timev" 'User time') s, sys $(timev_field "$OUT/c.timev" 'System time') s"
+record c.rss "$(timev_field "$OUT/c.timev" 'Maximum resident')" KiB "(c) peak RSS"
+record c.size "$csize" KiB "(c) objects/ after fast-import"
+
+record ratio.time "$(calc "$wall / $cwall")" x "(w) / (c) wall time"
+record ratio.size_peak "$(calc "$peak / $csize")" x "(w) largest size at any sampled moment / (c)"
+record ratio.size_after "$(calc "$after / $csize")" x "(w) right after / (c)"
+record ratio.size_settled "$(calc "$settled / $csize")" x "(w) after its background repack / (c)"
+say "done; load $(cut -d' ' -f1-3 /proc/loadavg)"

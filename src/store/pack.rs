@@ -1,0 +1,517 @@
+//! Making a transaction's objects durable: one pack with its index, or loose
+//! objects when there are only a few.
+//!
+//! A transaction writes its blobs, trees and signed commits into memory
+//! (gix's object memory, so the transaction reads back what it wrote) and
+//! hands them here at the end of the attempt, before the compare-and-swap.
+//! Above [`LOOSE_MAX`] objects they become one pack (format version 2,
+//! every object stored whole, no deltas) and its version-2 index, written
+//! beside the object store: the pack first, then the index, each to a
+//! temporary file that is synced and renamed into place. git and gix only
+//! look at packs through their `.idx`, so a pack is invisible until its
+//! index is whole, and a crash at any instant leaves at worst an unindexed
+//! temporary file that `git gc` removes; the ref has not moved yet.
+//!
+//! This module writes objects and nothing else: it moves no ref and decides
+//! nothing about when objects are reachable.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use gix::objs::Kind;
+use gix::ObjectId;
+
+use super::{io_ctx, GixContext, StoreError};
+
+/// Up to this many objects are written loose; more become one pack.
+///
+/// One record (a blob, the four trees on its fan-out path, a commit: six
+/// objects) or a handful stay loose: a pack per one-record command would
+/// leave a pack per command, and every pack is one more index each reader
+/// opens until the background repack merges them, while a few loose files
+/// cost about what the pack's two files and two renames do. Above it, one
+/// pack replaces six files per commit (see docs/decisions.md for the
+/// figures).
+pub const LOOSE_MAX: usize = 64;
+
+/// Writes `objects` durably into `repo`'s object store: loose when there
+/// are at most [`LOOSE_MAX`], else as one pack. Returns how they were
+/// written.
+/// `sequence` lists the trees by path in the order they were written,
+/// which chooses their delta bases (any order is correct).
+pub fn persist(
+    repo: &gix::Repository,
+    objects: &gix::odb::memory::Storage,
+    sequence: &[(String, ObjectId)],
+) -> Result<Written, StoreError> {
+    if objects.is_empty() {
+        return Ok(Written::Nothing);
+    }
+    if objects.len() <= LOOSE_MAX {
+        // Straight to the repository's own store, not through any memory.
+        let store = repo.objects.clone().into_inner();
+        for (id, (kind, data)) in objects.iter() {
+            let written = gix::objs::Write::write_buf(&store, *kind, data)
+                .ctx(|| format!("writing object {id}"))?;
+            debug_assert_eq!(written, *id);
+        }
+        return Ok(Written::Loose(objects.len()));
+    }
+    let dir = repo.objects.store_ref().path().join("pack");
+    let name = write_pack(&dir, repo.object_hash(), objects, sequence)?;
+    Ok(Written::Pack(name))
+}
+
+/// How [`persist`] wrote a transaction's objects.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Written {
+    Nothing,
+    /// This many loose objects.
+    Loose(usize),
+    /// One pack, named by its checksum.
+    Pack(ObjectId),
+}
+
+/// The pack type numbers of git's pack format.
+fn type_number(kind: Kind) -> u8 {
+    match kind {
+        Kind::Commit => 1,
+        Kind::Tree => 2,
+        Kind::Blob => 3,
+        Kind::Tag => 4,
+    }
+}
+
+/// The pack type number of a delta against an earlier entry of the pack.
+const OFS_DELTA: u8 = 6;
+
+/// The pack entry header: type and inflated size, little-endian base-128.
+fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
+    entry_header_raw(type_number(kind), size, out)
+}
+
+fn entry_header_raw(type_number: u8, size: usize, out: &mut Vec<u8>) {
+    let mut size = size as u64;
+    let mut byte = (type_number << 4) | (size & 0x0f) as u8;
+    size >>= 4;
+    while size != 0 {
+        out.push(byte | 0x80);
+        byte = (size & 0x7f) as u8;
+        size >>= 7;
+    }
+    out.push(byte);
+}
+
+/// A hashing writer: what the pack's trailer checksum covers.
+struct Hashing<W> {
+    inner: W,
+    hasher: gix::hash::Hasher,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes `objects` as `pack-<checksum>.pack` and `.idx` in `dir` and
+/// returns the checksum. The index appears last.
+pub(crate) fn write_pack(
+    dir: &Path,
+    hash: gix::hash::Kind,
+    objects: &gix::odb::memory::Storage,
+    sequence: &[(String, ObjectId)],
+) -> Result<ObjectId, StoreError> {
+    io_ctx(fs::create_dir_all(dir), || {
+        format!("creating {}", dir.display())
+    })?;
+    let order = plan(objects, sequence);
+
+    let tmp = io_ctx(
+        tempfile::Builder::new()
+            .prefix("tmp_pack_")
+            .permissions(fs::Permissions::from_mode(0o444))
+            .tempfile_in(dir),
+        || format!("creating a pack in {}", dir.display()),
+    )?;
+    let ctx = || format!("writing a pack in {}", dir.display());
+    let (checksum, mut entries) = io_ctx(pack_bytes(tmp.as_file(), hash, order), ctx)?;
+    let base = dir.join(format!("pack-{checksum}"));
+    io_ctx(
+        tmp.persist(base.with_extension("pack"))
+            .map_err(|e| e.error),
+        ctx,
+    )?;
+
+    entries.sort_by_key(|(id, _, _)| *id);
+    let idx = index_bytes(hash, &entries, &checksum).ctx(ctx)?;
+    let mut tmp = io_ctx(
+        tempfile::Builder::new()
+            .prefix("tmp_idx_")
+            .permissions(fs::Permissions::from_mode(0o444))
+            .tempfile_in(dir),
+        ctx,
+    )?;
+    io_ctx(
+        tmp.write_all(&idx).and_then(|()| tmp.as_file().sync_all()),
+        ctx,
+    )?;
+    io_ctx(
+        tmp.persist(base.with_extension("idx")).map_err(|e| e.error),
+        ctx,
+    )?;
+    // The renames themselves must be durable before the ref moves.
+    io_ctx(fs::File::open(dir).and_then(|d| d.sync_all()), ctx)?;
+    Ok(checksum)
+}
+
+/// The longest chain of deltas a tree may sit at the end of: each link is
+/// one more object to inflate when the tree is read.
+const MAX_DELTA_DEPTH: usize = 10;
+
+/// How many of the trees before it in its group a tree is tried against
+/// as a delta base.
+const DELTA_WINDOW: usize = 4;
+
+/// One object in pack order, and where the earlier objects it may be
+/// stored as a delta of start.
+struct Planned<'a> {
+    id: ObjectId,
+    kind: Kind,
+    data: &'a [u8],
+    /// Candidates for a base are the positions from here to this one's.
+    group_start: usize,
+}
+
+/// Pack order: commits, trees, blobs. A transaction rewrites the same few
+/// trees (the root, `proposals`, a fan-out directory) once per commit, each
+/// version its last with an entry added or changed: trees are grouped by
+/// path, in the order they were written (`sequence`), and each may be a
+/// delta of one of the [`DELTA_WINDOW`] versions before it.
+fn plan<'a>(
+    objects: &'a gix::odb::memory::Storage,
+    sequence: &'a [(String, ObjectId)],
+) -> Vec<Planned<'a>> {
+    let mut written: std::collections::HashMap<ObjectId, (&str, usize)> =
+        std::collections::HashMap::with_capacity(sequence.len());
+    for (i, (path, id)) in sequence.iter().enumerate() {
+        written.entry(*id).or_insert((path.as_str(), i));
+    }
+    let mut order: Vec<(Planned<'a>, (&str, usize))> = objects
+        .iter()
+        .map(|(id, (kind, data))| {
+            (
+                Planned {
+                    id: *id,
+                    kind: *kind,
+                    data,
+                    group_start: 0,
+                },
+                written.get(id).copied().unwrap_or(("", usize::MAX)),
+            )
+        })
+        .collect();
+    fn key<'a>(
+        (p, (path, when)): &(Planned<'a>, (&'a str, usize)),
+    ) -> (u8, &'a str, usize, ObjectId) {
+        (type_number(p.kind), path, *when, p.id)
+    }
+    order.sort_by(|a, b| key(a).cmp(&key(b)));
+    for i in 0..order.len() {
+        order[i].0.group_start = if i > 0
+            && order[i].0.kind == Kind::Tree
+            && order[i - 1].0.kind == Kind::Tree
+            && order[i].1 .0 == order[i - 1].1 .0
+        {
+            order[i - 1].0.group_start
+        } else {
+            i
+        };
+    }
+    order.into_iter().map(|(p, _)| p).collect()
+}
+
+/// A git delta that makes `target` from `base`: copy their common prefix,
+/// insert what differs, copy their common suffix. `None` unless it is at
+/// most half of `target`.
+fn delta(base: &[u8], target: &[u8]) -> Option<Vec<u8>> {
+    let prefix = base.iter().zip(target).take_while(|(a, b)| a == b).count();
+    let room = base.len().min(target.len()) - prefix;
+    let suffix = base
+        .iter()
+        .rev()
+        .zip(target.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let middle = &target[prefix..target.len() - suffix];
+    let mut out = Vec::with_capacity(middle.len() + middle.len() / 127 + 32);
+    let varint = |mut n: usize, out: &mut Vec<u8>| loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            break;
+        }
+        out.push(byte | 0x80);
+    };
+    varint(base.len(), &mut out);
+    varint(target.len(), &mut out);
+    let copy = |offset: usize, size: usize, out: &mut Vec<u8>| {
+        // Copies of up to 0xffffff bytes at a 32-bit offset.
+        let (mut offset, mut size) = (offset, size);
+        while size > 0 {
+            let n = size.min(0xff_ffff);
+            let at = out.len();
+            out.push(0x80);
+            for i in 0..4 {
+                let b = (offset >> (8 * i)) as u8;
+                if b != 0 {
+                    out[at] |= 1 << i;
+                    out.push(b);
+                }
+            }
+            for i in 0..3 {
+                let b = (n >> (8 * i)) as u8;
+                if b != 0 {
+                    out[at] |= 0x10 << i;
+                    out.push(b);
+                }
+            }
+            offset += n;
+            size -= n;
+        }
+    };
+    if base.len() > u32::MAX as usize {
+        return None;
+    }
+    copy(0, prefix, &mut out);
+    for chunk in middle.chunks(0x7f) {
+        out.push(chunk.len() as u8);
+        out.extend_from_slice(chunk);
+    }
+    copy(base.len() - suffix, suffix, &mut out);
+    (out.len() <= target.len() / 2).then_some(out)
+}
+
+/// The distance back to a delta's base, in git's offset encoding.
+fn ofs_delta_offset(mut distance: u64, out: &mut Vec<u8>) {
+    let mut bytes = vec![(distance & 0x7f) as u8];
+    distance >>= 7;
+    while distance != 0 {
+        distance -= 1;
+        bytes.push(0x80 | (distance & 0x7f) as u8);
+        distance >>= 7;
+    }
+    out.extend(bytes.iter().rev());
+}
+
+/// Writes the pack of `order` to `file` and syncs it. Returns its checksum
+/// and, per object, its id, the CRC-32 of its entry and its offset.
+fn pack_bytes(
+    file: &fs::File,
+    hash: gix::hash::Kind,
+    order: Vec<Planned<'_>>,
+) -> std::io::Result<(ObjectId, Vec<IndexEntry>)> {
+    let mut out = Hashing {
+        inner: std::io::BufWriter::with_capacity(1 << 16, file),
+        hasher: gix::hash::hasher(hash),
+    };
+    let mut header = Vec::with_capacity(12);
+    header.extend_from_slice(b"PACK");
+    header.extend_from_slice(&2u32.to_be_bytes());
+    header.extend_from_slice(&(order.len() as u32).to_be_bytes());
+    out.write_all(&header)?;
+    let mut entries: Vec<IndexEntry> = Vec::with_capacity(order.len());
+    let mut offset = header.len() as u64;
+    let mut entry = Vec::with_capacity(4096);
+    // Per position: the offset and delta depth of what was written there.
+    let mut written: Vec<(u64, usize)> = Vec::with_capacity(order.len());
+    for p in &order {
+        entry.clear();
+        let i = written.len();
+        let as_delta = (p.group_start.max(i.saturating_sub(DELTA_WINDOW))..i)
+            .filter(|&b| written[b].1 < MAX_DELTA_DEPTH)
+            .filter_map(|b| {
+                let (base_offset, depth) = written[b];
+                delta(order[b].data, p.data).map(|d| (d, base_offset, depth + 1))
+            })
+            .min_by_key(|(d, _, _)| d.len());
+        let depth = match &as_delta {
+            Some((d, base_offset, depth)) => {
+                entry_header_raw(OFS_DELTA, d.len(), &mut entry);
+                ofs_delta_offset(offset - base_offset, &mut entry);
+                *depth
+            }
+            None => {
+                entry_header(p.kind, p.data.len(), &mut entry);
+                0
+            }
+        };
+        let body = as_delta.as_ref().map_or(p.data, |(d, _, _)| d);
+        let mut z =
+            gix::zlib::stream::deflate::Write::new(&mut entry, gix::zlib::Compression::BEST_SPEED);
+        z.write_all(body)?;
+        z.flush()?;
+        drop(z);
+        out.write_all(&entry)?;
+        entries.push((p.id, crc32fast::hash(&entry), offset));
+        written.push((offset, depth));
+        offset += entry.len() as u64;
+    }
+    let Hashing { inner, hasher } = out;
+    let checksum = hasher.try_finalize().map_err(std::io::Error::other)?;
+    let mut file = inner.into_inner().map_err(|e| e.into_error())?;
+    file.write_all(checksum.as_slice())?;
+    file.sync_all()?;
+    Ok((checksum, entries))
+}
+
+/// What the index records of one object: its id, the CRC-32 of its pack
+/// entry and the entry's offset.
+type IndexEntry = (ObjectId, u32, u64);
+
+/// A version-2 pack index over `entries` (sorted by id).
+fn index_bytes(
+    hash: gix::hash::Kind,
+    entries: &[IndexEntry],
+    pack_checksum: &ObjectId,
+) -> Result<Vec<u8>, gix::Error> {
+    let mut idx = Vec::with_capacity(8 + 1024 + entries.len() * (hash.len_in_bytes() + 8) + 40);
+    idx.extend_from_slice(b"\xfftOc");
+    idx.extend_from_slice(&2u32.to_be_bytes());
+    let mut fanout = [0u32; 256];
+    for (id, _, _) in entries {
+        fanout[id.as_slice()[0] as usize] += 1;
+    }
+    let mut total = 0u32;
+    for n in fanout {
+        total += n;
+        idx.extend_from_slice(&total.to_be_bytes());
+    }
+    for (id, _, _) in entries {
+        idx.extend_from_slice(id.as_slice());
+    }
+    for (_, crc, _) in entries {
+        idx.extend_from_slice(&crc.to_be_bytes());
+    }
+    let mut large = Vec::new();
+    for (_, _, offset) in entries {
+        if *offset < 0x8000_0000 {
+            idx.extend_from_slice(&(*offset as u32).to_be_bytes());
+        } else {
+            let n = 0x8000_0000u32 | (large.len() / 8) as u32;
+            idx.extend_from_slice(&n.to_be_bytes());
+            large.extend_from_slice(&offset.to_be_bytes());
+        }
+    }
+    idx.extend_from_slice(&large);
+    idx.extend_from_slice(pack_checksum.as_slice());
+    let mut hasher = gix::hash::hasher(hash);
+    hasher.update(&idx);
+    let own = hasher.try_finalize()?;
+    idx.extend_from_slice(own.as_slice());
+    Ok(idx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Applies a git delta, as git does.
+    fn apply(base: &[u8], delta: &[u8]) -> Vec<u8> {
+        let mut pos = 0;
+        let mut varint = || {
+            let (mut n, mut shift) = (0usize, 0);
+            loop {
+                let b = delta[pos];
+                pos += 1;
+                n |= ((b & 0x7f) as usize) << shift;
+                shift += 7;
+                if b & 0x80 == 0 {
+                    return n;
+                }
+            }
+        };
+        assert_eq!(varint(), base.len());
+        let size = varint();
+        let mut out = Vec::new();
+        while pos < delta.len() {
+            let op = delta[pos];
+            pos += 1;
+            if op & 0x80 != 0 {
+                let (mut offset, mut n) = (0usize, 0usize);
+                for i in 0..4 {
+                    if op & (1 << i) != 0 {
+                        offset |= (delta[pos] as usize) << (8 * i);
+                        pos += 1;
+                    }
+                }
+                for i in 0..3 {
+                    if op & (0x10 << i) != 0 {
+                        n |= (delta[pos] as usize) << (8 * i);
+                        pos += 1;
+                    }
+                }
+                if n == 0 {
+                    n = 0x10000;
+                }
+                out.extend_from_slice(&base[offset..offset + n]);
+            } else {
+                let n = op as usize;
+                out.extend_from_slice(&delta[pos..pos + n]);
+                pos += n;
+            }
+        }
+        assert_eq!(out.len(), size);
+        out
+    }
+
+    #[test]
+    fn deltas_rebuild_their_target() {
+        let base: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut inserted = base.clone();
+        inserted.splice(1234..1234, (0..300u32).map(|i| i as u8));
+        let mut removed = base.clone();
+        removed.drain(10..40);
+        let mut appended = base.clone();
+        appended.extend_from_slice(b"tail");
+        for target in [inserted, removed, appended, base.clone()] {
+            let d = delta(&base, &target).expect("a small delta");
+            assert_eq!(apply(&base, &d), target);
+        }
+        assert_eq!(delta(&base, b"entirely different"), None, "not worth it");
+    }
+
+    #[test]
+    fn delta_offsets_use_gits_encoding() {
+        let mut out = Vec::new();
+        ofs_delta_offset(100, &mut out);
+        assert_eq!(out, [100]);
+        out.clear();
+        // 200 = (0 + 1) * 128 + 72: git subtracts one per continuation.
+        ofs_delta_offset(200, &mut out);
+        assert_eq!(out, [0x80, 72]);
+    }
+
+    #[test]
+    fn entry_headers_encode_type_and_size_as_git_does() {
+        let mut out = Vec::new();
+        entry_header(Kind::Blob, 10, &mut out);
+        assert_eq!(out, [0x3a]);
+        out.clear();
+        entry_header(Kind::Commit, 100, &mut out);
+        // 100 = 0b110_0100: low four bits 0100, then 110.
+        assert_eq!(out, [0x80 | 0x10 | 0x04, 0x06]);
+        out.clear();
+        entry_header(Kind::Tree, 1 << 20, &mut out);
+        assert_eq!(out, [0xa0, 0x80, 0x80, 0x04]);
+    }
+}
