@@ -6,7 +6,8 @@
 //!   session-end-worker` in a new session of its own (`setsid()` between
 //!   fork and exec, so no `setsid` program is needed and the agent's exit
 //!   does not take it down), and returns at once. It never fails the
-//!   session.
+//!   session, and writes nothing into a repository that is not a lesson
+//!   repository.
 //! - [`work`] is that detached process: it runs `git lore capture --hook`
 //!   (then, as before, an ingest of the archivist's artifacts or the
 //!   project's commits when configured), writes what they print to
@@ -84,6 +85,15 @@ pub fn start(ctx: &Ctx) {
         .read_to_end(&mut input);
     if !ctx.repo.join("HEAD").exists() {
         return; // no lesson repository: nothing to capture into
+    }
+    if ctx.open().is_err() {
+        // A git repository that is not a lesson repository (or one that
+        // cannot be opened): nothing is written into it.
+        ui::error(format!(
+            "hook session-end: {} is not a git-lore repository; nothing captured",
+            ui::text(&ctx.repo.display().to_string())
+        ));
+        return;
     }
     let dir = lore_dir(ctx);
     if let Err(e) = detach(ctx, &dir, &input) {
