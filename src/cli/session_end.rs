@@ -27,9 +27,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::hook::QUIET;
-use super::ui::{self, Ctx};
+use super::ui::{self, CliError, Ctx};
+use git_lore::ops::LoreError;
 use git_lore::pipeline::capture::hook::MAX_HOOK_INPUT_BYTES;
 use git_lore::pipeline::capture::read_hook_input;
+use git_lore::store::StoreError;
 
 /// The log of the background work, under `<gitdir>/lore/`.
 pub const LOG: &str = "session-end.log";
@@ -86,13 +88,16 @@ pub fn start(ctx: &Ctx) {
     if !ctx.repo.join("HEAD").exists() {
         return; // no lesson repository: nothing to capture into
     }
-    if ctx.open().is_err() {
-        // A git repository that is not a lesson repository (or one that
-        // cannot be opened): nothing is written into it.
-        ui::error(format!(
-            "hook session-end: {} is not a git-lore repository; nothing captured",
-            ui::text(&ctx.repo.display().to_string())
-        ));
+    // A git repository that is not a lesson repository: nothing is written
+    // into it. (Any other failure to open is the background capture's to
+    // meet, log and report at the next session start.)
+    if let Err(
+        e @ CliError::Lore(LoreError::Store(
+            StoreError::NotALoreRepository { .. } | StoreError::NotARepository { .. },
+        )),
+    ) = ctx.open()
+    {
+        ui::error(format!("hook session-end: {e}; nothing captured"));
         return;
     }
     let dir = lore_dir(ctx);

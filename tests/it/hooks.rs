@@ -266,7 +266,7 @@ fn session_end_writes_nothing_into_a_repository_that_is_not_a_lesson_repository(
     assert!(o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
-        stderr.contains("is not a git-lore repository; nothing captured"),
+        stderr.contains("is not a git-lore repository (no refs/heads/ledger); nothing captured"),
         "{stderr}"
     );
     std::thread::sleep(std::time::Duration::from_millis(500));
