@@ -38,12 +38,21 @@ enum Hook {
     },
     /// A coding agent's session starts: recall for its project.
     SessionStart {
-        /// The most characters of lessons to hand the agent.
-        #[arg(long, default_value_t = git_lore::recall::render::DEFAULT_BUDGET)]
-        budget: usize,
+        /// The most characters of lessons to hand the agent. A bad value is
+        /// reported on stderr and the default used: a hook never fails the
+        /// session.
+        #[arg(long, allow_hyphen_values = true)]
+        budget: Option<String>,
+        /// Anything else on the command line: reported, then ignored.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
     },
     /// A coding agent's session ends: capture it in the background.
-    SessionEnd,
+    SessionEnd {
+        /// Anything on the command line: reported, then ignored.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+        rest: Vec<String>,
+    },
     /// The detached half of session-end (started by it, not by hand).
     #[command(hide = true)]
     SessionEndWorker {
@@ -65,11 +74,25 @@ const SESSION_START_DEADLINE: std::time::Duration = std::time::Duration::from_se
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     match args.hook {
-        Hook::SessionStart { budget } => {
+        Hook::SessionStart { budget, rest } => {
+            let default = git_lore::recall::render::DEFAULT_BUDGET;
+            let budget = match budget.as_deref().map(str::parse::<usize>) {
+                None => default,
+                Some(Ok(b)) => b,
+                Some(Err(_)) => {
+                    ui::error(format!(
+                        "hook session-start: --budget {} is not a number of characters; using {default}",
+                        ui::text(budget.as_deref().unwrap_or_default())
+                    ));
+                    default
+                }
+            };
+            ignored("session-start", &rest);
             session_start(ctx, budget);
             Ok(Exit::Done)
         }
-        Hook::SessionEnd => {
+        Hook::SessionEnd { rest } => {
+            ignored("session-end", &rest);
             super::session_end::start(ctx);
             Ok(Exit::Done)
         }
@@ -98,6 +121,17 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 Exit::Refused
             })
         }
+    }
+}
+
+/// An agent hook never fails the session: arguments it does not know are
+/// one line on stderr, and the hook goes on.
+fn ignored(hook: &str, rest: &[String]) {
+    if !rest.is_empty() {
+        ui::error(format!(
+            "hook {hook}: ignoring unexpected arguments: {}",
+            ui::text(&rest.join(" "))
+        ));
     }
 }
 

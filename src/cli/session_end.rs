@@ -6,7 +6,8 @@
 //!   session-end-worker` in a new session of its own (`setsid()` between
 //!   fork and exec, so no `setsid` program is needed and the agent's exit
 //!   does not take it down), and returns at once. It never fails the
-//!   session.
+//!   session, and writes nothing into a repository that is not a lesson
+//!   repository.
 //! - [`work`] is that detached process: it runs `git lore capture --hook`
 //!   (then, as before, an ingest of the archivist's artifacts or the
 //!   project's commits when configured), writes what they print to
@@ -26,9 +27,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::hook::QUIET;
-use super::ui::{self, Ctx};
+use super::ui::{self, CliError, Ctx};
+use git_lore::ops::LoreError;
 use git_lore::pipeline::capture::hook::MAX_HOOK_INPUT_BYTES;
 use git_lore::pipeline::capture::read_hook_input;
+use git_lore::store::StoreError;
 
 /// The log of the background work, under `<gitdir>/lore/`.
 pub const LOG: &str = "session-end.log";
@@ -84,6 +87,18 @@ pub fn start(ctx: &Ctx) {
         .read_to_end(&mut input);
     if !ctx.repo.join("HEAD").exists() {
         return; // no lesson repository: nothing to capture into
+    }
+    // A git repository that is not a lesson repository: nothing is written
+    // into it. (Any other failure to open is the background capture's to
+    // meet, log and report at the next session start.)
+    if let Err(
+        e @ CliError::Lore(LoreError::Store(
+            StoreError::NotALoreRepository { .. } | StoreError::NotARepository { .. },
+        )),
+    ) = ctx.open()
+    {
+        ui::error(format!("hook session-end: {e}; nothing captured"));
+        return;
     }
     let dir = lore_dir(ctx);
     if let Err(e) = detach(ctx, &dir, &input) {

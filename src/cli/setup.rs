@@ -79,16 +79,23 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::out(&text);
     }
     if applied.edit.changes.is_empty() {
-        ui::status(if args.remove {
+        ui::status(if args.remove && !applied.existed {
+            format!("setup: {shown} does not exist; nothing changed")
+        } else if args.remove {
             format!("setup: {shown} has no git-lore hooks; nothing changed")
         } else {
             format!("setup: {shown} already has git-lore's hooks; nothing changed")
         });
         return Ok(Exit::Done);
     }
-    let verb = if args.dry_run { "would have " } else { "" };
     for c in &applied.edit.changes {
-        ui::status(format!("setup: {verb}{c} in {shown}"));
+        // A dry run says what it would do: "would add", "would remove".
+        let c = match (args.dry_run, c.split_once(' ')) {
+            (true, Some(("added", rest))) => format!("would add {rest}"),
+            (true, Some(("removed", rest))) => format!("would remove {rest}"),
+            _ => c.clone(),
+        };
+        ui::status(format!("setup: {c} in {shown}"));
     }
     if let Some(b) = &applied.backup {
         ui::status(format!(

@@ -14,8 +14,9 @@
 //! The hooks call the `git-lore` binary directly (`git-lore hook
 //! session-start`, `git-lore hook session-end`), so a `cargo install`, which
 //! installs no scripts, is all they need. A hook entry is git-lore's when
-//! its command runs `git-lore hook session-start|session-end`; `remove`
-//! takes out exactly those.
+//! its command is exactly the one setup writes (or that command with
+//! `git-lore` given by an absolute path); `remove` takes out exactly those,
+//! and an entry that merely mentions git-lore is the user's own.
 //!
 //! It never prints and reads no environment or clock (the backup's time
 //! stamp is passed in).
@@ -46,6 +47,8 @@ pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 pub enum SetupError {
     #[error("it is not a JSON object ({0}); fix or move it, then run setup again")]
     NotAnObject(String),
+    #[error("it has a comment (line {0}), and comments are not JSON; setup will not rewrite it: take the comments out, or add the hooks by hand (see docs/hooks.md)")]
+    Comment(usize),
     #[error("its {0} is not {1}; fix it by hand, then run setup again")]
     Shape(String, &'static str),
 }
@@ -87,15 +90,21 @@ fn our_group(command: &str) -> Node {
     )]))
 }
 
-/// Whether `command` runs git-lore's hook for `event`'s command.
+/// Whether `command` is the command setup writes for `ours`: exactly
+/// `ours`, or `ours` with `git-lore` named by an absolute path (as a
+/// hand-written or older entry may have it). Anything else — another
+/// program that happens to mention git-lore, extra words, other flags — is
+/// the user's own and is never counted or removed as git-lore's.
 fn is_ours(command: &str, ours: &str) -> bool {
-    let verb = ours.rsplit(' ').next().unwrap_or(ours); // session-start
-    let words: Vec<&str> = command.split_whitespace().collect();
-    words.windows(3).any(|w| {
-        (w[0] == "git-lore" || w[0].ends_with("/git-lore")) && w[1] == "hook" && w[2] == verb
-    }) || words
-        .windows(4)
-        .any(|w| w[0] == "git" && w[1] == "lore" && w[2] == "hook" && w[3] == verb)
+    if command == ours {
+        return true;
+    }
+    let rest = ours.strip_prefix("git-lore").unwrap_or(ours); // " hook session-end"
+    command.strip_suffix(rest).is_some_and(|program| {
+        program.starts_with('/')
+            && program.ends_with("/git-lore")
+            && !program.contains(char::is_whitespace)
+    })
 }
 
 /// The command of each hook in a group.
@@ -117,8 +126,18 @@ type Parsed = (
 
 fn parse(text: &str) -> Result<Parsed, SetupError> {
     let text = if text.trim().is_empty() { "{}" } else { text };
-    let top: IndexMap<String, Box<RawValue>> =
-        serde_json::from_str(text).map_err(|e| SetupError::NotAnObject(e.to_string()))?;
+    let top: IndexMap<String, Box<RawValue>> = serde_json::from_str(text).map_err(|e| {
+        // Where the parse stopped: at a `/`, the file has a comment.
+        let at = text
+            .lines()
+            .nth(e.line().saturating_sub(1))
+            .and_then(|l| l.chars().nth(e.column().saturating_sub(1)));
+        if at == Some('/') {
+            SetupError::Comment(e.line())
+        } else {
+            SetupError::NotAnObject(e.to_string())
+        }
+    })?;
     let hooks = match top.get("hooks") {
         None => IndexMap::new(),
         Some(raw) => serde_json::from_str(raw.get())
@@ -188,6 +207,46 @@ pub fn install(text: &str) -> Result<Edit, SetupError> {
         if g.iter()
             .any(|(_, v)| commands(v).any(|c| is_ours(c, command)))
         {
+            // Installed. An entry of ours without a timeout (written by
+            // hand, or by an older setup) gets ours; one it has is the
+            // user's choice and stays.
+            let mut added = Vec::new();
+            let nodes: Vec<Node> = g
+                .into_iter()
+                .map(|(raw, mut group)| {
+                    let mut touched = false;
+                    for h in group
+                        .get_mut("hooks")
+                        .and_then(Value::as_array_mut)
+                        .into_iter()
+                        .flatten()
+                    {
+                        let Some(c) = h.get("command").and_then(Value::as_str) else {
+                            continue;
+                        };
+                        if is_ours(c, command) && h.get("timeout").is_none() {
+                            added.push(c.to_owned());
+                            if let Some(o) = h.as_object_mut() {
+                                o.insert("timeout".into(), Value::from(TIMEOUT_SECS));
+                                touched = true;
+                            }
+                        }
+                    }
+                    if touched {
+                        Node::Value(group)
+                    } else {
+                        Node::Raw(raw)
+                    }
+                })
+                .collect();
+            if !added.is_empty() {
+                for c in &added {
+                    changes.push(format!(
+                        "added a timeout of {TIMEOUT_SECS} s to the {event} hook `{c}`"
+                    ));
+                }
+                edited.push((event, Some(nodes)));
+            }
             continue;
         }
         let mut nodes: Vec<Node> = g.into_iter().map(|(r, _)| Node::Raw(r)).collect();
@@ -215,7 +274,7 @@ pub fn remove(text: &str) -> Result<Edit, SetupError> {
     let mut changes = Vec::new();
     for (event, command) in HOOKS {
         let g = groups(&hooks, event)?;
-        let mut removed = 0;
+        let mut removed: Vec<String> = Vec::new();
         let kept: Vec<Node> = g
             .into_iter()
             .filter_map(|(raw, mut group)| {
@@ -223,13 +282,14 @@ pub fn remove(text: &str) -> Result<Edit, SetupError> {
                     return Some(Node::Raw(raw));
                 };
                 let before = list.len();
-                list.retain(|h| {
-                    !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| is_ours(c, command))
+                list.retain(|h| match h.get("command").and_then(Value::as_str) {
+                    Some(c) if is_ours(c, command) => {
+                        removed.push(c.to_owned());
+                        false
+                    }
+                    _ => true,
                 });
                 let gone = before - list.len();
-                removed += gone;
                 match (gone, list.is_empty()) {
                     (0, _) => Some(Node::Raw(raw)),
                     (_, true) => None,
@@ -237,17 +297,12 @@ pub fn remove(text: &str) -> Result<Edit, SetupError> {
                 }
             })
             .collect();
-        if removed == 0 {
+        if removed.is_empty() {
             continue;
         }
-        changes.push(format!(
-            "removed the {event} hook `{command}`{}",
-            if removed > 1 {
-                format!(" ({removed} entries)")
-            } else {
-                String::new()
-            }
-        ));
+        for c in &removed {
+            changes.push(format!("removed the {event} hook `{c}`"));
+        }
         edited.push((event, (!kept.is_empty()).then_some(kept)));
     }
     if changes.is_empty() {
@@ -272,6 +327,8 @@ pub struct Applied {
     pub backup: Option<PathBuf>,
     /// Whether the file was written.
     pub written: bool,
+    /// Whether there was a settings file.
+    pub existed: bool,
 }
 
 /// Installs (or, with `remove_them`, removes) git-lore's hooks in the
@@ -289,12 +346,37 @@ pub fn apply(
         let path = path.to_owned();
         move |source| LoreError::File { what, path, source }
     };
+    let refuse = |why: String| LoreError::Input {
+        what: format!("settings file {}", path.display()),
+        why,
+    };
+    // A symlink (a dotfile manager's) is written through, to its target.
+    let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    let real = if link {
+        std::fs::canonicalize(path).map_err(|e| {
+            let target = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|_| "?".into());
+            refuse(format!(
+                "it is a symlink to {target}, which cannot be followed ({e}); create its target or remove the link, then run setup again"
+            ))
+        })?
+    } else {
+        path.to_owned()
+    };
+    let path = real.as_path();
     let mut old = String::new();
     let existed = match std::fs::File::open(path) {
         Ok(f) => {
             f.take(MAX_SETTINGS_BYTES + 1)
                 .read_to_string(&mut old)
-                .map_err(file_err("cannot read the settings file", path))?;
+                .map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::InvalidData {
+                        refuse("it is not UTF-8 text; setup will not rewrite it: convert it to UTF-8 or move it, then run setup again".into())
+                    } else {
+                        file_err("cannot read the settings file", path)(e)
+                    }
+                })?;
             if old.len() as u64 > MAX_SETTINGS_BYTES {
                 return Err(LoreError::Input {
                     what: format!("settings file {}", path.display()),
@@ -321,10 +403,27 @@ pub fn apply(
             edit,
             backup: None,
             written: false,
+            existed,
         });
     }
+    if existed && std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(refuse(
+            "it is read-only; make it writable (chmod u+w) and run setup again, or add the hooks by hand".into(),
+        ));
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(file_err("cannot create the directory", dir))?;
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        if let Ok(target) = std::fs::read_link(dir) {
+            return Err(LoreError::Input {
+                what: format!("directory {}", dir.display()),
+                why: format!(
+                    "it is a symlink to {}, which does not exist; create that directory or remove the link, then run setup again",
+                    target.display()
+                ),
+            });
+        }
+        return Err(file_err("cannot create the directory", dir)(e));
+    }
     let mut backup = None;
     if existed {
         let base = format!(
@@ -375,6 +474,7 @@ pub fn apply(
         edit,
         backup,
         written: true,
+        existed,
     })
 }
 
@@ -473,21 +573,28 @@ mod tests {
         for c in [
             "git-lore hook session-end",
             "/home/me/.cargo/bin/git-lore hook session-end",
-            "git lore hook session-end",
-            "GIT_LORE_REPO=/x git-lore hook session-end --flag",
         ] {
             assert!(is_ours(c, "git-lore hook session-end"), "{c}");
         }
+        // The user's own commands, however much they mention git-lore.
         for c in [
             "git-lore hook session-start",
             "my-git-lore hook session-end",
             "echo git-lore",
             "/repo/hooks/session-end",
+            "git lore hook session-end",
+            "GIT_LORE_REPO=/x git-lore hook session-end --flag",
+            "notify-send done; git-lore hook session-end",
+            "GIT_LORE_HOOK_ACTIVE=1 my-script git-lore hook session-end",
+            "/opt/bin/git-lore hook session-end --verbose",
+            "bin/git-lore hook session-end",
+            "/opt/my bin/git-lore hook session-end",
+            " git-lore hook session-end",
         ] {
             assert!(!is_ours(c, "git-lore hook session-end"), "{c}");
         }
         // A hook of ours written by hand counts: nothing is added twice.
-        let by_hand = r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "/usr/local/bin/git-lore hook session-end"}]}]}}"#;
+        let by_hand = r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "/usr/local/bin/git-lore hook session-end", "timeout": 10}]}]}}"#;
         let e = install(by_hand).unwrap();
         assert_eq!(
             e.changes,
@@ -503,11 +610,81 @@ mod tests {
     }
 
     #[test]
+    fn remove_leaves_the_users_own_commands_and_names_what_it_removed() {
+        let theirs = [
+            "notify-send done; git-lore hook session-end",
+            "GIT_LORE_HOOK_ACTIVE=1 my-script git-lore hook session-end",
+            "/opt/bin/git-lore hook session-end --verbose",
+        ];
+        let hooks: Vec<Value> = theirs
+            .iter()
+            .chain(["/opt/bin/git-lore hook session-end"].iter())
+            .map(|c| serde_json::json!({"type": "command", "command": c}))
+            .collect();
+        let text = serde_json::json!({"hooks": {"SessionEnd": [{"hooks": hooks}]}}).to_string();
+        let e = remove(&text).unwrap();
+        assert_eq!(
+            e.changes,
+            ["removed the SessionEnd hook `/opt/bin/git-lore hook session-end`"]
+        );
+        let left: Vec<String> = value(&e.text)["hooks"]["SessionEnd"][0]["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["command"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(left, theirs);
+        // Theirs alone: nothing is ours, nothing changes.
+        let only_theirs = remove(&e.text).unwrap();
+        assert!(only_theirs.changes.is_empty());
+        assert_eq!(only_theirs.text, e.text);
+    }
+
+    #[test]
+    fn an_entry_of_ours_without_a_timeout_gets_one_once() {
+        let by_hand = r#"{"hooks": {"SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": "git-lore hook session-end"}]}], "SessionStart": [{"hooks": [{"type": "command", "command": "git-lore hook session-start", "timeout": 3}]}]}}"#;
+        let e = install(by_hand).unwrap();
+        assert_eq!(
+            e.changes,
+            ["added a timeout of 10 s to the SessionEnd hook `git-lore hook session-end`"]
+        );
+        let v = value(&e.text);
+        assert_eq!(
+            v["hooks"]["SessionEnd"],
+            serde_json::json!([{"matcher": "", "hooks": [{"type": "command", "command": "git-lore hook session-end", "timeout": 10}]}])
+        );
+        assert_eq!(
+            v["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 3,
+            "a timeout the user set stays"
+        );
+        let again = install(&e.text).unwrap();
+        assert!(again.changes.is_empty(), "{:?}", again.changes);
+        assert_eq!(again.text, e.text);
+    }
+
+    #[test]
+    fn a_file_with_comments_is_refused_as_not_json() {
+        for (text, line) in [
+            ("// a comment\n{}", 1),
+            ("{\n  \"model\": \"opus\", // mine\n  \"x\": 1\n}", 2),
+            ("{\n  \"model\": \"opus\",\n  /* mine */\n  \"x\": 1\n}", 3),
+            ("{\"model\": \"opus\" /* mine */}", 1),
+        ] {
+            let e = install(text).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!(
+                    "it has a comment (line {line}), and comments are not JSON; setup will not rewrite it"
+                )),
+                "{text}: {e}"
+            );
+        }
+    }
+
+    #[test]
     fn files_it_cannot_read_safely_are_refused() {
         for (text, why) in [
             ("[1, 2]", "it is not a JSON object"),
             ("{\"model\": ", "it is not a JSON object"),
-            ("// a comment\n{}", "it is not a JSON object"),
             ("{\"hooks\": []}", "its \"hooks\" is not an object"),
             (
                 "{\"hooks\": {\"SessionEnd\": {}}}",
@@ -558,6 +735,88 @@ mod tests {
             std::fs::read_to_string(&path).unwrap(),
             "not json",
             "left alone"
+        );
+    }
+
+    fn refusal(r: Result<Applied, LoreError>) -> String {
+        match r {
+            Err(LoreError::Input { why, .. }) => why,
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn apply_writes_through_a_symlink_and_backs_up_next_to_its_target() {
+        let d = tempfile::tempdir().unwrap();
+        let dotfiles = d.path().join("dotfiles");
+        std::fs::create_dir_all(&dotfiles).unwrap();
+        std::fs::create_dir_all(d.path().join(".claude")).unwrap();
+        let target = dotfiles.join("claude-settings.json");
+        std::fs::write(&target, "{\"model\": \"opus\"}\n").unwrap();
+        let link = d.path().join(".claude/settings.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let a = apply(&link, false, false, "S").unwrap();
+        assert!(a.written);
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "the link stays a link"
+        );
+        let v = value(&std::fs::read_to_string(&target).unwrap());
+        assert_eq!(v["model"], "opus");
+        assert_eq!(v["hooks"].as_object().unwrap().len(), 2);
+        assert_eq!(a.backup.unwrap().parent().unwrap(), dotfiles);
+        // A dangling link is refused, and left dangling.
+        std::fs::remove_file(&target).unwrap();
+        let why = refusal(apply(&link, false, false, "S"));
+        assert!(
+            why.starts_with(&format!(
+                "it is a symlink to {}, which cannot be followed",
+                target.display()
+            )),
+            "{why}"
+        );
+        assert!(!target.exists());
+        // A dangling .claude directory link: said so.
+        let home = d.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::os::unix::fs::symlink(d.path().join("gone"), home.join(".claude")).unwrap();
+        let r = apply(&home.join(".claude/settings.json"), false, false, "S");
+        match r {
+            Err(LoreError::Input { what, why }) => {
+                assert!(what.starts_with("directory "), "{what}");
+                assert!(
+                    why.contains("which does not exist; create that directory or remove the link"),
+                    "{why}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn apply_refuses_a_read_only_file_and_one_that_is_not_utf8() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("settings.json");
+        std::fs::write(&path, "{}").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let why = refusal(apply(&path, false, false, "S"));
+        assert!(
+            why.starts_with("it is read-only; make it writable (chmod u+w)"),
+            "{why}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
+        // A dry run still shows the change.
+        assert!(apply(&path, false, true, "S").is_ok());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::write(&path, b"{\"a\": \"\xff\"}").unwrap();
+        let why = refusal(apply(&path, false, false, "S"));
+        assert!(
+            why.starts_with("it is not UTF-8 text; setup will not rewrite it"),
+            "{why}"
         );
     }
 }

@@ -212,3 +212,68 @@ fn every_agent_hook_is_a_no_op_under_the_marker() {
     assert!(!env.repo().join("lore/session-end.log").exists());
     assert_eq!(env.ledger_commits().len(), 1, "only init");
 }
+
+#[test]
+fn agent_hooks_never_fail_the_session_on_bad_arguments() {
+    let env = TestEnv::new();
+    env.init();
+    for args in [
+        &["hook", "session-start", "--budget", "-1"][..],
+        &["hook", "session-start", "--budget", "lots"],
+        &["hook", "session-start", "--no-such-flag"],
+        &["hook", "session-end", "--verbose", "x"],
+    ] {
+        let r = env.lore_stdin(args, b"{}");
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1, "{args:?}: {}", r.stderr);
+    }
+    let r = env.lore_stdin(&["hook", "session-start", "--budget", "-1"], b"{}");
+    r.assert_stderr("hook session-start: --budget -1 is not a number of characters; using ");
+    let r = env.lore_stdin(&["hook", "session-end", "--verbose"], b"{}");
+    r.assert_stderr("hook session-end: ignoring unexpected arguments: --verbose");
+}
+
+#[test]
+fn session_end_writes_nothing_into_a_repository_that_is_not_a_lesson_repository() {
+    let env = TestEnv::new();
+    let plain = env.path().join("plain.git");
+    let git = std::process::Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&plain)
+        .envs(env.vars())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let before: Vec<_> = std::fs::read_dir(&plain)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    let input = session_end_input(&env, "version-mismatch.jsonl");
+    let mut c = env.lore_cmd(&["hook", "session-end"]);
+    c.env("GIT_LORE_REPO", &plain)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("is not a git-lore repository (no refs/heads/ledger); nothing captured"),
+        "{stderr}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!plain.join("lore").exists(), "nothing written into it");
+    let after: Vec<_> = std::fs::read_dir(&plain)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(before, after);
+}

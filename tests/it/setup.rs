@@ -25,9 +25,7 @@ fn setup_claude_merges_the_hooks_once_backs_up_and_removes_only_its_own() {
         "{}",
         dry.stdout
     );
-    dry.assert_stderr(
-        "setup: would have added the SessionStart hook `git-lore hook session-start`",
-    );
+    dry.assert_stderr("setup: would add the SessionStart hook `git-lore hook session-start`");
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),
         THEIRS,
@@ -93,6 +91,99 @@ fn setup_claude_merges_the_hooks_once_backs_up_and_removes_only_its_own() {
     );
     let none = env.lore(&["setup", "claude", "--remove"]);
     none.assert_stderr("has no git-lore hooks; nothing changed");
+    std::fs::remove_file(&settings).unwrap();
+    let gone = env.lore(&["setup", "claude", "--remove"]);
+    gone.assert_stderr(&format!(
+        "setup: {} does not exist; nothing changed",
+        settings.display()
+    ));
+    assert!(!settings.exists());
+}
+
+#[test]
+fn setup_claude_remove_takes_out_only_the_command_it_installs() {
+    let env = TestEnv::new();
+    let settings = env.home().join(".claude/settings.json");
+    let theirs = r#"{"hooks": {"SessionEnd": [{"hooks": [
+  {"type": "command", "command": "notify-send done; git-lore hook session-end"},
+  {"type": "command", "command": "/opt/bin/git-lore hook session-end --verbose"}
+]}], "SessionStart": [{"hooks": [
+  {"type": "command", "command": "GIT_LORE_HOOK_ACTIVE=1 my-script git-lore hook session-start"}
+]}]}}
+"#;
+    env.write("home/.claude/settings.json", theirs);
+    let none = env.lore(&["setup", "claude", "--remove"]);
+    none.assert_stderr("has no git-lore hooks; nothing changed");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), theirs);
+    // Installed next to them, and removed again: theirs stay.
+    let r = env.lore(&["setup", "claude"]);
+    r.assert_stderr("setup: added the SessionEnd hook `git-lore hook session-end`");
+    let rm = env.lore(&["setup", "claude", "--remove", "--dry-run"]);
+    rm.assert_stderr("setup: would remove the SessionEnd hook `git-lore hook session-end`");
+    let rm = env.lore(&["setup", "claude", "--remove"]);
+    rm.assert_stderr("setup: removed the SessionStart hook `git-lore hook session-start`");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        v,
+        serde_json::from_str::<serde_json::Value>(theirs).unwrap()
+    );
+}
+
+#[test]
+fn setup_claude_writes_through_a_symlink_and_refuses_what_it_cannot_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let target = env.path().join("dotfiles/claude.json");
+    env.write("dotfiles/claude.json", THEIRS);
+    std::fs::create_dir_all(env.home().join(".claude")).unwrap();
+    let link = env.home().join(".claude/settings.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    env.lore(&["setup", "claude"]).ok();
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&target)
+        .unwrap()
+        .contains("git-lore hook session-end"));
+    assert_eq!(
+        std::fs::read_to_string(
+            env.path()
+                .join("dotfiles/claude.json.git-lore-backup-20260805T100000Z")
+        )
+        .unwrap(),
+        THEIRS,
+        "the backup is next to the real file"
+    );
+    std::fs::remove_file(&target).unwrap();
+    let r = env.lore(&["setup", "claude"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!(
+        "is a symlink to {}, which cannot be followed",
+        target.display()
+    ));
+    r.assert_stderr("create its target or remove the link, then run setup again");
+    assert!(!target.exists());
+
+    std::fs::remove_file(&link).unwrap();
+    env.write("home/.claude/settings.json", "{}");
+    std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let r = env.lore(&["setup", "claude"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr("it is read-only; make it writable (chmod u+w) and run setup again");
+    assert_eq!(std::fs::read_to_string(&link).unwrap(), "{}");
+
+    env.write(
+        "home/.claude/settings.json",
+        "{\n  // mine\n  \"model\": \"opus\"\n}\n",
+    );
+    std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let r = env.lore(&["setup", "claude"]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(
+        "it has a comment (line 2), and comments are not JSON; setup will not rewrite it",
+    );
 }
 
 #[test]
