@@ -463,3 +463,45 @@ fn a_captured_session_becomes_an_approved_recalled_lesson_with_no_model() {
     let miss = env.lore(&["recall", "--stack", "vite@6.0.0", "--stack", "vitest@4.0.5"]);
     assert_eq!(miss.ok(), "");
 }
+
+/// `version-mismatch.jsonl` with colour codes, a bell and a bidi override
+/// in every text and tool output, as a terminal would have them.
+fn coloured_transcript(env: &TestEnv) -> std::path::PathBuf {
+    let raw = std::fs::read_to_string(fixture("version-mismatch.jsonl")).unwrap();
+    let mut out = String::new();
+    for line in raw.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(blocks) = v
+            .pointer_mut("/message/content")
+            .and_then(|c| c.as_array_mut())
+        {
+            for b in blocks {
+                for key in ["text", "content"] {
+                    if let Some(serde_json::Value::String(s)) = b.get_mut(key) {
+                        *s = format!(
+                            "\u{1b}[31mFAIL\u{1b}[39m \u{7}{s}\u{202e}\u{1b}]0;title\u{7}\r\n"
+                        );
+                    }
+                }
+            }
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    env.write("coloured.jsonl", &out)
+}
+
+#[test]
+fn colour_codes_and_control_characters_in_tool_output_do_not_spoil_a_moment() {
+    let env = TestEnv::new();
+    env.init();
+    let path = coloured_transcript(&env);
+    let r = env.lore(&["capture", "--transcript", path.to_str().unwrap()]);
+    let out = r.ok().to_owned();
+    assert!(out.starts_with("proposed "), "{out}\n{}", r.stderr);
+    r.assert_stderr("capture: 1 proposed, 0 declined");
+    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    for bad in ['\u{1b}', '\u{7}', '\u{202e}', '\r'] {
+        assert!(!all.contains(bad), "{bad:?} reached the ledger");
+    }
+}

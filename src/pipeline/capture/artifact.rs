@@ -45,7 +45,7 @@ use std::collections::HashSet;
 use std::path::{Component, Path};
 
 use super::redact::redact;
-use super::text::collapse;
+use super::text::{collapse, sanitize};
 use super::transcript::Transcript;
 use super::{check, Kind, Moment, MomentError, Refused, MAX_FILE_CHARS};
 use crate::model::{iso, Artifact, Id};
@@ -201,7 +201,7 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
 
     let mut redacted = Vec::new();
     let mut clean = |s: &str| -> Result<String, MomentError> {
-        let r = redact(s).map_err(MomentError::Secret)?;
+        let r = redact(&sanitize(s)).map_err(MomentError::Secret)?;
         redacted.extend(r.kinds);
         Ok(r.text)
     };

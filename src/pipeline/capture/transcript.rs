@@ -50,7 +50,7 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use serde_json::{Map, Value};
 
-use super::text::{clip, collapse, has_control, head_tail};
+use super::text::{clip, collapse, has_control, head_tail, sanitize};
 
 /// The longest line read (2 MiB). Claude Code cuts tool output long before
 /// this; lines past it are pasted images and dumps, skipped and counted.
@@ -661,7 +661,8 @@ fn blocks(content: Option<&Value>, limits: &Limits) -> Vec<Block> {
 }
 
 fn text_block(s: &str, limits: &Limits) -> Option<Block> {
-    (!s.trim().is_empty()).then(|| Block::Text(clip(s, limits.max_text_chars)))
+    let s = sanitize(s);
+    (!s.trim().is_empty()).then(|| Block::Text(clip(&s, limits.max_text_chars)))
 }
 
 fn block(b: &Map<String, Value>, limits: &Limits) -> Option<Block> {
@@ -699,7 +700,7 @@ fn block(b: &Map<String, Value>, limits: &Limits) -> Option<Block> {
             let half = limits.max_tool_result_chars / 2;
             Some(Block::ToolResult {
                 tool_use_id: id(b.get("tool_use_id")).unwrap_or_default(),
-                text: head_tail(&text, half, limits.max_tool_result_chars - half),
+                text: head_tail(&sanitize(&text), half, limits.max_tool_result_chars - half),
                 is_error: b.get("is_error").and_then(Value::as_bool) == Some(true),
             })
         }
@@ -714,7 +715,7 @@ fn tool_input(name: &str, input: &Value, max: usize) -> (String, Option<String>)
             .as_object()
             .and_then(|o| o.get(k))
             .and_then(Value::as_str)
-            .map(collapse)
+            .map(|v| collapse(&sanitize(v)))
     };
     let path = field("file_path")
         .or_else(|| field("notebook_path"))
