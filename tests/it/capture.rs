@@ -505,3 +505,28 @@ fn colour_codes_and_control_characters_in_tool_output_do_not_spoil_a_moment() {
         assert!(!all.contains(bad), "{bad:?} reached the ledger");
     }
 }
+
+#[test]
+fn a_password_in_a_url_a_model_names_as_a_file_never_reaches_the_ledger() {
+    let env = TestEnv::new();
+    env.init();
+    let mut answer: serde_json::Value =
+        serde_json::from_str(&moments_answer(&[FINAL_EVENT])).unwrap();
+    // Not example.com: the scanner lets documentation URLs through.
+    answer[0]["files"] = serde_json::json!(["https://x:S3cr3tPassw0rd@git.acme.io/repo.git"]);
+    model_stubs(&env, &answer.to_string(), "0");
+    let dry = capture(&env, "version-mismatch.jsonl", &["--dry-run"]);
+    let a: serde_json::Value = serde_json::from_str(dry.ok().trim()).unwrap();
+    assert!(!dry.stdout.contains("S3cr3tPassw0rd"), "{}", dry.stdout);
+    assert_eq!(
+        a["files"],
+        serde_json::json!(["[redacted:url_credentials]/repo.git"])
+    );
+    dry.assert_stderr("had secrets replaced: url_credentials");
+    capture(&env, "version-mismatch.jsonl", &[]).ok();
+    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    assert!(
+        !all.contains("S3cr3tPassw0rd"),
+        "the password reached the ledger"
+    );
+}

@@ -212,8 +212,11 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
     };
     let mut files: Vec<String> = Vec::new();
     for f in &m.files {
-        if let Some(rel) = relative_file(f, t.cwd.as_deref()) {
-            let rel = clean(&rel)?;
+        // Redacted before it is made relative: normalising first turns
+        // `https://user:pw@host` into `https:/user:pw@host`, which no longer
+        // reads as a URL with credentials.
+        let f = clean(f)?;
+        if let Some(rel) = relative_file(&f, t.cwd.as_deref()) {
             if !files.contains(&rel) {
                 files.push(rel);
             }
