@@ -235,7 +235,7 @@ fn the_command_backend_refuses_moments_from_outside_the_transcript() {
     let out = r.ok().to_owned();
     assert!(out.starts_with("proposed "), "{out}\n{}", r.stderr);
     r.assert_stderr(
-        "capture: refused moment 1 cites event \"00000099-dead-beef-0000-000000000099\", which is not in the transcript",
+        "capture: refused moment 2 cites event \"00000099-dead-beef-0000-000000000099\", which is not in the transcript",
     );
     r.assert_stderr("1 artifact found by the model");
     // The model runs with git-lore's hooks silenced.

@@ -287,7 +287,7 @@ pub fn build(
             }
             Err(why) => built.refused.push(Refused {
                 index,
-                event: Some(super::text::clip(&m.event, 80)),
+                event: Some(super::quote(&m.event, 80)),
                 why,
             }),
         }
@@ -558,8 +558,8 @@ mod tests {
         assert_eq!(
             why,
             [
-                "moment 0 cites event \"not-an-event\", which is not in the transcript",
-                "moment 2 cites event \"00000001-4c1d-4e2a-9b7f-a11ce0000001\", which has no timestamp",
+                "moment 1 cites event \"not-an-event\", which is not in the transcript",
+                "moment 3 (event \"00000001-4c1d-4e2a-9b7f-a11ce0000001\") cites event \"00000001-4c1d-4e2a-9b7f-a11ce0000001\", which has no timestamp",
             ]
         );
         assert_eq!(
