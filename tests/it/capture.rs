@@ -139,11 +139,27 @@ fn a_missing_or_foreign_transcript_is_refused_with_its_path() {
     let r = env.lore(&["capture", "--transcript", "/nonexistent/s.jsonl"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     r.assert_stderr("git-lore: cannot open the transcript /nonexistent/s.jsonl");
+    // A file that is not a transcript is refused.
     let f = env.write("notes.txt", "just some notes\nnot json\n");
     let r = env.lore(&["capture", "--transcript", f.to_str().unwrap()]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    r.assert_stderr("skipped 2 malformed lines");
-    r.assert_stderr("no session events found");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&format!(
+        "git-lore: transcript {}: no session events found (lines with type user, assistant or system and a uuid), and lines that are not JSON: is this a Claude Code transcript?",
+        f.display()
+    ));
+    // An empty one, or one of only other well-formed lines, has no events.
+    for (name, text) in [
+        ("empty.jsonl", ""),
+        (
+            "summary.jsonl",
+            "{\"type\":\"summary\",\"summary\":\"x\"}\n",
+        ),
+    ] {
+        let f = env.write(name, text);
+        let r = env.lore(&["capture", "--transcript", f.to_str().unwrap()]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.assert_stderr("no session events found");
+    }
     let r = env.lore(&["capture"]);
     assert_eq!(r.code, 1);
     r.assert_stderr("--transcript");
@@ -529,4 +545,64 @@ fn a_password_in_a_url_a_model_names_as_a_file_never_reaches_the_ledger() {
         !all.contains("S3cr3tPassw0rd"),
         "the password reached the ledger"
     );
+}
+
+#[test]
+fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
+    let env = TestEnv::new();
+    env.init();
+    let fifo = env.path().join("t.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let dir = env.path().join("a-dir");
+    std::fs::create_dir(&dir).unwrap();
+    let hook = serde_json::json!({
+        "session_id": "5f1c0a2e-0000-4000-8000-000000000001",
+        "transcript_path": fifo,
+        "cwd": env.path(),
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit"
+    })
+    .to_string();
+    env.write("hook.json", &hook);
+    for (args, path) in [
+        (
+            vec!["capture", "--transcript", fifo.to_str().unwrap()],
+            &fifo,
+        ),
+        (vec!["capture", "--transcript", dir.to_str().unwrap()], &dir),
+    ] {
+        let mut child = env.spawn_lore(&args);
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(30) {
+                child.kill().unwrap();
+                panic!("capture hung on {}", path.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let r = Run::from(child.wait_with_output().unwrap());
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        r.assert_stderr(&format!(
+            "git-lore: transcript {}: it is not a regular file (a FIFO, socket, device or directory); capture reads a transcript file",
+            path.display()
+        ));
+    }
+    // The hook path: stdin is the hook input naming the FIFO.
+    let mut cmd = env.lore_cmd(&["capture", "--hook"]);
+    cmd.stdin(std::fs::File::open(env.path().join("hook.json")).unwrap())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("capture --hook hung on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let r = Run::from(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr("it is not a regular file");
 }
