@@ -94,7 +94,9 @@ pub fn open_transcript(path: &Path) -> Result<Transcript, LoreError> {
         return Err(refuse(not_regular));
     }
     let t = read_transcript_tail(file, Limits::default()).map_err(|e| refuse(&e.to_string()))?;
-    if t.events.is_empty() && t.skipped_malformed > usize::from(t.partial_last_line) {
+    if t.events.is_empty()
+        && t.skipped_malformed + t.skipped_not_utf8 > usize::from(t.partial_last_line)
+    {
         return Err(refuse(
             "no session events found (lines with type user, assistant or system and a uuid), and lines that are not JSON: is this a Claude Code transcript?",
         ));
