@@ -537,6 +537,23 @@ mod tests {
     }
 
     #[test]
+    fn colour_codes_from_a_model_are_removed_and_the_moment_still_proposes() {
+        let t = transcript("version-mismatch");
+        let mut m = moments(&t).remove(0);
+        m.detail = Some(
+            "\u{1b}[31mFAIL\u{1b}[39m vitest 4.0.5 fails with vite 5.4.21\r\nFixed by pinning vitest to 3.2.4.\u{202e}"
+                .into(),
+        );
+        let built = build(&t, &[m], &hook()).unwrap();
+        let a = &built.artifacts[0].artifact;
+        assert_eq!(
+            a.detail.as_deref(),
+            Some("FAIL vitest 4.0.5 fails with vite 5.4.21\nFixed by pinning vitest to 3.2.4.")
+        );
+        assert!(matches!(transformed(a), Outcome::Propose { .. }));
+    }
+
+    #[test]
     fn refusals_are_per_moment() {
         let t = transcript("version-mismatch");
         let good = moments(&t).remove(0);
