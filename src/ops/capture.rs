@@ -61,16 +61,47 @@ pub enum Moments {
 
 /// Opens and reads the transcript at `path`, bounded (the newest part of
 /// an over-cap file; malformed lines skipped and counted in its notes).
+///
+/// Only a regular file is read: a FIFO, socket, device or directory is
+/// refused before it is read (it is opened without blocking, and checked
+/// again once open, so a FIFO swapped in meanwhile cannot hang capture).
+/// A non-empty file in which no line is a session event and some line is
+/// not even JSON is refused too: it is not a transcript. An empty file, or
+/// one of well-formed lines of other types, is read as having no events.
 pub fn open_transcript(path: &Path) -> Result<Transcript, LoreError> {
-    let file = std::fs::File::open(path).map_err(|source| LoreError::File {
+    let cannot_open = |source| LoreError::File {
         what: "cannot open the transcript",
         path: path.to_owned(),
         source,
-    })?;
-    read_transcript_tail(file, Limits::default()).map_err(|e| LoreError::Input {
+    };
+    let refuse = |why: &str| LoreError::Input {
         what: format!("transcript {}", path.display()),
-        why: e.to_string(),
-    })
+        why: why.to_owned(),
+    };
+    let not_regular = "it is not a regular file (a FIFO, socket, device or directory); capture reads a transcript file";
+    if !std::fs::metadata(path).map_err(cannot_open)?.is_file() {
+        return Err(refuse(not_regular));
+    }
+    let mut options = std::fs::File::options();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(cannot_open)?;
+    if !file.metadata().map_err(cannot_open)?.is_file() {
+        return Err(refuse(not_regular));
+    }
+    let t = read_transcript_tail(file, Limits::default()).map_err(|e| refuse(&e.to_string()))?;
+    if t.events.is_empty()
+        && t.skipped_malformed + t.skipped_not_utf8 > usize::from(t.partial_last_line)
+    {
+        return Err(refuse(
+            "no session events found (lines with type user, assistant or system and a uuid), and lines that are not JSON: is this a Claude Code transcript?",
+        ));
+    }
+    Ok(t)
 }
 
 /// The capture prompt in force: `lore.capture.template`, else the one

@@ -217,7 +217,7 @@ fn text_rules(value: &Value, path: &str, out: &mut Vec<Violation>) {
 
 /// A bidirectional embedding, override or isolate control (U+202A–U+202E,
 /// U+2066–U+2069), or a directional mark (U+200E, U+200F, U+061C).
-fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 

@@ -13,7 +13,7 @@
 //!
 //! | kind | what it matches |
 //! |---|---|
-//! | `private_key` | a PEM `-----BEGIN … PRIVATE KEY-----` header (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP … BLOCK) followed by at least 64 characters of key body; a PuTTY `Private-Lines:` block; an age `AGE-SECRET-KEY-1…` key |
+//! | `private_key` | a PEM `-----BEGIN … PRIVATE KEY-----` header (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP … BLOCK) followed by at least 64 characters of key body (reported as the whole block: header, body and END line, or to the end of the base64 when the END line is missing); a key body without its header (base64 DER of an RSA or EC key, `MII…IBADAN…`, `MII…IBAAK…`, `MHcCAQEE…`, or an OpenSSH key `b3BlbnNzaC1rZXktdjE…`, 40 characters or more after that prefix); a PuTTY `Private-Lines:` block; an age `AGE-SECRET-KEY-1…` key |
 //! | `jwt` | `eyJ….eyJ….…` (a JSON Web Token: base64url header and payload) |
 //! | `aws_access_key` | `AKIA`, `ASIA`, `ABIA`, `ACCA`, `A3T` + one, and the AWS unique-id prefixes (`AIDA`, `AROA`, …) + 16 upper-case alphanumerics |
 //! | `aws_secret_key` | a 40-character secret access key assigned to a name containing `aws` or `secret_access`; a session token (100+ base64 characters) assigned to `session_token` / `security_token`, or starting `IQoJb3JpZ2luX2Vj` / `FwoGZXIvYXdz`; a Bedrock API key `ABSK…` |
@@ -349,6 +349,13 @@ fn rules() -> Vec<Rule> {
             PrivateKey,
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
             pem_body,
+        ),
+        // A key body without its header (cut off, or pasted alone): DER
+        // of a PKCS#1 or PKCS#8 RSA key, a SEC1 EC key, or an OpenSSH key.
+        r(
+            PrivateKey,
+            r"\b(?:MII[A-Za-z0-9+/]{3}IBA(?:DAN|AK)|MHcCAQEE|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{40,}",
+            key_body,
         ),
         r(
             PrivateKey,
@@ -907,7 +914,7 @@ fn pem_body(text: &str, c: &Captures<'_>) -> Option<Hit> {
     let mut material = 0;
     let mut run = 0;
     for &b in body.iter().chain(b" ") {
-        if b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=') {
+        if is_base64(b) {
             run += 1;
         } else {
             if run >= 16 {
@@ -916,10 +923,98 @@ fn pem_body(text: &str, c: &Captures<'_>) -> Option<Hit> {
             run = 0;
         }
     }
+    // The report covers the whole block: the header, every line of the
+    // body and the END line when there is one. Cut short (no END line), it
+    // runs to the end of the base64, so the key's material is never left
+    // beside a redacted header.
+    let last_run = {
+        let mut last = 0;
+        let mut run = 0;
+        for (i, &b) in body.iter().enumerate() {
+            if is_base64(b) {
+                run += 1;
+                if run >= 16 {
+                    last = i + 1;
+                }
+            } else {
+                run = 0;
+            }
+        }
+        h.end() + last
+    };
+    let mut stop = key_material_end(text, h.end());
+    if stop < last_run {
+        stop = key_material_end(text, last_run).max(last_run);
+    }
     (material >= 64).then(|| Hit {
-        span: range(h),
+        span: h.start()..stop,
         secret: h.end()..h.end() + end,
     })
+}
+
+/// A headerless key body: reported from its start to the end of its
+/// material (see [`key_material_end`]).
+fn key_body(text: &str, c: &Captures<'_>) -> Option<Hit> {
+    let m = c.get(0)?;
+    Some(Hit {
+        span: m.start()..key_material_end(text, m.start()).max(m.end()),
+        secret: range(m),
+    })
+}
+
+fn is_base64(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')
+}
+
+/// Where the key material that starts at `from` ends: base64 runs
+/// separated by white space or escaped line breaks (`\n` inside a JSON
+/// string), through an `-----END … -----` line when one follows. A run
+/// shorter than 16 characters is a body's last line, so only an END line
+/// may follow it; a blank line ends the body too.
+fn key_material_end(text: &str, from: usize) -> usize {
+    let b = text.as_bytes();
+    let limit = floor_boundary(text, from + PEM_BODY_LIMIT);
+    let mut i = from;
+    let mut end = from;
+    let mut last_short = false;
+    // Line breaks since the last run: a blank line ends a body.
+    let mut breaks = 0;
+    while i < limit {
+        // Separators: white space and `\n`, `\r`, `\t` escapes.
+        if b[i].is_ascii_whitespace() {
+            breaks += usize::from(b[i] == b'\n');
+            i += 1;
+            continue;
+        }
+        if b[i] == b'\\' && matches!(b.get(i + 1), Some(b'n' | b'r' | b't')) {
+            breaks += usize::from(b[i + 1] == b'n');
+            i += 2;
+            continue;
+        }
+        if end > from && breaks >= 2 {
+            break;
+        }
+        breaks = 0;
+        if b[i..].starts_with(b"-----END ") {
+            let close = text[i + 9..floor_boundary(text, i + 80).max(i + 9)]
+                .find("-----")
+                .filter(|&n| n <= 40);
+            if let Some(n) = close {
+                end = i + 9 + n + 5;
+            }
+            break;
+        }
+        if last_short || !is_base64(b[i]) {
+            break;
+        }
+        let start = i;
+        while i < limit && is_base64(b[i]) {
+            i += 1;
+        }
+        end = i;
+        last_short = i - start < 16;
+    }
+    end
 }
 
 /// The largest char boundary of `s` at or below `at`.
@@ -1529,15 +1624,50 @@ mod tests {
                 "Private-Lines: 1\nAAAAIHq3bV0xZ5mN8kP2rT7wY4cJ9fL1hG6sD3aQ0eU5iO8p",
             ],
         );
+        // A public key's DER is not a private key's (its body alone is
+        // not reported either).
+        let public = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAzKx8Fq1dR3tLm9WvB2nYc5hJ\n\
+                      0pQ7sGfE4aT6uVwXyZ1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x";
         assert_clean(&[
+            public,
             "-----BEGIN PRIVATE KEY-----",
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA...\n-----END RSA PRIVATE KEY-----",
             "ssh-keygen writes -----BEGIN OPENSSH PRIVATE KEY----- files",
-            &format!("-----BEGIN PUBLIC KEY-----\n{body}"),
-            &format!("-----BEGIN CERTIFICATE-----\n{body}"),
+            &format!("-----BEGIN PUBLIC KEY-----\n{public}"),
+            &format!("-----BEGIN CERTIFICATE-----\n{public}"),
             "-----BEGIN PRIVATE KEY-----\n<your key here>\n-----END PRIVATE KEY-----",
             "use a private key file",
         ]);
+    }
+
+    #[test]
+    fn a_key_is_reported_as_its_whole_block_and_a_bare_body_too() {
+        let line = "MIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAwggJcAgEAAoGBAKx8Fq1dR3tLm9Wv";
+        let block = format!(
+            "-----BEGIN PRIVATE KEY-----\\n{line}\\n{line}\\nZm9v\\n-----END PRIVATE KEY-----\\n"
+        );
+        let json = format!("{{\"private_key\": \"{block}\", \"x\": 1}}");
+        let f = scan(&json);
+        assert_eq!(f.len(), 1, "{f:?}");
+        let n = json.find("\\n\", \"x").unwrap() - json.find("\"private_key").unwrap();
+        assert_eq!(f[0].excerpt, format!("\"pri… ({n} characters)"));
+        // One line, no END line: to the end of the base64, not beyond.
+        let one =
+            format!("DEPLOY_KEY=-----BEGIN OPENSSH PRIVATE KEY----- {line} {line}. Then more");
+        let f = scan(&one);
+        assert_eq!(f.len(), 1, "{f:?}");
+        let n = 35 + 1 + line.len() + 1 + line.len();
+        assert_eq!(f[0].kind, FindingKind::PrivateKey);
+        assert_eq!(f[0].excerpt, format!("----… ({n} characters)"));
+        // A body alone.
+        assert_finds(
+            FindingKind::PrivateKey,
+            &[
+                &format!("{line}\n{line}\n-----END PRIVATE KEY-----"),
+                "key was b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZWQyNTUxOQ",
+                "MHcCAQEEIBYv3qKx8Fq1dR3tLm9WvB2nYc5hJ0pQ7sGfE4aT6uVwXyZ1oAoGCCqGSM49",
+            ],
+        );
     }
 
     #[test]

@@ -139,11 +139,27 @@ fn a_missing_or_foreign_transcript_is_refused_with_its_path() {
     let r = env.lore(&["capture", "--transcript", "/nonexistent/s.jsonl"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     r.assert_stderr("git-lore: cannot open the transcript /nonexistent/s.jsonl");
+    // A file that is not a transcript is refused.
     let f = env.write("notes.txt", "just some notes\nnot json\n");
     let r = env.lore(&["capture", "--transcript", f.to_str().unwrap()]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    r.assert_stderr("skipped 2 malformed lines");
-    r.assert_stderr("no session events found");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&format!(
+        "git-lore: transcript {}: no session events found (lines with type user, assistant or system and a uuid), and lines that are not JSON: is this a Claude Code transcript?",
+        f.display()
+    ));
+    // An empty one, or one of only other well-formed lines, has no events.
+    for (name, text) in [
+        ("empty.jsonl", ""),
+        (
+            "summary.jsonl",
+            "{\"type\":\"summary\",\"summary\":\"x\"}\n",
+        ),
+    ] {
+        let f = env.write(name, text);
+        let r = env.lore(&["capture", "--transcript", f.to_str().unwrap()]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.assert_stderr("no session events found");
+    }
     let r = env.lore(&["capture"]);
     assert_eq!(r.code, 1);
     r.assert_stderr("--transcript");
@@ -235,7 +251,7 @@ fn the_command_backend_refuses_moments_from_outside_the_transcript() {
     let out = r.ok().to_owned();
     assert!(out.starts_with("proposed "), "{out}\n{}", r.stderr);
     r.assert_stderr(
-        "capture: refused moment 1 cites event \"00000099-dead-beef-0000-000000000099\", which is not in the transcript",
+        "capture: refused moment 2 cites event \"00000099-dead-beef-0000-000000000099\", which is not in the transcript",
     );
     r.assert_stderr("1 artifact found by the model");
     // The model runs with git-lore's hooks silenced.
@@ -462,4 +478,131 @@ fn a_captured_session_becomes_an_approved_recalled_lesson_with_no_model() {
     assert!(hit.ok().starts_with(&lesson), "{}", hit.stdout);
     let miss = env.lore(&["recall", "--stack", "vite@6.0.0", "--stack", "vitest@4.0.5"]);
     assert_eq!(miss.ok(), "");
+}
+
+/// `version-mismatch.jsonl` with colour codes, a bell and a bidi override
+/// in every text and tool output, as a terminal would have them.
+fn coloured_transcript(env: &TestEnv) -> std::path::PathBuf {
+    let raw = std::fs::read_to_string(fixture("version-mismatch.jsonl")).unwrap();
+    let mut out = String::new();
+    for line in raw.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if let Some(blocks) = v
+            .pointer_mut("/message/content")
+            .and_then(|c| c.as_array_mut())
+        {
+            for b in blocks {
+                for key in ["text", "content"] {
+                    if let Some(serde_json::Value::String(s)) = b.get_mut(key) {
+                        *s = format!(
+                            "\u{1b}[31mFAIL\u{1b}[39m \u{7}{s}\u{202e}\u{1b}]0;title\u{7}\r\n"
+                        );
+                    }
+                }
+            }
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    env.write("coloured.jsonl", &out)
+}
+
+#[test]
+fn colour_codes_and_control_characters_in_tool_output_do_not_spoil_a_moment() {
+    let env = TestEnv::new();
+    env.init();
+    let path = coloured_transcript(&env);
+    let r = env.lore(&["capture", "--transcript", path.to_str().unwrap()]);
+    let out = r.ok().to_owned();
+    assert!(out.starts_with("proposed "), "{out}\n{}", r.stderr);
+    r.assert_stderr("capture: 1 proposed, 0 declined");
+    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    for bad in ['\u{1b}', '\u{7}', '\u{202e}', '\r'] {
+        assert!(!all.contains(bad), "{bad:?} reached the ledger");
+    }
+}
+
+#[test]
+fn a_password_in_a_url_a_model_names_as_a_file_never_reaches_the_ledger() {
+    let env = TestEnv::new();
+    env.init();
+    let mut answer: serde_json::Value =
+        serde_json::from_str(&moments_answer(&[FINAL_EVENT])).unwrap();
+    // Not example.com: the scanner lets documentation URLs through.
+    answer[0]["files"] = serde_json::json!(["https://x:S3cr3tPassw0rd@git.acme.io/repo.git"]);
+    model_stubs(&env, &answer.to_string(), "0");
+    let dry = capture(&env, "version-mismatch.jsonl", &["--dry-run"]);
+    let a: serde_json::Value = serde_json::from_str(dry.ok().trim()).unwrap();
+    assert!(!dry.stdout.contains("S3cr3tPassw0rd"), "{}", dry.stdout);
+    assert_eq!(
+        a["files"],
+        serde_json::json!(["[redacted:url_credentials]/repo.git"])
+    );
+    dry.assert_stderr("had secrets replaced: url_credentials");
+    capture(&env, "version-mismatch.jsonl", &[]).ok();
+    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    assert!(
+        !all.contains("S3cr3tPassw0rd"),
+        "the password reached the ledger"
+    );
+}
+
+#[test]
+fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
+    let env = TestEnv::new();
+    env.init();
+    let fifo = env.path().join("t.fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let dir = env.path().join("a-dir");
+    std::fs::create_dir(&dir).unwrap();
+    let hook = serde_json::json!({
+        "session_id": "5f1c0a2e-0000-4000-8000-000000000001",
+        "transcript_path": fifo,
+        "cwd": env.path(),
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit"
+    })
+    .to_string();
+    env.write("hook.json", &hook);
+    for (args, path) in [
+        (
+            vec!["capture", "--transcript", fifo.to_str().unwrap()],
+            &fifo,
+        ),
+        (vec!["capture", "--transcript", dir.to_str().unwrap()], &dir),
+    ] {
+        let mut child = env.spawn_lore(&args);
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(30) {
+                child.kill().unwrap();
+                panic!("capture hung on {}", path.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let r = Run::from(child.wait_with_output().unwrap());
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        r.assert_stderr(&format!(
+            "git-lore: transcript {}: it is not a regular file (a FIFO, socket, device or directory); capture reads a transcript file",
+            path.display()
+        ));
+    }
+    // The hook path: stdin is the hook input naming the FIFO.
+    let mut cmd = env.lore_cmd(&["capture", "--hook"]);
+    cmd.stdin(std::fs::File::open(env.path().join("hook.json")).unwrap())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("capture --hook hung on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let r = Run::from(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr("it is not a regular file");
 }

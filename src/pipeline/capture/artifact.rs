@@ -45,7 +45,7 @@ use std::collections::HashSet;
 use std::path::{Component, Path};
 
 use super::redact::redact;
-use super::text::collapse;
+use super::text::{collapse, sanitize};
 use super::transcript::Transcript;
 use super::{check, Kind, Moment, MomentError, Refused, MAX_FILE_CHARS};
 use crate::model::{iso, Artifact, Id};
@@ -201,7 +201,7 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
 
     let mut redacted = Vec::new();
     let mut clean = |s: &str| -> Result<String, MomentError> {
-        let r = redact(s).map_err(MomentError::Secret)?;
+        let r = redact(&sanitize(s)).map_err(MomentError::Secret)?;
         redacted.extend(r.kinds);
         Ok(r.text)
     };
@@ -212,8 +212,11 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
     };
     let mut files: Vec<String> = Vec::new();
     for f in &m.files {
-        if let Some(rel) = relative_file(f, t.cwd.as_deref()) {
-            let rel = clean(&rel)?;
+        // Redacted before it is made relative: normalising first turns
+        // `https://user:pw@host` into `https:/user:pw@host`, which no longer
+        // reads as a URL with credentials.
+        let f = clean(f)?;
+        if let Some(rel) = relative_file(&f, t.cwd.as_deref()) {
             if !files.contains(&rel) {
                 files.push(rel);
             }
@@ -284,7 +287,7 @@ pub fn build(
             }
             Err(why) => built.refused.push(Refused {
                 index,
-                event: Some(super::text::clip(&m.event, 80)),
+                event: Some(super::quote(&m.event, 80)),
                 why,
             }),
         }
@@ -534,6 +537,23 @@ mod tests {
     }
 
     #[test]
+    fn colour_codes_from_a_model_are_removed_and_the_moment_still_proposes() {
+        let t = transcript("version-mismatch");
+        let mut m = moments(&t).remove(0);
+        m.detail = Some(
+            "\u{1b}[31mFAIL\u{1b}[39m vitest 4.0.5 fails with vite 5.4.21\r\nFixed by pinning vitest to 3.2.4.\u{202e}"
+                .into(),
+        );
+        let built = build(&t, &[m], &hook()).unwrap();
+        let a = &built.artifacts[0].artifact;
+        assert_eq!(
+            a.detail.as_deref(),
+            Some("FAIL vitest 4.0.5 fails with vite 5.4.21\nFixed by pinning vitest to 3.2.4.")
+        );
+        assert!(matches!(transformed(a), Outcome::Propose { .. }));
+    }
+
+    #[test]
     fn refusals_are_per_moment() {
         let t = transcript("version-mismatch");
         let good = moments(&t).remove(0);
@@ -555,8 +575,8 @@ mod tests {
         assert_eq!(
             why,
             [
-                "moment 0 cites event \"not-an-event\", which is not in the transcript",
-                "moment 2 cites event \"00000001-4c1d-4e2a-9b7f-a11ce0000001\", which has no timestamp",
+                "moment 1 cites event \"not-an-event\", which is not in the transcript",
+                "moment 3 (event \"00000001-4c1d-4e2a-9b7f-a11ce0000001\") cites event \"00000001-4c1d-4e2a-9b7f-a11ce0000001\", which has no timestamp",
             ]
         );
         assert_eq!(

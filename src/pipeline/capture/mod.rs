@@ -172,7 +172,7 @@ pub enum MomentError {
 /// A moment that was refused, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refused {
-    /// Its position among the moments (from 0).
+    /// Its position among the moments (from 0; shown from 1).
     pub index: usize,
     /// The event it cites, when it names one (cut to 80 characters).
     pub event: Option<String>,
@@ -180,9 +180,35 @@ pub struct Refused {
     pub why: MomentError,
 }
 
+/// Numbered from 1, naming the event it cites, and redacted: the reason can
+/// quote the model's text (a kind, a key, a file), which can hold a secret.
+/// A line that cannot be made clean is replaced by one that quotes nothing.
 impl fmt::Display for Refused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "moment {} {}", self.index, self.why)
+        let n = self.index + 1;
+        let line = match (&self.why, &self.event) {
+            // The reason names the event already.
+            (MomentError::NotInTranscript(_), _) => format!("moment {n} {}", self.why),
+            (_, Some(e)) => format!("moment {n} (event {e:?}) {}", self.why),
+            (_, None) => format!("moment {n} (no event) {}", self.why),
+        };
+        match redact::redact(&line) {
+            Ok(r) => f.write_str(&r.text),
+            Err(_) => write!(
+                f,
+                "moment {n}: its text holds what the disclosure scanner flags, so it is not shown"
+            ),
+        }
+    }
+}
+
+/// Model or transcript text as a refusal quotes it: redacted first (a
+/// secret cut short by clipping no longer scans as one), then cut to `max`
+/// characters; text that cannot be made clean is not quoted at all.
+pub(crate) fn quote(s: &str, max: usize) -> String {
+    match redact::redact(s) {
+        Ok(r) => text::clip(&r.text, max),
+        Err(_) => "[text the disclosure scanner flags]".to_owned(),
     }
 }
 
@@ -192,7 +218,7 @@ impl fmt::Display for Refused {
 /// [`MAX_FILE_CHARS`] characters without control characters.
 pub fn check(m: &Moment, t: &Transcript) -> Result<(), MomentError> {
     if t.event(&m.event).is_none() {
-        return Err(MomentError::NotInTranscript(text::clip(&m.event, 80)));
+        return Err(MomentError::NotInTranscript(quote(&m.event, 80)));
     }
     let summary = m.summary.trim();
     if summary.is_empty() {
@@ -223,7 +249,7 @@ pub fn check(m: &Moment, t: &Transcript) -> Result<(), MomentError> {
     if let Some(bad) = m.files.iter().find(|f| {
         f.trim().is_empty() || f.chars().count() > MAX_FILE_CHARS || f.chars().any(char::is_control)
     }) {
-        return Err(MomentError::BadFile(text::clip(bad, 80)));
+        return Err(MomentError::BadFile(quote(bad, 80)));
     }
     Ok(())
 }

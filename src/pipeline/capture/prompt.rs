@@ -321,7 +321,7 @@ fn moment(map: &Map<String, Value>, t: &Transcript) -> Result<Moment, MomentErro
     let mut keys: Vec<&String> = map.keys().filter(|k| !KEYS.contains(&k.as_str())).collect();
     keys.sort();
     if let Some(k) = keys.first() {
-        return Err(MomentError::UnknownKey(clip(k, 40)));
+        return Err(MomentError::UnknownKey(super::quote(k, 40)));
     }
     let string = |key: &'static str| -> Result<&str, MomentError> {
         match map.get(key) {
@@ -335,7 +335,8 @@ fn moment(map: &Map<String, Value>, t: &Transcript) -> Result<Moment, MomentErro
     };
     let event = string("event")?;
     let kind_name = string("kind")?;
-    let kind = Kind::parse(kind_name).ok_or_else(|| MomentError::BadKind(clip(kind_name, 40)))?;
+    let kind =
+        Kind::parse(kind_name).ok_or_else(|| MomentError::BadKind(super::quote(kind_name, 40)))?;
     let summary = collapse(string("summary")?);
     let detail = match map.get("detail") {
         None | Some(Value::Null) => None,
@@ -418,7 +419,7 @@ pub fn parse_answer(raw: &[u8], t: &Transcript) -> Result<Answer, AnswerError> {
                 event: map
                     .get("event")
                     .and_then(Value::as_str)
-                    .map(|e| clip(e, 80)),
+                    .map(|e| super::quote(e, 80)),
                 why,
             }),
         }
@@ -682,14 +683,29 @@ mod tests {
         assert_eq!(
             why,
             [
-                "moment 1 cites event \"11111111-0000-4000-8000-000000000000\", which is not in the transcript",
-                "moment 2 kind \"lesson\" is not one of decision, dead_end, open_question",
-                "moment 3 has an empty summary",
-                "moment 4 has a key \"confidence\" that a moment does not have (event, kind, summary, detail, files)",
-                "moment 5 \"files\" must be an array of strings",
-                "moment 6 \"detail\" must be a string or null",
-                "moment 7 has no \"event\"",
-                "moment 8 \"event\" must be a string",
+                "moment 2 cites event \"11111111-0000-4000-8000-000000000000\", which is not in the transcript".to_owned(),
+                format!("moment 3 (event \"{FINAL_EVENT}\") kind \"lesson\" is not one of decision, dead_end, open_question"),
+                format!("moment 4 (event \"{FINAL_EVENT}\") has an empty summary"),
+                format!("moment 5 (event \"{FINAL_EVENT}\") has a key \"confidence\" that a moment does not have (event, kind, summary, detail, files)"),
+                format!("moment 6 (event \"{FINAL_EVENT}\") \"files\" must be an array of strings"),
+                format!("moment 7 (event \"{FINAL_EVENT}\") \"detail\" must be a string or null"),
+                "moment 8 (no event) has no \"event\"".to_owned(),
+                "moment 9 (no event) \"event\" must be a string".to_owned(),
+            ]
+        );
+        // A secret the model put where the reason quotes it is not shown.
+        let token = "ghp_Q7rT2kLm9XvB4nWp8sYd3HfJ6gZ1aC5eR0tU";
+        let secret = answer(&format!(
+            r#"[{{"event": "{FINAL_EVENT}", "kind": "decision {token}", "summary": "s"}},
+                {{"event": "{FINAL_EVENT}", "kind": "dead_end", "summary": "s", "oops {token}": 1}}]"#
+        ))
+        .unwrap();
+        let why: Vec<String> = secret.refused.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            why,
+            [
+                format!("moment 1 (event \"{FINAL_EVENT}\") kind \"decision [redacted:github_token]\" is not one of decision, dead_end, open_question"),
+                format!("moment 2 (event \"{FINAL_EVENT}\") has a key \"oops [redacted:github_token]\" that a moment does not have (event, kind, summary, detail, files)"),
             ]
         );
         assert_eq!(

@@ -162,6 +162,37 @@ mod tests {
     }
 
     #[test]
+    fn a_private_key_is_redacted_whole() {
+        let line = "MIICdgIBADANBgkqhkiG9w0BAQEFAASCAmAwggJcAgEAAoGBAKx8Fq1dR3tLm9Wv";
+        for (text, want) in [
+            (
+                format!("{{\"private_key\": \"-----BEGIN PRIVATE KEY-----\\n{line}\\n{line}\\n-----END PRIVATE KEY-----\\n\"}}"),
+                "{[redacted:gcp_key]\\n\"}".to_owned(),
+            ),
+            (
+                format!("-----BEGIN PRIVATE KEY-----\n{line}\n{line}\n-----END PRIVATE KEY-----\nok"),
+                "[redacted:private_key]\nok".to_owned(),
+            ),
+            (
+                format!("DEPLOY_KEY=-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjE{line} {line} -----END OPENSSH PRIVATE KEY-----"),
+                "DEPLOY_KEY=[redacted:private_key]".to_owned(),
+            ),
+            (
+                format!("-----BEGIN PRIVATE KEY-----\n{line}\n{line}\n\nFixed by pinning."),
+                "[redacted:private_key]\n\nFixed by pinning.".to_owned(),
+            ),
+            (
+                format!("tail of it:\n{line}\n{line}\n-----END PRIVATE KEY-----"),
+                "tail of it:\n[redacted:private_key]".to_owned(),
+            ),
+        ] {
+            let r = redact(&text).unwrap();
+            assert_eq!(r.text, want, "{text}");
+            assert!(!r.text.contains("MIIC") && !r.text.contains("END"), "{text}");
+        }
+    }
+
+    #[test]
     fn a_version_that_looks_like_the_address_is_not_taken_for_it() {
         // The excerpt of the address ("10.0… (9 characters)") also starts
         // the version before it; only the address's replacement clears it.

@@ -32,6 +32,61 @@ pub(crate) fn has_control(s: &str) -> bool {
         .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
 }
 
+/// Terminal output made plain text: ANSI escape sequences (CSI
+/// `ESC [ … final`, OSC `ESC ] … BEL` or `ESC ] … ESC \\`, and other
+/// two-character escapes) are removed, a carriage return ends a line
+/// (`\r\n` and a lone `\r` become `\n`), every other control character but
+/// tab and line feed is dropped, and so are bidirectional controls (U+202E …),
+/// so that text from a tool's output is text an artifact and a lesson may
+/// hold.
+pub(crate) fn sanitize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates up to a final byte.
+                Some('[') => {
+                    for n in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&n) {
+                            break;
+                        }
+                    }
+                }
+                // OSC (and DCS, APC, PM, SOS strings): to BEL or ST.
+                Some(']' | 'P' | '_' | '^' | 'X') => {
+                    while let Some(n) = chars.next() {
+                        if n == '\u{7}' {
+                            break;
+                        }
+                        if n == '\u{1b}' {
+                            chars.next_if_eq(&'\\');
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            // The 8-bit CSI.
+            '\u{9b}' => {
+                for n in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&n) {
+                        break;
+                    }
+                }
+            }
+            '\r' => {
+                chars.next_if_eq(&'\n');
+                out.push('\n');
+            }
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() || crate::pipeline::validate::is_bidi_control(c) => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Every run of white space becomes one space; the ends are trimmed.
 pub(crate) fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -122,6 +177,19 @@ pub(crate) fn as_summary(sentence: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_output_is_made_plain_text() {
+        assert_eq!(
+            sanitize("\u{1b}[31mFAIL\u{1b}[39m vitest 4.0.5 fails with vite 5.4.21\r\nFixed by pinning vitest to 3.2.4"),
+            "FAIL vitest 4.0.5 fails with vite 5.4.21\nFixed by pinning vitest to 3.2.4"
+        );
+        assert_eq!(
+            sanitize("\u{1b}]8;;https://x.test\u{7}link\u{1b}]8;;\u{1b}\\ 50%\r100%\u{8}\u{7}\u{0}\ttab\u{202e}evil\u{1b}[1;2H\u{9b}2Kend\u{1b}c"),
+            "link 50%\n100%\ttabevilend"
+        );
+        assert!(!has_control(&sanitize("a\u{1b}b\u{7f}c\u{85}d")));
+    }
 
     #[test]
     fn head_and_tail_are_kept() {

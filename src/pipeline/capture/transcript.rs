@@ -27,10 +27,12 @@
 //!   because the newest part of a long session is the part no earlier
 //!   capture has seen. [`Transcript::notes`] says so in words.
 //! - **Hostile lines** never fail the read: a line that is not a JSON object
-//!   (including invalid UTF-8, nesting past serde_json's depth limit, and a
-//!   last line cut mid-write while the session runs) and a user, assistant
-//!   or system event without a usable uuid are skipped and counted in
-//!   `skipped_malformed`. Lines of other types (`summary`,
+//!   (including nesting past serde_json's depth limit, and a last line cut
+//!   mid-write while the session runs) and a user, assistant or system
+//!   event without a usable uuid are skipped and counted in
+//!   `skipped_malformed`; a line that is not UTF-8 (one bad byte is
+//!   enough; it is not decoded lossily) is skipped and counted in
+//!   `skipped_not_utf8`, so the note gives the right cause. Lines of other types (`summary`,
 //!   `file-history-snapshot`, …) are `ignored`. An event whose uuid was
 //!   already read (a resumed session may replay) is counted in `duplicates`
 //!   and the first one is kept.
@@ -50,7 +52,7 @@ use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use serde_json::{Map, Value};
 
-use super::text::{clip, collapse, has_control, head_tail};
+use super::text::{clip, collapse, has_control, head_tail, sanitize};
 
 /// The longest line read (2 MiB). Claude Code cuts tool output long before
 /// this; lines past it are pasted images and dumps, skipped and counted.
@@ -209,6 +211,9 @@ pub struct Transcript {
     /// Lines that are not JSON objects, or events without a usable uuid
     /// (the cut last line included).
     pub skipped_malformed: usize,
+    /// Lines that are not UTF-8 (one bad byte is enough; the line is not
+    /// decoded lossily, see docs/decisions.md).
+    pub skipped_not_utf8: usize,
     /// Lines over the line cap.
     pub skipped_oversized: usize,
     /// Well-formed lines of a type capture does not use.
@@ -232,6 +237,8 @@ pub struct Transcript {
 pub enum Note {
     /// Lines skipped as malformed (the cut last line is reported apart).
     Malformed { lines: usize },
+    /// Lines skipped because they are not UTF-8.
+    NotUtf8 { lines: usize },
     /// The last line was cut mid-write.
     PartialLastLine,
     /// Lines skipped for their length.
@@ -270,6 +277,11 @@ impl fmt::Display for Note {
                 f,
                 "skipped {}: not a JSON object, or a session event without a usable uuid",
                 plural(*lines, "malformed line", "malformed lines")
+            ),
+            Note::NotUtf8 { lines } => write!(
+                f,
+                "skipped {}: not UTF-8 (a transcript is UTF-8 JSON, one event a line)",
+                plural(*lines, "line", "lines")
             ),
             Note::PartialLastLine => f.write_str(
                 "skipped the last line: it was cut off mid-write (the session may still be running)",
@@ -311,6 +323,11 @@ impl Transcript {
         if self.skipped_malformed > cut {
             out.push(Note::Malformed {
                 lines: self.skipped_malformed - cut,
+            });
+        }
+        if self.skipped_not_utf8 > 0 {
+            out.push(Note::NotUtf8 {
+                lines: self.skipped_not_utf8,
             });
         }
         if self.partial_last_line {
@@ -539,6 +556,7 @@ fn read_lines<R: Read>(
         cwd: None,
         events: Vec::new(),
         skipped_malformed: 0,
+        skipped_not_utf8: 0,
         skipped_oversized: 0,
         ignored: 0,
         duplicates: 0,
@@ -557,7 +575,14 @@ fn read_lines<R: Read>(
                 take_line(&mut t, &mut seen, &buf);
             }
             Step::Partial => {
+                let not_utf8 = t.skipped_not_utf8;
                 if !take_line(&mut t, &mut seen, &buf) {
+                    // A line cut mid-write may be cut inside a character:
+                    // it is the cut last line, not a line of bad bytes.
+                    if t.skipped_not_utf8 > not_utf8 {
+                        t.skipped_not_utf8 -= 1;
+                        t.skipped_malformed += 1;
+                    }
                     t.partial_last_line = true;
                 }
                 break;
@@ -579,6 +604,10 @@ fn take_line(t: &mut Transcript, seen: &mut HashSet<String>, line: &[u8]) -> boo
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return true;
+    }
+    if std::str::from_utf8(line).is_err() {
+        t.skipped_not_utf8 += 1;
+        return false;
     }
     let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line) else {
         t.skipped_malformed += 1;
@@ -661,7 +690,8 @@ fn blocks(content: Option<&Value>, limits: &Limits) -> Vec<Block> {
 }
 
 fn text_block(s: &str, limits: &Limits) -> Option<Block> {
-    (!s.trim().is_empty()).then(|| Block::Text(clip(s, limits.max_text_chars)))
+    let s = sanitize(s);
+    (!s.trim().is_empty()).then(|| Block::Text(clip(&s, limits.max_text_chars)))
 }
 
 fn block(b: &Map<String, Value>, limits: &Limits) -> Option<Block> {
@@ -699,7 +729,7 @@ fn block(b: &Map<String, Value>, limits: &Limits) -> Option<Block> {
             let half = limits.max_tool_result_chars / 2;
             Some(Block::ToolResult {
                 tool_use_id: id(b.get("tool_use_id")).unwrap_or_default(),
-                text: head_tail(&text, half, limits.max_tool_result_chars - half),
+                text: head_tail(&sanitize(&text), half, limits.max_tool_result_chars - half),
                 is_error: b.get("is_error").and_then(Value::as_bool) == Some(true),
             })
         }
@@ -714,7 +744,7 @@ fn tool_input(name: &str, input: &Value, max: usize) -> (String, Option<String>)
             .as_object()
             .and_then(|o| o.get(k))
             .and_then(Value::as_str)
-            .map(collapse)
+            .map(|v| collapse(&sanitize(v)))
     };
     let path = field("file_path")
         .or_else(|| field("notebook_path"))
@@ -900,6 +930,33 @@ mod tests {
     }
 
     #[test]
+    fn a_line_that_is_not_utf8_is_skipped_with_that_cause() {
+        let mut input =
+            br#"{"type":"user","uuid":"u1","message":{"role":"user","content":"caf"#.to_vec();
+        input.extend_from_slice(b"\xe9\"}}\n");
+        input.extend_from_slice(
+            br#"{"type":"user","uuid":"u2","message":{"role":"user","content":"ok"}}"#,
+        );
+        input.push(b'\n');
+        let t = read(&input);
+        assert_eq!((t.skipped_malformed, t.skipped_not_utf8), (0, 1));
+        assert_eq!(t.events.len(), 1);
+        assert_eq!(
+            notes(&t),
+            ["skipped 1 line: not UTF-8 (a transcript is UTF-8 JSON, one event a line)"]
+        );
+        // A last line cut inside a character is the cut last line.
+        let mut cut =
+            br#"{"type":"user","uuid":"u2","message":{"role":"user","content":"ok"}}"#.to_vec();
+        cut.extend_from_slice(
+            b"\n{\"type\":\"user\",\"uuid\":\"u3\",\"message\":{\"content\":\"\xe2\x82",
+        );
+        let t = read(&cut);
+        assert_eq!((t.skipped_malformed, t.skipped_not_utf8), (1, 0));
+        assert!(t.partial_last_line);
+    }
+
+    #[test]
     fn hostile_lines_never_fail_the_read() {
         let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
         let mut input = Vec::new();
@@ -920,7 +977,7 @@ mod tests {
             input.push(b'\n');
         }
         let t = read(&input);
-        assert_eq!(t.skipped_malformed, 7);
+        assert_eq!((t.skipped_malformed, t.skipped_not_utf8), (6, 1));
         assert_eq!(t.ignored, 1);
         assert_eq!(t.events.len(), 2);
         let ok = &t.events[0];
