@@ -229,18 +229,7 @@ pub fn ingest(
     // Written or not, this run is done asking.
     drop(claims);
     if let Some(e) = &error {
-        for (i, p) in &pending {
-            if slots.slots[*i].is_none() {
-                let why = format!("not written: {}", super::with_causes(e));
-                slots.set(
-                    *i,
-                    Outcome::Untouched {
-                        artifact: p.artifact_id(),
-                        why,
-                    },
-                );
-            }
-        }
+        mark_unwritten(&mut slots, &pending, e);
     }
     resolve_repeats(&mut slots, repeats);
     let outcomes = slots
@@ -374,18 +363,7 @@ pub fn redo(
     }
     let error = write(lore, backend, &pending, &mut slots).err();
     if let Some(e) = &error {
-        for (i, p) in &pending {
-            if slots.slots[*i].is_none() {
-                let why = format!("not written: {}", super::with_causes(e));
-                slots.set(
-                    *i,
-                    Outcome::Untouched {
-                        artifact: p.artifact_id(),
-                        why,
-                    },
-                );
-            }
-        }
+        mark_unwritten(&mut slots, &pending, e);
     }
     let outcomes = slots
         .slots
@@ -419,6 +397,23 @@ fn decline_commits(lore: &Lore, ids: &[Id]) -> Result<HashMap<Id, CommitRef>, Lo
         }
     }
     Ok(found)
+}
+
+/// Gives every determination a failed write left without an outcome its
+/// `untouched … not written: <why>`.
+fn mark_unwritten(slots: &mut Slots<'_>, pending: &[(usize, Pending)], e: &LoreError) {
+    for (i, p) in pending {
+        if slots.slots[*i].is_none() {
+            let why = format!("not written: {}", super::with_causes(e));
+            slots.set(
+                *i,
+                Outcome::Untouched {
+                    artifact: p.artifact_id(),
+                    why,
+                },
+            );
+        }
+    }
 }
 
 /// The outcome of an item the run never got to.

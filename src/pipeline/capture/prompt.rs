@@ -39,6 +39,7 @@
 //!
 //! Pure: running the model is the caller's (`crate::process`).
 
+use crate::answer::strip_fences;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -296,24 +297,6 @@ pub fn render_prompt(template: &str, t: &Transcript, excerpt: &Excerpt) -> Strin
         })
     };
     crate::template::fill(template, value)
-}
-
-/// Drops lines that are only a markdown fence: the rule of
-/// `pipeline::transform`'s `strip_fences` (```` ``` ```` followed by nothing
-/// but letters, digits, `_` and `-`).
-fn strip_fences(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let t = line.trim();
-        let is_fence = t.strip_prefix("```").is_some_and(|info| {
-            info.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        });
-        if !is_fence {
-            out.push_str(line);
-        }
-    }
-    out
 }
 
 /// One moment object, checked.
