@@ -703,10 +703,7 @@ impl Event {
                     lesson: f.need_lesson()?,
                     from: f.parsed("Lore-From", &f.from)?,
                     pool: f.parsed("Lore-Pool", &f.pool)?,
-                    reason: f
-                        .reason
-                        .clone()
-                        .ok_or(TrailerError::Missing("Lore-Reason"))?,
+                    reason: f.need("Lore-Reason", &f.reason)?,
                 }
             }
             Action::Sync => Event::Sync {

@@ -385,19 +385,26 @@ impl Lore {
         ledger_allowed_signers(&self.store, &self.env)
     }
 
-    /// Runs one transaction on `branch` with this repository's signer.
-    pub fn transact<T>(
-        &mut self,
-        branch: crate::store::Branch,
-        f: impl FnMut(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
-    ) -> Result<crate::store::tx::Committed<T>, LoreError> {
+    /// Reads the signing configuration on the first write, not at open:
+    /// reading commands never need a key.
+    fn load_signer(&mut self) -> Result<(), LoreError> {
         if self.signer.is_none() {
             self.signer = Some(Signer::from_config(&signing_config(
                 &self.store,
                 &self.env,
             )?)?);
         }
-        let signer = self.signer.as_ref().expect("just set");
+        Ok(())
+    }
+
+    /// Runs one transaction on `branch` with this repository's signer.
+    pub fn transact<T>(
+        &mut self,
+        branch: crate::store::Branch,
+        f: impl FnMut(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
+    ) -> Result<crate::store::tx::Committed<T>, LoreError> {
+        self.load_signer()?;
+        let signer = self.signer.as_ref().expect("just loaded");
         let (store, env) = (&self.store, &self.env);
         let mut check = |base| trust::ensure(store, env, branch, base);
         let r = store.transact(
@@ -427,13 +434,8 @@ impl Lore {
         onto: gix::ObjectId,
         f: impl FnMut(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
     ) -> Result<crate::store::tx::Committed<T>, LoreError> {
-        if self.signer.is_none() {
-            self.signer = Some(Signer::from_config(&signing_config(
-                &self.store,
-                &self.env,
-            )?)?);
-        }
-        let signer = self.signer.as_ref().expect("just set");
+        self.load_signer()?;
+        let signer = self.signer.as_ref().expect("just loaded");
         let (store, env) = (&self.store, &self.env);
         let mut check = |base| trust::ensure(store, env, branch, base);
         let r = store.transact_onto(
@@ -460,13 +462,8 @@ impl Lore {
         parent: gix::ObjectId,
         f: impl FnOnce(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
     ) -> Result<(T, Vec<gix::ObjectId>), LoreError> {
-        if self.signer.is_none() {
-            self.signer = Some(Signer::from_config(&signing_config(
-                &self.store,
-                &self.env,
-            )?)?);
-        }
-        let signer = self.signer.as_ref().expect("just set");
+        self.load_signer()?;
+        let signer = self.signer.as_ref().expect("just loaded");
         let r = self
             .store
             .build_detached(branch, parent, signer, self.env.now, f)?;

@@ -104,13 +104,7 @@ impl Store {
 
     /// The names at the top of a commit's tree.
     pub fn top_level(&self, commit: ObjectId) -> Result<Vec<String>, StoreError> {
-        let tree = self
-            .repo()
-            .find_commit(commit)
-            .ctx(|| format!("reading commit {commit}"))?
-            .tree_id()
-            .ctx(|| format!("reading the tree of {commit}"))?
-            .detach();
+        let tree = self.tree_of(commit)?;
         Ok(tree_entries(self.repo(), Some(tree))?
             .into_iter()
             .map(|(name, _, _)| name)

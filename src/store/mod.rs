@@ -443,13 +443,7 @@ impl Store {
 
     /// The blob at `path` in commit `commit`'s tree, if any.
     pub fn read_at(&self, commit: ObjectId, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let tree = self
-            .repo
-            .find_commit(commit)
-            .ctx(|| format!("reading commit {commit}"))?
-            .tree_id()
-            .ctx(|| format!("reading the tree of {commit}"))?
-            .detach();
+        let tree = self.tree_of(commit)?;
         self.read_in_tree(tree, path)
     }
 
@@ -489,13 +483,7 @@ impl Store {
     /// Every blob under `dir` in `tip`'s tree, as `(path, contents)` in
     /// path order (what [`Store::list`] reads at a branch's tip).
     pub fn list_at(&self, tip: ObjectId, dir: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
-        let tree = self
-            .repo
-            .find_commit(tip)
-            .ctx(|| format!("reading commit {tip}"))?
-            .tree_id()
-            .ctx(|| format!("reading the tree of {tip}"))?
-            .detach();
+        let tree = self.tree_of(tip)?;
         let mut out = Vec::new();
         let root = self
             .repo

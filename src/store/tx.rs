@@ -388,13 +388,7 @@ impl Store {
         E: From<StoreError>,
     {
         let index = Index::load(self).map_err(E::from)?;
-        let tree = self
-            .repo()
-            .find_commit(parent)
-            .ctx(|| format!("reading {parent}"))
-            .and_then(|c| c.tree_id().ctx(|| format!("reading the tree of {parent}")))
-            .map_err(E::from)?
-            .detach();
+        let tree = self.tree_of(parent).map_err(E::from)?;
         let repo = self.repo().clone().with_object_memory();
         let editor = repo
             .edit_tree(tree)
@@ -460,13 +454,7 @@ impl Store {
             let base = onto.or(tip);
             let index = Index::load(self).map_err(E::from)?;
             let base_tree = match base {
-                Some(b) => self
-                    .repo()
-                    .find_commit(b)
-                    .ctx(|| format!("reading {branch} tip {b}"))
-                    .and_then(|c| c.tree_id().ctx(|| format!("reading the tree of {b}")))
-                    .map_err(E::from)?
-                    .detach(),
+                Some(b) => self.tree_of(b).map_err(E::from)?,
                 None => ObjectId::empty_tree(self.repo().object_hash()),
             };
             // Every object the attempt writes stays in memory until it ends:
