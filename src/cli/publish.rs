@@ -160,7 +160,14 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                     v.branch
                 ));
                 if args.pr_body_dir.is_none() && outcome == "pushed" {
-                    s.push_str(&format!("\n{}\n", v.body));
+                    // The body holds model text: each line reaches the
+                    // terminal as text (the file written for the forge is
+                    // markdown-escaped, not terminal-escaped).
+                    s.push('\n');
+                    for line in v.body.lines() {
+                        s.push_str(&ui::text(line));
+                        s.push('\n');
+                    }
                 }
                 s.push_str(&format!("  open the pull request: {}\n", v.command));
                 if gh && outcome == "pushed" {

@@ -1,4 +1,4 @@
-use std::io::{IsTerminal, Read, Write};
+use std::io::Read;
 
 use clap::Args as ClapArgs;
 
@@ -175,20 +175,9 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
         }
         return Ok(Exit::Done);
     }
-    if !args.yes {
-        if !std::io::stdin().is_terminal() {
-            return Err(CliError::Usage(
-                "refusing to relate without --yes: stdin is not a terminal to ask on".into(),
-            ));
-        }
-        eprint!("Proceed? [y/N] ");
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        let _ = std::io::stdin().read_line(&mut answer);
-        if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            ui::status("nothing related");
-            return Ok(Exit::Done);
-        }
+    if !ui::ask("Proceed?", args.yes, "relate")? {
+        ui::status("nothing related");
+        return Ok(Exit::Done);
     }
     let mut results = Vec::new();
     let mut exit = Exit::Done;

@@ -314,6 +314,6 @@ pub fn take_failures(ctx: &Ctx) -> Option<String> {
     Some(format!(
         "git-lore: the background capture after a session failed{more}: {}; see {}",
         ui::text(&what),
-        dir.join(LOG).display()
+        ui::text(&dir.join(LOG).display().to_string())
     ))
 }

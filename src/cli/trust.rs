@@ -141,7 +141,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                     "  acknowledged by {} of {}: {}\n",
                     p.acknowledged_by.len(),
                     l.threshold,
-                    p.acknowledged_by.join(", ")
+                    p.acknowledged_by
+                        .iter()
+                        .map(|a| ui::text(a))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             ui::out(&s);

@@ -87,7 +87,7 @@ pub fn host(dir: &Path, signers: &[(String, String)], env: &Env) -> Result<Hoste
     store.write_private_file(ROOT_SIGNERS, text.as_bytes(), 0o644, false)?;
     let hook = PRE_RECEIVE.replace(
         "@GIT_LORE@",
-        &shell_quote(
+        &super::shell_quote(
             &env.exe
                 .as_ref()
                 .map(|p| p.display().to_string())
@@ -101,10 +101,6 @@ pub fn host(dir: &Path, signers: &[(String, String)], env: &Env) -> Result<Hoste
         created,
         root_signers: listed.keys(),
     })
-}
-
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// One `<old> <new> <ref>` line of git's pre-receive input.

@@ -476,3 +476,9 @@ impl Lore {
         &mut self.rng
     }
 }
+
+/// `s` as one single-quoted shell word, for the commands git-lore writes
+/// into hooks and prints for people to run.
+pub(crate) fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}

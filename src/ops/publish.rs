@@ -523,8 +523,8 @@ fn review_one(
     }
     review.command = format!(
         "gh pr create --base pool/public --head {short_branch} --title {} --body-file {}",
-        shell_quote(&title),
-        shell_quote(review.body_file.as_deref().unwrap_or("BODY.md"))
+        super::shell_quote(&title),
+        super::shell_quote(review.body_file.as_deref().unwrap_or("BODY.md"))
     );
     if lore
         .store
@@ -551,6 +551,18 @@ fn review_one(
             source,
         })?;
     }
+    // A retraction goes out with the reason its author gave locally.
+    let reason = if change == "add" {
+        String::new()
+    } else {
+        super::audit::log(lore, super::audit::LogFilter::Lesson(id), None)?
+            .into_iter()
+            .find_map(|e| match (e.branch, e.event) {
+                (Branch::Pool(Source::Public), Ok(Event::Retract { reason, .. })) => Some(reason),
+                _ => None,
+            })
+            .unwrap_or_else(|| "retracted by its author".into())
+    };
     let path = layout::lesson_path(id);
     let (_, commits) = lore.build_detached(Branch::Pool(Source::Public), theirs, |tx| {
         let spec = match change {
@@ -590,7 +602,7 @@ fn review_one(
                         lesson: id,
                         from: current.status,
                         pool: Source::Public,
-                        reason: "retracted by its author".into(),
+                        reason: reason.clone(),
                     },
                     vec![Change::Put {
                         path: path.clone(),
@@ -616,9 +628,4 @@ fn review_one(
         }
     }
     Ok(review)
-}
-
-/// Single-quotes `s` for a POSIX shell.
-fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }

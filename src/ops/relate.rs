@@ -40,7 +40,6 @@ use crate::review::relation::{
     self, neighbour_pool, offline_verdict, parse_verdict, plan_effects, render_prompt,
     Contradiction, Effect, EffectError, FailureMode, JudgmentInput, NeighbourConfig, Parsed,
     PlanContext, RawVerdict, Telemetry, ValidBatch, VoidReason, DEFAULT_CONTRADICTION_THRESHOLD,
-    OFFLINE_MODEL,
 };
 use crate::store::{layout, Branch, Change, CommitSpec, Store};
 use crate::trailers::Action;
@@ -401,10 +400,7 @@ pub fn relate(lore: &mut Lore, id: Id, from: VerdictFrom<'_>) -> Result<Related,
             return Ok(out);
         }
         VerdictFrom::Judge(Some(backend)) => {
-            out.model = match backend {
-                Backend::Offline => OFFLINE_MODEL.to_owned(),
-                Backend::Command { model, .. } => model.clone(),
-            };
+            out.model = backend.model_name().to_owned();
             ask(backend, &input)
         }
         VerdictFrom::Given(bytes) => {
@@ -713,13 +709,9 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
                 }
             }
         }
-        let (x, y) = id.fanout();
         r.counter_observations = lore
             .store
-            .list_at(
-                t,
-                &format!("{}/{x}/{y}/{id}", records::COUNTER_OBSERVATIONS_DIR),
-            )?
+            .list_at(t, &records::counter_observations_dir(id))?
             .len();
         r.related = lore.store.read_at(t, &records::related_path(id))?.is_some();
         r.upheld_at = upheld_at(&lore.store, t)?.get(&id).copied();

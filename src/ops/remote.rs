@@ -115,6 +115,14 @@ fn principal_for(text_comment: Option<&str>, tier: Source) -> String {
 
 /// Adds (or replaces) pins for `tier`: `keys` are `(key-type base64,
 /// comment)`.
+/// The allowed-signers line that pins `key` for `tier`.
+pub(crate) fn pin_line(tier: Source, key: &str, comment: Option<&str>) -> String {
+    format!(
+        "{} namespaces=\"git\" {key}\n",
+        principal_for(comment, tier)
+    )
+}
+
 pub(crate) fn write_pins(
     store: &Store,
     tier: Source,
@@ -128,10 +136,7 @@ pub(crate) fn write_pins(
         std::fs::read_to_string(store.git_dir().join(&path)).unwrap_or_default()
     };
     for (key, comment) in keys {
-        let line = format!(
-            "{} namespaces=\"git\" {key}\n",
-            principal_for(comment.as_deref(), tier)
-        );
+        let line = pin_line(tier, key, comment.as_deref());
         if !text.contains(key.as_str()) {
             text.push_str(&line);
         }
@@ -164,6 +169,17 @@ pub fn add(
         url.to_owned()
     };
     let branch = Branch::Pool(tier).ref_name();
+    if lore
+        .store
+        .remote_url(tier.as_str())
+        .is_some_and(|old| old != url)
+    {
+        // What was fetched and verified from the old remote says nothing
+        // about the new one: its first sync starts afresh, not as a
+        // rollback of the old remote's tip.
+        lore.store.delete_ref(&incoming_ref(tier))?;
+        lore.store.delete_ref(&super::sync::verified_ref(tier))?;
+    }
     lore.store
         .set_remote(tier.as_str(), &url, &branch, &incoming_ref(tier))?;
     if !signers.is_empty() {

@@ -340,7 +340,9 @@ fn verify_incoming(
     let hidden: Vec<ObjectId> = local.into_iter().chain(last).collect();
     let new = store.new_commits(theirs, &hidden)?;
     // The remote pool's first commit, if it comes in now, must be signed by
-    // a key this machine pinned (or its own).
+    // a key this machine pinned (or its own). A `--pin` is written only once
+    // every incoming commit verified: a refused sync leaves no trust behind.
+    let mut pin: Option<String> = None;
     for id in &new {
         let info = store.commit_info(*id)?;
         if !info.parents.is_empty() {
@@ -364,7 +366,7 @@ fn verify_incoming(
             continue;
         }
         if opts.pin.as_deref() == Some(fingerprint.as_str()) {
-            remote::write_pins(store, tier, &[(key_line, None)], false)?;
+            pin = Some(key_line);
             report.pinned = Some(fingerprint);
             continue;
         }
@@ -374,12 +376,22 @@ fn verify_incoming(
             fingerprint,
         });
     }
-    let policy = Policy::remote(store, &lore.env)?;
+    let mut policy = Policy::remote(store, &lore.env)?;
+    if let Some(key) = &pin {
+        let extra = crate::signing::AllowedSigners::parse(&remote::pin_line(tier, key, None))
+            .unwrap_or_default();
+        let roots = policy.roots.remove(&tier).unwrap_or_default();
+        policy.roots.insert(tier, roots.union(&extra));
+    }
     let list: Vec<(Branch, ObjectId)> = new.iter().map(|c| (branch, *c)).collect();
     report.problems = audit::check_commits(store, &policy, &list)?;
     report.verified = new.len();
     if !report.problems.is_empty() {
+        report.pinned = None;
         return Ok(None);
+    }
+    if let Some(key) = pin {
+        remote::write_pins(store, tier, &[(key, None)], false)?;
     }
     store.set_ref(&verified_ref(tier), theirs, lore.env.now)?;
     Ok(Some(theirs))
@@ -504,15 +516,15 @@ fn merge(
         let mut body = String::new();
         for r in &plan.resolved {
             body.push_str(&format!(
-                "{}: {} {} kept over {} ({} more final)\n",
+                "{}: {} {} kept over {} ({})\n",
                 r.lesson,
                 r.side,
                 r.kept,
                 r.dropped,
                 if r.kept == r.dropped {
-                    "equally, by content"
+                    "the same status on both sides; chosen by content"
                 } else {
-                    "the"
+                    "the more final status"
                 }
             ));
         }

@@ -516,7 +516,8 @@ fn colour_codes_and_control_characters_in_tool_output_do_not_spoil_a_moment() {
     let out = r.ok().to_owned();
     assert!(out.starts_with("proposed "), "{out}\n{}", r.stderr);
     r.assert_stderr("capture: 1 proposed, 0 declined");
-    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    let all = env.git(&["log", "-p", "ledger"]).ok().to_owned();
+    assert!(all.contains("Lore-Action: propose"), "{all}");
     for bad in ['\u{1b}', '\u{7}', '\u{202e}', '\r'] {
         assert!(!all.contains(bad), "{bad:?} reached the ledger");
     }
@@ -540,7 +541,8 @@ fn a_password_in_a_url_a_model_names_as_a_file_never_reaches_the_ledger() {
     );
     dry.assert_stderr("had secrets replaced: url_credentials");
     capture(&env, "version-mismatch.jsonl", &[]).ok();
-    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    let all = env.git(&["log", "-p", "ledger"]).ok().to_owned();
+    assert!(all.contains("Lore-Action: propose"), "{all}");
     assert!(
         !all.contains("S3cr3tPassw0rd"),
         "the password reached the ledger"

@@ -995,6 +995,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
         "artifact {artifact}: it became lesson {lesson}; only a declined artifact can be redone"
     ));
     let r = env.lore(&["ingest", "--redo", &lesson]);
+    assert_eq!(r.code, 1);
     r.assert_stderr("that is a lesson id; --redo takes the ids of declined artifacts");
     assert_eq!(env.lore(&["ingest", "--redo-declined"]).ok(), "");
     assert_eq!(env.ledger_commits().len(), commits, "nothing written");

@@ -1853,6 +1853,17 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
     )
     .unwrap();
     assert_eq!(entry["status"], "retracted");
+    // The reason its author gave travels with it.
+    assert_eq!(
+        p.at_host(&[
+            "log",
+            "-1",
+            "--format=%(trailers:key=Lore-Reason,valueonly)",
+            &review
+        ])
+        .trim(),
+        "superseded upstream"
+    );
 }
 
 #[test]
@@ -1998,4 +2009,75 @@ fn a_pull_request_is_verified_in_ci_with_annotations() {
     ]);
     assert_eq!(r.code, 1);
     assert!(r.stdout.contains("Lore-Pool org"), "{}", r.stdout);
+}
+
+/// `sync --pin` trusts a first signer only for a history that verifies: a
+/// refused sync leaves no pin behind, and the next sync asks again.
+#[test]
+fn a_pin_given_to_a_refused_sync_is_not_kept() {
+    let t = team();
+    let (commit, _) = forge_bad(&t, Bad::Unsigned);
+    t.at_host(&[
+        "fetch",
+        "--no-tags",
+        "--quiet",
+        t.a.env.repo().to_str().unwrap(),
+        "forged",
+    ]);
+    t.at_host(&["update-ref", "refs/heads/pool/org", &commit]);
+    let cy = User::new("cy@example.com", 2_000, 3);
+    cy.lore(&["remote", "add", "org", &t.url]).ok();
+    let fp = t.a.fingerprint();
+    let r = cy.lore(&["sync", "org", "--pin", &fp]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(&format!("{commit} (pool/org): ")),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stderr.contains("pinned"), "{}", r.stderr);
+    let pins = std::fs::read_to_string(cy.env.repo().join("pins/org")).unwrap_or_default();
+    assert!(!pins.contains("ssh-ed25519"), "no pin kept: {pins}");
+    assert_eq!(cy.tip("pool/org"), None);
+    let again = cy.lore(&["sync", "org"]);
+    assert_eq!(again.code, 1);
+    again.assert_stderr(&format!(
+        "was started by key {fp}, which is not pinned for org"
+    ));
+}
+
+/// A remote moved to another URL starts afresh: what was verified from the
+/// old one is not held against the new one as a rollback.
+#[test]
+fn a_new_remote_url_is_not_a_rollback_of_the_old_one() {
+    let t = team();
+    t.a.org_lesson();
+    t.a.lore(&["publish", "org"]).ok();
+    t.b.lore(&["sync", "org"]).ok();
+    let mirror = t.b.env.path().join("mirror.git");
+    let r = t.b.git(&[
+        "clone",
+        "--quiet",
+        "--bare",
+        t.host.to_str().unwrap(),
+        mirror.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // The mirror lags one commit behind.
+    let r = t.b.git(&[
+        "--git-dir",
+        mirror.to_str().unwrap(),
+        "update-ref",
+        "refs/heads/pool/org",
+        "refs/heads/pool/org~1",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    t.b.lore(&["remote", "add", "org", mirror.to_str().unwrap()])
+        .ok();
+    let tip = t.b.tip("pool/org");
+    let r = t.b.lore(&["sync", "org"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(!r.stderr.contains("moved back"), "{}", r.stderr);
+    assert_eq!(t.b.tip("pool/org"), tip, "nothing of Ben's is lost");
+    t.b.assert_verifies();
 }

@@ -299,10 +299,12 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
         log.contains(&format!("merge {}: absorbs 1 lesson", p.b)),
         "{log}"
     );
-    // Related once: asking again is refused.
+    // Related once: asking again is refused, and writes nothing.
+    let before = refs(&env);
     let r = env.lore(&["relate", &p.b]);
     assert_eq!(r.code, 1);
     r.assert_stderr("it was related already");
+    assert_eq!(refs(&env), before);
     // The offline judge abstains where it has no duplicate: exit 2.
     let before = refs(&env);
     let r = env.lore(&["relate", &p.d]);
@@ -905,12 +907,14 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let env = TestEnv::new();
     let p = pool(&env);
     // Not contradicted: the ledger's jury has nothing to judge.
+    let before = refs(&env);
     let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
     assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
         "lesson {} is not confirmed; its status is: approved",
         p.a
     ));
+    assert_eq!(refs(&env), before, "a refusal writes nothing");
     // Below the threshold: not yet.
     env.config("lore.relate.backend", "offline");
     let v = verdict(
@@ -918,12 +922,14 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
         vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
     );
     env.lore(&["relate", &p.c, "--verdict", &v]).ok();
+    let before = refs(&env);
     let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
     assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
         "lesson {} is not waiting for the jury: it has 1 counter-observation, and the jury judges a lesson again at lore.relate.threshold (2)",
         p.a
     ));
+    assert_eq!(refs(&env), before, "a refusal writes nothing");
     let v = verdict(
         &p.e,
         vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
@@ -1007,9 +1013,11 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
         "its duplicate is still recalled\n{plain}"
     );
     // Refuted is final for the jury.
+    let before = refs(&env);
     let r = env.lore(&["judge", &p.a, &panel(0.2, false)]);
     assert_eq!(r.code, 1);
     r.assert_stderr("it is refuted; only an active lesson is judged again");
+    assert_eq!(refs(&env), before, "a refusal writes nothing");
 }
 
 #[test]
@@ -1067,6 +1075,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
         )),
         "{listed}"
     );
+    let before = refs(&env);
     let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
     assert_eq!(r.code, 1);
     r.assert_stderr(
@@ -1075,6 +1084,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     let r = env.lore(&["judge", "--contradicted", "--yes"]);
     assert_eq!(r.code, 0);
     r.assert_stderr("0 contradicted lessons to judge again");
+    assert_eq!(refs(&env), before, "a refusal writes nothing");
     // Recall still returns it.
     recall_all(&env);
     let plain = env

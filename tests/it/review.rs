@@ -163,6 +163,7 @@ fn an_identical_confirm_is_a_no_op_and_a_different_one_is_refused() {
         "lesson {id} is already confirmed; visibility or scope differs from the request"
     ));
     let r = env.lore(&["pass", &id, "--yes"]);
+    assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
         "lesson {id} is confirmed for the jury; it cannot be passed on now"
     ));
@@ -218,13 +219,16 @@ fn a_passed_lesson_is_terminal() {
     assert_eq!(proposal(&env, &id)["status"], "passed");
     assert_eq!(trailer(&env, "Lore-Reason"), "not worth sharing");
     let r = env.lore(&["confirm", &id, "org", "--yes"]);
+    assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
         "lesson {id} was passed on; it cannot be confirmed"
     ));
     let r = env.lore(&["unconfirm", &id]);
+    assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
         "lesson {id} was passed on, not confirmed; unconfirm does not undo that"
     ));
+    assert_eq!(proposal(&env, &id)["status"], "passed");
     assert_eq!(
         env.lore(&["list", "--status", "passed", "--ids"])
             .ok()

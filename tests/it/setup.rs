@@ -184,6 +184,11 @@ fn setup_claude_writes_through_a_symlink_and_refuses_what_it_cannot_write() {
     r.assert_stderr(
         "it has a comment (line 2), and comments are not JSON; setup will not rewrite it",
     );
+    assert_eq!(
+        std::fs::read_to_string(&link).unwrap(),
+        "{\n  // mine\n  \"model\": \"opus\"\n}\n",
+        "the refused file is left as it was"
+    );
 }
 
 #[test]
