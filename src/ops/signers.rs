@@ -534,6 +534,14 @@ pub fn refresh_verify_file(lore: &Lore) -> Result<(), LoreError> {
         }
     };
     for tier in [Source::Local, Source::Org, Source::Public] {
+        // Only a pool whose history verifies may tell stock git whom to
+        // trust: a forged signers change must not reach this file.
+        let branch = Branch::Pool(tier);
+        let tip = lore.store.tip(branch)?;
+        let standing = super::trust::standing(&lore.store, &lore.env, branch, tip)?;
+        if !matches!(standing, super::trust::Standing::Verified) {
+            continue;
+        }
         if let Some(t) = state(lore, tier)?.allowed {
             take(&t);
         }

@@ -53,8 +53,19 @@ pub fn persist(
         // Straight to the repository's own store, not through any memory.
         let store = repo.objects.clone().into_inner();
         for (id, (kind, data)) in objects.iter() {
-            let written = gix::objs::Write::write_buf(&store, *kind, data)
-                .ctx(|| format!("writing object {id}"))?;
+            // A background `git gc`/`repack` of another process may remove
+            // an empty fan-out directory between the moment the object's
+            // directory is made and the moment its file is renamed into it
+            // (`No such file or directory`). Writing a loose object again
+            // is harmless, so a failed write is tried again a few times.
+            let mut attempt = 0;
+            let written = loop {
+                match gix::objs::Write::write_buf(&store, *kind, data) {
+                    Ok(w) => break w,
+                    Err(_) if attempt < 4 => attempt += 1,
+                    Err(e) => return Err(e).ctx(|| format!("writing object {id}")),
+                }
+            };
             debug_assert_eq!(written, *id);
         }
         return Ok(Written::Loose(objects.len()));

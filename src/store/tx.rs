@@ -445,6 +445,7 @@ impl Store {
     {
         let author = self.signature_at(now);
         let mut retries = 0;
+        let mut lock = StaleLock::default();
         loop {
             // The base first, then the index: the index then knows at least
             // every commit the base contains, so an idempotency check made
@@ -521,6 +522,9 @@ impl Store {
                     });
                 }
                 Err(SwapError::Lost) if retries + 1 < policy.max_attempts => {
+                    lock.clear_if_stale(
+                        &self.git_dir().join(format!("{}.lock", branch.ref_name())),
+                    );
                     retries += 1;
                     let exp = policy
                         .base_delay
@@ -636,4 +640,41 @@ pub(crate) enum Expect {
 pub(crate) enum SwapError {
     Lost,
     Other(StoreError),
+}
+
+/// How long the same ref lock file may stand before it counts as left by a
+/// killed process. A writer holds a ref lock for the microseconds of one
+/// update; a process killed inside that window leaves the file for good,
+/// and every later write would lose its compare-and-swap to it.
+const STALE_LOCK_AFTER: Duration = Duration::from_secs(10);
+
+/// Watches a ref's lock file across lost attempts: the same file (same
+/// inode and modification time) seen for [`STALE_LOCK_AFTER`] of
+/// monotonic time is removed. No wall clock is read: only that nothing
+/// replaced the file meanwhile.
+#[derive(Default)]
+struct StaleLock {
+    seen: Option<(u64, std::time::SystemTime, std::time::Instant)>,
+}
+
+impl StaleLock {
+    fn clear_if_stale(&mut self, path: &std::path::Path) {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            self.seen = None;
+            return;
+        };
+        let Ok(modified) = meta.modified() else {
+            return;
+        };
+        match self.seen {
+            Some((ino, mtime, since)) if ino == meta.ino() && mtime == modified => {
+                if since.elapsed() >= STALE_LOCK_AFTER {
+                    let _ = std::fs::remove_file(path);
+                    self.seen = None;
+                }
+            }
+            _ => self.seen = Some((meta.ino(), modified, std::time::Instant::now())),
+        }
+    }
 }

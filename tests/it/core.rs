@@ -825,3 +825,20 @@ fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
         "G\nG\n"
     );
 }
+
+/// A process killed inside a ref update leaves `<ref>.lock` behind; the
+/// next writer waits out a live writer, then takes the lock file for what
+/// it is and writes.
+#[test]
+fn a_ref_lock_left_by_a_killed_process_does_not_block_writes_for_good() {
+    let env = TestEnv::new();
+    env.init();
+    let f = env.artifacts_file("a.jsonl", &[crate::common::proposable(61, 1)]);
+    std::fs::write(env.repo().join("refs/heads/ledger.lock"), "").unwrap();
+    let before = env.ledger_commits().len();
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("proposed "), "{}", r.stdout);
+    assert_eq!(env.ledger_commits().len(), before + 1);
+    assert!(!env.repo().join("refs/heads/ledger.lock").exists());
+}
