@@ -483,6 +483,6 @@ impl Lore {
 
 /// `s` as one single-quoted shell word, for the commands git-lore writes
 /// into hooks and prints for people to run.
-pub(crate) fn shell_quote(s: &str) -> String {
+pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }

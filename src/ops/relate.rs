@@ -151,6 +151,7 @@ pub enum Unapplied {
 impl std::fmt::Display for Unapplied {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // The CLI says it with the exact command for its repository.
             Unapplied::NoJudge => f.write_str(
                 "no relation judge is configured (set lore.relate.backend to offline, or lore.relate.command)",
             ),

@@ -2,6 +2,7 @@
 //! `show`, `recall` and `verify` make of relation commits.
 
 use serde_json::{json, Value};
+use std::process::Command;
 
 use crate::common::{artifact, fanout, Sign, TestEnv};
 
@@ -200,8 +201,22 @@ fn refusals_exit_1_and_write_nothing() {
     assert_eq!(refs(&env), before_pending);
     let r = env.lore(&["relate", "--all"]);
     assert_eq!(r.code, 2, "no judge configured");
-    r.assert_stderr("no relation judge is configured");
-    env.config("lore.relate.backend", "offline");
+    let fix = format!(
+        "git -C {} config lore.relate.backend offline",
+        env.repo().display()
+    );
+    assert_eq!(
+        r.stderr,
+        format!("git-lore: no relation judge is configured; to use the built-in offline judge, run `{fix}` (or set lore.relate.command to a model program)\n")
+    );
+    // The command it gives is the one that configures the judge.
+    let ran = Command::new("sh")
+        .args(["-c", &fix])
+        .env_clear()
+        .envs(env.vars())
+        .status()
+        .unwrap();
+    assert!(ran.success());
     let r = env.lore(&["relate", "--all"]);
     assert_eq!(r.code, 1);
     r.assert_stderr("refusing to relate without --yes: stdin is not a terminal");
@@ -222,10 +237,14 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     assert!(!status.contains("waiting for relation"), "{status}");
     let r = env.lore(&["relate", &p.b]);
     assert_eq!(r.code, 2);
-    r.assert_stderr(&format!(
-        "lesson {} was not related; nothing was written and it stays queued: no relation judge is configured",
-        p.b
-    ));
+    assert_eq!(
+        r.stderr,
+        format!(
+            "git-lore: lesson {} was not related; nothing was written and it stays queued: no relation judge is configured; to use the built-in offline judge, run `git -C {} config lore.relate.backend offline` (or set lore.relate.command to a model program)\n",
+            p.b,
+            env.repo().display()
+        )
+    );
     env.config("lore.relate.backend", "offline");
     let status = env.lore(&["status"]).ok().to_owned();
     assert!(
