@@ -2120,24 +2120,41 @@ fn a_pull_request_is_verified_in_ci_with_annotations() {
         r.ok(),
         "pool/org: 1 commit verified, every signature good, trailers and records consistent\n"
     );
-    // A bad one: an unsigned commit on top.
+    // A bad one: an unsigned commit on top, checked by the very command
+    // the workflow template runs (`git lore` found on PATH, from the
+    // repository's directory).
     let (bad, _) = forge_bad(&t, Bad::Unsigned);
-    let r = t.a.lore(&[
-        "--repo",
-        repo.to_str().unwrap(),
-        "verify",
-        "--pool",
-        "org",
-        "--github",
-        &format!("{base}..{bad}"),
-    ]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    assert!(
-        r.stdout.contains(&format!(
-            "::error title=git-lore verify::commit {bad} on pool/org: unsigned commit"
-        )),
-        "{}",
-        r.stdout
+    let template = include_str!("../../templates/pool-ci.yml");
+    let step = template
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("run: "))
+        .find(|l| l.starts_with("git lore ") && l.contains(" verify "))
+        .expect("the template runs git lore verify");
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_git-lore"),
+        t.a.env.path().join("bin/git-lore"),
+    )
+    .unwrap();
+    let out = Command::new("sh")
+        .args(["-c", step])
+        .current_dir(&repo)
+        .env_clear()
+        .envs(t.a.env.vars())
+        .env("BASE", &base)
+        .env("HEAD", &bad)
+        .env("TIER", "org")
+        .output()
+        .unwrap();
+    let r = Run::from(out);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let problem = "unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)";
+    // One plain line, then one workflow command GitHub turns into an
+    // annotation: `::error title=<title>::<message>` on a line of its own.
+    assert_eq!(
+        r.stdout,
+        format!(
+            "{bad} (pool/org): {problem}\n::error title=git-lore verify::commit {bad} on pool/org: {problem}\n"
+        )
     );
     // The same range checked as public: the promotes name pool org.
     let r = t.a.lore(&[
