@@ -220,7 +220,7 @@ fn run_contradicted(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     let mut each = |t: &rejudge::Turn| {
         say_rejudged(t.id, &t.rejudged, false);
     };
-    let turns = rejudge::rejudge_all(lore, &backend, &mut each)?;
+    let turns = rejudge::rejudge_all(lore, &backend, &queue, &mut each)?;
     let n = |refuted: bool| {
         turns
             .iter()

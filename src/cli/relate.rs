@@ -202,17 +202,17 @@ fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     let mut results = Vec::new();
     let mut exit = Exit::Done;
     for (_, id) in queued {
-        // An earlier lesson of this run may have merged or superseded it.
-        if !relate::still_queued(lore, id)? {
-            if !args.json {
-                ui::out(&format!(
-                    "Lesson {id} left the queue meanwhile (an earlier relation retired it).\n"
-                ));
+        let r = match relate::relate_if_queued(lore, id, VerdictFrom::Judge(Some(&backend))) {
+            Ok(Some(r)) => r,
+            // An earlier lesson of this run merged or superseded it.
+            Ok(None) => {
+                if !args.json {
+                    ui::out(&format!(
+                        "Lesson {id} left the queue meanwhile (an earlier relation retired it).\n"
+                    ));
+                }
+                continue;
             }
-            continue;
-        }
-        let r = match relate::relate(lore, id, VerdictFrom::Judge(Some(&backend))) {
-            Ok(r) => r,
             Err(e) => {
                 // One lesson's refusal (it changed meanwhile) does not stop
                 // the others.

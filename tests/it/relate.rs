@@ -1347,11 +1347,30 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
             "feedback_summary": "fine"})
         .to_string(),
     );
+    // The first judge asked, before it answers, sees a third
+    // counter-observation recorded: new evidence arriving while the jury
+    // deliberates. (Model programs get a clean environment: the stub names
+    // the lesson repository itself.)
+    let v = verdict(
+        &p.b,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    let vfile = env.write("contradict.json", &v);
+    let mark = env.path().join("evidence-arrived");
+    let vars: String = env
+        .vars()
+        .iter()
+        .map(|(k, v)| format!("{k}='{v}' "))
+        .collect();
     let judge = env.stub(
-        "slow-judge",
+        "deliberating-judge",
         &format!(
-            "cat >/dev/null; sleep 1; cat {}",
-            env.path().join("verdict.json").display()
+            "cat >/dev/null\nif [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  env -i {vars}GIT_LORE_RANDOMNESS_SEED=777 '{exe}' relate {b} --verdict @'{vfile}' >/dev/null || exit 1\nfi\ncat '{answer}'",
+            mark = mark.display(),
+            exe = env!("CARGO_BIN_EXE_git-lore"),
+            b = p.b,
+            vfile = vfile.display(),
+            answer = env.path().join("verdict.json").display(),
         ),
     );
     env.config("lore.judge.command", judge.to_str().unwrap());
@@ -1361,13 +1380,6 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    // Meanwhile a third counter-observation arrives.
-    let v = verdict(
-        &p.b,
-        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
-    );
-    env.lore(&["relate", &p.b, "--verdict", &v]).ok();
     let o = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
@@ -1376,6 +1388,7 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    assert!(mark.exists(), "the evidence arrived while the judges ran");
     assert!(
         stdout.contains("changed while the jury deliberated"),
         "{stdout}"
