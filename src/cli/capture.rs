@@ -152,8 +152,20 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         }
         None => Backend::Offline,
     };
-    let (moments, refused, from) = match capture::find(lore.as_mut(), &t, &backend, !args.dry_run)?
-    {
+    // A model that gave no answer: nothing was written, and the next step
+    // is the program or the backend setting.
+    let asked = match capture::find(lore.as_mut(), &t, &backend, !args.dry_run) {
+        Err(e @ git_lore::ops::LoreError::Outage(_)) => {
+            ui::error(format!(
+                "{}; nothing was captured (safe to run again): {}",
+                git_lore::ops::with_causes(&e),
+                ui::model_fix(ctx, Role::Capture)
+            ));
+            return Ok(Exit::Undetermined);
+        }
+        asked => asked?,
+    };
+    let (moments, refused, from) = match asked {
         Moments::Busy => {
             ui::status(format!(
                 "capture: {shown}: another run is asking the model about this transcript; it records what it finds"

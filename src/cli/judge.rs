@@ -9,7 +9,7 @@ use git_lore::ops::judge::{self, Turn};
 use git_lore::ops::promote::{promote, Promoted};
 use git_lore::ops::rejudge::{self, Rejudged};
 use git_lore::ops::{query, Lore};
-use git_lore::review::{self, Judged, Transition};
+use git_lore::review::{self, Judged, Transition, UnjudgedReason};
 
 /// Record the jury's verdict on a confirmed lesson, then promote it; or
 /// judge again a shared lesson that counter-observations contradict.
@@ -101,10 +101,10 @@ fn recorded(lore: &mut Lore, p: &Proposal) {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let mut lore = ctx.open()?;
     if args.all {
-        return run_all(&mut lore, &args);
+        return run_all(&mut lore, &args, ctx);
     }
     if args.contradicted {
-        return run_contradicted(&mut lore, &args);
+        return run_contradicted(&mut lore, &args, ctx);
     }
     let id = ui::resolve_lesson(
         &lore,
@@ -182,7 +182,7 @@ fn say_rejudged(id: Id, r: &Rejudged, alone: bool) -> Exit {
     }
 }
 
-fn run_contradicted(lore: &mut Lore, args: &Args) -> ui::Result {
+fn run_contradicted(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     let backend = Backend::from_config(lore, Role::Judge, args.backend.as_deref())?;
     let queue = rejudge::queue(lore)?;
     let judges = match &backend {
@@ -220,7 +220,7 @@ fn run_contradicted(lore: &mut Lore, args: &Args) -> ui::Result {
     let mut each = |t: &rejudge::Turn| {
         say_rejudged(t.id, &t.rejudged, false);
     };
-    let turns = rejudge::rejudge_all(lore, &backend, &mut each)?;
+    let turns = rejudge::rejudge_all(lore, &backend, &queue, &mut each)?;
     let n = |refuted: bool| {
         turns
             .iter()
@@ -245,6 +245,14 @@ fn run_contradicted(lore: &mut Lore, args: &Args) -> ui::Result {
             format!(": {}", unjudged.join(", "))
         }
     ));
+    if turns.iter().any(|t| {
+        matches!(
+            t.rejudged,
+            Rejudged::Unjudged(UnjudgedReason::NoAnswer { .. })
+        )
+    }) {
+        no_answer(ctx);
+    }
     Ok(if unjudged.is_empty() {
         Exit::Done
     } else {
@@ -252,7 +260,15 @@ fn run_contradicted(lore: &mut Lore, args: &Args) -> ui::Result {
     })
 }
 
-fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
+/// After a judge program gave no answer: what to do next.
+fn no_answer(ctx: &Ctx) {
+    ui::status(format!(
+        "judge: a judge program gave no answer; {}",
+        ui::model_fix(ctx, Role::Judge)
+    ));
+}
+
+fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     let backend = Backend::from_config(lore, Role::Judge, args.backend.as_deref())?;
     let confirmed = query::list(lore, ProposalStatus::Confirmed)?;
     let count = |v: Visibility| confirmed.iter().filter(|p| p.visibility == Some(v)).count();
@@ -328,6 +344,12 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
             format!(": {}", unjudged.join(", "))
         }
     ));
+    if turns
+        .iter()
+        .any(|t| matches!(t.judged, Judged::Unjudged(UnjudgedReason::NoAnswer { .. })))
+    {
+        no_answer(ctx);
+    }
     Ok(if unjudged.is_empty() {
         Exit::Done
     } else {

@@ -3,7 +3,8 @@ use std::io::Read;
 use clap::Args as ClapArgs;
 
 use super::ui::{self, CliError, Ctx, Exit};
-use git_lore::ops::relate::{self, Related, VerdictFrom};
+use git_lore::ops::backend::Role;
+use git_lore::ops::relate::{self, Related, Unapplied, VerdictFrom};
 use git_lore::ops::Lore;
 use git_lore::review::relation::verdict::MAX_VERDICT_BYTES;
 
@@ -110,11 +111,30 @@ fn exit_of(r: &Related) -> Exit {
     }
 }
 
-fn not_applied(r: &Related) {
-    if let Some(why) = &r.unapplied {
+/// Why nothing was applied, with what to do about it when that is a
+/// setting.
+fn why(ctx: &Ctx, unapplied: &Unapplied) -> String {
+    match unapplied {
+        Unapplied::NoJudge => no_judge(ctx),
+        other => other.to_string(),
+    }
+}
+
+/// No relation judge configured: the exact commands that configure one.
+fn no_judge(ctx: &Ctx) -> String {
+    format!(
+        "no relation judge is configured; to use the built-in offline judge, run `{}` (or set {} to a model program)",
+        ui::config_command(ctx, &Role::Relate.key("backend"), Some("offline")),
+        Role::Relate.key("command")
+    )
+}
+
+fn not_applied(ctx: &Ctx, r: &Related) {
+    if let Some(unapplied) = &r.unapplied {
         ui::error(format!(
-            "lesson {} was not related; nothing was written and it stays queued: {why}",
-            r.lesson
+            "lesson {} was not related; nothing was written and it stays queued: {}",
+            r.lesson,
+            why(ctx, unapplied)
         ));
     }
 }
@@ -122,7 +142,7 @@ fn not_applied(r: &Related) {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let mut lore = ctx.open()?;
     if args.all {
-        return run_all(&mut lore, &args);
+        return run_all(&mut lore, &args, ctx);
     }
     let id = ui::resolve_lesson(
         &lore,
@@ -151,13 +171,13 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     } else {
         ui::out(&say(&r));
     }
-    not_applied(&r);
+    not_applied(ctx, &r);
     Ok(exit_of(&r))
 }
 
-fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
+fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     let Some(backend) = relate::judge(lore)? else {
-        ui::error(relate::Unapplied::NoJudge);
+        ui::error(no_judge(ctx));
         return Ok(Exit::Undetermined);
     };
     let queued = relate::queue(lore)?;
@@ -182,17 +202,17 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
     let mut results = Vec::new();
     let mut exit = Exit::Done;
     for (_, id) in queued {
-        // An earlier lesson of this run may have merged or superseded it.
-        if !relate::still_queued(lore, id)? {
-            if !args.json {
-                ui::out(&format!(
-                    "Lesson {id} left the queue meanwhile (an earlier relation retired it).\n"
-                ));
+        let r = match relate::relate_if_queued(lore, id, VerdictFrom::Judge(Some(&backend))) {
+            Ok(Some(r)) => r,
+            // An earlier lesson of this run merged or superseded it.
+            Ok(None) => {
+                if !args.json {
+                    ui::out(&format!(
+                        "Lesson {id} left the queue meanwhile (an earlier relation retired it).\n"
+                    ));
+                }
+                continue;
             }
-            continue;
-        }
-        let r = match relate::relate(lore, id, VerdictFrom::Judge(Some(&backend))) {
-            Ok(r) => r,
             Err(e) => {
                 // One lesson's refusal (it changed meanwhile) does not stop
                 // the others.
@@ -207,7 +227,7 @@ fn run_all(lore: &mut Lore, args: &Args) -> ui::Result {
         if !args.json {
             ui::out(&say(&r));
         }
-        not_applied(&r);
+        not_applied(ctx, &r);
         if r.unapplied.is_some() {
             exit = Exit::Undetermined;
         }

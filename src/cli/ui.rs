@@ -170,6 +170,38 @@ pub fn text(s: &str) -> String {
     out
 }
 
+/// `git -C <lesson repository> config <key> [value]`, the repository
+/// quoted for a shell: the exact command a message tells people to run.
+pub fn config_command(ctx: &Ctx, key: &str, value: Option<&str>) -> String {
+    let repo = ctx.repo.display().to_string();
+    let plain = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/._-+@:,=".contains(c))
+    };
+    let word = |s: &str| {
+        if plain(s) {
+            s.to_owned()
+        } else {
+            git_lore::ops::shell_quote(s)
+        }
+    };
+    match value {
+        Some(v) => format!("git -C {} config {key} {}", word(&repo), word(v)),
+        None => format!("git -C {} config {key}", word(&repo)),
+    }
+}
+
+/// What to do when a `role` model program gave no answer: see which
+/// program is configured, or switch to the built-in offline backend.
+pub fn model_fix(ctx: &Ctx, role: git_lore::ops::backend::Role) -> String {
+    format!(
+        "check the program `{}` shows, or use the built-in offline backend: `{}`",
+        config_command(ctx, &role.key("command"), None),
+        config_command(ctx, &role.key("backend"), Some("offline"))
+    )
+}
+
 /// `n` and the noun for it: `1 pool entry`, `2 pool entries`.
 pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

@@ -81,6 +81,23 @@ fn pre_receive(ctx: &Ctx) -> ui::Result {
 
 /// `verify --pool TIER A..B`: a forge checkout's pull request, checked as
 /// a host would check the push.
+/// One GitHub Actions workflow command that annotates the check with a
+/// problem: `::error title=…::<message>` and a newline. Workflow commands
+/// end at a newline, so `%`, CR and LF in the message are escaped as GitHub
+/// documents.
+fn annotation(tier: impl std::fmt::Display, commit: &str, problem: &str) -> String {
+    let esc = |t: &str| {
+        t.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    format!(
+        "::error title=git-lore verify::commit {} on pool/{tier}: {}\n",
+        esc(commit),
+        esc(problem)
+    )
+}
+
 fn pool_range(ctx: &Ctx, tier: &str, range: &str, github: bool, json: bool) -> ui::Result {
     let tier = ui::parse_tier(tier, false)?;
     let store = git_lore::store::Store::open_receiving(&ctx.repo, ctx.env.host(), None)
@@ -105,18 +122,7 @@ fn pool_range(ctx: &Ctx, tier: &str, range: &str, github: bool, json: bool) -> u
                 ui::text(&p.problem)
             ));
             if github {
-                // Workflow commands end at a newline; `%`, CR and LF are
-                // escaped as GitHub documents.
-                let esc = |t: &str| {
-                    t.replace('%', "%25")
-                        .replace('\r', "%0D")
-                        .replace('\n', "%0A")
-                };
-                s.push_str(&format!(
-                    "::error title=git-lore verify::commit {} on pool/{tier}: {}\n",
-                    esc(&p.commit),
-                    esc(&ui::text(&p.problem))
-                ));
+                s.push_str(&annotation(tier, &p.commit, &ui::text(&p.problem)));
             }
         }
         if problems.is_empty() {
@@ -183,4 +189,17 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     } else {
         Exit::Refused
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::annotation;
+
+    #[test]
+    fn an_annotation_is_one_workflow_command_line() {
+        assert_eq!(
+            annotation("org", "abc", "100% wrong\r\nnext"),
+            "::error title=git-lore verify::commit abc on pool/org: 100%25 wrong%0D%0Anext\n"
+        );
+    }
 }

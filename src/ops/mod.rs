@@ -214,9 +214,9 @@ impl LoreError {
     pub fn class(&self) -> Class {
         match self {
             LoreError::Outage(_) | LoreError::IdTaken { .. } => Class::Undetermined,
-            LoreError::Store(StoreError::Contended { .. } | StoreError::Remote { .. }) => {
-                Class::Undetermined
-            }
+            LoreError::Store(
+                StoreError::Contended { .. } | StoreError::Moved { .. } | StoreError::Remote { .. },
+            ) => Class::Undetermined,
             e if out_of_room(e) => Class::Undetermined,
             _ => Class::Refused,
         }
@@ -425,12 +425,15 @@ impl Lore {
     }
 
     /// Runs one transaction that builds on `onto` instead of `branch`'s
-    /// tip and then moves the branch there: `onto` must have been verified
-    /// by the caller (a remote pool `sync` adopts). The branch's anchor is
-    /// reset to the new tip: its history was replaced on purpose.
+    /// tip and then moves the branch there from `from`, the tip the caller
+    /// decided on (anywhere else: [`crate::store::StoreError::Moved`],
+    /// nothing written): `onto` must have been verified by the caller (a
+    /// remote pool `sync` adopts). The branch's anchor is reset to the new
+    /// tip: its history was replaced on purpose.
     pub(crate) fn transact_onto<T>(
         &mut self,
         branch: crate::store::Branch,
+        from: Option<gix::ObjectId>,
         onto: gix::ObjectId,
         f: impl FnMut(&mut crate::store::Tx<'_>) -> Result<T, LoreError>,
     ) -> Result<crate::store::tx::Committed<T>, LoreError> {
@@ -440,6 +443,7 @@ impl Lore {
         let mut check = |base| trust::ensure(store, env, branch, base);
         let r = store.transact_onto(
             branch,
+            from,
             onto,
             signer,
             env.now,
@@ -479,6 +483,6 @@ impl Lore {
 
 /// `s` as one single-quoted shell word, for the commands git-lore writes
 /// into hooks and prints for people to run.
-pub(crate) fn shell_quote(s: &str) -> String {
+pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }

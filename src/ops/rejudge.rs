@@ -31,7 +31,7 @@ use gix::ObjectId;
 use serde_json::Value;
 
 use super::backend::Backend;
-use super::relate::{observations_against, upheld_at, QUEUED_POOLS};
+use super::relate::{observations_against, upheld_at_for, QUEUED_POOLS};
 use super::{Lore, LoreError};
 use crate::event::{Event, Ruling};
 use crate::model::{canonical_json, iso, Id, Lesson, LessonStatus, Proposal, ProposalStatus};
@@ -108,7 +108,7 @@ fn read_case(store: &Store, pool: Source, tip: ObjectId, id: Id) -> Result<Case,
     })?;
     let mut observations = observations_against(store, tip, id)?;
     observations.sort_by_key(|o| o.id);
-    let upheld_at = upheld_at(store, tip)?.get(&id).copied();
+    let upheld_at = upheld_at_for(store, tip, id)?;
     Ok(Case {
         pool,
         lesson,
@@ -263,16 +263,30 @@ pub fn rejudge(
 ) -> Result<Rejudged, LoreError> {
     let threshold = super::relate::settings(lore)?.threshold.get();
     let rubrics = super::rubrics::rubrics(lore)?;
-    let now = lore.env.now;
     let c = case(lore, id, threshold)?;
     if seen.is_some_and(|s| s.lesson != c.lesson || s.ids() != c.ids()) {
         return Ok(Rejudged::Unjudged(UnjudgedReason::Changed));
     }
+    record(lore, c, panel, model, &rubrics)
+}
+
+/// Records the ruling on the case `c`, as the judges were shown it: when
+/// the pool no longer holds exactly that case, nothing is recorded
+/// ([`UnjudgedReason::Changed`]).
+fn record(
+    lore: &mut Lore,
+    c: Case,
+    panel: &Result<Value, UnjudgedReason>,
+    model: Option<&str>,
+    rubrics: &RubricSet,
+) -> Result<Rejudged, LoreError> {
+    let id = c.lesson.id;
+    let now = lore.env.now;
     let verdicts = match panel {
         Ok(v) => v,
         Err(why) => return Ok(Rejudged::Unjudged(why.clone())),
     };
-    let verdict = match review::jury::judge(c.lesson.visibility, &rubrics, verdicts)? {
+    let verdict = match review::jury::judge(c.lesson.visibility, rubrics, verdicts)? {
         JuryOutcome::Unjudged(why) => return Ok(Rejudged::Unjudged(why)),
         JuryOutcome::Recorded(v) => v,
     };
@@ -379,25 +393,29 @@ pub struct Turn {
     pub rejudged: Rejudged,
 }
 
-/// `judge --contradicted`: judges every lesson waiting for the jury again,
-/// one ruling recorded before the next lesson is judged. A lesson that
-/// stopped waiting meanwhile is passed over. `each` hears about every turn.
+/// `judge --contradicted`: judges every lesson of `queue` ([`queue`], as
+/// the caller reported it) again, one ruling recorded before the next
+/// lesson is judged. A lesson that stopped waiting meanwhile is passed
+/// over. `each` hears about every turn.
 pub fn rejudge_all(
     lore: &mut Lore,
     backend: &Backend,
+    queue: &[(Source, Id)],
     each: &mut dyn FnMut(&Turn),
 ) -> Result<Vec<Turn>, LoreError> {
     let threshold = super::relate::settings(lore)?.threshold.get();
     let rubrics = super::rubrics::rubrics(lore)?;
     let mut out = Vec::new();
-    for (_, id) in queue(lore)? {
+    for &(_, id) in queue {
         let Ok(c) = case(lore, id, threshold) else {
             continue;
         };
         let panel = run_panel(lore, &c, &rubrics, backend, threshold);
         let rejudged = match panel {
             Err(why) => Rejudged::Unjudged(why),
-            Ok(v) => rejudge(lore, id, &Ok(v), Some(backend.model_name()), Some(&c))?,
+            // Recorded only if the pool still holds the case the judges
+            // were shown (checked where the ruling is written).
+            Ok(v) => record(lore, c, &Ok(v), Some(backend.model_name()), &rubrics)?,
         };
         let turn = Turn { id, rejudged };
         each(&turn);

@@ -151,6 +151,7 @@ pub enum Unapplied {
 impl std::fmt::Display for Unapplied {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            // The CLI says it with the exact command for its repository.
             Unapplied::NoJudge => f.write_str(
                 "no relation judge is configured (set lore.relate.backend to offline, or lore.relate.command)",
             ),
@@ -374,7 +375,6 @@ fn plan(
 /// Relates lesson `id`: asks for (or takes) a verdict and applies it, all
 /// or nothing.
 pub fn relate(lore: &mut Lore, id: Id, from: VerdictFrom<'_>) -> Result<Related, LoreError> {
-    let settings = settings(lore)?;
     let snap = locate(lore, id)?;
     if already_related(&lore.store, &snap, id)? {
         return Err(LoreError::Input {
@@ -385,6 +385,35 @@ pub fn relate(lore: &mut Lore, id: Id, from: VerdictFrom<'_>) -> Result<Related,
             ),
         });
     }
+    relate_in(lore, snap, id, from)
+}
+
+/// [`relate`] for a lesson of the queue, which an earlier relation of the
+/// same run may have retired: `None` when it no longer waits (its entry is
+/// not active, or it has a judgment record). The pool is read once for
+/// both the check and the judgment.
+pub fn relate_if_queued(
+    lore: &mut Lore,
+    id: Id,
+    from: VerdictFrom<'_>,
+) -> Result<Option<Related>, LoreError> {
+    let snap = locate(lore, id)?;
+    if candidate(&snap, id).status != LessonStatus::Active
+        || already_related(&lore.store, &snap, id)?
+    {
+        return Ok(None);
+    }
+    relate_in(lore, snap, id, from).map(Some)
+}
+
+/// Judges `id` as `snap` shows its pool, and applies the verdict.
+fn relate_in(
+    lore: &mut Lore,
+    snap: Snapshot,
+    id: Id,
+    from: VerdictFrom<'_>,
+) -> Result<Related, LoreError> {
+    let settings = settings(lore)?;
     let input = input_of(&snap, id, &settings)?;
     let mut out = Related {
         lesson: id,
@@ -510,15 +539,6 @@ pub fn relate(lore: &mut Lore, id: Id, from: VerdictFrom<'_>) -> Result<Related,
     Ok(out)
 }
 
-/// Whether `id` still waits for relation: its pool entry is active and has
-/// no judgment record (an earlier relate of the same run may have merged or
-/// superseded it).
-pub fn still_queued(lore: &Lore, id: Id) -> Result<bool, LoreError> {
-    let snap = locate(lore, id)?;
-    Ok(candidate(&snap, id).status == LessonStatus::Active
-        && !already_related(&lore.store, &snap, id)?)
-}
-
 /// The lessons waiting for relation: active entries of the org and public
 /// pools with no judgment record, oldest id first. Empty when no relation
 /// judge is configured (nothing is queued then).
@@ -584,6 +604,20 @@ pub fn upheld_at(
         }
     }
     Ok(out)
+}
+
+/// The most counter-observations the jury upheld `lesson` against, in the
+/// pool at `tip`: [`upheld_at`] for one lesson, reading only its own
+/// directory.
+pub fn upheld_at_for(store: &Store, tip: ObjectId, lesson: Id) -> Result<Option<usize>, LoreError> {
+    Ok(store
+        .list_at(tip, &records::upheld_dir(lesson))?
+        .into_iter()
+        .filter_map(|(path, _)| match records::classify(&path) {
+            Some(records::RelationPath::Upheld { lesson: l, count }) if l == lesson => Some(count),
+            _ => None,
+        })
+        .max())
 }
 
 /// The counter-observations recorded against `lesson` in the pool at `tip`,
@@ -714,7 +748,7 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
             .list_at(t, &records::counter_observations_dir(id))?
             .len();
         r.related = lore.store.read_at(t, &records::related_path(id))?.is_some();
-        r.upheld_at = upheld_at(&lore.store, t)?.get(&id).copied();
+        r.upheld_at = upheld_at_for(&lore.store, t, id)?;
         return Ok(Some(r));
     }
     Ok(None)

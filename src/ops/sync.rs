@@ -19,7 +19,12 @@
 //!    more final: retracted, refuted, superseded, active); or, when the
 //!    local pool began separately, the remote's history with the local
 //!    pool's own entries promoted again on top (the old tip is kept under
-//!    `refs/lore/before-sync/<tier>`).
+//!    `refs/lore/before-sync/<tier>/<old tip>`, one ref per replaced tip).
+//!
+//! Every integration is built on the local tip it was decided on: when
+//! another write (a `promote`, a `retract`) moves the branch meanwhile,
+//! nothing is written and the decision is made again on the new tip, so
+//! that write is never dropped.
 
 use std::collections::BTreeMap;
 
@@ -30,17 +35,30 @@ use super::{remote, trust, Lore, LoreError};
 use crate::event::Event;
 use crate::model::{Id, Lesson, LessonStatus, Source};
 use crate::store::layout::{self, RecordPath};
-use crate::store::{Branch, Change, CommitInfo, CommitSpec, Store};
+use crate::store::{Branch, Change, CommitInfo, CommitSpec, Store, StoreError};
 
 /// Where the last verified tip of a tier's remote is kept.
 pub fn verified_ref(tier: Source) -> String {
     format!("refs/lore/remotes/{}", tier.as_str())
 }
 
-/// Where a local pool's tip is kept when `sync` replaced its history.
-pub fn before_sync_ref(tier: Source) -> String {
+/// Where a local pool's tip `old` is kept when `sync` replaced its history:
+/// named by that tip, so a later replacement never overwrites an earlier
+/// one's backup.
+pub fn before_sync_ref(tier: Source, old: ObjectId) -> String {
+    format!("refs/lore/before-sync/{}/{old}", tier.as_str())
+}
+
+/// Where earlier versions kept the one backup of a tier: a ref of that
+/// name would stand in the way of the refs under it, so it is moved under
+/// its own tip's name when met.
+fn legacy_before_sync_ref(tier: Source) -> String {
     format!("refs/lore/before-sync/{}", tier.as_str())
 }
+
+/// How many times `sync` decides again when the local pool keeps moving
+/// under it.
+const MAX_DECISIONS: u32 = 20;
 
 /// How long one fetch or push may take.
 pub(crate) const TRANSFER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
@@ -397,8 +415,36 @@ fn verify_incoming(
     Ok(Some(theirs))
 }
 
-/// Brings the verified remote tip `theirs` into the local pool.
+/// Brings the verified remote tip `theirs` into the local pool, deciding
+/// again (a bounded number of times) when the local pool moved between the
+/// decision and the write.
 pub(crate) fn integrate(
+    lore: &mut Lore,
+    tier: Source,
+    theirs: ObjectId,
+    report: &mut Report,
+) -> Result<(), LoreError> {
+    let mut decisions = 1;
+    loop {
+        match integrate_once(lore, tier, theirs, report) {
+            Err(LoreError::Store(StoreError::Moved { branch })) => {
+                if decisions == MAX_DECISIONS {
+                    return Err(StoreError::Contended {
+                        branch,
+                        attempts: decisions,
+                    }
+                    .into());
+                }
+                decisions += 1;
+            }
+            r => return r,
+        }
+    }
+}
+
+/// One decision on the local tip as it is now, and its write: a
+/// [`StoreError::Moved`] when the tip moved meanwhile (nothing written).
+fn integrate_once(
     lore: &mut Lore,
     tier: Source,
     theirs: ObjectId,
@@ -425,7 +471,7 @@ pub(crate) fn integrate(
                 // would carry them, and nobody could ever accept it.
                 adopt(lore, tier, local, theirs, false)?
             }
-            Some(_) => match merge(lore, tier, theirs, report)? {
+            Some(_) => match merge(lore, tier, local, theirs, report)? {
                 Some(commit) => Integration::Merged {
                     commit: commit.to_string(),
                 },
@@ -475,9 +521,8 @@ fn fast_forward(
     to: ObjectId,
 ) -> Result<(), LoreError> {
     if !lore.store.fast_forward(branch, from, to, lore.env.now)? {
-        return Err(crate::store::StoreError::Contended {
+        return Err(StoreError::Moved {
             branch: branch.to_string(),
-            attempts: 1,
         }
         .into());
     }
@@ -490,12 +535,14 @@ fn fast_forward(
     Ok(())
 }
 
-/// Both sides moved: one signed `sync` merge, re-planned if the local pool
-/// moves meanwhile. `None` (with problems in the report) when the two
-/// cannot be merged.
+/// Both sides moved: one signed `sync` merge of `local` (the tip the merge
+/// was decided on; [`StoreError::Moved`] if the pool moves meanwhile) and
+/// `theirs`. `None` (with problems in the report) when the two cannot be
+/// merged.
 fn merge(
     lore: &mut Lore,
     tier: Source,
+    local: ObjectId,
     theirs: ObjectId,
     report: &mut Report,
 ) -> Result<Option<ObjectId>, LoreError> {
@@ -504,7 +551,15 @@ fn merge(
     let mut resolved: Vec<Resolution> = Vec::new();
     let r = lore.transact(branch, |tx| {
         conflicts.clear();
-        let ours = tx.base().expect("a merge has a local side");
+        // Whether the local commits may be merged at all was decided on
+        // `local`: commits added since are decided on again.
+        if tx.base() != Some(local) {
+            return Err(StoreError::Moved {
+                branch: branch.to_string(),
+            }
+            .into());
+        }
+        let ours = local;
         let plan = match plan_merge(tx.store(), ours, theirs)? {
             Ok(p) => p,
             Err(problems) => {
@@ -619,9 +674,17 @@ fn adopt(
             _ => {}
         }
     }
-    store.set_ref(&before_sync_ref(tier), local, lore.env.now)?;
+    // The backup stands before the history is replaced; a refused
+    // replacement leaves it naming a commit the branch still reaches.
+    let kept_at = before_sync_ref(tier, local);
+    let legacy = legacy_before_sync_ref(tier);
+    if let Some(old) = store.ref_tip(&legacy)? {
+        store.delete_ref(&legacy)?;
+        store.set_ref(&before_sync_ref(tier, old), old, lore.env.now)?;
+    }
+    store.set_ref(&kept_at, local, lore.env.now)?;
     let readded = own.iter().filter(|(_, new)| *new).count();
-    lore.transact_onto(branch, theirs, |tx| {
+    lore.transact_onto(branch, Some(local), theirs, |tx| {
         for (l, new) in &own {
             let path = layout::lesson_path(l.id);
             let mut entry = match new {
@@ -678,7 +741,7 @@ fn adopt(
     })?;
     Ok(Integration::Adopted {
         readded,
-        kept_at: before_sync_ref(tier),
+        kept_at,
         began_separately,
     })
 }

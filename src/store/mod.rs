@@ -72,6 +72,10 @@ pub enum StoreError {
     /// The branch kept moving under us.
     #[error("{branch} kept changing under concurrent writers; gave up after {attempts} attempts (nothing of this change was published; retry)")]
     Contended { branch: String, attempts: u32 },
+    /// The branch is no longer at the tip a replacement of its history was
+    /// decided on ([`Store::transact_onto`]).
+    #[error("{branch} moved while this change was being decided; nothing of it was written")]
+    Moved { branch: String },
     /// A `git` subprocess failed.
     #[error("`git {args}` failed: {message}")]
     GitProgram { args: String, message: String },

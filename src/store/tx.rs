@@ -353,12 +353,21 @@ impl Store {
 
     /// Like [`Store::transact`], but the commits are built on `onto` (a
     /// verified commit that need not descend from the branch: a remote
-    /// pool adopted) and the branch is moved from its tip to them. With no
+    /// pool adopted) and the branch is moved from `from` to them. With no
     /// commits made, the branch is moved to `onto` itself.
+    ///
+    /// `from` is the tip the caller decided on: the history it replaces.
+    /// When the branch is anywhere else, at the start of an attempt or
+    /// because another writer moved it during one, nothing is written and
+    /// the transaction ends with [`StoreError::Moved`], since `f` was
+    /// derived from history that is no longer the branch's and re-running
+    /// it would drop whatever the other writer added. The caller decides
+    /// again.
     #[allow(clippy::too_many_arguments)]
     pub fn transact_onto<T, E>(
         &self,
         branch: Branch,
+        from: Option<ObjectId>,
         onto: ObjectId,
         signer: &dyn CommitSigner,
         now: jiff::Timestamp,
@@ -370,7 +379,16 @@ impl Store {
     where
         E: From<StoreError>,
     {
-        self.transact_inner(branch, Some(onto), signer, now, rng, policy, check, f)
+        self.transact_inner(
+            branch,
+            Some((from, onto)),
+            signer,
+            now,
+            rng,
+            policy,
+            check,
+            f,
+        )
     }
 
     /// Builds commits on `parent` as a transaction on `branch` would, but
@@ -432,7 +450,7 @@ impl Store {
     fn transact_inner<T, E>(
         &self,
         branch: Branch,
-        onto: Option<ObjectId>,
+        replace: Option<(Option<ObjectId>, ObjectId)>,
         signer: &dyn CommitSigner,
         now: jiff::Timestamp,
         rng: &mut dyn RngCore,
@@ -451,7 +469,15 @@ impl Store {
             // every commit the base contains, so an idempotency check made
             // through it can never miss a commit the swap builds on.
             let tip = self.tip(branch).map_err(E::from)?;
+            if let Some((from, _)) = replace {
+                if tip != from {
+                    return Err(E::from(StoreError::Moved {
+                        branch: branch.to_string(),
+                    }));
+                }
+            }
             check(tip)?;
+            let onto = replace.map(|(_, onto)| onto);
             let base = onto.or(tip);
             let index = Index::load(self).map_err(E::from)?;
             let base_tree = match base {

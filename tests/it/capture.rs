@@ -285,7 +285,18 @@ fn a_capture_model_that_gives_no_answer_is_an_outage() {
         env.config("lore.capture.command", m.to_str().unwrap());
         let r = capture(&env, "version-mismatch.jsonl", &[]);
         assert_eq!(r.code, 2, "{script}: {}\n{}", r.stdout, r.stderr);
-        r.assert_stderr(why);
+        assert!(
+            r.stderr.starts_with(&format!("git-lore: {why}")),
+            "{script}: {}",
+            r.stderr
+        );
+        let repo = env.repo().display().to_string();
+        assert!(
+            r.stderr.ends_with(&format!("; nothing was captured (safe to run again): check the program `git -C {repo} config lore.capture.command` shows, or use the built-in offline backend: `git -C {repo} config lore.capture.backend offline`\n")),
+            "{script}: {}",
+            r.stderr
+        );
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
         assert_eq!(env.ledger_commits(), before, "{script}");
     }
     // Nothing was remembered: a working model is asked next time.

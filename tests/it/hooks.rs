@@ -190,27 +190,137 @@ fn a_failed_background_capture_is_shown_once_at_the_next_session_start() {
     assert_eq!(again.ok(), "");
 }
 
+/// Processes started with `GIT_LORE_REPO=<repo>` in their environment and
+/// still alive: a background worker a hook started for that repository, or
+/// a program the worker runs (every one of them inherits the variable, from
+/// the fork on).
+fn processes_for(repo: &std::path::Path) -> Vec<String> {
+    let entry = format!("GIT_LORE_REPO={}", repo.display());
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = e.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // Unreadable: gone meanwhile, or another user's.
+        let Ok(environ) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if environ.split(|b| *b == 0).any(|v| v == entry.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Asserts that a hook that has exited left no background work behind for
+/// `repo`: no process of it alive now and, read after that, no trace of one
+/// that already finished (a worker writes its log line before it exits, and
+/// the saved hook input exists from before it starts until it reads it).
+#[track_caller]
+fn assert_no_background_work(repo: &std::path::Path, lore_before: &[String]) {
+    let alive = processes_for(repo);
+    assert_eq!(
+        alive,
+        Vec::<String>::new(),
+        "a background process was started"
+    );
+    assert_eq!(
+        lore_dir(repo),
+        lore_before,
+        "{}/lore changed",
+        repo.display()
+    );
+}
+
+/// The names in `<repo>/lore/`, sorted.
+fn lore_dir(repo: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo.join("lore"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
 #[test]
 fn every_agent_hook_is_a_no_op_under_the_marker() {
     let env = TestEnv::new();
     env.init();
-    let input = session_end_input(&env, "version-mismatch.jsonl");
-    let mut c = env.lore_cmd(&["hook", "session-end"]);
-    c.env("GIT_LORE_HOOK_ACTIVE", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
+    // A lesson awaits a decision (session-start would say so), and a
+    // capture model that notes every call (session-end would ask it).
+    let f = env.artifacts_file("a.jsonl", &[proposable(52, 1)]);
+    env.lore(&["ingest", f.to_str().unwrap()]).ok();
+    let calls = env.path().join("model-calls");
+    let model = env.stub(
+        "capture-model",
+        &format!(
+            "cat >/dev/null; echo called >> {}; echo '[]'",
+            calls.display()
+        ),
+    );
+    env.config("lore.capture.command", model.to_str().unwrap());
+    env.wait_for_repack();
+    let ledger = env.ledger_commits();
+    let lore_before = lore_dir(&env.repo());
     use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    assert!(!env.repo().join("lore/session-end.log").exists());
-    assert_eq!(env.ledger_commits().len(), 1, "only init");
+    for (hook, input) in [
+        (
+            "session-end",
+            session_end_input(&env, "version-mismatch.jsonl"),
+        ),
+        (
+            "session-start",
+            serde_json::json!({"cwd": env.path(), "hook_event_name": "SessionStart"}).to_string(),
+        ),
+    ] {
+        let mut c = env.lore_cmd(&["hook", hook]);
+        c.env("GIT_LORE_HOOK_ACTIVE", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{hook}");
+        assert_eq!(
+            (
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            ("".into(), "".into()),
+            "{hook} says nothing"
+        );
+        assert_no_background_work(&env.repo(), &lore_before);
+    }
+    assert!(!calls.exists(), "no model was asked");
+    assert_eq!(env.ledger_commits(), ledger, "nothing written");
+    // Without the marker the same session-end does start the capture, and
+    // it asks the model: the checks above could see it.
+    let r = env.lore_stdin(
+        &["hook", "session-end"],
+        session_end_input(&env, "version-mismatch.jsonl").as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // (Waited for, up to 10 s: the worker and everything it started gone.)
+    for _ in 0..400 {
+        if processes_for(&env.repo()).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert_eq!(processes_for(&env.repo()), Vec::<String>::new());
+    let log = std::fs::read_to_string(env.repo().join("lore/session-end.log")).unwrap();
+    assert!(log.contains("capture of session"), "{log}");
+    assert!(calls.exists(), "the capture asked the model: {log}");
 }
 
 #[test]
@@ -269,7 +379,7 @@ fn session_end_writes_nothing_into_a_repository_that_is_not_a_lesson_repository(
         stderr.contains("is not a git-lore repository (no refs/heads/ledger); nothing captured"),
         "{stderr}"
     );
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_no_background_work(&plain, &[]);
     assert!(!plain.join("lore").exists(), "nothing written into it");
     let after: Vec<_> = std::fs::read_dir(&plain)
         .unwrap()

@@ -1726,6 +1726,11 @@ fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
     let b = ben();
     let own = b.org_lesson();
     let before = b.tip("pool/org").unwrap();
+    // A backup an earlier version kept under the tier's own name is moved
+    // under its tip's name, out of the way of the new one.
+    let earlier = b.git(&["rev-parse", "pool/org~1"]).ok().trim().to_owned();
+    b.git(&["update-ref", "refs/lore/before-sync/org", &earlier])
+        .ok();
     let key = t.a.key_file();
     b.lore(&[
         "remote",
@@ -1737,12 +1742,20 @@ fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
     ])
     .ok();
     let r = b.lore(&["sync", "org"]);
-    assert!(
-        r.ok().starts_with(&format!("pool/org: now {}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org)", t.url)),
-        "{}",
-        r.stdout
+    assert_eq!(
+        r.ok(),
+        format!("pool/org: now {}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{before})\n", t.url),
     );
-    assert_eq!(b.tip("refs/lore/before-sync/org"), Some(before));
+    assert_eq!(
+        b.git(&["for-each-ref", "--format=%(refname) %(objectname)", "refs/lore/before-sync/"])
+            .ok(),
+        format!("refs/lore/before-sync/org/{before} {before}\nrefs/lore/before-sync/org/{earlier} {earlier}\n")
+            .lines()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
     assert_eq!(b.entry("org", &own).unwrap()["status"], "active");
     assert!(b.entry("org", &t.a1).is_some());
     let remote_tip = t.host_tip("pool/org").unwrap();
@@ -1753,6 +1766,134 @@ fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
         "built on the remote's history"
     );
     b.assert_verifies();
+}
+
+#[test]
+fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
+    let t = team();
+    let b = ben();
+    let own = b.org_lesson();
+    let before = b.tip("pool/org").unwrap();
+    let key = t.a.key_file();
+    b.lore(&[
+        "remote",
+        "add",
+        "org",
+        &t.url,
+        "--signer",
+        key.to_str().unwrap(),
+    ])
+    .ok();
+    // The first signature the sync asks for (promoting `own` again on the
+    // remote's history) first retracts `own` in another process: a write
+    // landing after sync decided on `before` and before it moved the branch.
+    // (A public key as `user.signingkey` sends signing to `gpg.ssh.program`;
+    // the stub signs with the private key, as an agent would.)
+    let private = b.git(&["config", "user.signingkey"]).ok().trim().to_owned();
+    let public = b.env.write(
+        "signing-key.pub",
+        String::from_utf8(
+            Command::new("ssh-keygen")
+                .args(["-y", "-f", &private])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap()
+        .trim(),
+    );
+    let mark = b.env.path().join("raced");
+    let stub = b.env.stub(
+        "racing-ssh-keygen",
+        &format!(
+            "if [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  GIT_LORE_RANDOMNESS_SEED=4242 '{exe}' retract {own} --reason 'withdrawn while sync ran' >/dev/null || exit 1\nfi\nfor last; do :; done\nexec ssh-keygen -Y sign -n git -f '{private}' \"$last\"",
+            mark = mark.display(),
+            exe = env!("CARGO_BIN_EXE_git-lore"),
+        ),
+    );
+    b.git(&["config", "gpg.ssh.program", stub.to_str().unwrap()])
+        .ok();
+    b.git(&["config", "user.signingkey", public.to_str().unwrap()])
+        .ok();
+    let r = b.lore(&["sync", "org"]);
+    assert!(mark.exists(), "the racing write ran");
+    assert_eq!(
+        b.entry("org", &own).unwrap()["status"],
+        "retracted",
+        "{}{}",
+        r.stdout,
+        r.stderr
+    );
+    // Both decisions kept the tip they were made on: `before` (whose
+    // replacement was refused) and the retraction.
+    let kept = b
+        .git(&[
+            "for-each-ref",
+            "--format=%(objectname)",
+            "refs/lore/before-sync/",
+        ])
+        .ok()
+        .to_owned();
+    let kept: Vec<&str> = kept.lines().filter(|k| *k != before).collect();
+    let [retracted] = kept[..] else {
+        panic!("one more backup than {before}: {kept:?}")
+    };
+    let retracted = retracted.to_owned();
+    assert_eq!(
+        b.tip(&format!("refs/lore/before-sync/org/{before}")),
+        Some(before.clone())
+    );
+    assert_eq!(
+        b.git(&["rev-parse", &format!("{retracted}^")]).ok().trim(),
+        before,
+        "the retraction was written on the tip sync first decided on"
+    );
+    // Decided again on the retraction: the entry comes back retracted.
+    assert_eq!(
+        r.ok(),
+        format!("pool/org: now {}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{retracted})\n", t.url),
+    );
+    assert_eq!(
+        b.tip(&format!("refs/lore/before-sync/org/{retracted}")),
+        Some(retracted.clone())
+    );
+    let remote_tip = t.host_tip("pool/org").unwrap();
+    assert_eq!(
+        b.git(&["log", "--format=%s", &format!("{remote_tip}..pool/org")])
+            .ok(),
+        format!("retract {own} in pool/org\npromote {own} into pool/org\n")
+    );
+    b.git(&["config", "--unset", "gpg.ssh.program"]).ok();
+    b.git(&["config", "user.signingkey", &private]).ok();
+    b.assert_verifies();
+}
+
+#[test]
+fn a_second_adopt_keeps_the_first_ones_backup() {
+    let t = team();
+    // Ben is no signer yet: each sync after he promotes adopts the remote's
+    // history and promotes his lesson again on top.
+    let mut kept = Vec::new();
+    for _ in 0..2 {
+        t.b.org_lesson();
+        kept.push(t.b.tip("pool/org").unwrap());
+        t.a.org_lesson();
+        t.a.lore(&["publish", "org"]).ok();
+        let r = t.b.lore(&["sync", "org"]);
+        assert!(
+            r.ok().ends_with(&format!("(they were made before this key could sign the pool; the old history is kept at refs/lore/before-sync/org/{})\n", kept.last().unwrap())),
+            "{}",
+            r.stdout
+        );
+    }
+    for tip in &kept {
+        assert_eq!(
+            t.b.tip(&format!("refs/lore/before-sync/org/{tip}"))
+                .as_ref(),
+            Some(tip)
+        );
+    }
+    t.b.assert_verifies();
 }
 
 #[test]
@@ -1979,24 +2120,41 @@ fn a_pull_request_is_verified_in_ci_with_annotations() {
         r.ok(),
         "pool/org: 1 commit verified, every signature good, trailers and records consistent\n"
     );
-    // A bad one: an unsigned commit on top.
+    // A bad one: an unsigned commit on top, checked by the very command
+    // the workflow template runs (`git lore` found on PATH, from the
+    // repository's directory).
     let (bad, _) = forge_bad(&t, Bad::Unsigned);
-    let r = t.a.lore(&[
-        "--repo",
-        repo.to_str().unwrap(),
-        "verify",
-        "--pool",
-        "org",
-        "--github",
-        &format!("{base}..{bad}"),
-    ]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    assert!(
-        r.stdout.contains(&format!(
-            "::error title=git-lore verify::commit {bad} on pool/org: unsigned commit"
-        )),
-        "{}",
-        r.stdout
+    let template = include_str!("../../templates/pool-ci.yml");
+    let step = template
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("run: "))
+        .find(|l| l.starts_with("git lore ") && l.contains(" verify "))
+        .expect("the template runs git lore verify");
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_git-lore"),
+        t.a.env.path().join("bin/git-lore"),
+    )
+    .unwrap();
+    let out = Command::new("sh")
+        .args(["-c", step])
+        .current_dir(&repo)
+        .env_clear()
+        .envs(t.a.env.vars())
+        .env("BASE", &base)
+        .env("HEAD", &bad)
+        .env("TIER", "org")
+        .output()
+        .unwrap();
+    let r = Run::from(out);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let problem = "unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)";
+    // One plain line, then one workflow command GitHub turns into an
+    // annotation: `::error title=<title>::<message>` on a line of its own.
+    assert_eq!(
+        r.stdout,
+        format!(
+            "{bad} (pool/org): {problem}\n::error title=git-lore verify::commit {bad} on pool/org: {problem}\n"
+        )
     );
     // The same range checked as public: the promotes name pool org.
     let r = t.a.lore(&[

@@ -2,6 +2,7 @@
 //! `show`, `recall` and `verify` make of relation commits.
 
 use serde_json::{json, Value};
+use std::process::Command;
 
 use crate::common::{artifact, fanout, Sign, TestEnv};
 
@@ -200,8 +201,22 @@ fn refusals_exit_1_and_write_nothing() {
     assert_eq!(refs(&env), before_pending);
     let r = env.lore(&["relate", "--all"]);
     assert_eq!(r.code, 2, "no judge configured");
-    r.assert_stderr("no relation judge is configured");
-    env.config("lore.relate.backend", "offline");
+    let fix = format!(
+        "git -C {} config lore.relate.backend offline",
+        env.repo().display()
+    );
+    assert_eq!(
+        r.stderr,
+        format!("git-lore: no relation judge is configured; to use the built-in offline judge, run `{fix}` (or set lore.relate.command to a model program)\n")
+    );
+    // The command it gives is the one that configures the judge.
+    let ran = Command::new("sh")
+        .args(["-c", &fix])
+        .env_clear()
+        .envs(env.vars())
+        .status()
+        .unwrap();
+    assert!(ran.success());
     let r = env.lore(&["relate", "--all"]);
     assert_eq!(r.code, 1);
     r.assert_stderr("refusing to relate without --yes: stdin is not a terminal");
@@ -222,10 +237,14 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     assert!(!status.contains("waiting for relation"), "{status}");
     let r = env.lore(&["relate", &p.b]);
     assert_eq!(r.code, 2);
-    r.assert_stderr(&format!(
-        "lesson {} was not related; nothing was written and it stays queued: no relation judge is configured",
-        p.b
-    ));
+    assert_eq!(
+        r.stderr,
+        format!(
+            "git-lore: lesson {} was not related; nothing was written and it stays queued: no relation judge is configured; to use the built-in offline judge, run `git -C {} config lore.relate.backend offline` (or set lore.relate.command to a model program)\n",
+            p.b,
+            env.repo().display()
+        )
+    );
     env.config("lore.relate.backend", "offline");
     let status = env.lore(&["status"]).ok().to_owned();
     assert!(
@@ -1328,11 +1347,30 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
             "feedback_summary": "fine"})
         .to_string(),
     );
+    // The first judge asked, before it answers, sees a third
+    // counter-observation recorded: new evidence arriving while the jury
+    // deliberates. (Model programs get a clean environment: the stub names
+    // the lesson repository itself.)
+    let v = verdict(
+        &p.b,
+        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    );
+    let vfile = env.write("contradict.json", &v);
+    let mark = env.path().join("evidence-arrived");
+    let vars: String = env
+        .vars()
+        .iter()
+        .map(|(k, v)| format!("{k}='{v}' "))
+        .collect();
     let judge = env.stub(
-        "slow-judge",
+        "deliberating-judge",
         &format!(
-            "cat >/dev/null; sleep 1; cat {}",
-            env.path().join("verdict.json").display()
+            "cat >/dev/null\nif [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  env -i {vars}GIT_LORE_RANDOMNESS_SEED=777 '{exe}' relate {b} --verdict @'{vfile}' >/dev/null || exit 1\nfi\ncat '{answer}'",
+            mark = mark.display(),
+            exe = env!("CARGO_BIN_EXE_git-lore"),
+            b = p.b,
+            vfile = vfile.display(),
+            answer = env.path().join("verdict.json").display(),
         ),
     );
     env.config("lore.judge.command", judge.to_str().unwrap());
@@ -1342,13 +1380,6 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    // Meanwhile a third counter-observation arrives.
-    let v = verdict(
-        &p.b,
-        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
-    );
-    env.lore(&["relate", &p.b, "--verdict", &v]).ok();
     let o = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
@@ -1357,6 +1388,7 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    assert!(mark.exists(), "the evidence arrived while the judges ran");
     assert!(
         stdout.contains("changed while the jury deliberated"),
         "{stdout}"

@@ -558,7 +558,17 @@ fn judge_all_asks_first_and_records_each_verdict() {
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     r.assert_stderr(&format!("0 approved, 0 rejected, 1 could not judge: {id}"));
+    let repo = env.repo().display().to_string();
+    assert!(
+        r.stderr.ends_with(&format!("\njudge: a judge program gave no answer; check the program `git -C {repo} config lore.judge.command` shows, or use the built-in offline backend: `git -C {repo} config lore.judge.backend offline`\n")),
+        "{}",
+        r.stderr
+    );
     assert_eq!(env.ledger_commits().len(), n);
+    // Following the advice judges it.
+    env.git(&["config", "lore.judge.backend", "offline"]).ok();
+    env.lore(&["judge", "--all", "--yes"])
+        .assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
 }
 
 #[test]
