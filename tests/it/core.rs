@@ -731,9 +731,7 @@ fn index_layers(env: &TestEnv) -> Vec<(String, Vec<u8>)> {
 fn a_one_record_command_adds_a_small_index_layer_and_rewrites_nothing() {
     let env = TestEnv::new();
     env.init();
-    let arts: Vec<_> = (0..300)
-        .map(|n| crate::common::proposable(41, n))
-        .collect();
+    let arts: Vec<_> = (0..300).map(|n| crate::common::proposable(41, n)).collect();
     let f = env.artifacts_file("a.jsonl", &arts);
     let lessons: Vec<String> = env
         .lore(&["ingest", f.to_str().unwrap()])

@@ -263,8 +263,8 @@ pub enum Bytes {
 impl Bytes {
     /// The file, mapped when it can be.
     pub fn of_file(file: fs::File) -> Bytes {
-        // SAFETY: see `Bytes::Map`; git-lore never modifies an index file
-        // after it is renamed into place. An empty file cannot be mapped.
+        // SAFETY: see `Bytes::Map`; git-lore never modifies a layer once it
+        // is written. An empty file cannot be mapped.
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         if len > 0 {
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {

@@ -400,7 +400,6 @@ fn id_at(data: &[u8], off: usize) -> Id {
     Id::from_bytes(b)
 }
 
-
 /// Why a chain could not be opened.
 enum Unopened {
     /// A layer it names is gone: a compaction replaced it after the chain
@@ -455,9 +454,7 @@ impl Index {
             // wait for a writer forever.
             let meta = match fs::symlink_metadata(&path) {
                 Ok(m) => m,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(Unopened::Moved)
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Unopened::Moved),
                 Err(_) => return Err(Unopened::Unusable),
             };
             if !meta.is_file() || meta.len() != l.size {
@@ -465,9 +462,7 @@ impl Index {
             }
             let file = match fs::File::open(&path) {
                 Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(Unopened::Moved)
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Unopened::Moved),
                 Err(_) => return Err(Unopened::Unusable),
             };
             let bytes = Bytes::of_file(file);
@@ -688,9 +683,7 @@ impl Index {
     /// summary: then what the `k`th says of it is out of date.
     fn summary_replaced_after(&self, k: usize, id: Id) -> bool {
         self.mem.summaries.contains_key(&id)
-            || self.layers[k + 1..]
-                .iter()
-                .any(|l| l.slot_of(id).is_some())
+            || self.layers[k + 1..].iter().any(|l| l.slot_of(id).is_some())
     }
 
     /// The pool entries that can apply when the packages whose coarse names
@@ -1450,7 +1443,8 @@ mod tests {
     }
 
     fn absorb(all: &mut Overlay, o: &Overlay) {
-        all.artifacts.extend(o.artifacts.iter().map(|(k, v)| (*k, *v)));
+        all.artifacts
+            .extend(o.artifacts.iter().map(|(k, v)| (*k, *v)));
         all.lessons.extend(o.lessons.iter().map(|(k, v)| (*k, *v)));
         all.summaries
             .extend(o.summaries.iter().map(|(k, v)| (*k, v.clone())));
@@ -1507,7 +1501,9 @@ mod tests {
                 .collect();
             assert_same(&got, &want, &ids);
             // Only the chain's layers are left.
-            let files = fs::read_dir(dir.path().join("lore/index.d")).unwrap().count();
+            let files = fs::read_dir(dir.path().join("lore/index.d"))
+                .unwrap()
+                .count();
             assert_eq!(files, got.layers.len());
         }
         // Geometric: layers stay about log2 of the writes, not one each.
@@ -1529,7 +1525,10 @@ mod tests {
             let mut index = at(dir.path(), r);
             index.mem = round(r);
             index.persist().unwrap();
-            assert_eq!(index.layers[0].name, bottom, "the bottom layer was rewritten");
+            assert_eq!(
+                index.layers[0].name, bottom,
+                "the bottom layer was rewritten"
+            );
             let added: u64 = index.layers[1..].iter().map(|l| l.size).sum();
             assert!(added * 10 < big, "{added} bytes above a {big}-byte layer");
         }
@@ -1552,7 +1551,9 @@ mod tests {
         let b_lesson = Id::from_parts(1_700_000_000_000, 30);
         assert!(round(3).lessons.contains_key(&b_lesson));
         assert_eq!(got.lesson(b_lesson), None, "b wrote nothing");
-        let files = fs::read_dir(dir.path().join("lore/index.d")).unwrap().count();
+        let files = fs::read_dir(dir.path().join("lore/index.d"))
+            .unwrap()
+            .count();
         assert_eq!(files, got.layers.len());
         // Nor while another writer holds the lock.
         let lock = WriteLock::try_take(&dir.path().join("lore/index.lock"))
@@ -1642,6 +1643,10 @@ mod tests {
         let mut bad = whole.clone();
         bad[12] ^= 1;
         fs::write(&layers[1], &bad).unwrap();
+        usable(false);
+        // Another whole layer in its place (of another size).
+        let other = format::encode_layer(merge(&[], &Overlay::default(), false).unwrap());
+        fs::write(&layers[1], &other).unwrap();
         usable(false);
         fs::write(&layers[1], &whole).unwrap();
         usable(true);
