@@ -110,13 +110,13 @@ impl RefKind {
     }
 }
 
-/// Changes on top of the file's tables: learned by catching up, or made by a
-/// transaction in progress.
+/// Changes on top of the layers' tables: learned by catching up, or made by
+/// a transaction in progress.
 #[derive(Clone, Debug, Default)]
 pub struct Overlay {
     artifacts: BTreeMap<Id, ArtifactOutcome>,
     lessons: BTreeMap<Id, LessonEntry>,
-    /// Pool entries learned since the file: their summaries (`None`: the
+    /// Pool entries learned since the layers: their summaries (`None`: the
     /// entry is gone or does not read).
     summaries: BTreeMap<Id, Option<Summary>>,
 }
@@ -1142,7 +1142,18 @@ fn read_regular(path: &Path, max: u64) -> Option<Vec<u8>> {
 /// The index writers' lock: `flock` on `index.lock`, which the kernel
 /// releases when the file is closed or its process dies, so a killed
 /// writer never leaves it held.
-struct WriteLock(#[allow(dead_code)] fs::File);
+struct WriteLock(fs::File);
+
+impl Drop for WriteLock {
+    /// Unlocks explicitly: a child forked (to run a program) while the lock
+    /// was held shares its open file until it execs, and closing our
+    /// descriptor alone would leave the lock held until then.
+    fn drop(&mut self) {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: `flock` on the descriptor this value owns.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
 
 impl WriteLock {
     /// The lock, or `None` when another writer holds it.
