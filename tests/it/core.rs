@@ -677,8 +677,8 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
     std::fs::write(env.repo().join("lore/index"), b"garbage").unwrap();
     assert_eq!(env.lore(&args).ok(), answers, "a corrupt index is rebuilt");
 
-    // Persist the index (small catch-ups stay in memory), then rewrite
-    // history under it: drop the last three commits.
+    // Rebuild the index on disk, then rewrite history under it: drop the
+    // last three commits.
     assert_eq!(
         env.lore(&["index", "--rebuild"]).ok(),
         "index: 7 artifacts, 6 lessons, 0 pool entries (rebuilt from history)\n"
@@ -711,6 +711,63 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
         r.ok(),
         "index: 4 artifacts, 4 lessons, 0 pool entries (rebuilt from history)\n"
     );
+}
+
+/// The index's layer files, name and bytes, largest first.
+fn index_layers(env: &TestEnv) -> Vec<(String, Vec<u8>)> {
+    let mut layers: Vec<(String, Vec<u8>)> = std::fs::read_dir(env.repo().join("lore/index.d"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    layers.sort_by_key(|(_, bytes)| std::cmp::Reverse(bytes.len()));
+    layers
+}
+
+#[test]
+fn a_one_record_command_adds_a_small_index_layer_and_rewrites_nothing() {
+    let env = TestEnv::new();
+    env.init();
+    let arts: Vec<_> = (0..300).map(|n| crate::common::proposable(41, n)).collect();
+    let f = env.artifacts_file("a.jsonl", &arts);
+    let lessons: Vec<String> = env
+        .lore(&["ingest", f.to_str().unwrap()])
+        .ok()
+        .lines()
+        .filter(|l| l.starts_with("proposed "))
+        .map(|l| l.split_whitespace().nth(3).unwrap().to_owned())
+        .collect();
+    assert_eq!(lessons.len(), 300);
+    let before = index_layers(&env);
+    let (bottom, bottom_bytes) = before[0].clone();
+    env.lore(&["confirm", &lessons[7], "private"]).ok();
+    // The confirm wrote what it changed as a layer of its own: the next
+    // command walks nothing, and the large layer is untouched.
+    assert_eq!(
+        env.lore(&["index"]).ok(),
+        "index: 300 artifacts, 300 lessons, 0 pool entries (up to date)\n"
+    );
+    let after = index_layers(&env);
+    assert_eq!(after[0], (bottom, bottom_bytes.clone()), "{after:?}");
+    assert_eq!(after.len(), before.len() + 1);
+    let added: usize = after[1..].iter().map(|(_, b)| b.len()).sum::<usize>()
+        - before[1..].iter().map(|(_, b)| b.len()).sum::<usize>();
+    assert!(
+        added * 20 < bottom_bytes.len(),
+        "{added} bytes added next to {}",
+        bottom_bytes.len()
+    );
+    // And the layers answer as a fresh build does.
+    let shown = env.lore(&["show", &lessons[7], "--json"]).ok().to_owned();
+    let listed = env.lore(&["list", "--json"]).ok().to_owned();
+    env.lore(&["index", "--rebuild"]).ok();
+    assert_eq!(index_layers(&env).len(), 1, "a rebuild writes one layer");
+    assert_eq!(env.lore(&["show", &lessons[7], "--json"]).ok(), shown);
+    assert_eq!(env.lore(&["list", "--json"]).ok(), listed);
+    assert!(shown.contains("confirmed"), "{shown}");
 }
 
 #[test]

@@ -178,7 +178,7 @@ fn review_judge_and_audit_a_lesson() {
     ");
     insta::assert_snapshot!(session(&env, &["index"]), @"
     $ git lore index
-    index: 6 artifacts, 4 lessons, 1 pool entry (caught up 15 commits)
+    index: 6 artifacts, 4 lessons, 1 pool entry (up to date)
     ");
 }
 

@@ -1,11 +1,24 @@
-//! The index file's bytes: a versioned header, the refs it was built from,
-//! a table directory, and fixed-width sorted tables searched in place.
+//! The index's bytes: a small *chain* file naming the refs the index was
+//! built from and its layers, and the layers themselves, each a table
+//! directory and fixed-width sorted tables searched in place.
+//!
+//! The chain (`<gitdir>/lore/index`):
 //!
 //! ```text
-//! magic    "LOREIDX" + version byte (2)                        8 bytes
-//! counts   refs: u32, tables: u32                              8 bytes
+//! magic    "LOREIDX" + version byte (3)                        8 bytes
+//! counts   refs: u32, layers: u32                              8 bytes
 //! refs     per ref: name length u16, name, tip (20),
 //!          flag u8 (1 = verified tip follows), verified (20)
+//! layers   per layer, oldest first: name length u16, name,
+//!          file length u64
+//! check    the first 8 bytes of sha256 over everything above   8 bytes
+//! ```
+//!
+//! A layer (`<gitdir>/lore/index.d/<name>`):
+//!
+//! ```text
+//! magic    "LORETAB" + version byte (1)                        8 bytes
+//! count    tables: u32                                         4 bytes
 //! tables   per table: tag [u8; 4], record width u32, key width u32,
 //!          offset u64, record count u64                        28 bytes
 //! check    the first 8 bytes of sha256 over everything above   8 bytes
@@ -16,11 +29,13 @@
 //! break: readers look tables up by tag and ignore tags they do not know.
 //! A table with key width 0 (and record width 1) is a *heap*: bytes in the
 //! order they were written, which other tables point into by offset.
-//! A file of another version, a corrupt header, or tables that do not fit
-//! the file are refused ([`FormatError`]); the caller rebuilds from history.
+//! A file of another version, a corrupt header, tables that do not fit the
+//! file, or a layer name that is not a plain file name are refused
+//! ([`FormatError`]); the caller rebuilds from history.
 //!
 //! This module only encodes and decodes. It knows nothing of git history,
-//! except that a tip is a 20-byte object id.
+//! except that a tip is a 20-byte object id, nor of what a newer layer's
+//! record means for an older one's (that is `super`'s).
 
 use std::borrow::Cow;
 use std::fs;
@@ -29,12 +44,17 @@ use std::os::unix::fs::FileExt;
 use gix::ObjectId;
 use sha2::{Digest, Sha256};
 
-/// The magic and the version this build writes.
-pub const MAGIC: &[u8; 8] = b"LOREIDX\x02";
-/// At most this many refs and tables: a header is read whole, so a corrupt
-/// count must not make it read gigabytes.
+/// The chain's magic and the version this build writes.
+pub const MAGIC: &[u8; 8] = b"LOREIDX\x03";
+/// A layer's magic and version.
+pub const LAYER_MAGIC: &[u8; 8] = b"LORETAB\x01";
+/// At most this many refs, layers and tables: a header is read whole, so a
+/// corrupt count must not make it read gigabytes.
 const MAX_REFS: u32 = 1 << 16;
+const MAX_LAYERS: u32 = 64;
 const MAX_TABLES: u32 = 256;
+/// A chain longer than this is refused unread.
+pub const MAX_CHAIN: u64 = 1 << 24;
 const DIR_ENTRY: usize = 28;
 
 /// Why an index file cannot be used.
@@ -66,6 +86,23 @@ pub struct RefState {
     pub verified: Option<ObjectId>,
 }
 
+/// A layer as the chain names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerRef {
+    /// Its file name under `index.d/`.
+    pub name: String,
+    /// Its length in bytes: the file must have exactly this many.
+    pub size: u64,
+}
+
+/// The decoded chain: the refs the index reflects and its layers, oldest
+/// first. A newer layer's record for a key replaces an older one's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Chain {
+    pub refs: Vec<RefState>,
+    pub layers: Vec<LayerRef>,
+}
+
 /// One table to write: its records, each `width` bytes, keyed by their
 /// first `key` bytes. They are sorted here. `key` 0 with `width` 1 is a
 /// heap, written as it is.
@@ -76,7 +113,7 @@ pub struct TableData {
     pub records: Vec<u8>,
 }
 
-/// Where a table lies in the file.
+/// Where a table lies in a layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableDir {
     pub tag: Tag,
@@ -86,28 +123,105 @@ pub struct TableDir {
     pub count: u64,
 }
 
-/// Encodes a whole index file.
-pub fn encode(refs: &[RefState], tables: Vec<TableData>) -> Vec<u8> {
-    let mut head = Vec::with_capacity(64 + refs.len() * 64);
-    head.extend_from_slice(MAGIC);
-    head.extend_from_slice(&(refs.len() as u32).to_be_bytes());
-    head.extend_from_slice(&(tables.len() as u32).to_be_bytes());
-    for r in refs {
-        let name = r.name.as_bytes();
-        head.extend_from_slice(&(name.len() as u16).to_be_bytes());
-        head.extend_from_slice(name);
-        head.extend_from_slice(r.tip.as_bytes());
+/// Whether `name` can be a layer's file name: a plain name under
+/// `index.d/`, never a path, never hidden.
+pub fn is_layer_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+fn put_name(out: &mut Vec<u8>, name: &str) {
+    out.extend_from_slice(&(name.len() as u16).to_be_bytes());
+    out.extend_from_slice(name.as_bytes());
+}
+
+/// Encodes a chain file.
+pub fn encode_chain(chain: &Chain) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32 + chain.refs.len() * 80 + chain.layers.len() * 40);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(chain.refs.len() as u32).to_be_bytes());
+    out.extend_from_slice(&(chain.layers.len() as u32).to_be_bytes());
+    for r in &chain.refs {
+        put_name(&mut out, &r.name);
+        out.extend_from_slice(r.tip.as_bytes());
         match r.verified {
             Some(v) => {
-                head.push(1);
-                head.extend_from_slice(v.as_bytes());
+                out.push(1);
+                out.extend_from_slice(v.as_bytes());
             }
             None => {
-                head.push(0);
-                head.extend_from_slice(&[0u8; 20]);
+                out.push(0);
+                out.extend_from_slice(&[0u8; 20]);
             }
         }
     }
+    for l in &chain.layers {
+        put_name(&mut out, &l.name);
+        out.extend_from_slice(&l.size.to_be_bytes());
+    }
+    let check = Sha256::digest(&out);
+    out.extend_from_slice(&check[..8]);
+    out
+}
+
+/// Reads and checks a chain: version, checksum, layer names, and that
+/// nothing follows the checksum.
+pub fn read_chain(data: &[u8]) -> Result<Chain, FormatError> {
+    let bytes = Bytes::Memory(data.to_vec());
+    let mut c = Cursor {
+        bytes: &bytes,
+        off: 0,
+        seen: Vec::new(),
+    };
+    if c.take(8, "magic").map_err(|_| FormatError::Version)? != MAGIC {
+        return Err(FormatError::Version);
+    }
+    let nrefs = c.u32("ref count")?;
+    let nlayers = c.u32("layer count")?;
+    if nrefs > MAX_REFS || nlayers > MAX_LAYERS {
+        return Err(FormatError::Inconsistent(format!(
+            "{nrefs} refs and {nlayers} layers"
+        )));
+    }
+    let mut refs = Vec::with_capacity(nrefs as usize);
+    for _ in 0..nrefs {
+        let name = c.name("ref name")?;
+        let tip = ObjectId::from_bytes_or_panic(&c.take(20, "ref tip")?);
+        let flag = c.take(1, "ref flag")?[0];
+        let verified = c.take(20, "verified tip")?;
+        refs.push(RefState {
+            name,
+            tip,
+            verified: (flag == 1).then(|| ObjectId::from_bytes_or_panic(&verified)),
+        });
+    }
+    let mut layers = Vec::with_capacity(nlayers as usize);
+    for _ in 0..nlayers {
+        let name = c.name("layer name")?;
+        if !is_layer_name(&name) {
+            return Err(FormatError::Inconsistent(format!(
+                "{name:?} is not a layer name"
+            )));
+        }
+        let size = c.u64("layer size")?;
+        layers.push(LayerRef { name, size });
+    }
+    c.check()?;
+    if c.off + 8 != data.len() as u64 {
+        return Err(FormatError::Inconsistent("bytes after the chain".into()));
+    }
+    Ok(Chain { refs, layers })
+}
+
+/// Encodes a layer: its tables, each sorted by key.
+pub fn encode_layer(tables: Vec<TableData>) -> Vec<u8> {
+    let mut head = Vec::with_capacity(64 + tables.len() * DIR_ENTRY);
+    head.extend_from_slice(LAYER_MAGIC);
+    head.extend_from_slice(&(tables.len() as u32).to_be_bytes());
     let mut offset = (head.len() + tables.len() * DIR_ENTRY + 8) as u64;
     let mut sorted = Vec::with_capacity(tables.len());
     for t in tables {
@@ -132,21 +246,15 @@ pub fn encode(refs: &[RefState], tables: Vec<TableData>) -> Vec<u8> {
     head
 }
 
-/// The decoded header.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Header {
-    pub refs: Vec<RefState>,
-    pub tables: Vec<TableDir>,
-}
-
 /// Where the bytes are: read whole, or searched in place.
 #[derive(Debug)]
 pub enum Bytes {
     Memory(Vec<u8>),
     /// The file mapped into memory: a look-up touches only the pages it
-    /// reads, and nothing is copied. Sound because the index file is only
-    /// ever replaced by a rename, never written in place (see
-    /// `Index::persist`), so the mapped bytes never change under us.
+    /// reads, and nothing is copied. Sound because a layer is written
+    /// under a new name and never written again (see `Index::persist`):
+    /// the mapped bytes never change under us, and a layer a compaction
+    /// deletes stays mapped until we let go of it.
     Map(memmap2::Mmap),
     /// The file read with positioned reads, where it cannot be mapped.
     File(fs::File),
@@ -155,8 +263,8 @@ pub enum Bytes {
 impl Bytes {
     /// The file, mapped when it can be.
     pub fn of_file(file: fs::File) -> Bytes {
-        // SAFETY: see `Bytes::Map`; git-lore never modifies an index file
-        // after it is renamed into place. An empty file cannot be mapped.
+        // SAFETY: see `Bytes::Map`; git-lore never modifies a layer once it
+        // is written. An empty file cannot be mapped.
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         if len > 0 {
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
@@ -220,40 +328,44 @@ impl Cursor<'_> {
         let b = self.take(8, what)?;
         Ok(u64::from_be_bytes(b.try_into().expect("8 bytes")))
     }
+
+    /// A name: its length (u16), then UTF-8.
+    fn name(&mut self, what: &'static str) -> Result<String, FormatError> {
+        let len = self.take(2, what)?;
+        let len = u16::from_be_bytes([len[0], len[1]]) as usize;
+        String::from_utf8(self.take(len, what)?)
+            .map_err(|_| FormatError::Inconsistent(format!("a {what} is not UTF-8")))
+    }
+
+    /// The 8 checksum bytes that follow what was read: the first 8 of its
+    /// sha256.
+    fn check(&self) -> Result<(), FormatError> {
+        let check = Sha256::digest(&self.seen);
+        let stored = self
+            .bytes
+            .read(self.off, 8)
+            .ok_or(FormatError::Truncated("checksum"))?;
+        if stored[..] != check[..8] {
+            return Err(FormatError::Checksum);
+        }
+        Ok(())
+    }
 }
 
-/// Reads and checks the header: version, checksum, and that every table
-/// lies inside the file.
-pub fn read_header(bytes: &Bytes) -> Result<Header, FormatError> {
+/// Reads and checks a layer's header: version, checksum, and that its
+/// tables fill the file exactly.
+pub fn read_layer(bytes: &Bytes) -> Result<Vec<TableDir>, FormatError> {
     let mut c = Cursor {
         bytes,
         off: 0,
         seen: Vec::new(),
     };
-    if c.take(8, "magic").map_err(|_| FormatError::Version)? != MAGIC {
+    if c.take(8, "magic").map_err(|_| FormatError::Version)? != LAYER_MAGIC {
         return Err(FormatError::Version);
     }
-    let nrefs = c.u32("ref count")?;
     let ntables = c.u32("table count")?;
-    if nrefs > MAX_REFS || ntables > MAX_TABLES {
-        return Err(FormatError::Inconsistent(format!(
-            "{nrefs} refs and {ntables} tables"
-        )));
-    }
-    let mut refs = Vec::with_capacity(nrefs as usize);
-    for _ in 0..nrefs {
-        let len = c.take(2, "ref name")?;
-        let len = u16::from_be_bytes([len[0], len[1]]) as usize;
-        let name = String::from_utf8(c.take(len, "ref name")?)
-            .map_err(|_| FormatError::Inconsistent("a ref name is not UTF-8".into()))?;
-        let tip = ObjectId::from_bytes_or_panic(&c.take(20, "ref tip")?);
-        let flag = c.take(1, "ref flag")?[0];
-        let verified = c.take(20, "verified tip")?;
-        refs.push(RefState {
-            name,
-            tip,
-            verified: (flag == 1).then(|| ObjectId::from_bytes_or_panic(&verified)),
-        });
+    if ntables > MAX_TABLES {
+        return Err(FormatError::Inconsistent(format!("{ntables} tables")));
     }
     let mut tables = Vec::with_capacity(ntables as usize);
     for _ in 0..ntables {
@@ -270,13 +382,7 @@ pub fn read_header(bytes: &Bytes) -> Result<Header, FormatError> {
             count,
         });
     }
-    let check = Sha256::digest(&c.seen);
-    let stored = bytes
-        .read(c.off, 8)
-        .ok_or(FormatError::Truncated("checksum"))?;
-    if stored[..] != check[..8] {
-        return Err(FormatError::Checksum);
-    }
+    c.check()?;
     let data_start = c.off + 8;
     let len = bytes.len()?;
     let mut end = data_start;
@@ -298,7 +404,7 @@ pub fn read_header(bytes: &Bytes) -> Result<Header, FormatError> {
     if end != len {
         return Err(FormatError::Truncated("tables"));
     }
-    Ok(Header { refs, tables })
+    Ok(tables)
 }
 
 /// Binary search for `key` in a table: the whole record, if present. A
@@ -380,51 +486,124 @@ mod tests {
         ObjectId::from_bytes_or_panic(&[b; 20])
     }
 
+    fn sample_chain() -> Chain {
+        Chain {
+            refs: vec![
+                RefState {
+                    name: "refs/heads/ledger".into(),
+                    tip: oid(1),
+                    verified: Some(oid(2)),
+                },
+                RefState {
+                    name: "refs/heads/pool/org".into(),
+                    tip: oid(3),
+                    verified: None,
+                },
+            ],
+            layers: vec![
+                LayerRef {
+                    name: "layer-a1B2c3.tab".into(),
+                    size: 4096,
+                },
+                LayerRef {
+                    name: "layer-zz.tab".into(),
+                    size: 52,
+                },
+            ],
+        }
+    }
+
     fn sample() -> Vec<u8> {
-        let refs = vec![
-            RefState {
-                name: "refs/heads/ledger".into(),
-                tip: oid(1),
-                verified: Some(oid(2)),
-            },
-            RefState {
-                name: "refs/heads/pool/org".into(),
-                tip: oid(3),
-                verified: None,
-            },
-        ];
         let mut numbers = Vec::new();
         for k in [9u8, 3, 7, 1] {
             numbers.extend_from_slice(&[k, k, 100 + k]);
         }
-        encode(
-            &refs,
-            vec![
-                TableData {
-                    tag: *b"NUMS",
-                    width: 3,
-                    key: 2,
-                    records: numbers,
-                },
-                TableData {
-                    tag: *b"NONE",
-                    width: 5,
-                    key: 1,
-                    records: Vec::new(),
-                },
-            ],
-        )
+        encode_layer(vec![
+            TableData {
+                tag: *b"NUMS",
+                width: 3,
+                key: 2,
+                records: numbers,
+            },
+            TableData {
+                tag: *b"NONE",
+                width: 5,
+                key: 1,
+                records: Vec::new(),
+            },
+        ])
     }
 
     #[test]
-    fn round_trips_and_finds_in_place() {
+    fn a_chain_round_trips() {
+        let chain = sample_chain();
+        let bytes = encode_chain(&chain);
+        assert_eq!(read_chain(&bytes), Ok(chain));
+        assert_eq!(
+            read_chain(&encode_chain(&Chain::default())),
+            Ok(Chain::default())
+        );
+    }
+
+    #[test]
+    fn a_truncated_or_lengthened_chain_is_refused_at_every_length() {
+        let whole = encode_chain(&sample_chain());
+        for n in 0..whole.len() {
+            assert!(
+                read_chain(&whole[..n]).is_err(),
+                "accepted a chain cut at {n} of {}",
+                whole.len()
+            );
+        }
+        let mut longer = whole.clone();
+        longer.push(0);
+        assert!(read_chain(&longer).is_err());
+    }
+
+    #[test]
+    fn a_corrupted_chain_is_refused() {
+        let whole = encode_chain(&sample_chain());
+        for i in 0..whole.len() {
+            let mut bad = whole.clone();
+            bad[i] ^= 0x20;
+            assert!(read_chain(&bad).is_err(), "accepted a flipped byte at {i}");
+        }
+        let mut old = whole.clone();
+        old[7] = 2;
+        assert_eq!(read_chain(&old), Err(FormatError::Version));
+        // The whole-file index of version 2 is not a chain.
+        assert_eq!(
+            read_chain(b"LOREIDX\x02\0\0\0\0\0\0\0\0"),
+            Err(FormatError::Version)
+        );
+    }
+
+    #[test]
+    fn a_layer_name_is_a_plain_file_name() {
+        for good in ["layer-AbC123.tab", "x", "a_b.c-d"] {
+            assert!(is_layer_name(good), "{good}");
+        }
+        for bad in ["", ".", "..", ".tmpX", "a/b", "../index", "a\nb", "é"] {
+            assert!(!is_layer_name(bad), "{bad:?}");
+        }
+        let chain = Chain {
+            refs: vec![],
+            layers: vec![LayerRef {
+                name: "../../config".into(),
+                size: 1,
+            }],
+        };
+        assert!(matches!(
+            read_chain(&encode_chain(&chain)),
+            Err(FormatError::Inconsistent(_))
+        ));
+    }
+
+    #[test]
+    fn a_layer_round_trips_and_is_searched_in_place() {
         let bytes = Bytes::Memory(sample());
-        let h = read_header(&bytes).unwrap();
-        assert_eq!(h.refs.len(), 2);
-        assert_eq!(h.refs[0].name, "refs/heads/ledger");
-        assert_eq!(h.refs[0].verified, Some(oid(2)));
-        assert_eq!(h.refs[1].verified, None);
-        let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
+        let tables = read_layer(&bytes).unwrap();
+        let nums = tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
         assert_eq!(nums.count, 4);
         assert_eq!(
             find(&bytes, nums, &[7, 7]).as_deref(),
@@ -441,15 +620,15 @@ mod tests {
         );
         // The same answers from a file.
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("index");
+        let path = dir.path().join("layer");
         std::fs::write(&path, sample()).unwrap();
         // Read with positioned reads, and mapped.
         for file in [
             Bytes::File(std::fs::File::open(&path).unwrap()),
             Bytes::of_file(std::fs::File::open(&path).unwrap()),
         ] {
-            let h = read_header(&file).unwrap();
-            let nums = h.tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
+            let tables = read_layer(&file).unwrap();
+            let nums = tables.iter().find(|t| &t.tag == b"NUMS").unwrap();
             assert_eq!(
                 find(&file, nums, &[9, 9]).as_deref(),
                 Some(&[9, 9, 109][..])
@@ -464,53 +643,50 @@ mod tests {
 
     #[test]
     fn a_heap_keeps_its_order_and_is_read_by_offset() {
-        let refs: Vec<RefState> = Vec::new();
-        let file = encode(
-            &refs,
-            vec![TableData {
-                tag: *b"HEAP",
-                width: 1,
-                key: 0,
-                records: b"zyx-abc".to_vec(),
-            }],
-        );
+        let file = encode_layer(vec![TableData {
+            tag: *b"HEAP",
+            width: 1,
+            key: 0,
+            records: b"zyx-abc".to_vec(),
+        }]);
         let bytes = Bytes::Memory(file);
-        let h = read_header(&bytes).unwrap();
-        let heap = &h.tables[0];
+        let tables = read_layer(&bytes).unwrap();
+        let heap = &tables[0];
         assert_eq!(&*heap_slice(&bytes, heap, 4, 3).unwrap(), b"abc");
         assert_eq!(heap_slice(&bytes, heap, 5, 3), None, "past its end");
         assert_eq!(find(&bytes, heap, b"z"), None, "a heap is not searched");
     }
 
     #[test]
-    fn a_truncated_file_is_refused_at_every_length() {
+    fn a_truncated_layer_is_refused_at_every_length() {
         let whole = sample();
         for n in 0..whole.len() {
-            let r = read_header(&Bytes::Memory(whole[..n].to_vec()));
-            assert!(r.is_err(), "accepted a file cut at {n} of {}", whole.len());
+            let r = read_layer(&Bytes::Memory(whole[..n].to_vec()));
+            assert!(r.is_err(), "accepted a layer cut at {n} of {}", whole.len());
         }
         let mut longer = whole.clone();
         longer.push(0);
-        assert!(read_header(&Bytes::Memory(longer)).is_err());
+        assert!(read_layer(&Bytes::Memory(longer)).is_err());
     }
 
     #[test]
-    fn a_corrupted_header_is_refused() {
+    fn a_corrupted_layer_header_is_refused() {
         let whole = sample();
         let header_len = whole.len() - 12; // the NUMS table's 12 data bytes
         for i in 8..header_len {
             let mut bad = whole.clone();
             bad[i] ^= 0x20;
             assert!(
-                read_header(&Bytes::Memory(bad)).is_err(),
+                read_layer(&Bytes::Memory(bad)).is_err(),
                 "accepted a flipped byte at {i}"
             );
         }
         let mut old = whole.clone();
-        old[7] = 1;
-        assert_eq!(read_header(&Bytes::Memory(old)), Err(FormatError::Version));
+        old[7] = 2;
+        assert_eq!(read_layer(&Bytes::Memory(old)), Err(FormatError::Version));
+        // A chain is not a layer.
         assert_eq!(
-            read_header(&Bytes::Memory(b"LOREIDX1 an old index".to_vec())),
+            read_layer(&Bytes::Memory(encode_chain(&sample_chain()))),
             Err(FormatError::Version)
         );
     }

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One-record commands on a large index (docs/PERFORMANCE.md, "One-record
+# commands and the layered index").
+#
+#   bench/confirm.sh                      N=100000 pool lessons, 100 confirms
+#   OLD=/path/to/older/git-lore bench/confirm.sh
+#                                         the same, alternating with an older
+#                                         build on a copy of the repository
+#
+# Builds a repository whose pool/org holds N lessons (examples/bench_pool,
+# so the index holds N recall summaries), packs it, ingests 200 proposals,
+# then times CONFIRMS `git lore confirm ID private` (process start
+# included), each under /usr/bin/time; with OLD, alternating old and new per
+# lesson on two copies, each warmed by its own `git lore index` first.
+# Environment: N, CONFIRMS, OLD, GIT_LORE_BIN, W (work dir; default on
+# /dev/shm, deleted at the end). Needs the release build and bench_pool:
+#   cargo build --release --examples && cargo build --release
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+N=${N:-100000}
+CONFIRMS=${CONFIRMS:-100}
+NEW=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
+OLD=${OLD:-}
+POOL=$ROOT/target/release/examples/bench_pool
+W=${W:-/dev/shm/git-lore-bench-confirm}
+say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
+as() {
+    local d=$1; shift
+    env -i PATH="$PATH" HOME="$d" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+        GIT_LORE_REPO="$d/lessons.git" LC_ALL=C "$@"
+}
+[ -x "$NEW" ] && [ -x "$POOL" ] || { echo "build first (see --help)" >&2; exit 1; }
+rm -rf "$W"; mkdir -p "$W/u"
+as "$W/u" "$NEW" init --email ana@example.org >/dev/null 2>&1
+say "pool of $N"
+as "$W/u" "$POOL" "$W/u/lessons.git" "$W/project" "$N" >/dev/null 2>&1
+# git-lore may be repacking in the background: gc until it succeeds.
+until git -C "$W/u/lessons.git" gc --quiet 2>/dev/null; do sleep 2; done
+python3 "$HERE/lib/gen_artifacts.py" --n 200 --seed 2 --jsonl "$W/arts.jsonl" >/dev/null
+as "$W/u" "$NEW" ingest "$W/arts.jsonl" >"$W/ingest.out" 2>&1
+awk '/^proposed / {print $4}' "$W/ingest.out" | sed -n "1,${CONFIRMS}p" >"$W/lessons"
+VERSIONS="new"; [ -n "$OLD" ] && VERSIONS="old new"
+for v in $VERSIONS; do
+    cp -a "$W/u" "$W/$v"
+    bin=$NEW; [ "$v" = old ] && bin=$OLD
+    as "$W/$v" "$bin" index >/dev/null
+    : >"$W/$v.times"
+done
+say "$(wc -l <"$W/lessons") confirms each: $VERSIONS"
+while read -r id; do
+    for v in $VERSIONS; do
+        bin=$NEW; [ "$v" = old ] && bin=$OLD
+        as "$W/$v" /usr/bin/time -a -o "$W/$v.times" -f "%e %U %S" "$bin" confirm "$id" private >/dev/null
+    done
+done <"$W/lessons"
+for v in $VERSIONS; do
+    python3 - "$W/$v.times" "$v" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l[:1].isdigit()]
+wall = [r[0] for r in rows]
+cpu = [r[1] + r[2] for r in rows]
+print("%s: %d confirms, wall mean %.1f ms, median %.1f, max %.1f; user+sys mean %.1f ms"
+      % (sys.argv[2], len(rows), 1000 * statistics.mean(wall),
+         1000 * statistics.median(wall), 1000 * max(wall), 1000 * statistics.mean(cpu)))
+PY
+done
+say "layers of the new index: $(ls "$W/new/lessons.git/lore/index.d" 2>/dev/null | wc -l)"
+rm -rf "$W"
