@@ -157,9 +157,9 @@ const BATCH_PACK_SLOTS: u16 = 8192;
 
 /// The table every other command opens with: twice the packs on disk, and
 /// at least this many. A table of 8,192 costs about 0.9 ms to set up and
-/// 0.7 ms to tear down, most of a one-record command's budget; 512 cost
-/// about 0.1 ms together and leave room for the packs concurrent writers
-/// add while the command runs (a batch adds one per 256 records).
+/// 0.7 ms to tear down, a sixth of a one-record command's budget; 512
+/// cost a sixteenth of that and leave room for the packs concurrent
+/// writers add while the command runs (a batch adds one per 256 records).
 const MIN_PACK_SLOTS: usize = 512;
 
 /// Where [`Store::maybe_repack`] leaves the pid of the repack it started.
