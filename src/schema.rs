@@ -231,53 +231,63 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
     }
 }
 
-/// Every embedded schema, parsed once per process.
-fn docs() -> &'static Result<Vec<Value>, SchemaError> {
-    static DOCS: OnceLock<Result<Vec<Value>, SchemaError>> = OnceLock::new();
-    DOCS.get_or_init(|| {
-        SchemaKind::ALL
-            .iter()
-            .map(|kind| {
-                serde_json::from_str(kind.text()).map_err(|e| SchemaError::NotJson {
-                    file: kind.file_name(),
-                    why: e.to_string(),
-                })
+/// One embedded schema, parsed on first use.
+fn doc(kind: SchemaKind) -> Result<&'static Value, SchemaError> {
+    static DOCS: [OnceLock<Result<Value, SchemaError>>; SchemaKind::ALL.len()] =
+        [const { OnceLock::new() }; SchemaKind::ALL.len()];
+    DOCS[kind.index()]
+        .get_or_init(|| {
+            serde_json::from_str(kind.text()).map_err(|e| SchemaError::NotJson {
+                file: kind.file_name(),
+                why: e.to_string(),
             })
-            .collect()
-    })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
-/// The schemas registered under their base URIs, so `$ref`s between them
-/// resolve offline; once per process, and cheap next to compiling.
-fn registry() -> &'static Result<Registry<'static>, SchemaError> {
-    static REGISTRY: OnceLock<Result<Registry<'static>, SchemaError>> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        let docs = docs().as_ref().map_err(Clone::clone)?;
-        Registry::new()
-            .extend(
-                SchemaKind::ALL
-                    .iter()
-                    .zip(docs)
-                    .map(|(kind, value)| (format!("{BASE_URI}{}", kind.file_name()), value)),
-            )
-            .and_then(|builder| builder.prepare())
-            .map_err(|e| SchemaError::Registry(e.to_string()))
-    })
+/// The schemas `kind` needs: itself and every schema whose file name its
+/// text mentions (a `$ref`), and theirs. Naming a file in a description
+/// only adds one that is not needed.
+fn needed(kind: SchemaKind) -> Vec<SchemaKind> {
+    let mut out = vec![kind];
+    let mut i = 0;
+    while i < out.len() {
+        let text = out[i].text();
+        for k in SchemaKind::ALL {
+            if !out.contains(&k) && text.contains(k.file_name()) {
+                out.push(k);
+            }
+        }
+        i += 1;
+    }
+    out
 }
 
-/// The validator of one kind, compiled on first use. A command compiles
-/// only the schemas it validates against (an ingest needs two of eight).
+/// The validator of one kind, compiled on first use, against a registry
+/// of only the schemas it needs under their base URIs (so `$ref`s between
+/// them resolve offline). A command parses and compiles only the schemas
+/// it validates against: `confirm` three of eleven. Compiling still costs
+/// about a millisecond and a half once per process, for the meta-schema
+/// jsonschema checks every schema against (it has no public switch to
+/// skip that; see docs/decisions.md).
 fn compiled(kind: SchemaKind) -> &'static Result<Validator, SchemaError> {
     static VALIDATORS: [OnceLock<Result<Validator, SchemaError>>; SchemaKind::ALL.len()] =
         [const { OnceLock::new() }; SchemaKind::ALL.len()];
     VALIDATORS[kind.index()].get_or_init(|| {
-        let docs = docs().as_ref().map_err(Clone::clone)?;
-        let registry = registry().as_ref().map_err(Clone::clone)?;
+        let mut resources = Vec::new();
+        for k in needed(kind) {
+            resources.push((format!("{BASE_URI}{}", k.file_name()), doc(k)?));
+        }
+        let registry = Registry::new()
+            .extend(resources)
+            .and_then(|builder| builder.prepare())
+            .map_err(|e| SchemaError::Registry(e.to_string()))?;
         jsonschema::options()
             .with_draft(Draft::Draft202012)
             .with_base_uri(format!("{BASE_URI}{}", kind.file_name()))
-            .with_registry(registry)
-            .build(&docs[kind.index()])
+            .with_registry(&registry)
+            .build(doc(kind)?)
             .map_err(|e| SchemaError::Compile {
                 file: kind.file_name(),
                 why: e.to_string(),
@@ -450,6 +460,19 @@ mod tests {
                 &serde_json::from_str::<Value>(kind.text()).unwrap()
             ));
         }
+    }
+
+    /// Each validator registers only what its `$ref`s reach (a missing
+    /// one would not compile: `every_schema_compiles`).
+    #[test]
+    fn a_schema_needs_only_what_it_refers_to() {
+        use SchemaKind::*;
+        assert_eq!(needed(Candidate), [Candidate, Evidence, AppliesTo]);
+        assert_eq!(
+            needed(Proposal),
+            [Proposal, Candidate, Artifact, Evidence, AppliesTo]
+        );
+        assert_eq!(needed(Artifact), [Artifact]);
     }
 
     #[test]

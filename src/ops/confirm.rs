@@ -6,7 +6,7 @@ use super::ledger::transition;
 use super::{Lore, LoreError};
 use crate::event::Event;
 use crate::model::{Id, Visibility};
-use crate::pipeline::validate_confirmed;
+use crate::pipeline::{validate_confirmed, validate_confirmed_as_held};
 use crate::review::{self, Transition};
 
 /// `confirm ID VISIBILITY [--justification TEXT]`. `interactive`: a person
@@ -25,8 +25,15 @@ pub fn confirm(
         |p| {
             let t = review::confirm(p, visibility, justification, now)?;
             if let Transition::Changed(next) = &t {
-                validate_confirmed(&next.candidate)
-                    .map_err(|why| LoreError::NotConfirmable { id, why })?;
+                // A candidate the human rewrote (`--justification`) is
+                // checked whole; one confirmed as the ledger holds it
+                // passed the schema already, and meets the rules again.
+                if next.candidate == p.candidate {
+                    validate_confirmed_as_held(&next.candidate)
+                } else {
+                    validate_confirmed(&next.candidate)
+                }
+                .map_err(|why| LoreError::NotConfirmable { id, why })?;
             }
             Ok(t)
         },

@@ -174,6 +174,8 @@ pub fn ingest(
     progress: &mut dyn FnMut(&Outcome),
 ) -> Result<Report, LoreError> {
     let template = transform_template(lore)?;
+    // A batch writes a pack per transaction of 256: room for all of them.
+    lore.store.for_batch()?;
     let index = Index::load(&lore.store)?;
     let mut slots = Slots {
         slots: Vec::new(),
@@ -268,6 +270,8 @@ pub fn redo(
     progress: &mut dyn FnMut(&Outcome),
 ) -> Result<Report, LoreError> {
     let template = transform_template(lore)?;
+    // A batch writes a pack per transaction of 256: room for all of them.
+    lore.store.for_batch()?;
     let index = Index::load(&lore.store)?;
     let (wanted, since) = match which {
         RedoWhich::Artifacts(ids) => {

@@ -13,7 +13,15 @@ pub fn resolve(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
     if let Some(id) = typed.full() {
         return Ok(id);
     }
-    let ids = known_ids(lore)?;
+    resolve_in(&Index::load(&lore.store)?, typed)
+}
+
+/// [`resolve`] against an index already loaded.
+fn resolve_in(index: &Index, typed: &IdPrefix) -> Result<Id, LoreError> {
+    if let Some(id) = typed.full() {
+        return Ok(id);
+    }
+    let ids = index.ids();
     let (lo, hi) = typed.range();
     let from = ids.partition_point(|x| *x < lo);
     let matching: Vec<Id> = ids[from..]
@@ -32,8 +40,8 @@ pub fn resolve(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
             candidates: many
                 .iter()
                 .take(AMBIGUOUS_SHOWN)
-                .map(|&id| describe(lore, id, &ids))
-                .collect::<Result<_, _>>()?,
+                .map(|&id| describe(index, id, &ids))
+                .collect(),
         }),
     }
 }
@@ -45,8 +53,20 @@ const AMBIGUOUS_SHOWN: usize = 10;
 /// refused with the lesson it became (or why it became none), rather than
 /// reported as a lesson that does not exist.
 pub fn resolve_lesson(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
-    let id = resolve(lore, typed)?;
-    match named(lore, id)? {
+    // A whole id whose proposal is on the ledger names a lesson: a one-record
+    // command (`confirm`, `pass`) need not load the index to know it.
+    if let Some(id) = typed.full() {
+        if lore
+            .store
+            .read(Branch::Ledger, &layout::proposal_path(id))?
+            .is_some()
+        {
+            return Ok(id);
+        }
+    }
+    let index = Index::load(&lore.store)?;
+    let id = resolve_in(&index, typed)?;
+    match named_in(&index, id) {
         Named::Artifact(ArtifactOutcome::Proposed { lesson }) => Err(LoreError::NotALesson {
             id,
             became: Some(lesson),
@@ -60,9 +80,9 @@ pub fn resolve_lesson(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
 
 /// A few words about an id for the list of an ambiguous prefix: its unique
 /// prefix and what it is.
-fn describe(lore: &Lore, id: Id, ids: &[Id]) -> Result<String, LoreError> {
+fn describe(index: &Index, id: Id, ids: &[Id]) -> String {
     let short = &id.to_string()[..crate::model::unique_prefix_len(id, ids)];
-    Ok(match named(lore, id)? {
+    match named_in(index, id) {
         Named::Lesson(l) => format!("{short} (lesson, {})", l.status),
         Named::Artifact(ArtifactOutcome::Proposed { .. }) => {
             format!("{short} (artifact, became a lesson)")
@@ -71,7 +91,7 @@ fn describe(lore: &Lore, id: Id, ids: &[Id]) -> Result<String, LoreError> {
             format!("{short} (artifact, declined)")
         }
         Named::Nothing => short.to_owned(),
-    })
+    }
 }
 
 /// Every lesson and artifact id, sorted: what a prefix is resolved against
@@ -199,12 +219,15 @@ pub enum Named {
 
 /// Whether `id` is a lesson's, an artifact's, or nobody's.
 pub fn named(lore: &Lore, id: Id) -> Result<Named, LoreError> {
-    let index = Index::load(&lore.store)?;
-    Ok(match (index.lesson(id), index.artifact(id)) {
+    Ok(named_in(&Index::load(&lore.store)?, id))
+}
+
+fn named_in(index: &Index, id: Id) -> Named {
+    match (index.lesson(id), index.artifact(id)) {
         (Some(l), _) => Named::Lesson(l),
         (None, Some(a)) => Named::Artifact(a),
         (None, None) => Named::Nothing,
-    })
+    }
 }
 
 /// The index after bringing it up to date (or rebuilding it).

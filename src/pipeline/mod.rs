@@ -39,4 +39,4 @@ pub mod validate;
 pub use commits::{artifacts_from_commit, CommitError, MinedCommit};
 pub use input::{read_artifacts, InputError, Item};
 pub use transform::{decide, render_prompt, Determination, Response};
-pub use validate::{validate_candidate, validate_confirmed, Invalid};
+pub use validate::{validate_candidate, validate_confirmed, validate_confirmed_as_held, Invalid};

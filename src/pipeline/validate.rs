@@ -6,7 +6,9 @@
 //!   **versioned scope only**, and the cross-field rules.
 //! - [`validate_confirmed`] (human side): the same, but the scope may also be
 //!   `version_independent` with a justification that is not blank after
-//!   trimming whitespace.
+//!   trimming whitespace. [`validate_confirmed_as_held`] checks its rules
+//!   without the schema, for a candidate confirmed as the ledger holds it
+//!   (it passed the schema when it was written or verified).
 //!
 //! Cross-field rules no JSON schema can express:
 //! 1. every key of `applies_to.scope.versions` names an entry of
@@ -75,9 +77,19 @@ enum Side {
 }
 
 fn check(value: &Value, side: Side) -> Vec<Violation> {
-    let mut out = match schema::validate(SchemaKind::Candidate, value) {
-        Ok(()) => Vec::new(),
-        Err(vs) => vs,
+    check_with(value, side, true)
+}
+
+/// [`check`], with or without the schema (`with_schema`): the cross-field
+/// rules alone for a candidate the schema already passed.
+fn check_with(value: &Value, side: Side, with_schema: bool) -> Vec<Violation> {
+    let mut out = if !with_schema {
+        Vec::new()
+    } else {
+        match schema::validate(SchemaKind::Candidate, value) {
+            Ok(()) => Vec::new(),
+            Err(vs) => vs,
+        }
     };
     // A range the schema refuses: say why in words, not by quoting the pattern.
     for v in &mut out {
@@ -236,10 +248,24 @@ pub fn validate_candidate(value: &Value) -> Result<Candidate, Invalid> {
 /// Validates a candidate a human is confirming: versioned, or
 /// version_independent with a non-blank justification.
 pub fn validate_confirmed(candidate: &Candidate) -> Result<(), Invalid> {
+    confirmed(candidate, true)
+}
+
+/// [`validate_confirmed`] without the schema, for a candidate confirmed as
+/// the ledger holds it: every candidate on a verified ledger passed the
+/// candidate schema when it was written (ingest validates what it proposes)
+/// or verified (the audit checks each record against its schema), so only
+/// the human side's rules are checked again. Compiling the schema is most
+/// of a `confirm` that rewrites nothing (docs/decisions.md).
+pub fn validate_confirmed_as_held(candidate: &Candidate) -> Result<(), Invalid> {
+    confirmed(candidate, false)
+}
+
+fn confirmed(candidate: &Candidate, with_schema: bool) -> Result<(), Invalid> {
     let value = serde_json::to_value(candidate).map_err(|e| Invalid {
         violations: vec![Violation::new("", format!("cannot be serialised: {e}"))],
     })?;
-    let violations = check(&value, Side::Human);
+    let violations = check_with(&value, Side::Human, with_schema);
     if violations.is_empty() {
         Ok(())
     } else {
@@ -356,6 +382,32 @@ mod tests {
         assert_eq!(
             messages(validate_confirmed(&empty)),
             vec!["/applies_to/scope/justification: \"\" is shorter than 1 character"]
+        );
+    }
+
+    /// A candidate confirmed as the ledger holds it meets the human side's
+    /// rules again, but the schema it passed when written is not compiled
+    /// again: the empty justification only the schema refuses goes through,
+    /// the blank one the rules refuse does not.
+    #[test]
+    fn as_held_the_rules_are_checked_without_the_schema() {
+        let empty: Candidate = serde_json::from_value(independent("")).unwrap();
+        assert_eq!(validate_confirmed_as_held(&empty), Ok(()));
+        let blank: Candidate = serde_json::from_value(independent(" \t\n")).unwrap();
+        assert_eq!(
+            messages(validate_confirmed_as_held(&blank)),
+            vec![
+                "/applies_to/scope/justification: justification is blank after trimming whitespace"
+            ]
+        );
+        let mut c = candidate();
+        c["applies_to"]["stack"] = json!(["vite"]);
+        let c: Candidate = serde_json::from_value(c).unwrap();
+        assert_eq!(
+            messages(validate_confirmed_as_held(&c)),
+            vec![
+                "/applies_to/scope/versions/vitest: \"vitest\" is not named in applies_to.stack; every versions key must be a stack entry"
+            ]
         );
     }
 

@@ -244,7 +244,7 @@ impl Store {
                 });
             }
         }
-        Store::open_raw(dir, host)
+        Store::open_raw(dir, host, false)
     }
 
     /// The tips of every `refs/heads/review/*` branch.

@@ -93,6 +93,18 @@ fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
     r.assert_stderr("version_independent requires org or public visibility");
     let r = env.lore(&["confirm", &id, "org", "--yes", "--justification", "   "]);
     r.assert_stderr("justification is blank after trimming whitespace");
+    // A rewritten candidate is validated whole (schema and rules); one
+    // confirmed as the ledger holds it skips only the schema it passed.
+    let r = env.lore(&[
+        "confirm",
+        &id,
+        "org",
+        "--yes",
+        "--justification",
+        "holds \u{202e}everywhere",
+    ]);
+    assert_eq!(r.code, 1);
+    r.assert_stderr(&format!("candidate of lesson {id} does not validate; not confirmed: /applies_to/scope/justification: contains the bidirectional control U+202E"));
     assert_eq!(
         env.ledger_commits().len(),
         commits,
