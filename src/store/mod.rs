@@ -172,6 +172,9 @@ pub struct Store {
     /// The object directory that makes a push's quarantined objects
     /// readable ([`Store::open_receiving`]); kept for as long as the store.
     _shim: Option<std::sync::Arc<tempfile::TempDir>>,
+    /// The trees of the last commit this process published, kept for the
+    /// next transaction on the same branch ([`tx::Warm`]).
+    warm: std::sync::Mutex<Option<tx::Warm>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -262,6 +265,7 @@ impl Store {
             repo,
             host,
             _shim: None,
+            warm: Default::default(),
         })
     }
 
@@ -323,6 +327,7 @@ impl Store {
             repo,
             host,
             _shim: Some(std::sync::Arc::new(shim)),
+            warm: Default::default(),
         })
     }
 
@@ -334,6 +339,7 @@ impl Store {
             git_dir: self.git_dir.clone(),
             host: self.host.clone(),
             _shim: self._shim.clone(),
+            warm: Default::default(),
         }
     }
 
