@@ -194,6 +194,9 @@ pub struct Store {
     /// The object directory that makes a push's quarantined objects
     /// readable ([`Store::open_receiving`]); kept for as long as the store.
     _shim: Option<std::sync::Arc<tempfile::TempDir>>,
+    /// The trees of the last commit this process published, kept for the
+    /// next transaction on the same branch ([`tx::Warm`]).
+    warm: std::sync::Mutex<Option<tx::Warm>>,
 }
 
 impl std::fmt::Debug for Store {
@@ -289,6 +292,7 @@ impl Store {
             host,
             batch,
             _shim: None,
+            warm: Default::default(),
         })
     }
 
@@ -364,6 +368,7 @@ impl Store {
             host,
             batch: false,
             _shim: Some(std::sync::Arc::new(shim)),
+            warm: Default::default(),
         })
     }
 
@@ -376,6 +381,7 @@ impl Store {
             host: self.host.clone(),
             batch: self.batch,
             _shim: self._shim.clone(),
+            warm: Default::default(),
         }
     }
 

@@ -18,6 +18,7 @@
 //! collected by `git gc` in time. No lock is held while the closure
 //! runs: the only lock is the ref's own `.lock` file during the swap.
 
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use gix::refs::transaction::{Change as RefChange, LogChange, PreviousValue, RefEdit, RefLog};
@@ -98,6 +99,30 @@ impl Default for RetryPolicy {
         }
     }
 }
+
+/// The trees of the last commit a transaction of this process published,
+/// kept in memory for the next transaction on the same branch.
+///
+/// A batch writes one transaction per chunk, and each edits a few hundred
+/// of the fan-out trees its predecessor has just written. Read back from
+/// disk, each of those trees is a look-up through every pack the batch has
+/// written so far (one index each, until the background repack merges
+/// them) and pages of those packs mapped into memory: time and resident
+/// memory that grew with the batch. Kept here, they are found in memory.
+/// They are used only while the branch is still at `head`, and then every
+/// one of them is on disk, reachable from the tip.
+pub(crate) struct Warm {
+    branch: Branch,
+    head: ObjectId,
+    /// The current tree of each directory written so far, by path.
+    paths: HashMap<String, ObjectId>,
+    /// Those trees, and the `head` commit.
+    objects: gix::odb::memory::Storage,
+}
+
+/// Above this many bytes of trees, none is kept: a tree too large to keep
+/// is read from disk as before.
+const WARM_MAX: usize = 32 << 20;
 
 /// The in-progress state of one transaction attempt.
 pub struct Tx<'s> {
@@ -433,6 +458,43 @@ impl Store {
         Ok((value, commits))
     }
 
+    /// The warm trees, if the last transaction of this process published
+    /// `head` on `branch`. They are taken: a transaction gives them back
+    /// ([`Store::keep_warm`]) only once its own commits are published.
+    fn take_warm(&self, branch: Branch, head: ObjectId) -> Option<Warm> {
+        let mut slot = self.warm.lock().unwrap_or_else(|e| e.into_inner());
+        slot.take().filter(|w| w.branch == branch && w.head == head)
+    }
+
+    /// Keeps, of `objects` (what a transaction that published `head` had
+    /// in memory, every one of them now on disk), the current tree of each
+    /// directory it or its predecessors wrote, and `head` itself.
+    fn keep_warm(
+        &self,
+        branch: Branch,
+        head: ObjectId,
+        mut paths: HashMap<String, ObjectId>,
+        trees: &[(String, ObjectId)],
+        mut objects: gix::odb::memory::Storage,
+    ) {
+        for (path, id) in trees {
+            paths.insert(path.clone(), *id);
+        }
+        let wanted: HashSet<ObjectId> = paths.values().copied().chain([head]).collect();
+        objects.retain(|id, _| wanted.contains(id));
+        // A directory no longer in the tree keeps a path here; its tree
+        // goes with the others below.
+        paths.retain(|_, id| objects.contains_key(id));
+        let bytes: usize = objects.values().map(|(_, data)| data.len()).sum();
+        let warm = (bytes <= WARM_MAX).then_some(Warm {
+            branch,
+            head,
+            paths,
+            objects,
+        });
+        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = warm;
+    }
+
     /// Writes what `repo` kept in memory into the object store, durably
     /// (see [`super::pack`]), and empties its memory.
     fn persist_memory(
@@ -480,14 +542,32 @@ impl Store {
             let onto = replace.map(|(_, onto)| onto);
             let base = onto.or(tip);
             let index = Index::load(self).map_err(E::from)?;
-            let base_tree = match base {
-                Some(b) => self.tree_of(b).map_err(E::from)?,
-                None => ObjectId::empty_tree(self.repo().object_hash()),
-            };
             // Every object the attempt writes stays in memory until it ends:
             // a lost or failed attempt writes nothing, and a won one writes
             // one pack instead of a file per object.
-            let repo = self.repo().clone().with_object_memory();
+            let mut repo = self.repo().clone().with_object_memory();
+            // The trees the previous transaction of this process left, when
+            // it is what this attempt builds on.
+            let warm = match base {
+                Some(b) if onto.is_none() => self.take_warm(branch, b),
+                _ => None,
+            };
+            let (warm_paths, warm_ids) = match warm {
+                Some(w) => {
+                    let ids: HashSet<ObjectId> = w.objects.keys().copied().collect();
+                    repo.objects.set_object_memory(w.objects);
+                    (w.paths, ids)
+                }
+                None => Default::default(),
+            };
+            let base_tree = match base {
+                Some(b) => repo
+                    .find_commit(b)
+                    .and_then(|c| c.tree_id().map(|t| t.detach()))
+                    .ctx(|| format!("reading the tree of {b}"))
+                    .map_err(E::from)?,
+                None => ObjectId::empty_tree(self.repo().object_hash()),
+            };
             let editor = repo
                 .edit_tree(base_tree)
                 .ctx(|| format!("reading {branch}"))
@@ -510,6 +590,9 @@ impl Store {
             let value = f(&mut tx)?;
             let (head, commits, overlay, trees) = (tx.head, tx.commits, tx.overlay, tx.trees);
             if commits.is_empty() && onto.is_none_or(|o| Some(o) == tip) {
+                if let (Some(b), Some(objects)) = (base, repo.objects.reset_object_memory()) {
+                    self.keep_warm(branch, b, warm_paths, &[], objects);
+                }
                 return Ok(Committed {
                     value,
                     base,
@@ -521,12 +604,31 @@ impl Store {
             // Objects first, ref last. When the branch has already moved,
             // the attempt is lost: nothing of it needs to reach the disk.
             let moved = self.tip(branch).map_err(E::from)? != tip;
+            let mut written = None;
             let swapped = if moved {
                 Err(SwapError::Lost)
             } else {
-                self.persist_memory(&repo, &trees).map_err(E::from)?;
+                let mut objects = repo.objects.reset_object_memory().unwrap_or_default();
+                // What the warm trees held is on disk already.
+                let known: Vec<_> = objects
+                    .keys()
+                    .filter(|id| warm_ids.contains(*id))
+                    .copied()
+                    .collect();
+                let mut kept = gix::odb::memory::Storage::default();
+                for id in known {
+                    if let Some(o) = objects.remove(&id) {
+                        kept.insert(id, o);
+                    }
+                }
+                super::pack::persist(self.repo(), &objects, &trees).map_err(E::from)?;
+                objects.extend(kept.drain());
+                written = Some(objects);
                 self.swap(branch, tip, head, &author)
             };
+            if let (Ok(()), None, Some(objects)) = (&swapped, onto, written) {
+                self.keep_warm(branch, head, warm_paths, &trees, objects);
+            }
             match swapped {
                 Ok(()) if onto.is_some() => {
                     // The branch's history was replaced: the index learns it
