@@ -11,7 +11,7 @@
 #                they are
 #   --tmpfs      build the repositories on /dev/shm (deleted at the end)
 # Environment overrides: SMALL, BIG, NEW, RUNS, GRUNS (runs of (g)), OUT,
-# GIT_LORE_BIN.
+# GIT_LORE_BIN. GRUNS=0 skips (g); BIG=0 skips the big pool.
 #
 # User A builds pool/org with SMALL signed promote commits
 # (examples/bench_pool.rs), hosts it (`git lore host`) and publishes it;
@@ -35,7 +35,7 @@ for arg in "$@"; do
         --quick) QUICK=1 ;;
         --no-build) BUILD=0 ;;
         --tmpfs) TMPFS=1 ;;
-        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "unknown option $arg" >&2; exit 1 ;;
     esac
 done
@@ -145,7 +145,7 @@ for _ in $(seq "$GRUNS"); do
         | as_user "$T" b xargs git --git-dir="$T/b/lessons.git" verify-commit >/dev/null 2>&1
     xs+=("$(since "$t0")")
 done
-record g "$SMALL" "${xs[@]}"
+[ "$GRUNS" -gt 0 ] && record g "$SMALL" "${xs[@]}"
 
 # NEW commits into an existing pool of SIZE, synced by a B that has the rest.
 incremental() {
@@ -169,11 +169,13 @@ incremental() {
 
 say "$NEW new commits into the pool of $SMALL"
 incremental "$T" "$SMALL"
-T=$W/big
-say "pool of $BIG"
-setup "$T" "$BIG"
-say "$NEW new commits into the pool of $BIG"
-incremental "$T" "$BIG"
+if [ "$BIG" -gt 0 ]; then
+    T=$W/big
+    say "pool of $BIG"
+    setup "$T" "$BIG"
+    say "$NEW new commits into the pool of $BIG"
+    incremental "$T" "$BIG"
+fi
 
 {
     echo "| figure | size | mean | min | max |"

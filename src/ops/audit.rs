@@ -101,11 +101,25 @@ impl Policy {
     }
 }
 
-/// Caches allowed-signers files by the commit they are read at.
+/// Caches allowed-signers lists by the file they are read from: a pool's
+/// `.lore/allowed_signers` changes rarely, so the commits of a long history
+/// share a handful of files. Each commit's parent is still looked up (its
+/// tree's entry for the file), only the parsing is shared.
 struct Trust<'a> {
     store: &'a Store,
     policy: &'a Policy,
-    pool_files: HashMap<(Source, Option<ObjectId>), AllowedSigners>,
+    /// The root signers of each pool, and the list each blob id (or no
+    /// file: `None`) of each pool gives.
+    pool_files: HashMap<(Source, SignersAt), AllowedSigners>,
+}
+
+/// Where a pool commit's allowed signers come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum SignersAt {
+    /// A root commit: the policy's root signers.
+    Root,
+    /// The file at the first parent: its blob id, `None` when there is none.
+    File(Option<ObjectId>),
 }
 
 impl<'a> Trust<'a> {
@@ -126,17 +140,22 @@ impl<'a> Trust<'a> {
             Branch::Pool(tier) => tier,
             Branch::Ledger => return Ok(&self.policy.ledger),
         };
-        let parent = info.parents.first().copied();
-        let key = (tier, parent);
+        let at = match info.parents.first() {
+            None => SignersAt::Root,
+            Some(p) => SignersAt::File(
+                self.store
+                    .blob_id_in_tree(self.store.tree_of(*p)?, POOL_ALLOWED_SIGNERS)?,
+            ),
+        };
+        let key = (tier, at);
         if !self.pool_files.contains_key(&key) {
-            let list = match parent {
-                None => self.policy.root_signers(tier),
-                Some(p) => {
-                    let text = self
-                        .store
-                        .read_at(p, POOL_ALLOWED_SIGNERS)?
-                        .map(|b| String::from_utf8_lossy(&b).into_owned())
-                        .unwrap_or_default();
+            let list = match at {
+                SignersAt::Root => self.policy.root_signers(tier),
+                SignersAt::File(blob) => {
+                    let text = match blob {
+                        Some(id) => String::from_utf8_lossy(&self.store.blob(id)?).into_owned(),
+                        None => String::new(),
+                    };
                     let list = AllowedSigners::parse(&text).unwrap_or_default();
                     if self.policy.own_keys {
                         list.union(&self.policy.ledger)

@@ -362,10 +362,10 @@ fn verify_incoming(
     // every incoming commit verified: a refused sync leaves no trust behind.
     let mut pin: Option<String> = None;
     for id in &new {
-        let info = store.commit_info(*id)?;
-        if !info.parents.is_empty() {
+        if !store.is_root(*id)? {
             continue;
         }
+        let info = store.commit_info(*id)?;
         let policy = Policy::remote(store, &lore.env)?;
         let roots = policy
             .roots

@@ -91,15 +91,21 @@ impl Store {
     pub fn roots(&self, tip: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
         let mut out = Vec::new();
         for id in self.ancestors(tip)? {
-            let commit = self
-                .repo()
-                .find_commit(id)
-                .ctx(|| format!("reading commit {id}"))?;
-            if commit.parent_ids().next().is_none() {
+            if self.is_root(id)? {
                 out.push(id);
             }
         }
         Ok(out)
+    }
+
+    /// Whether a commit has no parents (without decoding the rest of it).
+    pub fn is_root(&self, id: ObjectId) -> Result<bool, StoreError> {
+        let commit = self
+            .repo()
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
+        let root = commit.parent_ids().next().is_none();
+        Ok(root)
     }
 
     /// The names at the top of a commit's tree.
@@ -371,6 +377,24 @@ pub(crate) fn tree_entries(
         .collect())
 }
 
+/// A tree entry: its name, object id, and whether it is a tree.
+type Entry<'t> = (&'t [u8], ObjectId, bool);
+
+/// A tree's entries decoded in place (each borrows its name from the
+/// tree's bytes), sorted by name bytes: git's own order puts a directory as
+/// if its name ended in `/`, and a hostile tree may not be sorted at all.
+fn sorted_entries<'t>(t: Option<&'t gix::Tree<'_>>) -> Result<Vec<Entry<'t>>, StoreError> {
+    let Some(t) = t else { return Ok(Vec::new()) };
+    let decoded = t.decode().ctx(|| format!("decoding tree {}", t.id))?;
+    let mut v: Vec<Entry<'t>> = decoded
+        .entries
+        .iter()
+        .map(|e| (e.filename.as_ref(), e.oid.to_owned(), e.mode.is_tree()))
+        .collect();
+    v.sort_unstable_by(|x, y| x.0.cmp(y.0));
+    Ok(v)
+}
+
 pub(crate) fn diff_trees(
     repo: &gix::Repository,
     old: Option<ObjectId>,
@@ -389,23 +413,11 @@ pub(crate) fn diff_trees(
             .transpose()
     };
     let (ta, tb) = (read(old)?, read(new)?);
-    let entries =
-        |t: &Option<gix::Tree<'_>>| -> Result<Vec<(Vec<u8>, ObjectId, bool)>, StoreError> {
-            let Some(t) = t else { return Ok(Vec::new()) };
-            let decoded = t.decode().ctx(|| format!("decoding tree {}", t.id))?;
-            let mut v: Vec<(Vec<u8>, ObjectId, bool)> = decoded
-                .entries
-                .iter()
-                .map(|e| (e.filename.to_vec(), e.oid.to_owned(), e.mode.is_tree()))
-                .collect();
-            v.sort_unstable_by(|x, y| x.0.cmp(&y.0));
-            Ok(v)
-        };
-    let (a, b) = (entries(&ta)?, entries(&tb)?);
+    let (a, b) = (sorted_entries(ta.as_ref())?, sorted_entries(tb.as_ref())?);
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
         let order = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) => x.0.cmp(&y.0),
+            (Some(x), Some(y)) => x.0.cmp(y.0),
             (Some(_), None) => std::cmp::Ordering::Less,
             _ => std::cmp::Ordering::Greater,
         };
@@ -429,13 +441,13 @@ pub(crate) fn diff_trees(
                 continue; // the same object: nothing below differs
             }
         }
-        let name = String::from_utf8_lossy(&ea.or(eb).expect("one side has it").0).into_owned();
+        let name = String::from_utf8_lossy(ea.or(eb).expect("one side has it").0).into_owned();
         let path = if prefix.is_empty() {
             name
         } else {
             format!("{prefix}/{name}")
         };
-        let split = |e: Option<&(Vec<u8>, ObjectId, bool)>| match e {
+        let split = |e: Option<&Entry<'_>>| match e {
             Some((_, id, true)) => (Some(*id), None),
             Some((_, id, false)) => (None, Some(*id)),
             None => (None, None),

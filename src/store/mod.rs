@@ -144,11 +144,33 @@ pub struct Identity {
     pub email: String,
 }
 
-/// Decoded objects kept in memory per process. Walking history reads each
-/// commit's tree and its parent's: with a cache, the shared subtrees of
-/// consecutive commits are inflated once (verifying 10,000 incoming
-/// commits spent a quarter of its time inflating the same trees again).
-const OBJECT_CACHE_BYTES: usize = 16 << 20;
+/// Memory for the delta bases kept per repository handle. Almost every
+/// object of a pool is stored as a delta (each lesson against another
+/// lesson, each tree against an earlier version, in chains up to 50 long).
+/// gix's default keeps the last 64 bases, which history read commit by
+/// commit (in an order unrelated to the pack's) mostly misses, so each
+/// object inflated its chain again: verifying 10,000 incoming commits spent
+/// about a quarter of its time there. A 64 MB map of bases halves that.
+/// There is no cache of whole objects on top: measured, copying every
+/// object read into it cost more (in the allocator) than its hits saved.
+/// `core.deltaBaseCacheLimit` in the repository's config overrides it.
+const PACK_CACHE_BYTES: usize = 64 << 20;
+
+/// The delta-base cache every opened repository (and every handle on it)
+/// gets.
+fn tune_caches(repo: &mut gix::Repository) {
+    if repo
+        .config_snapshot()
+        .integer("core.deltaBaseCacheLimit")
+        .is_none()
+    {
+        repo.objects.set_pack_cache(|| {
+            Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
+                PACK_CACHE_BYTES,
+            ))
+        });
+    }
+}
 
 /// How many pack indices the object store of a batch can hold at once
 /// ([`Store::for_batch`]). gix sizes its table of packs when the repository
@@ -285,7 +307,7 @@ impl Store {
     pub(crate) fn open_raw(path: &Path, host: Host, batch: bool) -> Result<Store, StoreError> {
         let mut repo = gix::open_opts(path, open_options(batch))
             .ctx(|| format!("opening {}", path.display()))?;
-        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+        tune_caches(&mut repo);
         Ok(Store {
             git_dir: repo.git_dir().to_owned(),
             repo,
@@ -361,7 +383,7 @@ impl Store {
         })?;
         ts.objects = odb.into();
         let mut repo = ts.to_thread_local();
-        repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+        tune_caches(&mut repo);
         Ok(Store {
             git_dir: repo.git_dir().to_owned(),
             repo,
@@ -375,8 +397,12 @@ impl Store {
     /// Another handle on the same repository, for another thread (a gix
     /// repository is not shared between threads; its object store is).
     pub fn handle(&self) -> Store {
+        // A clone of a gix repository gets the caches its configuration
+        // asks for, not the ones set on the original.
+        let mut repo = self.repo.clone();
+        tune_caches(&mut repo);
         Store {
-            repo: self.repo.clone(),
+            repo,
             git_dir: self.git_dir.clone(),
             host: self.host.clone(),
             batch: self.batch,
@@ -500,6 +526,23 @@ impl Store {
         tree: ObjectId,
         path: &str,
     ) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.blob_id_in_tree(tree, path)? {
+            Some(id) => {
+                let blob = self.repo.find_blob(id).ctx(|| format!("reading {path}"))?;
+                Ok(Some(blob.data.clone()))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// The id of the file at `path` in `tree`, if there is a file there:
+    /// exactly the blob [`Store::read_in_tree`] would read, without reading
+    /// it (what a cache of parsed files is keyed by).
+    pub(crate) fn blob_id_in_tree(
+        &self,
+        tree: ObjectId,
+        path: &str,
+    ) -> Result<Option<ObjectId>, StoreError> {
         let tree = self
             .repo
             .find_tree(tree)
@@ -507,16 +550,10 @@ impl Store {
         let entry = tree
             .lookup_entry(path.split('/'))
             .ctx(|| format!("looking up {path}"))?;
-        match entry {
-            Some(e) if e.mode().is_blob() => {
-                let blob = self
-                    .repo
-                    .find_blob(e.object_id())
-                    .ctx(|| format!("reading {path}"))?;
-                Ok(Some(blob.data.clone()))
-            }
-            _ => Ok(None),
-        }
+        Ok(match entry {
+            Some(e) if e.mode().is_blob() => Some(e.object_id()),
+            _ => None,
+        })
     }
 
     /// Every blob under `dir` (e.g. `proposals`) on `branch`'s tip, as

@@ -2239,3 +2239,52 @@ fn a_new_remote_url_is_not_a_rollback_of_the_old_one() {
     assert_eq!(t.b.tip("pool/org"), tip, "nothing of Ben's is lost");
     t.b.assert_verifies();
 }
+
+/// Each commit is checked against the signers in force at its parent,
+/// however many commits before it share a list: Ben's commit while he may
+/// sign verifies, his commit after Ana removed him does not, and both are
+/// checked in the same run (the lists are cached by the file they come
+/// from, docs/PERFORMANCE.md).
+#[test]
+fn a_signer_removed_mid_history_is_refused_from_then_on() {
+    let t = team();
+    t.trust_ben();
+    let a = &t.a;
+    let ben_key = t.b.env.repo().join("keys/lore_ed25519");
+    let forge_by_ben = |n: u32| -> (String, String) {
+        let x = crate::common::ulid(91, n);
+        let c = a.env.forge(
+            "pool/org",
+            Some("pool/org"),
+            &[(
+                &fanout("lessons", &x),
+                Some(&entry_like(a, "org", &t.a1, &x, None)),
+            )],
+            &promote_message(a, "org", &t.a1, &x, &x),
+            Sign::Key(&ben_key),
+        );
+        (c, x)
+    };
+    let (while_trusted, _) = forge_by_ben(1);
+    a.assert_verifies();
+    let r = a.lore(&["trust", "remove", "org", t.b.email]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let (after, _) = forge_by_ben(2);
+    let r = a.lore(&["verify"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let problems: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.contains("(pool/org): "))
+        .collect();
+    assert_eq!(problems.len(), 1, "{}", r.stdout);
+    assert!(
+        problems[0].starts_with(&format!(
+            "{after} (pool/org): signed by a key not in the allowed signers ({})",
+            t.b.fingerprint()
+        )),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains(&while_trusted), "{}", r.stdout);
+}
