@@ -655,12 +655,16 @@ impl Store {
     /// a command that wrote has ended (never mid-batch): starts `git gc
     /// --auto` in the background when loose objects pile up the way git
     /// itself estimates it (entries in `objects/17`), or else `git repack -d
-    /// --geometric=2` when the packs transactions wrote ([`pack`]) are out of
-    /// geometric progression, which merges the small ones (and any loose
-    /// objects) so that a repository keeps a handful of packs, about
-    /// log2(total / smallest), followed by `git commit-graph write`, as gc
-    /// does. Neither writes `gc.log`. `gc.auto` = 0 turns
-    /// both off, as it does git's own.
+    /// --geometric=2` when there are more packs than `gc.autoPackLimit`
+    /// (git's own setting, default 50) and they are out of geometric
+    /// progression, which merges the small ones (and any loose objects) so
+    /// that a repository keeps a handful of packs, about log2(total /
+    /// smallest), followed by `git commit-graph write`, as gc does; or else
+    /// only the commit-graph, when a pack is newer than it. Below the limit
+    /// packs are left as written: merging them would hold the old packs and
+    /// the new one on disk at once, for fewer index look-ups that 50 packs
+    /// do not need. None of them writes `gc.log`. `gc.auto` = 0 turns all
+    /// off, as it does git's own.
     pub fn maybe_repack(&self) {
         let auto: i64 = self
             .config_string("gc.auto")
@@ -673,28 +677,45 @@ impl Store {
         let count = fs::read_dir(self.git_dir.join("objects/17"))
             .map(|d| d.count() as i64)
             .unwrap_or(0);
-        let mut cmd = if count > threshold {
-            let mut cmd = std::process::Command::new(&self.host.git_program);
-            cmd.arg("--git-dir")
-                .arg(&self.git_dir)
-                .args(["gc", "--auto", "--quiet"]);
-            cmd
-        } else if needs_geometric_repack(&pack_sizes(&self.git_dir.join("objects/pack"))) {
-            // Then the commit-graph, as `git gc` writes it: without one,
-            // the index's catch-up walk (gix computing what the known tip
-            // hides) inflates every commit of the branch, 10 times slower
-            // at 10,000 commits.
-            let mut cmd = std::process::Command::new("/bin/sh");
-            cmd.args([
-                "-c",
-                r#""$1" --git-dir "$2" repack -d -q --geometric=2 --no-write-bitmap-index && "$1" --git-dir "$2" commit-graph write --reachable --split --no-progress"#,
-                "git-lore-repack",
-            ])
-            .arg(&self.host.git_program)
-            .arg(&self.git_dir);
-            cmd
+        let pack_limit: usize = self
+            .config_string("gc.autoPackLimit")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(50);
+        let packs = pack_sizes(&self.git_dir.join("objects/pack"));
+        // Then the commit-graph, as `git gc` writes it: without one, the
+        // index's catch-up walk (gix computing what the known tip hides)
+        // inflates every commit of the branch, 10 times slower at 10,000
+        // commits.
+        let graph = r#""$1" --git-dir "$2" commit-graph write --reachable --split --no-progress"#;
+        // `None`: git's own `gc --auto`; else a script for `/bin/sh`.
+        let script = if count > threshold {
+            None
+        } else if pack_limit > 0 && packs.len() > pack_limit && needs_geometric_repack(&packs) {
+            Some(format!(
+                r#""$1" --git-dir "$2" repack -d -q --geometric=2 --no-write-bitmap-index && {graph}"#
+            ))
+        } else if commit_graph_is_behind(&self.git_dir) {
+            Some(graph.to_owned())
         } else {
             return;
+        };
+        let mut cmd = match script {
+            None => {
+                let mut cmd = std::process::Command::new(&self.host.git_program);
+                cmd.arg("--git-dir")
+                    .arg(&self.git_dir)
+                    .args(["gc", "--auto", "--quiet"]);
+                cmd
+            }
+            Some(script) => {
+                let mut cmd = std::process::Command::new("/bin/sh");
+                cmd.arg("-c")
+                    .arg(script)
+                    .arg("git-lore-repack")
+                    .arg(&self.host.git_program)
+                    .arg(&self.git_dir);
+                cmd
+            }
         };
         cmd.env_clear()
             .envs(self.host.git_env.iter().map(|(k, v)| (k, v)))
@@ -755,6 +776,32 @@ fn pack_sizes(dir: &Path) -> Vec<u64> {
             Some(fs::metadata(&path).ok()?.len())
         })
         .collect()
+}
+
+/// Whether a pack is newer than the commit-graph (or there is a pack and
+/// no commit-graph): a batch wrote commits the graph does not know.
+fn commit_graph_is_behind(git_dir: &Path) -> bool {
+    let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+    let newest_pack = fs::read_dir(git_dir.join("objects/pack"))
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            (path.extension()? == "idx").then(|| modified(&path))?
+        })
+        .max();
+    let graph = [
+        "objects/info/commit-graphs/commit-graph-chain",
+        "objects/info/commit-graph",
+    ]
+    .iter()
+    .filter_map(|p| modified(&git_dir.join(p)))
+    .max();
+    match (newest_pack, graph) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(pack), Some(graph)) => pack > graph,
+    }
 }
 
 /// Whether packs of these sizes break the geometric progression

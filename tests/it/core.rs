@@ -622,6 +622,8 @@ fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
     for (batch, n) in [(0u32, 200u32), (1, 200), (2, 50)] {
         if batch == 2 {
             env.git(&["config", "--unset", "gc.auto"]).ok();
+            // More packs than git's limit (50 by default) are merged.
+            env.git(&["config", "gc.autoPackLimit", "2"]).ok();
         }
         let arts: Vec<_> = (0..n)
             .map(|i| crate::common::proposable(42, batch * 1000 + i))
@@ -652,6 +654,47 @@ fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
     );
     assert_eq!(env.ledger_commits().len(), 451);
     assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_fsck();
+}
+
+#[test]
+fn packs_under_the_limit_stay_as_written_and_get_a_commit_graph() {
+    let env = TestEnv::new();
+    env.init();
+    for batch in 0..3u32 {
+        let arts: Vec<_> = (0..100)
+            .map(|i| crate::common::proposable(43, batch * 1000 + i))
+            .collect();
+        let f = env.artifacts_file(&format!("batch{batch}.jsonl"), &arts);
+        env.lore(&["ingest", f.to_str().unwrap()]).ok();
+        env.wait_for_repack();
+    }
+    // Three equal packs are out of geometric progression, but three is
+    // under git's gc.autoPackLimit: merging them would only hold the old
+    // packs and the new one on disk at once.
+    let (loose, packs) = object_counts(&env);
+    assert_eq!(packs, 3, "three batches, three packs, none merged");
+    assert!(loose > 0, "init's few objects stay loose too");
+    let chain = env
+        .repo()
+        .join("objects/info/commit-graphs/commit-graph-chain");
+    assert!(
+        chain.is_file(),
+        "the commit-graph knows the batches' commits"
+    );
+    let graph = env.git(&["commit-graph", "verify"]);
+    assert_eq!(graph.code, 0, "{}", graph.stderr);
+    // A one-record command adds no pack, so starts nothing.
+    let before = std::fs::metadata(&chain).unwrap().modified().unwrap();
+    let one = env.artifacts_file("one.jsonl", &[crate::common::proposable(43, 9999)]);
+    env.lore(&["ingest", one.to_str().unwrap()]).ok();
+    env.wait_for_repack();
+    assert_eq!(
+        std::fs::metadata(&chain).unwrap().modified().unwrap(),
+        before,
+        "no commit-graph write after a command that wrote no pack"
+    );
+    assert_eq!(env.ledger_commits().len(), 302);
     env.assert_fsck();
 }
 
