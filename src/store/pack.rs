@@ -184,8 +184,11 @@ pub(crate) fn write_pack(
 }
 
 /// The longest chain of deltas an object may sit at the end of: each link
-/// is one more object to inflate when it is read.
-const MAX_DELTA_DEPTH: usize = 10;
+/// is one more object to inflate when it is read. git's own default
+/// (`pack.depth`): at 10, the root, `proposals` and fan-out trees a chunk
+/// rewrites 2,048 times started over whole every eleventh version, and a
+/// 100,000 batch's packs were 1.98× fast-import's size instead of 1.84×.
+const MAX_DELTA_DEPTH: usize = 50;
 
 /// How many of the trees before it in its group a tree is tried against
 /// as a delta base; a blob or a commit is tried against the one before it.
