@@ -266,7 +266,6 @@ fn every_agent_hook_is_a_no_op_under_the_marker() {
     env.wait_for_repack();
     let ledger = env.ledger_commits();
     let lore_before = lore_dir(&env.repo());
-    use std::io::Write;
     for (hook, input) in [
         (
             "session-end",
@@ -282,14 +281,7 @@ fn every_agent_hook_is_a_no_op_under_the_marker() {
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
-        let mut child = c.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let o = child.wait_with_output().unwrap();
+        let o = crate::common::feed(&mut c, &input);
         assert!(o.status.success(), "{hook}");
         assert_eq!(
             (
@@ -364,15 +356,7 @@ fn session_end_writes_nothing_into_a_repository_that_is_not_a_lesson_repository(
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = crate::common::feed(&mut c, &input);
     assert!(o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(

@@ -749,23 +749,14 @@ fn the_author_secret_is_created_once_and_never_replaced() {
 /// Runs `git-lore args…` on a pseudo-terminal (util-linux `script`), typing
 /// `input`, so the command sees a terminal on stdin.
 fn on_a_terminal(env: &TestEnv, args: &str, input: &str) -> String {
-    use std::io::Write;
     let cmd = format!("{} {args}", env!("CARGO_BIN_EXE_git-lore"));
-    let mut child = std::process::Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
+    let mut c = std::process::Command::new("script");
+    c.args(["-qec", &cmd, "/dev/null"])
         .env_clear()
         .envs(env.vars())
         .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("util-linux script");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+        .stdout(std::process::Stdio::piped());
+    let o = crate::common::feed(&mut c, input);
     String::from_utf8_lossy(&o.stdout).replace('\r', "")
 }
 
