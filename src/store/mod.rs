@@ -681,41 +681,36 @@ impl Store {
             .config_string("gc.autoPackLimit")
             .and_then(|v| v.parse().ok())
             .unwrap_or(50);
-        let packs = pack_sizes(&self.git_dir.join("objects/pack"));
+        let packs = packs_in(&self.git_dir.join("objects/pack"));
+        let sizes: Vec<u64> = packs.iter().map(|(size, _)| *size).collect();
         // Then the commit-graph, as `git gc` writes it: without one, the
         // index's catch-up walk (gix computing what the known tip hides)
         // inflates every commit of the branch, 10 times slower at 10,000
         // commits.
         let graph = r#""$1" --git-dir "$2" commit-graph write --reachable --split --no-progress"#;
-        // `None`: git's own `gc --auto`; else a script for `/bin/sh`.
-        let script = if count > threshold {
-            None
-        } else if pack_limit > 0 && packs.len() > pack_limit && needs_geometric_repack(&packs) {
-            Some(format!(
+        let sh = |script: &str| {
+            let mut cmd = std::process::Command::new("/bin/sh");
+            cmd.arg("-c")
+                .arg(script)
+                .arg("git-lore-repack")
+                .arg(&self.host.git_program)
+                .arg(&self.git_dir);
+            cmd
+        };
+        let mut cmd = if count > threshold {
+            let mut cmd = std::process::Command::new(&self.host.git_program);
+            cmd.arg("--git-dir")
+                .arg(&self.git_dir)
+                .args(["gc", "--auto", "--quiet"]);
+            cmd
+        } else if pack_limit > 0 && sizes.len() > pack_limit && needs_geometric_repack(&sizes) {
+            sh(&format!(
                 r#""$1" --git-dir "$2" repack -d -q --geometric=2 --no-write-bitmap-index && {graph}"#
             ))
-        } else if commit_graph_is_behind(&self.git_dir) {
-            Some(graph.to_owned())
+        } else if commit_graph_is_behind(&self.git_dir, &packs) {
+            sh(graph)
         } else {
             return;
-        };
-        let mut cmd = match script {
-            None => {
-                let mut cmd = std::process::Command::new(&self.host.git_program);
-                cmd.arg("--git-dir")
-                    .arg(&self.git_dir)
-                    .args(["gc", "--auto", "--quiet"]);
-                cmd
-            }
-            Some(script) => {
-                let mut cmd = std::process::Command::new("/bin/sh");
-                cmd.arg("-c")
-                    .arg(script)
-                    .arg("git-lore-repack")
-                    .arg(&self.host.git_program)
-                    .arg(&self.git_dir);
-                cmd
-            }
         };
         cmd.env_clear()
             .envs(self.host.git_env.iter().map(|(k, v)| (k, v)))
@@ -758,9 +753,9 @@ impl Store {
     }
 }
 
-/// The sizes of the packs in `dir` that a repack may merge (those with an
-/// index and no `.keep`), in bytes.
-fn pack_sizes(dir: &Path) -> Vec<u64> {
+/// The size and modification time of each pack in `dir` that git would
+/// repack: indexed, and not kept.
+fn packs_in(dir: &Path) -> Vec<(u64, std::time::SystemTime)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -773,35 +768,31 @@ fn pack_sizes(dir: &Path) -> Vec<u64> {
             {
                 return None;
             }
-            Some(fs::metadata(&path).ok()?.len())
+            let meta = fs::metadata(&path).ok()?;
+            Some((meta.len(), meta.modified().ok()?))
         })
         .collect()
 }
 
-/// Whether a pack is newer than the commit-graph (or there is a pack and
-/// no commit-graph): a batch wrote commits the graph does not know.
-fn commit_graph_is_behind(git_dir: &Path) -> bool {
-    let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
-    let newest_pack = fs::read_dir(git_dir.join("objects/pack"))
-        .into_iter()
-        .flatten()
-        .filter_map(|e| {
-            let path = e.ok()?.path();
-            (path.extension()? == "idx").then(|| modified(&path))?
-        })
-        .max();
+/// Whether the newest pack is newer than the commit-graph (or there is a
+/// pack and no commit-graph): a batch wrote commits the graph does not
+/// know.
+fn commit_graph_is_behind(git_dir: &Path, packs: &[(u64, std::time::SystemTime)]) -> bool {
+    let Some(newest) = packs.iter().map(|(_, t)| *t).max() else {
+        return false;
+    };
     let graph = [
         "objects/info/commit-graphs/commit-graph-chain",
         "objects/info/commit-graph",
     ]
     .iter()
-    .filter_map(|p| modified(&git_dir.join(p)))
+    .filter_map(|p| {
+        fs::metadata(git_dir.join(p))
+            .and_then(|m| m.modified())
+            .ok()
+    })
     .max();
-    match (newest_pack, graph) {
-        (None, _) => false,
-        (Some(_), None) => true,
-        (Some(pack), Some(graph)) => pack > graph,
-    }
+    graph.is_none_or(|graph| newest > graph)
 }
 
 /// Whether packs of these sizes break the geometric progression

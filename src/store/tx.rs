@@ -454,7 +454,8 @@ impl Store {
         };
         let value = f(&mut tx)?;
         let (commits, trees) = (tx.commits, tx.trees);
-        self.persist_memory(&repo, &trees).map_err(E::from)?;
+        self.persist_memory(&repo, &trees, &HashSet::new())
+            .map_err(E::from)?;
         Ok((value, commits))
     }
 
@@ -496,16 +497,20 @@ impl Store {
     }
 
     /// Writes what `repo` kept in memory into the object store, durably
-    /// (see [`super::pack`]), and empties its memory.
+    /// (see [`super::pack`]), all but the objects `on_disk` names (the
+    /// warm trees, there already), and empties its memory. Returns what it
+    /// held.
     fn persist_memory(
         &self,
         repo: &gix::Repository,
         trees: &[(String, ObjectId)],
-    ) -> Result<(), StoreError> {
-        if let Some(objects) = repo.objects.reset_object_memory() {
-            super::pack::persist(self.repo(), &objects, trees)?;
-        }
-        Ok(())
+        on_disk: &HashSet<ObjectId>,
+    ) -> Result<gix::odb::memory::Storage, StoreError> {
+        let mut objects = repo.objects.reset_object_memory().unwrap_or_default();
+        let known: Vec<_> = objects.extract_if(|id, _| on_disk.contains(id)).collect();
+        super::pack::persist(self.repo(), &objects, trees)?;
+        objects.extend(known);
+        Ok(objects)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -608,22 +613,10 @@ impl Store {
             let swapped = if moved {
                 Err(SwapError::Lost)
             } else {
-                let mut objects = repo.objects.reset_object_memory().unwrap_or_default();
-                // What the warm trees held is on disk already.
-                let known: Vec<_> = objects
-                    .keys()
-                    .filter(|id| warm_ids.contains(*id))
-                    .copied()
-                    .collect();
-                let mut kept = gix::odb::memory::Storage::default();
-                for id in known {
-                    if let Some(o) = objects.remove(&id) {
-                        kept.insert(id, o);
-                    }
-                }
-                super::pack::persist(self.repo(), &objects, &trees).map_err(E::from)?;
-                objects.extend(kept.drain());
-                written = Some(objects);
+                written = Some(
+                    self.persist_memory(&repo, &trees, &warm_ids)
+                        .map_err(E::from)?,
+                );
                 self.swap(branch, tip, head, &author)
             };
             if let (Ok(()), None, Some(objects)) = (&swapped, onto, written) {
