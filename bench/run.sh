@@ -73,10 +73,8 @@ RES=$OUT/results.tsv
 LOG=$OUT/run.log
 : >"$RES"
 
-say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" | tee -a "$LOG" >&2; }
-die() { say "FAILED: $*"; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'; }
+# shellcheck source=lib/prelude.sh
+. "$HERE/lib/prelude.sh"
 calc() { awk "BEGIN{printf \"%.3f\", $1}"; }
 # record KEY VALUE UNIT DESCRIPTION
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RES"; say "  $1 = $2 $3  ($4)"; }
@@ -93,19 +91,9 @@ HAVE_HF=0; command -v hyperfine >/dev/null && HAVE_HF=1
 mkdir -p "$W/bin"
 ln -sf "$BIN" "$W/bin/git-lore"
 
-# hermetic DIR: (in a subshell) point everything at DIR.
-hermetic() {
-    local d=$1 v
-    mkdir -p "$d/home"
-    for v in $(compgen -e); do
-        case $v in GIT_*|XDG_*) unset "$v" ;; esac
-    done
-    export HOME=$d/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-    export GIT_LORE_REPO=$d/lessons.git LC_ALL=C PATH=$W/bin:$PATH
-}
 
 # lore_init DIR: a fresh lesson repository at DIR/lessons.git.
-lore_init() { (hermetic "$1"; "$BIN" init >"$1/init.out" 2>&1) || die "init $1"; }
+lore_init() { (hermetic "$1" "$W/bin"; "$BIN" init >"$1/init.out" 2>&1) || die "init $1"; }
 
 # settle GITDIR: wait for a background `git gc --auto` started by git-lore.
 settle() {
@@ -206,7 +194,7 @@ say "(b) batch ingest of $N artifacts, offline backend"
 B=$W/b
 lore_init "$B"
 (
-    hermetic "$B"
+    hermetic "$B" "$W/bin"
     timev b.ingest "$BIN" ingest "$ART" >"$B/ingest.out" 2>"$B/ingest.err" || die "(b) ingest exit $?"
     echo "$LAST_WALL $LAST_RSS" >"$B/wall"; echo "$LAST_CPU" >"$B/cpu"
 )
@@ -214,7 +202,7 @@ read -r wall rss <"$B/wall"
 t0=$(now); settle "$B/lessons.git"; settle_s=$(since "$t0")
 [ "$(grep -c '^proposed' "$B/ingest.out")" = "$N" ] || die "(b) expected $N proposals: $(tail -1 "$B/ingest.err")"
 [ "$(commits "$B/lessons.git")" = "$((N + 1))" ] || die "(b) commit count"
-(hermetic "$B"; "$GIT" --git-dir "$B/lessons.git" verify-commit refs/heads/ledger 2>/dev/null) || die "(b) tip signature does not verify"
+(hermetic "$B" "$W/bin"; "$GIT" --git-dir "$B/lessons.git" verify-commit refs/heads/ledger 2>/dev/null) || die "(b) tip signature does not verify"
 record b.wall "$wall" s "(b) git lore ingest DIR ($N files), offline backend, one signed commit each, default config; $(cat "$B/cpu")"
 record b.per_commit "$(calc "$wall * 1000 / $N")" ms "(b) per commit"
 [ -n "$rss" ] && record b.rss "$rss" KiB "(b) peak RSS of the batch ingest"
@@ -229,7 +217,7 @@ B0=$W/b0
 lore_init "$B0"
 "$GIT" config --file "$B0/lessons.git/config" gc.auto 0
 (
-    hermetic "$B0"
+    hermetic "$B0" "$W/bin"
     timev b0.ingest "$BIN" ingest "$ART" >"$B0/ingest.out" 2>"$B0/ingest.err" || die "(b0) ingest exit $?"
     echo "$LAST_WALL $LAST_RSS" >"$B0/wall"; echo "$LAST_CPU" >"$B0/cpu"
 )
@@ -247,7 +235,7 @@ B1=$W/b1
 lore_init "$B1"
 "$GIT" config --file "$B1/lessons.git/config" gc.autoDetach false
 (
-    hermetic "$B1"
+    hermetic "$B1" "$W/bin"
     timev b1.ingest "$BIN" ingest "$ART" >"$B1/ingest.out" 2>"$B1/ingest.err" || die "(b1) ingest exit $?"
     echo "$LAST_WALL $LAST_RSS" >"$B1/wall"; echo "$LAST_CPU" >"$B1/cpu"
 )
@@ -272,7 +260,7 @@ C=$W/c
 mkdir -p "$C"
 "$GIT" init -q --bare "$C/fi.git"
 (
-    hermetic "$C"
+    hermetic "$C" "$W/bin"
     timev c.fastimport "$GIT" --git-dir "$C/fi.git" fast-import --quiet <"$STREAM" || die "(c) fast-import"
     echo "$LAST_WALL $LAST_RSS" >"$C/wall"; echo "$LAST_CPU" >"$C/cpu"
 )
@@ -294,7 +282,7 @@ got=$(python3 "$LIB/stream_tool.py" plumbing-inputs "$STREAM" "$D/in" "$N_PLUMB"
 [ "$got" = "$N_PLUMB" ] || die "(d) inputs: $got"
 "$GIT" init -q --bare "$D/pl.git"
 (
-    hermetic "$D"
+    hermetic "$D" "$W/bin"
     "$GIT" --git-dir "$D/pl.git" config gc.auto 0
     export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost
     t0=$(now)
@@ -315,7 +303,7 @@ record d.extrapolated "$(calc "$wall * $N / $N_PLUMB")" s "(d) extrapolated to $
 U=$(sed -n "$((N / 2 + 1))p" "$W/ids.txt")
 say "(e) seen $U at $N commits"
 (
-    hermetic "$B"
+    hermetic "$B" "$W/bin"
     "$BIN" seen "$U" >"$B/seen.out" || die "(e) seen failed"
     grep -q "^$U proposed" "$B/seen.out" || die "(e) seen says: $(cat "$B/seen.out")"
     [ "$("$GIT" --git-dir "$B/lessons.git" log --format='%(trailers:key=Lore-Artifact,valueonly)' refs/heads/ledger | grep -c "$U")" = 1 ] || die "(e) git log | grep"
@@ -347,12 +335,12 @@ chmod +x "$STUB"
 : >"$COUNTER"
 "$GIT" config --file "$G/lessons.git/config" lore.transform.command "$STUB"
 (
-    hermetic "$G"
+    hermetic "$G" "$W/bin"
     record_bench g.stub_alone "$SEEN_RUNS" 0 "$STUB" "(g) the stub model program alone (fork+exec of /bin/sh)"
 )
 : >"$COUNTER"
 (
-    hermetic "$G"
+    hermetic "$G" "$W/bin"
     timev g.ingest "$BIN" ingest "$ART" >"$G/ingest.out" 2>"$G/ingest.err" || die "(g) ingest exit $?"
     echo "$LAST_WALL $LAST_RSS" >"$G/wall"; echo "$LAST_CPU" >"$G/cpu"
 )
@@ -369,22 +357,22 @@ record g.per_artifact "$(calc "$wall * 1000 / $N")" ms "(g) per artifact"
 say "(h) re-run over the same $N (all seen)"
 before=$(wc -l <"$COUNTER")
 (
-    hermetic "$G"
+    hermetic "$G" "$W/bin"
     timev h.ingest "$BIN" ingest "$ART" >"$G/rerun.out" 2>"$G/rerun.err" || die "(h) exit $?"
     echo "$LAST_WALL $LAST_RSS" >"$G/rewall"; echo "$LAST_CPU" >"$G/recpu"
 )
 read -r wall rss <"$G/rewall"
 after=$(wc -l <"$COUNTER")
-[ "$(grep -c ' seen$' "$G/rerun.out")" = "$N" ] || die "(h) expected $N 'skipped ... seen': $(tail -1 "$G/rerun.err")"
+[ "$(grep -cE '^skipped [0-9A-Z]+ seen( |$)' "$G/rerun.out")" = "$N" ] || die "(h) expected $N 'skipped ... seen': $(tail -1 "$G/rerun.err")"
 record h.wall "$wall" s "(h) re-run over the same $N artifact files, all skipped as seen; $(cat "$G/recpu")"
 record h.model_calls "$((after - before))" calls "(h) model calls made by the re-run (stub counter before $before, after $after)"
 [ -n "$rss" ] && record h.rss "$rss" KiB "(h) peak RSS"
 (
-    hermetic "$G"
+    hermetic "$G" "$W/bin"
     timev h2.ingest "$BIN" ingest "$W/artifacts.jsonl" >"$G/rerun2.out" 2>"$G/rerun2.err" || die "(h2) exit $?"
     echo "$LAST_WALL" >"$G/rewall2"
 )
-[ "$(grep -c ' seen$' "$G/rerun2.out")" = "$N" ] || die "(h2) expected $N seen"
+[ "$(grep -cE '^skipped [0-9A-Z]+ seen( |$)' "$G/rerun2.out")" = "$N" ] || die "(h2) expected $N seen"
 [ "$(wc -l <"$COUNTER")" = "$after" ] || die "(h2) the re-run called the model"
 record h2.wall "$(cat "$G/rewall2")" s "(h) the same re-run from one JSON Lines file of the same $N artifacts (no model call either)"
 
@@ -395,7 +383,7 @@ if [ "$SKIP_PROC" = 0 ]; then
     A=$W/a
     lore_init "$A"
     (
-        hermetic "$A"
+        hermetic "$A" "$W/bin"
         t0=$(now)
         i=0
         for f in "${FILES[@]:0:$N_PROC}"; do
@@ -427,7 +415,7 @@ if [ "$SKIP_BIG" = 0 ]; then
     python3 "$LIB/gen_artifacts.py" --n "$N_BIG" --seed 2 --jsonl "$E/in/artifacts.jsonl" --jsonl-split 10000 --ids "$E/ids.txt"
     lore_init "$E"
     (
-        hermetic "$E"
+        hermetic "$E" "$W/bin"
         timev e.big_ingest "$BIN" ingest "$E/in" >"$E/ingest.out" 2>"$E/ingest.err" || die "(e) big ingest exit $?"
         echo "$LAST_WALL $LAST_RSS" >"$E/wall"; echo "$LAST_CPU" >"$E/cpu"
     )
@@ -443,7 +431,7 @@ if [ "$SKIP_BIG" = 0 ]; then
     sizes "$E/lessons.git" e.big_size "objects/ at $N_BIG commits as left by git-lore"
     UB=$(sed -n "$((N_BIG / 2 + 1))p" "$E/ids.txt")
     (
-        hermetic "$E"
+        hermetic "$E" "$W/bin"
         "$BIN" seen "$UB" | grep -q "^$UB proposed" || die "(e) big seen"
         record_bench e.seen_big "$SEEN_RUNS" 0 "$BIN seen $UB" "(e) git-lore seen ULID at $N_BIG commits"
         record_bench e.seen_big_git "$SEEN_RUNS" 0 "$GIT lore seen $UB" "(e) git lore seen ULID at $N_BIG commits (through git)"

@@ -21,12 +21,10 @@
 #             privately (approved with no jury, then promoted: three signed
 #             commits on two branches)
 #   git       `git commit-tree` + `git update-ref` of one commit on a
-#             scratch ref (RUNS runs), unsigned and signed (`-S`, the
-#             repository's ssh key)
+#             scratch ref, unsigned (RUNS runs) and signed (`-S`, the
+#             repository's ssh key; 30 runs)
 #   version   `git-lore --version` (30 runs): process start and argument
 #             parsing alone
-# The confirm and pass series note the runs that rewrote the index file
-# (a catch-up of 64 commits or more is written back), apart from the rest.
 # Output: OUT/results.tsv, OUT/run.log, OUT/*.json.
 set -euo pipefail
 
@@ -52,8 +50,8 @@ RES=$OUT/results.tsv
 LOG=$OUT/run.log
 : >"$RES"
 
-say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" | tee -a "$LOG" >&2; }
-die() { say "FAILED: $*"; exit 1; }
+# shellcheck source=lib/prelude.sh
+. "$LIB/prelude.sh"
 ms() { python3 -c "import json, sys; r = json.load(open(sys.argv[1]))['results'][0]; k = sys.argv[2:] or []; r = r[k[0]] if k else r; print('%.2f %.2f %.2f %.2f %d' % (r['mean'] * 1e3, r['median'] * 1e3, r['min'] * 1e3, r['p90'] * 1e3, r['count']) if r.get('count', 1) else '- - - - 0')" "$@"; }
 record() {
     local name=$1 json=$2 what=$3
@@ -98,15 +96,10 @@ record version "$OUT/version.json" "git-lore --version: process start and argume
 python3 "$LIB/timeeach.py" --args "$W/seen.ids" --warmup 3 --json "$OUT/seen.json" -- "$BIN" seen {}
 record seen "$OUT/seen.json" "git-lore seen of the middle artifact"
 
-python3 "$LIB/timeeach.py" --args "$W/confirm.ids" --watch "$GD/lore/index" --json "$OUT/confirm.json" -- "$BIN" confirm {} private
+python3 "$LIB/timeeach.py" --args "$W/confirm.ids" --json "$OUT/confirm.json" -- "$BIN" confirm {} private
 record confirm "$OUT/confirm.json" "git-lore confirm ID private, each on another pending lesson"
-python3 "$LIB/timeeach.py" --args "$W/pass.ids" --watch "$GD/lore/index" --json "$OUT/pass.json" -- "$BIN" pass --yes {}
+python3 "$LIB/timeeach.py" --args "$W/pass.ids" --json "$OUT/pass.json" -- "$BIN" pass --yes {}
 record pass "$OUT/pass.json" "git-lore pass --yes ID, each on another pending lesson"
-for s in confirm pass; do
-    read -r mean median min p90 count < <(ms "$OUT/$s.json" watched)
-    say "$s runs that rewrote the index: $count (mean $mean ms, max $(python3 -c "import json; r = json.load(open('$OUT/$s.json'))['results'][0]['watched']; print('%.2f' % (r['max'] * 1e3) if r['count'] else '-')") ms)"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$s.index_rewrites" "$mean" "$median" "$min" "$p90" "$count runs of $s that rewrote lore/index" >>"$RES"
-done
 python3 "$LIB/timeeach.py" --args "$W/judge.ids" --json "$OUT/judge.json" -- "$BIN" judge {} '[]'
 record judge "$OUT/judge.json" "git-lore judge ID '[]' of a privately confirmed lesson: judge, promote to pool/local, stamp"
 

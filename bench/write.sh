@@ -47,10 +47,8 @@ RES=$OUT/results.tsv
 LOG=$OUT/run.log
 : >"$RES"
 
-say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" | tee -a "$LOG" >&2; }
-die() { say "FAILED: $*"; exit 1; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'; }
+# shellcheck source=lib/prelude.sh
+. "$LIB/prelude.sh"
 calc() { awk "BEGIN{printf \"%.2f\", $1}"; }
 record() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$RES"; say "$1 = $2 $3  ($4)"; }
 kb() { du -sk "$1/objects" | cut -f1; }
@@ -62,15 +60,6 @@ fi
 [ -x "$BIN" ] || die "no binary at $BIN"
 [ -x /usr/bin/time ] || die "needs /usr/bin/time (apt-get install time)"
 
-hermetic() {
-    local d=$1 v
-    mkdir -p "$d/home"
-    for v in $(compgen -e); do
-        case $v in GIT_*|XDG_*) unset "$v" ;; esac
-    done
-    export HOME=$d/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-    export GIT_LORE_REPO=$d/lessons.git LC_ALL=C
-}
 timev_field() { awk -F': ' -v k="$2" '$1 ~ k {print $2}' "$1"; }
 
 say "N=$N out=$OUT work=$W; git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; load $(cut -d' ' -f1-3 /proc/loadavg)"

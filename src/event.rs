@@ -363,21 +363,14 @@ impl Event {
         }
     }
 
-    /// The pool entries (`lessons/…`) this event changes: the lesson of a
-    /// promote, retract or supersede, and a merge's lesson and sources.
+    /// The pool entries (`lessons/…`) this event changes, by [`Event::touched`]:
+    /// the lesson of a promote, retract or supersede, and a merge's lesson
+    /// and sources.
     pub fn entries_changed(&self) -> Vec<Id> {
-        match self {
-            Event::Merge {
-                lesson, sources, ..
-            } => std::iter::once(*lesson)
-                .chain(sources.iter().copied())
-                .collect(),
-            Event::Refine { .. }
-            | Event::Contradict { .. }
-            | Event::Relate { .. }
-            | Event::Rejudge { refuted: false, .. } => Vec::new(),
-            _ => self.lesson().into_iter().collect(),
-        }
+        self.touched()
+            .into_iter()
+            .filter_map(|(kind, _, id)| id.filter(|_| kind == PathKind::Lesson))
+            .collect()
     }
 
     /// The lesson this event is about, if any.

@@ -1,35 +1,21 @@
 #!/usr/bin/env python3
 """Time a command once per argument, process start included.
 
-  timeeach.py --args FILE --json OUT [--watch PATH] [--warmup W] -- CMD {} [ARGS...]
+  timeeach.py --args FILE --json OUT [--warmup W] -- CMD {} [ARGS...]
 
 Runs CMD once per line of FILE, with `{}` replaced by that line (so each
 run can act on another record: `confirm` of an already confirmed lesson
 writes nothing). The first W lines are run untimed. Every run must exit 0.
 
-With --watch, notes which runs changed PATH (its mtime or size): the runs
-that rewrote the index file, reported apart from the others.
-
 Writes a hyperfine-compatible JSON subset: results[0].{mean,median,min,max,
-stddev,p90,times} in seconds over all timed runs, and, with --watch,
-results[0].watched.{count,mean,min,max} and results[0].rest.{...} (the runs
-that did not change PATH).
+stddev,p90,times} in seconds over all timed runs.
 """
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
-
-
-def stamp(path):
-    try:
-        st = os.stat(path)
-        return (st.st_mtime_ns, st.st_size, st.st_ino)
-    except FileNotFoundError:
-        return None
 
 
 def summary(times):
@@ -51,16 +37,14 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--args", required=True)
     p.add_argument("--json", required=True)
-    p.add_argument("--watch")
     p.add_argument("--warmup", type=int, default=0)
     p.add_argument("cmd", nargs=argparse.REMAINDER)
     a = p.parse_args()
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     lines = [l.strip() for l in open(a.args) if l.strip()]
-    times, watched, rest = [], [], []
+    times = []
     for i, arg in enumerate(lines):
         argv = [x.replace("{}", arg) for x in cmd]
-        before = stamp(a.watch) if a.watch else None
         t = time.perf_counter()
         r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         dt = time.perf_counter() - t
@@ -69,14 +53,9 @@ def main():
         if i < a.warmup:
             continue
         times.append(dt)
-        if a.watch:
-            (watched if stamp(a.watch) != before else rest).append(dt)
     res = summary(times)
     res["command"] = " ".join(cmd)
     res["times"] = times
-    if a.watch:
-        res["watched"] = summary(watched)
-        res["rest"] = summary(rest)
     json.dump({"results": [res]}, open(a.json, "w"), indent=1)
 
 

@@ -113,7 +113,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let text = read_verdicts(args.verdicts.as_deref().unwrap_or_default())?;
     if rejudge::judges(&lore, id)? {
         let panel = review::parse_panel(&text);
-        let r = rejudge::rejudge(&mut lore, id, &panel, None, None)?;
+        let r = rejudge::rejudge(&mut lore, id, &panel)?;
         return Ok(say_rejudged(id, &r, true));
     }
     // Verdicts that are not JSON cannot be judged — but only once the lesson

@@ -110,11 +110,10 @@ impl Waiting {
 fn relation_queue(lore: &git_lore::ops::Lore) -> ui::Result<Waiting> {
     use git_lore::ops::relate;
     let unrelated = relate::queue(lore)?.into_iter().map(|(_, id)| id).collect();
-    let contradicted = relate::contradictions(lore)?
-        .0
+    // The queue `judge --contradicted` works through, so the two agree.
+    let contradicted = git_lore::ops::rejudge::queue(lore)?
         .into_iter()
-        .filter(|c| c.past_threshold)
-        .map(|c| c.lesson)
+        .map(|(_, id)| id)
         .collect();
     Ok(Waiting {
         unrelated,

@@ -800,16 +800,20 @@ fn status_of(v: &Option<Value>) -> Option<ProposalStatus> {
 }
 
 /// `Lore-Replaces` (an `ingest --redo` outcome) must name a decline of the
-/// same artifact, and the artifact must be declined when the commit lands.
+/// same artifact in this commit's own history, and the artifact must be
+/// declined when the commit lands.
 fn check_replaces(
     store: &Store,
     info: &CommitInfo,
     artifact: Id,
     replaces: &CommitRef,
 ) -> Result<Vec<String>, LoreError> {
+    // Only a commit this one descends from: a decline on another branch,
+    // in quarantine or dangling is history nobody verified as this one's.
     let named = store
         .resolve(replaces.as_str())
         .ok()
+        .filter(|&id| store.merge_base(id, info.id).ok().flatten() == Some(id))
         .and_then(|id| store.commit_info(id).ok());
     let mut problems = Vec::new();
     match named.map(|c| c.event) {
@@ -819,7 +823,7 @@ fn check_replaces(
             replaces.as_str()
         )),
         None => problems.push(format!(
-            "Lore-Replaces names {}, which is not in this repository",
+            "Lore-Replaces names {}, which is not in this commit's history",
             replaces.as_str()
         )),
     }

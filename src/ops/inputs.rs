@@ -34,12 +34,6 @@ pub fn read_bounded(path: &Path) -> Result<Vec<u8>, InputError> {
 }
 
 /// The items in a file, or in every `*.json` / `*.jsonl` file below a
-/// directory (in path order). Unreadable paths become `invalid` items.
-pub fn items_from_path(path: &Path) -> Vec<Item> {
-    stream_path(path).collect()
-}
-
-/// The items in a file, or in every `*.json` / `*.jsonl` file below a
 /// directory (in path order), read as they are asked for: one file open at
 /// a time, JSON Lines a line at a time ([`pipeline::input::ArtifactStream`]),
 /// so memory does not grow with the number of artifacts. Unreadable paths

@@ -118,7 +118,7 @@ fn links(lore: &Lore, chosen: &BTreeMap<Id, Summary>) -> Result<Links, LoreError
         let Some(tip) = lore.store.tip(Branch::Pool(pool))? else {
             continue;
         };
-        for (path, _) in lore.store.list_at(tip, records::RELATIONS_DIR)? {
+        for (path, _) in lore.store.paths_at(tip, records::RELATIONS_DIR)? {
             let Some(records::RelationPath::Relation { from, to }) = records::classify(&path)
             else {
                 continue;

@@ -86,7 +86,7 @@ pub fn judges(lore: &Lore, id: Id) -> Result<bool, LoreError> {
         if lore.store.read_at(t, &layout::lesson_path(id))?.is_some() {
             let contradicted = !lore
                 .store
-                .list_at(t, &records::counter_observations_dir(id))?
+                .paths_at(t, &records::counter_observations_dir(id))?
                 .is_empty();
             let on_ledger = lore
                 .store
@@ -250,24 +250,17 @@ pub fn run_panel(
     Ok(Value::Array(panel))
 }
 
-/// Records the jury's ruling on a contradicted pool lesson. `panel` is the
-/// verdicts, or why there are none; `model` names the judges; `seen` is the
-/// case the judges were shown when git-lore ran them: if the lesson or its
-/// counter-evidence changed since, nothing is recorded.
+/// Records the given verdicts (`judge --contradicted ID VERDICTS`) on a
+/// contradicted pool lesson, or why there are none.
 pub fn rejudge(
     lore: &mut Lore,
     id: Id,
     panel: &Result<Value, UnjudgedReason>,
-    model: Option<&str>,
-    seen: Option<&Case>,
 ) -> Result<Rejudged, LoreError> {
     let threshold = super::relate::settings(lore)?.threshold.get();
     let rubrics = super::rubrics::rubrics(lore)?;
     let c = case(lore, id, threshold)?;
-    if seen.is_some_and(|s| s.lesson != c.lesson || s.ids() != c.ids()) {
-        return Ok(Rejudged::Unjudged(UnjudgedReason::Changed));
-    }
-    record(lore, c, panel, model, &rubrics)
+    record(lore, c, panel, None, &rubrics)
 }
 
 /// Records the ruling on the case `c`, as the judges were shown it: when
@@ -407,8 +400,12 @@ pub fn rejudge_all(
     let rubrics = super::rubrics::rubrics(lore)?;
     let mut out = Vec::new();
     for &(_, id) in queue {
-        let Ok(c) = case(lore, id, threshold) else {
-            continue;
+        // A lesson that stopped waiting meanwhile is skipped; anything
+        // else (an unreadable entry, the store) is an error to report.
+        let c = match case(lore, id, threshold) {
+            Ok(c) => c,
+            Err(LoreError::Input { .. } | LoreError::NotFound { .. }) => continue,
+            Err(e) => return Err(e),
         };
         let panel = run_panel(lore, &c, &rubrics, backend, threshold);
         let rejudged = match panel {

@@ -557,7 +557,7 @@ pub fn unrelated(lore: &Lore) -> Result<Vec<(Source, Id)>, LoreError> {
         let Some(t) = tip else { continue };
         let related: std::collections::BTreeSet<Id> = lore
             .store
-            .list_at(t, records::RELATED_DIR)?
+            .paths_at(t, records::RELATED_DIR)?
             .into_iter()
             .filter_map(|(path, _)| match records::classify(&path) {
                 Some(records::RelationPath::Related(id)) => Some(id),
@@ -597,7 +597,7 @@ pub fn upheld_at(
     tip: ObjectId,
 ) -> Result<std::collections::BTreeMap<Id, usize>, LoreError> {
     let mut out = std::collections::BTreeMap::new();
-    for (path, _) in store.list_at(tip, records::UPHELD_DIR)? {
+    for (path, _) in store.paths_at(tip, records::UPHELD_DIR)? {
         if let Some(records::RelationPath::Upheld { lesson, count }) = records::classify(&path) {
             let n: &mut usize = out.entry(lesson).or_default();
             *n = (*n).max(count);
@@ -611,7 +611,7 @@ pub fn upheld_at(
 /// directory.
 pub fn upheld_at_for(store: &Store, tip: ObjectId, lesson: Id) -> Result<Option<usize>, LoreError> {
     Ok(store
-        .list_at(tip, &records::upheld_dir(lesson))?
+        .paths_at(tip, &records::upheld_dir(lesson))?
         .into_iter()
         .filter_map(|(path, _)| match records::classify(&path) {
             Some(records::RelationPath::Upheld { lesson: l, count }) if l == lesson => Some(count),
@@ -733,7 +733,7 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
             superseded_by: entry.and_then(|l| l.superseded_by),
             ..Relations::default()
         };
-        for (path, _) in lore.store.list_at(t, records::RELATIONS_DIR)? {
+        for (path, _) in lore.store.paths_at(t, records::RELATIONS_DIR)? {
             if let Some(records::RelationPath::Relation { from, to }) = records::classify(&path) {
                 if from == id {
                     r.refines.push(to);
@@ -745,7 +745,7 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
         }
         r.counter_observations = lore
             .store
-            .list_at(t, &records::counter_observations_dir(id))?
+            .paths_at(t, &records::counter_observations_dir(id))?
             .len();
         r.related = lore.store.read_at(t, &records::related_path(id))?.is_some();
         r.upheld_at = upheld_at_for(&lore.store, t, id)?;

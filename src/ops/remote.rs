@@ -113,8 +113,6 @@ fn principal_for(text_comment: Option<&str>, tier: Source) -> String {
     }
 }
 
-/// Adds (or replaces) pins for `tier`: `keys` are `(key-type base64,
-/// comment)`.
 /// The allowed-signers line that pins `key` for `tier`.
 pub(crate) fn pin_line(tier: Source, key: &str, comment: Option<&str>) -> String {
     format!(
@@ -123,6 +121,8 @@ pub(crate) fn pin_line(tier: Source, key: &str, comment: Option<&str>) -> String
     )
 }
 
+/// Adds (or replaces) pins for `tier`: `keys` are `(key-type base64,
+/// comment)`.
 pub(crate) fn write_pins(
     store: &Store,
     tier: Source,

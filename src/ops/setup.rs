@@ -128,11 +128,12 @@ fn parse(text: &str) -> Result<Parsed, SetupError> {
     let text = if text.trim().is_empty() { "{}" } else { text };
     let top: IndexMap<String, Box<RawValue>> = serde_json::from_str(text).map_err(|e| {
         // Where the parse stopped: at a `/`, the file has a comment.
+        // serde_json counts the column in bytes.
         let at = text
             .lines()
             .nth(e.line().saturating_sub(1))
-            .and_then(|l| l.chars().nth(e.column().saturating_sub(1)));
-        if at == Some('/') {
+            .and_then(|l| l.as_bytes().get(e.column().saturating_sub(1)).copied());
+        if at == Some(b'/') {
             SetupError::Comment(e.line())
         } else {
             SetupError::NotAnObject(e.to_string())
@@ -669,6 +670,9 @@ mod tests {
             ("{\n  \"model\": \"opus\", // mine\n  \"x\": 1\n}", 2),
             ("{\n  \"model\": \"opus\",\n  /* mine */\n  \"x\": 1\n}", 3),
             ("{\"model\": \"opus\" /* mine */}", 1),
+            // serde_json counts columns in bytes: a character of two
+            // bytes before the comment must not hide it.
+            ("{\"model\": \"opüs\", // mine\n}", 1),
         ] {
             let e = install(text).unwrap_err().to_string();
             assert!(

@@ -74,7 +74,7 @@ pub enum StoreError {
     Contended { branch: String, attempts: u32 },
     /// The branch is no longer at the tip a replacement of its history was
     /// decided on ([`Store::transact_onto`]).
-    #[error("{branch} moved while this change was being decided; nothing of it was written")]
+    #[error("{branch} moved while this change was being decided; nothing of it was written; run the command again")]
     Moved { branch: String },
     /// A `git` subprocess failed.
     #[error("`git {args}` failed: {message}")]
@@ -568,6 +568,23 @@ impl Store {
     /// Every blob under `dir` in `tip`'s tree, as `(path, contents)` in
     /// path order (what [`Store::list`] reads at a branch's tip).
     pub fn list_at(&self, tip: ObjectId, dir: &str) -> Result<Vec<(String, Vec<u8>)>, StoreError> {
+        self.paths_at(tip, dir)?
+            .into_iter()
+            .map(|(path, id)| {
+                let blob = self.repo.find_blob(id).ctx(|| format!("reading {path}"))?;
+                Ok((path, blob.data.clone()))
+            })
+            .collect()
+    }
+
+    /// Every blob under `dir` in `tip`'s tree, as `(path, blob id)` in path
+    /// order, without reading the blobs: for callers that need only what
+    /// is there.
+    pub fn paths_at(
+        &self,
+        tip: ObjectId,
+        dir: &str,
+    ) -> Result<Vec<(String, ObjectId)>, StoreError> {
         let tree = self.tree_of(tip)?;
         let mut out = Vec::new();
         let root = self
@@ -583,25 +600,23 @@ impl Store {
         if !entry.mode().is_tree() {
             return Ok(out);
         }
-        self.collect_blobs(entry.object_id(), dir.to_owned(), &mut out)?;
+        self.collect_paths(entry.object_id(), dir.to_owned(), &mut out)?;
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 
-    fn collect_blobs(
+    fn collect_paths(
         &self,
         tree: ObjectId,
         prefix: String,
-        out: &mut Vec<(String, Vec<u8>)>,
+        out: &mut Vec<(String, ObjectId)>,
     ) -> Result<(), StoreError> {
-        let entries = history::tree_entries(&self.repo, Some(tree))?;
-        for (name, oid, is_tree) in entries {
+        for (name, oid, is_tree) in history::tree_entries(&self.repo, Some(tree))? {
             let path = format!("{prefix}/{name}");
             if is_tree {
-                self.collect_blobs(oid, path, out)?;
+                self.collect_paths(oid, path, out)?;
             } else {
-                let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
-                out.push((path, blob.data.clone()));
+                out.push((path, oid));
             }
         }
         Ok(())

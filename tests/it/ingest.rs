@@ -1044,6 +1044,52 @@ fn verify_names_a_redo_that_replaces_no_decline() {
 }
 
 #[test]
+fn verify_refuses_a_redo_naming_a_decline_outside_its_history() {
+    let env = TestEnv::new();
+    env.init();
+    env.model_stub(&format!(
+        "cat {}",
+        env.write("answer.json", CANDIDATE).display()
+    ));
+    let f = env.write("a.json", POSITIVE);
+    let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
+    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    let artifact = line.split_whitespace().nth(1).unwrap().to_owned();
+    // A well-formed decline of the artifact, but on a side branch: history
+    // the ledger never had.
+    let side = env.forge(
+        "side",
+        Some("ledger"),
+        &[(&fanout("declined", &artifact), Some("{}"))],
+        &format!(
+            "decline {artifact}: no_resolution\n\nLore-Format: 1\nLore-Action: decline\nLore-Artifact: {artifact}\nLore-Reason: no_resolution\n"
+        ),
+        crate::common::Sign::Repo,
+    );
+    let record = env.ledger_file(&fanout("proposals", &lesson)).unwrap();
+    let other = "01KZ8NV6803YZCG55HHCEMRFNZ";
+    let forged = record.replace(&lesson, other);
+    env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&fanout("proposals", other), Some(&forged))],
+        &format!(
+            "propose {other}: again\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {other}\nLore-Artifact: {artifact}\nLore-Status: pending\nLore-Replaces: {side}\n"
+        ),
+        crate::common::Sign::Repo,
+    );
+    let r = env.lore(&["verify"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains(&format!(
+            "Lore-Replaces names {side}, which is not in this commit's history"
+        )),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
 fn an_artifact_that_takes_a_lessons_id_is_refused() {
     let env = TestEnv::new();
     env.init();

@@ -238,7 +238,7 @@ fn check_rejudge(
 ) -> Result<Vec<String>, LoreError> {
     let mut problems = Vec::new();
     let mut observed: Vec<String> = store
-        .list_at(info.id, &records::counter_observations_dir(lesson))?
+        .paths_at(info.id, &records::counter_observations_dir(lesson))?
         .into_iter()
         .filter_map(|(path, _)| match records::classify(&path) {
             Some(RelationPath::CounterObservation { observation, .. }) => {

@@ -53,10 +53,9 @@ fn fan(dir: &str, id: Id) -> String {
     format!("{dir}/{x}/{y}/{id}")
 }
 
-/// `lessons/<X>/<Y>/<LESSON>.json`.
-pub fn lesson_path(lesson: Id) -> String {
-    format!("{}.json", fan(LESSONS_DIR, lesson))
-}
+/// `lessons/<X>/<Y>/<LESSON>.json`: the pool entry, where verify and recall
+/// read it.
+pub use crate::store::layout::lesson_path;
 
 /// `relations/<X>/<Y>/<FROM>/<TO>.json`, fanned out on `from`.
 pub fn relation_path(from: Id, to: Id) -> String {

@@ -568,8 +568,9 @@ impl Index {
             // stands now.
             if let (Branch::Pool(_), Some((_, tip))) = (branch, current.get(&branch.ref_name())) {
                 let touched: BTreeSet<Id> = list.iter().flat_map(Event::entries_changed).collect();
+                let tree = store.tree_of(*tip)?;
                 for id in touched {
-                    let bytes = store.read_at(*tip, &layout::lesson_path(id))?;
+                    let bytes = store.read_in_tree(tree, &layout::lesson_path(id))?;
                     mem.note_entry(id, bytes.as_deref());
                 }
             }
@@ -889,9 +890,11 @@ impl Index {
     /// Crash safety: a layer is written whole under a name no chain names,
     /// then the chain is replaced by a rename, and only then are the layers
     /// it no longer names deleted. A SIGKILL at any instant leaves the old
-    /// chain or the new one, each naming whole layers; a layer cut short
-    /// (a crash of the machine) fails its size or header check, and the
-    /// index is rebuilt.
+    /// chain or the new one, each naming whole layers. A layer is synced
+    /// before the chain that names it is written, so a crash of the machine
+    /// leaves at worst a chain cut short (its checks fail, and the index is
+    /// rebuilt), never one naming a layer whose data did not reach the
+    /// disk.
     fn persist(&mut self) -> Result<(), StoreError> {
         let full = self.layers.is_empty();
         let refs: Vec<RefState> = self.refs.values().cloned().collect();
@@ -954,7 +957,15 @@ impl Index {
                     .tempfile_in(&layer_dir),
                 || format!("writing an index layer in {}", layer_dir.display()),
             )?;
-            super::io_ctx(tmp.write_all(&bytes), || "writing an index layer".into())?;
+            // On disk before any chain names it: after a crash of the
+            // machine, a layer whose pages were never written would read
+            // as zeros behind a whole header, and only the header is
+            // checked when a layer is opened.
+            super::io_ctx(
+                tmp.write_all(&bytes)
+                    .and_then(|()| tmp.as_file().sync_all()),
+                || "writing an index layer".into(),
+            )?;
             let (_, path) = super::io_ctx(tmp.keep().map_err(|e| e.error), || {
                 "keeping an index layer".into()
             })?;
