@@ -82,11 +82,27 @@ fn read_verdicts(arg: &str) -> ui::Result<String> {
     }
 }
 
-/// What to say after a lesson was promoted, or failed to be.
+/// What to say after a lesson was judged: its new status, and for a
+/// rejection why, and that its record is kept.
+fn judged_line(p: &Proposal) -> String {
+    match (&p.verdict, p.status) {
+        (Some(v), ProposalStatus::Rejected) => format!(
+            "Lesson {} is now rejected ({}); its verdict stays on the ledger.\n",
+            p.id,
+            ui::text(&v.reason)
+        ),
+        _ => format!("Lesson {} is now {}.\n", p.id, p.status),
+    }
+}
+
+/// What to say after a lesson was promoted, or failed to be. A rejected
+/// lesson's stamp adds nothing to what [`judged_line`] said.
 fn report_promoted(id: Id, promoted: &Promoted) {
     match promoted {
-        Ok(Transition::Changed(p)) => ui::out(&ui::promoted_line(p)),
-        Ok(Transition::Unchanged(_)) => {}
+        Ok(Transition::Changed(p)) if p.status == ProposalStatus::Approved => {
+            ui::out(&ui::promoted_line(p))
+        }
+        Ok(Transition::Changed(_) | Transition::Unchanged(_)) => {}
         Err(e) => ui::error(format!(
             "lesson {id} was judged but not promoted ({e}); run `git lore promote {id}` to retry"
         )),
@@ -94,7 +110,7 @@ fn report_promoted(id: Id, promoted: &Promoted) {
 }
 
 fn recorded(lore: &mut Lore, p: &Proposal) {
-    ui::out(&format!("Lesson {} is now {}.\n", p.id, p.status));
+    ui::out(&judged_line(p));
     report_promoted(p.id, &promote(lore, p.id));
 }
 
@@ -306,7 +322,7 @@ fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
             }
         }
         Judged::Recorded(p) => {
-            ui::out(&format!("Lesson {} is now {}.\n", p.id, p.status));
+            ui::out(&judged_line(p));
             if let Some(promoted) = &t.promoted {
                 report_promoted(p.id, promoted);
             }

@@ -183,6 +183,20 @@ impl TestEnv {
         String::from_utf8_lossy(&o.stdout).trim().to_owned()
     }
 
+    /// Runs `git lore verify` and checks that it verified everything,
+    /// showing what it said when it did not.
+    pub fn assert_verifies(&self) {
+        let r = self.lore(&["verify"]);
+        assert_eq!(r.code, 0, "verify: {}{}", r.stdout, r.stderr);
+        assert!(
+            r.stdout.starts_with("verified ")
+                && r.stdout
+                    .contains(": every signature good, trailers and records consistent"),
+            "verify: {}",
+            r.stdout
+        );
+    }
+
     /// Runs `git args…` with `input` on stdin.
     pub fn git_stdin(&self, args: &[&str], input: &str) -> Run {
         let mut c = Command::new("git");
@@ -228,19 +242,7 @@ impl TestEnv {
     /// starts after a command that wrote: it replaces packs, which a
     /// concurrent `git fsck` would see vanish.
     pub fn wait_for_repack(&self) {
-        let Ok(pid) = std::fs::read_to_string(self.repo().join("lore/repack.pid")) else {
-            return;
-        };
-        let stat = format!("/proc/{}/stat", pid.trim());
-        for _ in 0..1200 {
-            match std::fs::read_to_string(&stat) {
-                Ok(s) if !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z') => {
-                    std::thread::sleep(std::time::Duration::from_millis(100))
-                }
-                _ => return,
-            }
-        }
-        panic!("the background repack is still running after two minutes");
+        wait_for_repack_in(&self.repo());
     }
 
     /// Writes an executable stub program into the PATH directory.
@@ -479,4 +481,21 @@ pub fn feed(c: &mut Command, input: &str) -> std::process::Output {
         _ => {}
     }
     child.wait_with_output().unwrap()
+}
+
+/// Waits for the background repack git-lore started in `repo`, if any.
+pub fn wait_for_repack_in(repo: &Path) {
+    let Ok(pid) = std::fs::read_to_string(repo.join("lore/repack.pid")) else {
+        return;
+    };
+    let stat = format!("/proc/{}/stat", pid.trim());
+    for _ in 0..1200 {
+        match std::fs::read_to_string(&stat) {
+            Ok(s) if !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z') => {
+                std::thread::sleep(std::time::Duration::from_millis(100))
+            }
+            _ => return,
+        }
+    }
+    panic!("the background repack is still running after two minutes");
 }

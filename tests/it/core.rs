@@ -512,7 +512,7 @@ fn a_batch_killed_mid_run_leaves_a_consistent_repository() {
     );
     assert_eq!(env.git(&["cat-file", "-t", "ledger"]).ok(), "commit\n");
     env.assert_fsck();
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 
     // The index agrees with history: written artifacts are seen, the rest not.
     let artifacts = env.git(&[
@@ -653,7 +653,7 @@ fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
         "a commit-graph is written after the repack"
     );
     assert_eq!(env.ledger_commits().len(), 451);
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     env.assert_fsck();
 }
 
@@ -843,7 +843,7 @@ fn concurrent_inits_all_succeed_and_leave_one_repository() {
     }
     assert!(created >= 1);
     assert_eq!(env.ledger_commits().len(), 1, "one init commit");
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]

@@ -139,7 +139,7 @@ fn each_verdict_is_recorded_as_a_signed_decline() {
             env.lore(&["seen", vitest_id()]).ok(),
             format!("{} declined {reason}{detail}\n", vitest_id())
         );
-        assert_eq!(env.lore(&["verify"]).code, 0);
+        env.assert_verifies();
     }
 }
 
@@ -500,7 +500,7 @@ fn four_processes_ingesting_the_same_200_artifacts_give_one_outcome_each() {
     assert_eq!(seen.len(), 200, "no artifact written twice");
     assert_eq!(env.git(&["rev-list", "--merges", "ledger"]).ok(), "");
     env.assert_fsck();
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 /// Runs git in a project work tree.
@@ -655,7 +655,7 @@ fn a_commit_that_names_no_session_is_its_own_provenance() {
         .ok()
         .to_owned();
     assert!(entry.contains(&session), "{entry}");
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]

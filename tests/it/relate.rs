@@ -286,7 +286,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     );
     let related = pool_file(&env, &fanout("related", &p.b)).unwrap();
     assert_eq!(related["decisions"][0]["decision"], "merge");
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     // Recall: the superseded duplicate leads to its successor.
     std::fs::create_dir_all(env.path().join("proj")).unwrap();
     let recall = env
@@ -491,7 +491,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
         trailers_of(&env, "relate").matches("Lore-Target").count(),
         0
     );
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -675,7 +675,7 @@ fn a_verdict_whose_effect_cannot_be_resolved_applies_nothing() {
     );
     let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
     assert_eq!(a["status"], "active", "the supersede was not applied");
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -730,7 +730,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     env.config("lore.relate.threshold", "3");
     let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
     assert_eq!(c["lessons"][0]["past_threshold"], false);
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 
     // Nothing but a jury verdict may set refuted: a relation commit that
     // does is reported by verify, whatever its trailers say.
@@ -799,7 +799,7 @@ fn relate_all_relates_the_queue_after_asking() {
     for id in [&p.c, &p.d, &p.e] {
         assert!(status.contains(id.as_str()), "{id} still queued:\n{status}");
     }
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 /// A relation commit made by hand: `verify` names what is wrong with it.
@@ -1007,7 +1007,7 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
         show.contains("1 file changed, 1 insertion(+), 1 deletion(-)"),
         "{show}"
     );
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     // Off the queue, and never recalled again.
     let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
     assert_eq!(c["lessons"][0]["status"], "refuted");
@@ -1075,7 +1075,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
         t.contains("Lore-Status: active\n") && t.contains("Lore-Pool: org\n"),
         "{t}"
     );
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     let show = env.lore(&["show", &p.a]).ok().to_owned();
     assert!(
         show.contains("contradicted: 2 counter-observations (`git lore contradictions`)\nupheld:      by the jury at 2 counter-observations\n"),
@@ -1125,7 +1125,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     assert_eq!(r.code, 0, "{}", r.stderr);
     let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(s["contradicted"], 1);
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -1168,7 +1168,7 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
             && msg.trim_end().ends_with(", 2 counter-observations"),
         "{msg}"
     );
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     let recall = recall_all(&env);
     assert!(
         recall.contains(&format!(
@@ -1240,7 +1240,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     r.assert_stderr("judged again: 0 refuted, 1 upheld, 0 could not judge");
     let t = trailers_of(&env, "judge");
     assert!(t.contains("Lore-Status: active\n"), "{t}");
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -1398,5 +1398,5 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
     assert_eq!(c["lessons"][0]["count"], 3);
     assert_eq!(c["lessons"][0]["past_threshold"], true);
     assert_eq!(c["lessons"][0]["upheld_at"], Value::Null);
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }

@@ -139,7 +139,7 @@ fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
     assert_eq!(trailer(&env, "Lore-From"), "pending");
     assert_eq!(trailer(&env, "Lore-Status"), "confirmed");
     assert_eq!(trailer(&env, "Lore-Visibility"), "public");
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn unconfirm_restores_the_pending_record_byte_for_byte() {
         env.lore(&["unconfirm", &id]).ok(),
         format!("lesson {id} was already pending; nothing to take back\n")
     );
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -249,7 +249,7 @@ fn a_passed_lesson_is_terminal() {
         Some(id.as_str())
     );
     assert_no_model_call(&env);
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -296,7 +296,7 @@ fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
         .ok()
         .contains("namespaces=\"git\" ssh-ed25519"));
     assert_eq!(env.git(&["verify-commit", "pool/local"]).code, 0);
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -354,7 +354,7 @@ fn org_majority_approves_and_promotes_a_schema_valid_entry() {
     r.assert_stderr(&format!(
         "lesson {id} cannot be unconfirmed from status: approved"
     ));
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 /// Confirms a fresh lesson at `visibility`, judges it with `panel`, and
@@ -375,20 +375,31 @@ fn judged(
     let r = env.lore(&["judge", &id, panel]);
     let after = env.ledger_commits().len();
     let p = proposal(&env, &id);
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     (r, p, before, after, id)
 }
 
 #[test]
 fn a_split_panel_is_rejected_at_both_tiers_and_keeps_its_record() {
     let split = verdicts(&[("standard", 0.95, true), ("adversarial", 0.75, false)]);
-    let (r, p, ..) = judged("org", &split, None);
+    let (r, p, _, _, id) = judged("org", &split, None);
     assert_eq!(r.code, 0);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "Lesson {id} is now rejected (jury_not_majority); its verdict stays on the ledger.\n"
+        )
+    );
     assert_eq!(p["status"], "rejected");
     assert_eq!(p["verdict"]["reason"], "jury_not_majority");
     assert_eq!(p["verdict"]["rubric_id"], "lesson-promotion");
     let (r, p, _, _, id) = judged("public", &split, None);
-    assert_eq!(r.stdout, format!("Lesson {id} is now rejected.\nLesson {id} is rejected; its verdict stays on the ledger.\n"));
+    assert_eq!(
+        r.stdout,
+        format!(
+            "Lesson {id} is now rejected (jury_not_unanimous); its verdict stays on the ledger.\n"
+        )
+    );
     assert_eq!(p["verdict"]["reason"], "jury_not_unanimous");
     assert_eq!(p["verdict"]["rubric_id"], "lesson-promotion-public");
     assert_eq!(p["verdict"]["gate_policy"], "unanimous");
@@ -522,6 +533,12 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
     let panel = verdicts(&[("standard", 0.95, true), ("adversarial", 0.95, true)]);
     let r = env.lore(&["judge", &id, &panel]);
     assert_eq!(r.code, 0);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "Lesson {id} is now rejected (disclosure_scan); its verdict stays on the ledger.\n"
+        )
+    );
     let p = proposal(&env, &id);
     assert_eq!(p["status"], "rejected");
     assert_eq!(p["verdict"]["reason"], "disclosure_scan");
@@ -964,7 +981,7 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
         env.lore(&["promote", "--all"]).stderr,
         "promote: 0 promoted, 0 failed\n"
     );
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }
 
 #[test]
@@ -1047,7 +1064,7 @@ fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
         "killed before the end ({killed_at} promoted)"
     );
     env.assert_fsck();
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     // The next run finishes everything: every lesson approved and promoted.
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -1057,5 +1074,5 @@ fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
         (j["approved"].as_u64(), j["unpromoted"].as_u64()),
         (Some(120), Some(0))
     );
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
 }

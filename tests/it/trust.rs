@@ -42,7 +42,7 @@ fn world() -> World {
     env.lore(&["confirm", &next, "org", "--yes"]).ok();
     env.lore(&["confirm", &vitest, "private"]).ok();
     env.lore(&["judge", "--all", "--yes"]).ok();
-    assert_eq!(env.lore(&["verify"]).code, 0);
+    env.assert_verifies();
     World { env, next, pending }
 }
 
@@ -594,7 +594,7 @@ fn a_rollback_is_refused_until_accepted() {
         "{}",
         r.stdout
     );
-    assert_eq!(w.env.lore(&["verify"]).code, 0);
+    w.env.assert_verifies();
     assert_eq!(w.env.lore(&["status"]).code, 0);
     w.env.lore(&["confirm", &w.pending, "org", "--yes"]).ok();
 }
