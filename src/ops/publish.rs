@@ -551,17 +551,12 @@ fn review_one(
             source,
         })?;
     }
-    // A retraction goes out with the reason its author gave locally.
+    // A retraction goes out with the reason its author gave locally: the
+    // newest retract of it on pool/public, walking back from the tip.
     let reason = if change == "add" {
         String::new()
     } else {
-        super::audit::log(lore, super::audit::LogFilter::Lesson(id), None)?
-            .into_iter()
-            .find_map(|e| match (e.branch, e.event) {
-                (Branch::Pool(Source::Public), Ok(Event::Retract { reason, .. })) => Some(reason),
-                _ => None,
-            })
-            .unwrap_or_else(|| "retracted by its author".into())
+        retract_reason(lore, id)?.unwrap_or_else(|| "retracted by its author".into())
     };
     let path = layout::lesson_path(id);
     let (_, commits) = lore.build_detached(Branch::Pool(Source::Public), theirs, |tx| {
@@ -628,4 +623,19 @@ fn review_one(
         }
     }
     Ok(review)
+}
+
+/// The reason of the newest `retract` of `id` on the local `pool/public`.
+fn retract_reason(lore: &Lore, id: Id) -> Result<Option<String>, LoreError> {
+    let Some(tip) = lore.store.tip(Branch::Pool(Source::Public))? else {
+        return Ok(None);
+    };
+    for c in lore.store.ancestors(tip)? {
+        if let Ok(Event::Retract { lesson, reason, .. }) = lore.store.commit_info(c)?.event {
+            if lesson == id {
+                return Ok(Some(reason));
+            }
+        }
+    }
+    Ok(None)
 }

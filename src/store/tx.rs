@@ -45,6 +45,15 @@ pub enum Change {
     Link { path: String, blob: ObjectId },
 }
 
+impl Change {
+    /// The path this change writes or removes.
+    pub fn path(&self) -> &str {
+        match self {
+            Change::Put { path, .. } | Change::Delete { path } | Change::Link { path, .. } => path,
+        }
+    }
+}
+
 /// One commit: its message, the event its trailers carry, and its file
 /// changes.
 #[derive(Clone, Debug)]
@@ -222,36 +231,26 @@ impl<'s> Tx<'s> {
     pub fn commit(&mut self, spec: CommitSpec) -> Result<ObjectId, StoreError> {
         let repo = self.repo;
         for change in &spec.changes {
-            match change {
-                Change::Put { path, bytes } => {
-                    if !is_safe_path(path) {
-                        return Err(StoreError::BadPath(path.clone()));
-                    }
-                    let blob = repo
-                        .write_blob(bytes)
-                        .ctx(|| format!("writing {path}"))?
-                        .detach();
-                    self.editor
-                        .upsert(path.split('/'), gix::objs::tree::EntryKind::Blob, blob)
-                        .ctx(|| format!("placing {path}"))?;
-                }
-                Change::Delete { path } => {
-                    if !is_safe_path(path) {
-                        return Err(StoreError::BadPath(path.clone()));
-                    }
+            let path = change.path();
+            if !is_safe_path(path) {
+                return Err(StoreError::BadPath(path.to_owned()));
+            }
+            let blob = match change {
+                Change::Put { bytes, .. } => repo
+                    .write_blob(bytes)
+                    .ctx(|| format!("writing {path}"))?
+                    .detach(),
+                Change::Link { blob, .. } => *blob,
+                Change::Delete { .. } => {
                     self.editor
                         .remove(path.split('/'))
                         .ctx(|| format!("removing {path}"))?;
+                    continue;
                 }
-                Change::Link { path, blob } => {
-                    if !is_safe_path(path) {
-                        return Err(StoreError::BadPath(path.clone()));
-                    }
-                    self.editor
-                        .upsert(path.split('/'), gix::objs::tree::EntryKind::Blob, *blob)
-                        .ctx(|| format!("placing {path}"))?;
-                }
-            }
+            };
+            self.editor
+                .upsert(path.split('/'), gix::objs::tree::EntryKind::Blob, blob)
+                .ctx(|| format!("placing {path}"))?;
         }
         let tree = self
             .editor
@@ -263,11 +262,7 @@ impl<'s> Tx<'s> {
             .changes
             .iter()
             .flat_map(|c| {
-                let path = match c {
-                    Change::Put { path, .. }
-                    | Change::Delete { path }
-                    | Change::Link { path, .. } => path.as_str(),
-                };
+                let path = c.path();
                 path.match_indices('/').map(move |(i, _)| &path[..i])
             })
             .collect();
@@ -319,22 +314,21 @@ impl<'s> Tx<'s> {
         self.overlay.fold(&|id| index.lesson(id), on, &spec.event);
         if let Branch::Pool(_) = self.branch {
             for change in &spec.changes {
-                let (path, bytes) = match change {
-                    Change::Put { path, bytes } => (path, Some(bytes.clone())),
-                    Change::Delete { path } => (path, None),
-                    Change::Link { path, blob } => (
-                        path,
-                        Some(
-                            self.repo
-                                .find_blob(*blob)
-                                .ctx(|| format!("reading blob {blob}"))?
-                                .detach()
-                                .data,
-                        ),
-                    ),
+                let Some(super::layout::RecordPath::Lesson(id)) =
+                    super::layout::classify(change.path())
+                else {
+                    continue;
                 };
-                if let Some(super::layout::RecordPath::Lesson(id)) = super::layout::classify(path) {
-                    self.overlay.note_entry(id, bytes.as_deref());
+                match change {
+                    Change::Put { bytes, .. } => self.overlay.note_entry(id, Some(bytes)),
+                    Change::Delete { .. } => self.overlay.note_entry(id, None),
+                    Change::Link { blob, .. } => {
+                        let blob = self
+                            .repo
+                            .find_blob(*blob)
+                            .ctx(|| format!("reading blob {blob}"))?;
+                        self.overlay.note_entry(id, Some(&blob.data));
+                    }
                 }
             }
         }
