@@ -1,5 +1,3 @@
-use std::io::Read;
-
 use clap::Args as ClapArgs;
 
 use super::ui::{self, CliError, Ctx, Exit};
@@ -65,21 +63,26 @@ pub struct Args {
     backend: Option<String>,
 }
 
+/// The VERDICTS argument: JSON, `-` for stdin, or `@FILE`.
 fn read_verdicts(arg: &str) -> ui::Result<String> {
-    if arg == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .take(16 << 20)
-            .read_to_string(&mut s)
-            .map_err(|e| CliError::Usage(format!("reading stdin: {e}")))?;
-        Ok(s)
-    } else if let Some(path) = arg.strip_prefix('@') {
-        let bytes = git_lore::ops::inputs::read_bounded(std::path::Path::new(path))
-            .map_err(|e| CliError::Usage(format!("{path}: {e}")))?;
-        String::from_utf8(bytes).map_err(|_| CliError::Usage(format!("{path} is not UTF-8 text")))
-    } else {
-        Ok(arg.to_owned())
+    const MAX: usize = 16 << 20;
+    let from = match arg {
+        "-" => "stdin".to_owned(),
+        _ => arg.strip_prefix('@').unwrap_or("the argument").to_owned(),
+    };
+    let bytes = ui::read_arg(arg, MAX)?;
+    if bytes.len() > MAX {
+        return Err(CliError::Usage(format!(
+            "VERDICTS from {} is larger than {MAX} bytes",
+            ui::text(&from)
+        )));
     }
+    String::from_utf8(bytes).map_err(|_| {
+        CliError::Usage(format!(
+            "VERDICTS from {} is not UTF-8 text",
+            ui::text(&from)
+        ))
+    })
 }
 
 /// What to say after a lesson was judged: its new status, and for a

@@ -1,5 +1,3 @@
-use std::io::Read;
-
 use clap::Args as ClapArgs;
 
 use super::ui::{self, CliError, Ctx, Exit};
@@ -59,27 +57,10 @@ pub struct Args {
     json: bool,
 }
 
-fn bounded(mut r: impl Read, what: &str) -> ui::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    r.by_ref()
-        .take(MAX_VERDICT_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| CliError::Usage(format!("reading {what}: {e}")))?;
-    Ok(bytes)
-}
-
 /// The verdict's bytes, at most one byte over the parser's limit (so the
 /// parser, not this, decides what is too long).
 fn read_verdict(arg: &str) -> ui::Result<Vec<u8>> {
-    if arg == "-" {
-        bounded(std::io::stdin(), "stdin")
-    } else if let Some(path) = arg.strip_prefix('@') {
-        let file =
-            std::fs::File::open(path).map_err(|e| CliError::Usage(format!("{path}: {e}")))?;
-        bounded(file, path)
-    } else {
-        Ok(arg.as_bytes().to_vec())
-    }
+    ui::read_arg(arg, MAX_VERDICT_BYTES)
 }
 
 fn say(r: &Related) -> String {

@@ -230,6 +230,28 @@ pub fn out(text: &str) {
     }
 }
 
+/// An argument that is its value, `-` for stdin or `@FILE`: its bytes, at
+/// most `max` + 1 of them (the caller decides what is too long).
+pub fn read_arg(arg: &str, max: usize) -> Result<Vec<u8>> {
+    use io::Read;
+    let read = |r: &mut dyn Read, what: &str| -> Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        r.take(max as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| CliError::Usage(format!("reading {what}: {e}")))?;
+        Ok(bytes)
+    };
+    if arg == "-" {
+        read(&mut io::stdin().lock(), "stdin")
+    } else if let Some(path) = arg.strip_prefix('@') {
+        let mut file =
+            std::fs::File::open(path).map_err(|e| CliError::Usage(format!("{path}: {e}")))?;
+        read(&mut file, path)
+    } else {
+        Ok(arg.as_bytes().to_vec())
+    }
+}
+
 /// Prints long output through the user's pager when stdout is a terminal,
 /// the way git does: `GIT_PAGER`, then `core_pager` (the lesson
 /// repository's `core.pager`), then `PAGER`, else `less` with `LESS=FRX`

@@ -107,14 +107,25 @@ pub fn run_panel(
         return review::offline_panel(p, rubric)
             .map_err(|e| UnjudgedReason::UnusablePanel(e.to_string()));
     }
+    ask_panel(rubric, backend, |judge_type| {
+        review::judge_prompt(judge_type, p, rubric)
+    })
+}
+
+/// Asks each of `rubric`'s judges, in order, the prompt `prompt` writes for
+/// it: the panel of their answers, or the first judge that gave none.
+pub(crate) fn ask_panel(
+    rubric: &review::Rubric,
+    backend: &Backend,
+    prompt: impl Fn(&str) -> Result<String, review::ReviewError>,
+) -> Result<Value, UnjudgedReason> {
     let mut panel = Vec::new();
     for judge_type in &rubric.judge_types {
         let no_answer = |why: String| UnjudgedReason::NoAnswer {
             judge_type: judge_type.clone(),
             why,
         };
-        let prompt =
-            review::judge_prompt(judge_type, p, rubric).map_err(|e| no_answer(e.to_string()))?;
+        let prompt = prompt(judge_type).map_err(|e| no_answer(e.to_string()))?;
         let answer = backend
             .ask(&prompt, &[("judge", judge_type)])
             .map_err(|e| no_answer(e.to_string()))?;

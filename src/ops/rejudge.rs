@@ -234,20 +234,9 @@ pub fn run_panel(
         return review::offline_rejudge_panel(&p, rubric, c.observations.len(), threshold)
             .map_err(|e| UnjudgedReason::UnusablePanel(e.to_string()));
     }
-    let mut panel = Vec::new();
-    for judge_type in &rubric.judge_types {
-        let no_answer = |why: String| UnjudgedReason::NoAnswer {
-            judge_type: judge_type.clone(),
-            why,
-        };
-        let prompt = review::rejudge_prompt(judge_type, &p, rubric, &c.observations)
-            .map_err(|e| no_answer(e.to_string()))?;
-        let answer = backend
-            .ask(&prompt, &[("judge", judge_type)])
-            .map_err(|e| no_answer(e.to_string()))?;
-        panel.push(review::panel_slot(judge_type, &answer));
-    }
-    Ok(Value::Array(panel))
+    super::judge::ask_panel(rubric, backend, |judge_type| {
+        review::rejudge_prompt(judge_type, &p, rubric, &c.observations)
+    })
 }
 
 /// Records the given verdicts (`judge --contradicted ID VERDICTS`) on a

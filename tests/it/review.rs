@@ -300,6 +300,23 @@ fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
 }
 
 #[test]
+fn verdicts_that_are_not_text_are_refused_naming_their_file() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let commits = env.ledger_commits().len();
+    let bad = env.path().join("bad.json");
+    std::fs::write(&bad, b"[\xff\xfe]").unwrap();
+    let r = env.lore(&["judge", &id, &format!("@{}", bad.display())]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&format!(
+        "VERDICTS from {} is not UTF-8 text",
+        bad.display()
+    ));
+    assert_eq!(env.ledger_commits().len(), commits, "nothing written");
+}
+
+#[test]
 fn org_majority_approves_and_promotes_a_schema_valid_entry() {
     let env = TestEnv::new();
     let id = pending(&env);
