@@ -260,3 +260,26 @@ pub fn refresh_index(lore: &Lore, rebuild: bool) -> Result<IndexState, LoreError
         walked: index.walked,
     })
 }
+
+/// The pool whose tip holds an entry for `id` (local, then org, then
+/// public) and that tip, without reading the entry.
+pub fn pool_holding(
+    lore: &Lore,
+    id: Id,
+) -> Result<Option<(crate::model::Source, gix::ObjectId)>, LoreError> {
+    use crate::model::Source;
+    for pool in [Source::Local, Source::Org, Source::Public] {
+        let Some(tip) = lore.store.tip(Branch::Pool(pool))? else {
+            continue;
+        };
+        let tree = lore.store.tree_of(tip)?;
+        if lore
+            .store
+            .blob_id_in_tree(tree, &layout::lesson_path(id))?
+            .is_some()
+        {
+            return Ok(Some((pool, tip)));
+        }
+    }
+    Ok(None)
+}

@@ -79,23 +79,18 @@ pub enum Rejudged {
 /// came with a synced pool). A promoted lesson nobody contradicted is the
 /// ledger's, which says it is no longer confirmed.
 pub fn judges(lore: &Lore, id: Id) -> Result<bool, LoreError> {
-    for pool in [Source::Local, Source::Org, Source::Public] {
-        let Some(t) = lore.store.tip(Branch::Pool(pool))? else {
-            continue;
-        };
-        if lore.store.read_at(t, &layout::lesson_path(id))?.is_some() {
-            let contradicted = !lore
-                .store
-                .paths_at(t, &records::counter_observations_dir(id))?
-                .is_empty();
-            let on_ledger = lore
-                .store
-                .read(Branch::Ledger, &layout::proposal_path(id))?
-                .is_some();
-            return Ok(contradicted || !on_ledger);
-        }
-    }
-    Ok(false)
+    let Some((_, t)) = super::query::pool_holding(lore, id)? else {
+        return Ok(false);
+    };
+    let contradicted = !lore
+        .store
+        .paths_at(t, &records::counter_observations_dir(id))?
+        .is_empty();
+    let on_ledger = lore
+        .store
+        .read(Branch::Ledger, &layout::proposal_path(id))?
+        .is_some();
+    Ok(contradicted || !on_ledger)
 }
 
 fn read_case(store: &Store, pool: Source, tip: ObjectId, id: Id) -> Result<Case, LoreError> {
@@ -120,18 +115,12 @@ fn read_case(store: &Store, pool: Source, tip: ObjectId, id: Id) -> Result<Case,
 /// The case of `id`, refused unless it waits for the jury (`threshold` is
 /// `lore.relate.threshold`).
 pub fn case(lore: &Lore, id: Id, threshold: usize) -> Result<Case, LoreError> {
-    for pool in [Source::Local, Source::Org, Source::Public] {
-        let Some(t) = lore.store.tip(Branch::Pool(pool))? else {
-            continue;
-        };
-        if lore.store.read_at(t, &layout::lesson_path(id))?.is_none() {
-            continue;
-        }
-        let c = read_case(&lore.store, pool, t, id)?;
-        waits(&c, threshold)?;
-        return Ok(c);
-    }
-    Err(LoreError::NotFound { id })
+    let Some((pool, t)) = super::query::pool_holding(lore, id)? else {
+        return Err(LoreError::NotFound { id });
+    };
+    let c = read_case(&lore.store, pool, t, id)?;
+    waits(&c, threshold)?;
+    Ok(c)
 }
 
 /// Refuses a case that does not wait for the jury, saying why.

@@ -214,19 +214,16 @@ fn read_lessons(store: &Store, tip: Option<ObjectId>) -> Result<Vec<Lesson>, Lor
 
 /// The pool holding `id`, read at its tip; refuses an id no pool holds.
 fn locate(lore: &Lore, id: Id) -> Result<Snapshot, LoreError> {
-    for pool in [Source::Local, Source::Org, Source::Public] {
-        let tip = lore.store.tip(Branch::Pool(pool))?;
-        let Some(t) = tip else { continue };
-        if lore.store.read_at(t, &layout::lesson_path(id))?.is_some() {
-            let lessons = read_lessons(&lore.store, tip)?;
-            if !lessons.iter().any(|l| l.id == id) {
-                return Err(LoreError::BadPoolEntry {
-                    id,
-                    why: "its pool entry does not read as a lesson".into(),
-                });
-            }
-            return Ok(Snapshot { pool, tip, lessons });
+    if let Some((pool, t)) = super::query::pool_holding(lore, id)? {
+        let tip = Some(t);
+        let lessons = read_lessons(&lore.store, tip)?;
+        if !lessons.iter().any(|l| l.id == id) {
+            return Err(LoreError::BadPoolEntry {
+                id,
+                why: "its pool entry does not read as a lesson".into(),
+            });
         }
+        return Ok(Snapshot { pool, tip, lessons });
     }
     let on_ledger = lore
         .store
