@@ -328,24 +328,37 @@ pub fn redo(
             (ids, since)
         }
     };
-    let commits = decline_commits(lore, &wanted)?;
-    let mut slots = Slots {
-        slots: vec![None; wanted.len()],
-        progress,
-    };
-    let mut pending: Vec<(usize, Pending)> = Vec::new();
-    let mut keep = vec![true; wanted.len()];
-    for (i, id) in wanted.iter().enumerate() {
-        let path = layout::decline_path(*id);
-        let record = lore.store.read(Branch::Ledger, &path)?;
+    // The records first: `--since` drops what it drops before the ledger is
+    // walked for the survivors' decline commits (newest first, so the walk
+    // stops near the tip when they are recent).
+    let mut records = Vec::with_capacity(wanted.len());
+    for id in wanted {
+        let record = lore.store.read(Branch::Ledger, &layout::decline_path(id))?;
         let decline: Option<Decline> = record
             .as_deref()
             .and_then(|b| serde_json::from_slice(b).ok());
-        let (Some(record), Some(decline), Some(commit)) = (record, decline, commits.get(id)) else {
+        let before = |d: &Decline| {
+            let at: Option<jiff::Timestamp> = d.declined_at.parse().ok();
+            since.is_some_and(|since| at.is_some_and(|at| at < since))
+        };
+        if !decline.as_ref().is_some_and(before) {
+            records.push((id, record, decline));
+        }
+    }
+    let ids: Vec<Id> = records.iter().map(|(id, ..)| *id).collect();
+    let commits = decline_commits(lore, &ids)?;
+    let mut slots = Slots {
+        slots: vec![None; records.len()],
+        progress,
+    };
+    let mut pending: Vec<(usize, Pending)> = Vec::new();
+    for (i, (id, record, decline)) in records.into_iter().enumerate() {
+        let (Some(record), Some(decline), Some(commit)) = (record, decline, commits.get(&id))
+        else {
             slots.set(
                 i,
                 Outcome::Untouched {
-                    artifact: *id,
+                    artifact: id,
                     why:
                         "its decline record or commit could not be read; `git lore verify` says why"
                             .into(),
@@ -353,18 +366,11 @@ pub fn redo(
             );
             continue;
         };
-        if let Some(since) = since {
-            let at: Option<jiff::Timestamp> = decline.declined_at.parse().ok();
-            if at.is_some_and(|at| at < since) {
-                keep[i] = false;
-                continue;
-            }
-        }
         let Some(artifact) = decline.artifact else {
             slots.set(
                 i,
                 Outcome::Untouched {
-                    artifact: *id,
+                    artifact: id,
                     why: "its decline record does not keep the artifact; ingest the artifact's file again".into(),
                 },
             );
@@ -383,13 +389,7 @@ pub fn redo(
     if let Some(e) = &error {
         mark_unwritten(&mut slots, &pending, e);
     }
-    let outcomes = slots
-        .slots
-        .into_iter()
-        .zip(keep)
-        .filter(|(_, k)| *k)
-        .filter_map(|(o, _)| o)
-        .collect();
+    let outcomes = slots.slots.into_iter().flatten().collect();
     Ok(Report { outcomes, error })
 }
 
