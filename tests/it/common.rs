@@ -499,3 +499,12 @@ pub fn wait_for_repack_in(repo: &Path) {
     }
     panic!("the background repack is still running after two minutes");
 }
+
+/// The lesson id of ingest's first line, `proposed ARTIFACT lesson LESSON …`.
+pub fn lesson_of(out: &str) -> String {
+    let line = out.lines().next().unwrap_or_default();
+    match line.split_whitespace().collect::<Vec<_>>()[..] {
+        ["proposed", _, "lesson", lesson, ..] => lesson.to_owned(),
+        _ => panic!("not a proposed line: {line:?}"),
+    }
+}

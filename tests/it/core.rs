@@ -115,7 +115,7 @@ fn nothing_private_leaves_the_machine_under_any_name() {
         .ok()
         .lines()
         .filter(|l| l.starts_with("proposed "))
-        .map(|l| l.split_whitespace().nth(3).unwrap().to_owned())
+        .map(crate::common::lesson_of)
         .collect();
     env.lore(&["confirm", &lessons[0], "org", "--yes"]).ok();
     env.lore(&["confirm", &lessons[1], "private"]).ok();
@@ -790,7 +790,7 @@ fn a_one_record_command_adds_a_small_index_layer_and_rewrites_nothing() {
         .ok()
         .lines()
         .filter(|l| l.starts_with("proposed "))
-        .map(|l| l.split_whitespace().nth(3).unwrap().to_owned())
+        .map(crate::common::lesson_of)
         .collect();
     assert_eq!(lessons.len(), 300);
     let before = index_layers(&env);

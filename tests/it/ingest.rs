@@ -375,7 +375,7 @@ fn an_artifact_stays_seen_after_its_record_is_deleted_from_the_tree() {
     env.init();
     let f = env.artifacts_file("a.jsonl", &[proposable(2, 1)]);
     let out = env.lore(&["ingest", f.to_str().unwrap()]);
-    let lesson = out.ok().split_whitespace().nth(3).unwrap().to_owned();
+    let lesson = crate::common::lesson_of(out.ok());
     // Remove the proposal with a signed commit made by plain git.
     let path = fanout("proposals", &lesson);
     let idx = env.path().join("idx");
@@ -834,7 +834,7 @@ fn a_repeated_random_source_never_overwrites_a_lesson() {
     let first = env.artifacts_file("a.jsonl", &[proposable(8, 1)]);
     let (code, out) = seeded(&first);
     assert_eq!(code, Some(0), "{out}");
-    let lesson = out.split_whitespace().nth(3).unwrap().to_owned();
+    let lesson = crate::common::lesson_of(&out);
     let before = env.ledger_file(&fanout("proposals", &lesson)).unwrap();
     let commits = env.ledger_commits();
 
@@ -967,7 +967,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     ));
     let r = env.lore(&["ingest", "--redo", &artifact[..10].to_lowercase()]);
     let line = r.ok().to_owned();
-    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    let lesson = crate::common::lesson_of(&line);
     assert_eq!(line, format!("proposed {artifact} lesson {lesson}\n"));
     let message = env
         .git(&["log", "-1", "--format=%B", "ledger"])
@@ -1011,7 +1011,7 @@ fn verify_names_a_redo_that_replaces_no_decline() {
     ));
     let f = env.write("a.json", POSITIVE);
     let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    let lesson = crate::common::lesson_of(&line);
     let artifact = line.split_whitespace().nth(1).unwrap().to_owned();
     let init = env
         .git(&["rev-list", "--max-parents=0", "ledger"])
@@ -1053,7 +1053,7 @@ fn verify_refuses_a_redo_naming_a_decline_outside_its_history() {
     ));
     let f = env.write("a.json", POSITIVE);
     let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    let lesson = crate::common::lesson_of(&line);
     let artifact = line.split_whitespace().nth(1).unwrap().to_owned();
     // A well-formed decline of the artifact, but on a side branch: history
     // the ledger never had.
@@ -1099,7 +1099,7 @@ fn an_artifact_that_takes_a_lessons_id_is_refused() {
     ));
     let f = env.write("a.json", POSITIVE);
     let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let lesson = line.split_whitespace().nth(3).unwrap().to_owned();
+    let lesson = crate::common::lesson_of(&line);
     let mut twin: serde_json::Value = serde_json::from_str(POSITIVE).unwrap();
     twin["id"] = lesson.clone().into();
     let f = env.write("twin.json", &twin.to_string());

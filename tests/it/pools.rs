@@ -99,7 +99,7 @@ impl User {
             &[proposable(self.series, 10 * self.series as u32 + n)],
         );
         let out = self.lore(&["ingest", f.to_str().unwrap()]);
-        out.ok().split_whitespace().nth(3).unwrap().to_owned()
+        crate::common::lesson_of(out.ok())
     }
 
     /// Judges `id` with a passing panel; it must land on `pool/<tier>`.

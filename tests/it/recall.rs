@@ -27,7 +27,7 @@ fn approved(env: &TestEnv, n: u32, candidate: &Value, justification: Option<&str
     artifact["id"] = crate::common::ulid(70, n).into();
     let f = env.artifacts_file(&format!("a{n}.jsonl"), &[artifact]);
     let out = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let id = out.split_whitespace().nth(3).unwrap().to_owned();
+    let id = crate::common::lesson_of(&out);
     let mut confirm = vec!["confirm", id.as_str(), "org", "--yes"];
     if let Some(j) = justification {
         confirm.extend(["--justification", j]);

@@ -18,7 +18,7 @@ fn pending(env: &TestEnv) -> String {
     env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
     let f = env.write("a.json", POSITIVE);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
-    let id = r.ok().split_whitespace().nth(3).unwrap().to_owned();
+    let id = crate::common::lesson_of(r.ok());
     // From here on any model or judge call fails loudly.
     let marker = env.path().join("model-called");
     env.model_stub(&format!("touch {}; exit 1", marker.display()));
