@@ -1001,18 +1001,41 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     assert_eq!(env.ledger_commits().len(), commits, "nothing written");
 }
 
-#[test]
-fn verify_names_a_redo_that_replaces_no_decline() {
-    let env = TestEnv::new();
-    env.init();
+/// One artifact ingested into a proposal: its artifact and lesson ids.
+fn propose_one(env: &TestEnv) -> (String, String) {
     env.model_stub(&format!(
         "cat {}",
         env.write("answer.json", CANDIDATE).display()
     ));
     let f = env.write("a.json", POSITIVE);
     let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let lesson = crate::common::lesson_of(&line);
     let artifact = line.split_whitespace().nth(1).unwrap().to_owned();
+    (artifact, crate::common::lesson_of(&line))
+}
+
+/// Forges, signed with the repository's own key (so only the rules can
+/// catch it), a second proposal for `artifact` that says it replaces
+/// `replaces`.
+fn propose_again(env: &TestEnv, artifact: &str, lesson: &str, replaces: &str) {
+    let record = env.ledger_file(&fanout("proposals", lesson)).unwrap();
+    let other = "01KZ8NV6803YZCG55HHCEMRFNZ";
+    let forged = record.replace(lesson, other);
+    env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&fanout("proposals", other), Some(&forged))],
+        &format!(
+            "propose {other}: again\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {other}\nLore-Artifact: {artifact}\nLore-Status: pending\nLore-Replaces: {replaces}\n"
+        ),
+        crate::common::Sign::Repo,
+    );
+}
+
+#[test]
+fn verify_names_a_redo_that_replaces_no_decline() {
+    let env = TestEnv::new();
+    env.init();
+    let (artifact, lesson) = propose_one(&env);
     let init = env
         .git(&["rev-list", "--max-parents=0", "ledger"])
         .ok()
@@ -1021,18 +1044,7 @@ fn verify_names_a_redo_that_replaces_no_decline() {
     // A second proposal for the same artifact, claiming to replace the
     // init commit: signed with the repository's own key, so only the rule
     // can catch it.
-    let record = env.ledger_file(&fanout("proposals", &lesson)).unwrap();
-    let other = "01KZ8NV6803YZCG55HHCEMRFNZ";
-    let forged = record.replace(&lesson, other);
-    env.forge(
-        "ledger",
-        Some("ledger"),
-        &[(&fanout("proposals", other), Some(&forged))],
-        &format!(
-            "propose {other}: again\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {other}\nLore-Artifact: {artifact}\nLore-Status: pending\nLore-Replaces: {init}\n"
-        ),
-        crate::common::Sign::Repo,
-    );
+    propose_again(&env, &artifact, &lesson, &init);
     let r = env.lore(&["verify"]);
     assert_eq!(r.code, 1);
     for problem in [
@@ -1047,14 +1059,7 @@ fn verify_names_a_redo_that_replaces_no_decline() {
 fn verify_refuses_a_redo_naming_a_decline_outside_its_history() {
     let env = TestEnv::new();
     env.init();
-    env.model_stub(&format!(
-        "cat {}",
-        env.write("answer.json", CANDIDATE).display()
-    ));
-    let f = env.write("a.json", POSITIVE);
-    let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let lesson = crate::common::lesson_of(&line);
-    let artifact = line.split_whitespace().nth(1).unwrap().to_owned();
+    let (artifact, lesson) = propose_one(&env);
     // A well-formed decline of the artifact, but on a side branch: history
     // the ledger never had.
     let side = env.forge(
@@ -1066,18 +1071,7 @@ fn verify_refuses_a_redo_naming_a_decline_outside_its_history() {
         ),
         crate::common::Sign::Repo,
     );
-    let record = env.ledger_file(&fanout("proposals", &lesson)).unwrap();
-    let other = "01KZ8NV6803YZCG55HHCEMRFNZ";
-    let forged = record.replace(&lesson, other);
-    env.forge(
-        "ledger",
-        Some("ledger"),
-        &[(&fanout("proposals", other), Some(&forged))],
-        &format!(
-            "propose {other}: again\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {other}\nLore-Artifact: {artifact}\nLore-Status: pending\nLore-Replaces: {side}\n"
-        ),
-        crate::common::Sign::Repo,
-    );
+    propose_again(&env, &artifact, &lesson, &side);
     let r = env.lore(&["verify"]);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
