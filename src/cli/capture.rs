@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
 
-use super::ingest::report_outcomes;
+use super::ingest::print_outcomes;
 use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::model::canonical_json;
 use git_lore::ops::backend::{Backend, Role};
@@ -226,9 +226,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         return Ok(Exit::Done);
     }
     let transform = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
-    let sources: Vec<String> = items.iter().map(|i| i.source.clone()).collect();
-    let report = ingest::ingest(&mut lore, items, &transform, &mut |_| {});
-    report_outcomes("capture", report, &sources, args.json)
+    print_outcomes("capture", args.json, |told| {
+        ingest::ingest(&mut lore, items, &transform, told)
+    })
 }
 
 /// `1 artifact found by the offline backend`, and the like.

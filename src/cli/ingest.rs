@@ -217,9 +217,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         .collect::<ui::Result<Vec<_>>>()?;
     let mut lore = ctx.open()?;
     let backend = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
-    // Each item's source, noted as ingest takes it (items stream).
-    let sources = std::cell::RefCell::new(Vec::new());
-    let report = if redoing {
+    if redoing {
         let which = if args.redo_declined {
             ingest::RedoWhich::Declined { since }
         } else {
@@ -230,108 +228,150 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                     .collect::<ui::Result<_>>()?,
             )
         };
-        ingest::redo(&mut lore, which, &backend, &mut |_| {})
-    } else {
-        let items: Box<dyn Iterator<Item = Item>> = match &args.from_commits {
-            Some(dir) => {
-                Box::new(inputs::items_from_commits(&lore, dir, args.since.as_deref())?.into_iter())
-            }
-            None => read_items(&args)?,
-        };
-        let noted = items.inspect(|i| sources.borrow_mut().push(i.source.clone()));
-        run_items(&mut lore, Box::new(noted), &backend)
-    };
-    report_outcomes("ingest", report, &sources.into_inner(), args.json)
-}
-
-/// Ingests `items` with a progress bar on a terminal for long runs (shown
-/// from the 20th artifact: the number is not known before they are read).
-fn run_items<'a>(
-    lore: &mut git_lore::ops::Lore,
-    items: Box<dyn Iterator<Item = Item> + 'a>,
-    backend: &Backend,
-) -> Result<ingest::Report, git_lore::ops::LoreError> {
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::hidden();
-        b.set_style(
-            indicatif::ProgressStyle::with_template("{pos} artifacts {msg}")
-                .expect("valid template"),
-        );
-        b
-    });
-    let mut progress = |_: &Outcome| {
-        if let Some(b) = &bar {
-            b.inc(1);
-            if b.position() == 20 {
-                b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            }
+        return print_outcomes("ingest", args.json, |told| {
+            ingest::redo(&mut lore, which, &backend, told)
+        });
+    }
+    let items: Box<dyn Iterator<Item = Item>> = match &args.from_commits {
+        Some(dir) => {
+            Box::new(inputs::items_from_commits(&lore, dir, args.since.as_deref())?.into_iter())
         }
+        None => read_items(&args)?,
     };
-    let report = ingest::ingest(lore, items, backend, &mut progress);
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
-    report
+    print_outcomes("ingest", args.json, |told| {
+        ingest::ingest(&mut lore, items, &backend, told)
+    })
 }
 
-/// Prints one line (or JSON row) per outcome and the summary; the exit
-/// code follows the outcomes.
-/// `sources` names each input item's origin, in input order (empty when
-/// there is none to name, as for `--redo`).
-pub(super) fn report_outcomes(
+/// Runs `run` (an ingest, a redo, capture's ingest), printing each outcome
+/// as it is told: a line each, or the rows of one JSON array. Then the
+/// summary on stderr; the exit code follows the outcomes.
+pub(super) fn print_outcomes(
     command: &str,
-    report: Result<ingest::Report, git_lore::ops::LoreError>,
-    sources: &[String],
     json: bool,
+    run: impl FnOnce(&mut ingest::Told<'_>) -> Result<ingest::Report, git_lore::ops::LoreError>,
 ) -> ui::Result {
-    let ingest::Report { outcomes, error } = report?;
-    // Paths under the current directory are shown relative to it, as typed.
-    let cwd = std::env::current_dir()
-        .map(|d| format!("{}/", d.display()))
-        .unwrap_or_default();
-    let source = |i: usize| {
-        sources.get(i).map(|s| {
-            s.strip_prefix(cwd.as_str())
-                .filter(|_| !cwd.is_empty())
-                .unwrap_or(s)
-        })
-    };
-    // One line per input item, in input order (writes land in chunks, so
-    // determinations arrive out of order).
-    if json {
-        let rows: Vec<Row> = outcomes
-            .iter()
-            .enumerate()
-            .map(|(i, o)| row(o, source(i)))
-            .collect();
-        ui::out_json(&rows);
-    } else {
-        let text: String = outcomes
-            .iter()
-            .enumerate()
-            .map(|(i, o)| format!("{}\n", line(o, source(i))))
-            .collect();
-        ui::out(&text);
-    }
-    let count = |f: fn(&Outcome) -> bool| outcomes.iter().filter(|o| f(o)).count();
-    let untouched = count(|o| matches!(o, Outcome::Untouched { .. }));
-    let invalid = count(|o| matches!(o, Outcome::Invalid { .. }));
+    let mut printer = Printer::new(json);
+    let report = run(&mut |o, source| printer.print(o, source));
+    // A setup error comes before anything is told or written.
+    let ingest::Report { tally, error } = report?;
+    printer.finish();
     ui::status(format!(
-        "{command}: {} proposed, {} declined, {} skipped, {untouched} untouched, {invalid} invalid",
-        count(|o| matches!(o, Outcome::Proposed { .. })),
-        count(|o| matches!(o, Outcome::Declined { .. })),
-        count(|o| matches!(o, Outcome::Skipped { .. })),
+        "{command}: {} proposed, {} declined, {} skipped, {} untouched, {} invalid",
+        tally.proposed, tally.declined, tally.skipped, tally.untouched, tally.invalid
     ));
     // A run stopped by an error still printed every outcome above, so what
     // was written before it is on record; the error decides the exit.
     if let Some(e) = error {
         return Err(e.into());
     }
-    Ok(if untouched > 0 {
+    Ok(if tally.untouched > 0 {
         Exit::Undetermined
-    } else if invalid > 0 {
+    } else if tally.invalid > 0 {
         Exit::Refused
     } else {
         Exit::Done
     })
+}
+
+/// Prints outcomes as ingest tells them, in input order.
+///
+/// To a terminal each line is written as it comes; to a pipe or a file
+/// they are buffered and written in blocks, as git does. With `--json`
+/// the rows of one array are written as they come, so that nothing of a
+/// long run is held to be printed at its end. A reader that went away
+/// (`| head`) stops the printing, not the run.
+///
+/// When stderr is a terminal and stdout is not (output to a file), a
+/// counter on stderr shows the run moving from the 20th artifact on; on a
+/// terminal the lines themselves do.
+struct Printer {
+    json: bool,
+    rows: usize,
+    /// Paths under the current directory are shown relative to it, as
+    /// typed.
+    cwd: String,
+    out: Option<Box<dyn std::io::Write>>,
+    line_by_line: bool,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Printer {
+    fn new(json: bool) -> Printer {
+        let stdout = std::io::stdout();
+        let line_by_line = stdout.is_terminal();
+        let bar = (!line_by_line && std::io::stderr().is_terminal()).then(|| {
+            let b = indicatif::ProgressBar::hidden();
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{pos} artifacts {msg}")
+                    .expect("valid template"),
+            );
+            b
+        });
+        Printer {
+            json,
+            rows: 0,
+            cwd: std::env::current_dir()
+                .map(|d| format!("{}/", d.display()))
+                .unwrap_or_default(),
+            out: Some(Box::new(std::io::BufWriter::with_capacity(
+                1 << 16,
+                stdout.lock(),
+            ))),
+            line_by_line,
+            bar,
+        }
+    }
+
+    fn print(&mut self, o: &Outcome, source: Option<&str>) {
+        if let Some(b) = &self.bar {
+            b.inc(1);
+            if b.position() == 20 {
+                b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+        }
+        let source = source.map(|s| {
+            s.strip_prefix(self.cwd.as_str())
+                .filter(|_| !self.cwd.is_empty())
+                .unwrap_or(s)
+        });
+        let text = if self.json {
+            let row = serde_json::to_string_pretty(&row(o, source)).expect("a row serialises");
+            let open = if self.rows == 0 { "[\n" } else { ",\n" };
+            let indented: Vec<String> = row.lines().map(|l| format!("  {l}")).collect();
+            format!("{open}{}", indented.join("\n"))
+        } else {
+            format!("{}\n", line(o, source))
+        };
+        self.rows += 1;
+        self.write(text.as_bytes(), self.line_by_line);
+    }
+
+    /// Closes the JSON array (`[]` when there was no row) and flushes.
+    fn finish(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+        if self.json {
+            let close: &[u8] = if self.rows == 0 { b"[]\n" } else { b"\n]\n" };
+            self.write(close, true);
+        } else {
+            self.write(b"", true);
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8], flush: bool) {
+        let Some(out) = self.out.as_mut() else {
+            return;
+        };
+        let done = out
+            .write_all(bytes)
+            .and_then(|()| if flush { out.flush() } else { Ok(()) });
+        if let Err(e) = done {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                ui::error(format!("writing output: {e}"));
+            }
+            self.out = None;
+        }
+    }
 }

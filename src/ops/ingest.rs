@@ -2,24 +2,31 @@
 //! on the ledger; outages leave artifacts untouched.
 //!
 //! Per artifact, in order: seen (from history, via the index) → pre-gate →
-//! model → parse → refusal → stitch provenance → validate → write. The run
-//! has three parts:
-//! 1. **plan**: each input item is triaged — invalid, a repeat of an earlier
-//!    item, seen, stopped by the pre-gate, or asked of the model, whose
-//!    determination waits to be written;
-//! 2. **write chunks**: every [`CHUNK`] determinations are written in as few
-//!    transactions as the ledger allows, each re-checking idempotency at the
-//!    tip it lands on, so concurrent ingests of the same artifacts record
-//!    exactly one outcome each;
-//! 3. **resolve repeats**: an artifact given twice gets its first copy's fate.
+//! model → parse → refusal → stitch provenance → validate → write. Items
+//! stream through one [`Run`]:
+//! 1. **triage**: each item as it is read is invalid, a copy of an artifact
+//!    whose determination waits to be written, seen, stopped by the
+//!    pre-gate, or asked of the model, whose determination waits;
+//! 2. **write chunks**: every [`CHUNK`] determinations ([`OFFLINE_CHUNK`]
+//!    offline) are written in as few transactions as the ledger allows,
+//!    each re-checking idempotency at the tip it lands on, so concurrent
+//!    ingests of the same artifacts record exactly one outcome each;
+//! 3. **tell in order**: each item's outcome goes to the caller in input
+//!    order as soon as it and every item before it are settled (a copy of
+//!    an artifact takes its first copy's fate).
+//!
+//! Nothing in a run grows with the input but what the model could not
+//! answer: what waits to be written is a chunk, what waits to be told is
+//! bounded ([`WAITING_MAX`]), and a copy of an artifact written earlier is
+//! found in the index, reloaded after each write.
 //!
 //! Model calls happen outside any transaction. With a model program, each
 //! artifact is first claimed ([`super::claim`]): an artifact another run is
 //! asking about right now is `skipped … claimed`, so overlapping runs make
 //! one model call per artifact; the claim is held until its outcome is
-//! written.
+//! written. `--redo` runs through the same chunks and claims.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use rand::RngCore;
 
@@ -87,15 +94,49 @@ pub enum Outcome {
     },
 }
 
-/// The result of an ingest run.
+/// How many items came to each outcome.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub proposed: usize,
+    pub declined: usize,
+    pub skipped: usize,
+    pub untouched: usize,
+    pub invalid: usize,
+}
+
+impl Tally {
+    fn count(&mut self, o: &Outcome) {
+        *match o {
+            Outcome::Proposed { .. } => &mut self.proposed,
+            Outcome::Declined { .. } => &mut self.declined,
+            Outcome::Skipped { .. } => &mut self.skipped,
+            Outcome::Untouched { .. } => &mut self.untouched,
+            Outcome::Invalid { .. } => &mut self.invalid,
+        } += 1;
+    }
+}
+
+/// The result of an ingest run. Each item's outcome went to the caller as
+/// it was settled (see [`Told`]); this is what they add up to.
 #[derive(Debug)]
 pub struct Report {
-    /// One outcome per input item, in input order.
-    pub outcomes: Vec<Outcome>,
+    pub tally: Tally,
     /// The error that stopped the run, if any. Items written before it keep
-    /// their outcomes; the rest say they were not written.
+    /// their outcomes; the rest were told they were not written.
     pub error: Option<LoreError>,
 }
+
+/// Told of every item's outcome, once, in input order, with where the item
+/// was read (`None` for `--redo`, whose artifacts come from history). An
+/// item is told as soon as it and every item before it are settled: a
+/// determination is settled when its chunk is written.
+pub type Told<'a> = dyn FnMut(&Outcome, Option<&str>) + 'a;
+
+/// At most this many items wait to be told (the items since the oldest
+/// determination not yet written, each with its source and outcome)
+/// before the determinations are written early, so that input full of
+/// artifacts history has seen cannot pile up behind one that is new.
+const WAITING_MAX: usize = 4 * OFFLINE_CHUNK;
 
 /// A determination waiting to be written.
 enum Pending {
@@ -114,8 +155,9 @@ enum Pending {
 }
 
 /// The decline an `ingest --redo` outcome replaces: its commit (named in
-/// `Lore-Replaces`) and its record as read, so that a concurrent redo of the
-/// same artifact is noticed (the record changed) and not done twice.
+/// `Lore-Replaces`) and its record as of that commit, so that a concurrent
+/// redo of the same artifact is noticed (the record changed) and not done
+/// twice.
 #[derive(Clone, Debug)]
 pub struct Redo {
     pub commit: CommitRef,
@@ -136,17 +178,72 @@ impl Pending {
     }
 }
 
-/// One slot per input item, filled as outcomes are determined; `progress`
-/// hears about each.
-struct Slots<'p> {
-    slots: Vec<Option<Outcome>>,
-    progress: &'p mut dyn FnMut(&Outcome),
+/// The items not yet told, in input order from `first` on.
+struct InOrder<'t, 'a> {
+    first: usize,
+    waiting: VecDeque<(Option<String>, Option<Outcome>)>,
+    /// The later copies of an artifact whose first item waits to be written,
+    /// by that item: they take its fate when it is settled.
+    copies: HashMap<usize, Vec<usize>>,
+    tally: Tally,
+    told: &'t mut Told<'a>,
 }
 
-impl Slots<'_> {
-    fn set(&mut self, i: usize, o: Outcome) {
-        (self.progress)(&o);
-        self.slots[i] = Some(o);
+impl<'t, 'a> InOrder<'t, 'a> {
+    fn new(told: &'t mut Told<'a>) -> Self {
+        InOrder {
+            first: 0,
+            waiting: VecDeque::new(),
+            copies: HashMap::new(),
+            tally: Tally::default(),
+            told,
+        }
+    }
+
+    /// A new item, read from `source`; returns its number.
+    fn push(&mut self, source: Option<String>) -> usize {
+        self.waiting.push_back((source, None));
+        self.first + self.waiting.len() - 1
+    }
+
+    fn is_settled(&self, i: usize) -> bool {
+        i < self.first || self.waiting[i - self.first].1.is_some()
+    }
+
+    /// Item `i` came to `o` (and so did the copies waiting on it); tells
+    /// every item that is now next in line.
+    fn settle(&mut self, i: usize, o: Outcome) {
+        for c in self.copies.remove(&i).unwrap_or_default() {
+            self.waiting[c - self.first].1 = Some(copy_fate(&o));
+        }
+        self.waiting[i - self.first].1 = Some(o);
+        while let Some((_, Some(_))) = self.waiting.front() {
+            let Some((source, Some(o))) = self.waiting.pop_front() else {
+                unreachable!("the front was just seen settled");
+            };
+            self.first += 1;
+            self.tally.count(&o);
+            (self.told)(&o, source.as_deref());
+        }
+    }
+}
+
+/// The fate of a later copy of an artifact, given its first copy's: seen
+/// once the first was written, the same outage otherwise.
+fn copy_fate(first: &Outcome) -> Outcome {
+    match first {
+        Outcome::Untouched { artifact, why } => Outcome::Untouched {
+            artifact: *artifact,
+            why: why.clone(),
+        },
+        Outcome::Proposed { artifact, .. }
+        | Outcome::Declined { artifact, .. }
+        | Outcome::Skipped { artifact, .. } => Outcome::Skipped {
+            artifact: *artifact,
+            why: Skip::Seen,
+        },
+        // Only an item that asked the model has copies.
+        Outcome::Invalid { .. } => first.clone(),
     }
 }
 
@@ -154,8 +251,9 @@ impl Slots<'_> {
 enum Triage {
     /// Its outcome is known without a model.
     Decided(Outcome),
-    /// The same artifact as the item at this index.
-    Repeat(usize),
+    /// The same artifact as this item, whose determination waits to be
+    /// written.
+    CopyOf(usize),
     /// The model must be asked.
     Ask(Box<Artifact>),
 }
@@ -174,92 +272,231 @@ fn transform_template(lore: &Lore) -> Result<String, LoreError> {
     })
 }
 
+/// One run over a stream of items: what waits to be told, what waits to be
+/// written, and what the run has learnt on the way. Everything it holds is
+/// bounded by a chunk (and [`WAITING_MAX`]) except `outages`, which holds
+/// the artifacts the model gave no answer for.
+struct Run<'r, 't, 'a> {
+    backend: &'r Backend,
+    template: String,
+    /// What history says, reloaded after each write so that a later copy
+    /// of an artifact this run wrote is seen without a model call.
+    index: Index,
+    order: InOrder<'t, 'a>,
+    pending: Vec<(usize, Pending)>,
+    /// The item of each artifact in `pending`.
+    asked: HashMap<Id, usize>,
+    /// Why the model gave no answer for an artifact: a later copy is not
+    /// asked again.
+    outages: HashMap<Id, String>,
+    claims: Option<Claims>,
+    chunk: usize,
+    error: Option<LoreError>,
+}
+
+impl<'r, 't, 'a> Run<'r, 't, 'a> {
+    fn new(
+        lore: &mut Lore,
+        backend: &'r Backend,
+        told: &'t mut Told<'a>,
+    ) -> Result<Self, LoreError> {
+        let template = transform_template(lore)?;
+        let index = Index::load(&lore.store)?;
+        let claims = open_claims(lore, backend);
+        let chunk = match backend {
+            Backend::Offline => OFFLINE_CHUNK,
+            Backend::Command { .. } => CHUNK,
+        };
+        Ok(Run {
+            backend,
+            template,
+            index,
+            order: InOrder::new(told),
+            pending: Vec::new(),
+            asked: HashMap::new(),
+            outages: HashMap::new(),
+            claims,
+            chunk,
+            error: None,
+        })
+    }
+
+    /// Takes one input item of `ingest`.
+    fn take(&mut self, lore: &mut Lore, item: Item) {
+        let i = self.order.push(Some(item.source.clone()));
+        if self.error.is_some() {
+            self.order.settle(i, not_attempted(item));
+            return;
+        }
+        match self.triage(item) {
+            Triage::Decided(o) => self.order.settle(i, o),
+            Triage::CopyOf(first) => self.order.copies.entry(first).or_default().push(i),
+            Triage::Ask(artifact) => self.ask(lore, i, artifact, None),
+        }
+        self.tick(lore);
+    }
+
+    /// The plan's decision for one item (see the module doc).
+    fn triage(&self, item: Item) -> Triage {
+        let artifact = match item.artifact {
+            Ok(a) => a,
+            Err(why) => {
+                return Triage::Decided(Outcome::Invalid {
+                    source: item.source,
+                    why,
+                })
+            }
+        };
+        let id = artifact.id;
+        if self.index.lesson(id).is_some() {
+            // One id names one thing: `seen`, `show` and every short prefix
+            // would otherwise answer for two records.
+            return Triage::Decided(Outcome::Invalid {
+                source: item.source,
+                why: InputError::Type(format!(
+                    "its id {id} is already a lesson's id; an artifact needs an id of its own"
+                )),
+            });
+        }
+        if let Some(&first) = self.asked.get(&id) {
+            return Triage::CopyOf(first);
+        }
+        if let Some(why) = self.outages.get(&id) {
+            return Triage::Decided(Outcome::Untouched {
+                artifact: id,
+                why: why.clone(),
+            });
+        }
+        if self.index.artifact(id).is_some() {
+            return Triage::Decided(Outcome::Skipped {
+                artifact: id,
+                why: Skip::Seen,
+            });
+        }
+        if !pipeline::pregate::passes(&artifact) {
+            return Triage::Decided(Outcome::Skipped {
+                artifact: id,
+                why: Skip::Pregate,
+            });
+        }
+        Triage::Ask(Box::new(artifact))
+    }
+
+    /// Claims the artifact of item `i`, asks the backend about it, and
+    /// keeps the determination for the next write (or settles the item).
+    fn ask(&mut self, lore: &mut Lore, i: usize, artifact: Box<Artifact>, redo: Option<Redo>) {
+        let id = artifact.id;
+        if let Some(o) = claim(lore, &mut self.claims, id, redo.as_ref()) {
+            return self.order.settle(i, o);
+        }
+        match determine(lore, self.backend, &self.template, artifact, redo) {
+            Ok(p) => {
+                self.asked.insert(id, i);
+                self.pending.push((i, p));
+            }
+            Err(o) => {
+                if let (Some(c), Outcome::Untouched { why, .. }) = (self.claims.as_mut(), &o) {
+                    c.release(&id.to_string());
+                    self.outages.insert(id, why.clone());
+                } else if let Outcome::Untouched { why, .. } = &o {
+                    self.outages.insert(id, why.clone());
+                }
+                self.order.settle(i, o);
+            }
+        }
+    }
+
+    /// After each item: keeps the claims alive, and writes what waits once
+    /// there is a chunk of it or too many items wait behind it.
+    fn tick(&mut self, lore: &mut Lore) {
+        if let Some(c) = self.claims.as_mut() {
+            c.keep_alive();
+        }
+        if self.pending.len() >= self.chunk
+            || (!self.pending.is_empty() && self.order.waiting.len() >= WAITING_MAX)
+        {
+            self.flush(lore);
+        }
+    }
+
+    /// Writes the determinations that wait; after a failed write, every
+    /// one of them not written is told so, and the run stops asking.
+    fn flush(&mut self, lore: &mut Lore) {
+        if self.pending.is_empty() || self.error.is_some() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.pending);
+        self.asked.clear();
+        // A chunk this large is written as a pack, and a run of them needs
+        // the larger table of packs (one record, as from a hook, does not).
+        if batch.len() > crate::store::pack::LOOSE_MAX / 6 {
+            if let Err(e) = lore.store.for_batch() {
+                return self.fail(batch, e.into());
+            }
+        }
+        match write(lore, self.backend, &batch, &mut self.order) {
+            Ok(()) => {
+                if let Some(c) = self.claims.as_mut() {
+                    for (_, p) in &batch {
+                        c.release(&p.artifact_id().to_string());
+                    }
+                }
+                // The index now knows what was written: a later copy is seen.
+                if let Ok(index) = Index::load(&lore.store) {
+                    self.index = index;
+                }
+            }
+            Err(e) => self.fail(batch, e),
+        }
+    }
+
+    /// The run stops at `e`: the items of `batch` it did not write are told
+    /// so.
+    fn fail(&mut self, batch: Vec<(usize, Pending)>, e: LoreError) {
+        let why = format!("not written: {}", super::with_causes(&e));
+        for (i, p) in batch {
+            if !self.order.is_settled(i) {
+                self.order.settle(
+                    i,
+                    Outcome::Untouched {
+                        artifact: p.artifact_id(),
+                        why: why.clone(),
+                    },
+                );
+            }
+        }
+        self.error = Some(e);
+    }
+
+    /// Writes what is left and ends the run. Written or not, it is done
+    /// asking: its claims go.
+    fn finish(mut self, lore: &mut Lore) -> Report {
+        self.flush(lore);
+        drop(self.claims.take());
+        debug_assert!(self.order.waiting.is_empty(), "every item is told");
+        Report {
+            tally: self.order.tally,
+            error: self.error,
+        }
+    }
+}
+
 /// Runs ingest over `items`, taking each as it comes (a stream of any
-/// length: the artifacts waiting to be written are at most a chunk).
-/// `progress` is told about each outcome as it is determined. Fails only for setup errors, before anything is written.
+/// length: what waits to be written is at most a chunk, and what waits to
+/// be told at most [`WAITING_MAX`] items). `told` hears each item's
+/// outcome in input order. Fails only for setup errors, before anything is
+/// written.
 pub fn ingest(
     lore: &mut Lore,
     items: impl IntoIterator<Item = Item>,
     backend: &Backend,
-    progress: &mut dyn FnMut(&Outcome),
+    told: &mut Told<'_>,
 ) -> Result<Report, LoreError> {
-    let template = transform_template(lore)?;
-    // A batch writes a pack per transaction of 256: room for all of them.
-    lore.store.for_batch()?;
-    let index = Index::load(&lore.store)?;
-    let mut slots = Slots {
-        slots: Vec::new(),
-        progress,
-    };
-    let mut first_of: HashMap<Id, usize> = HashMap::new();
-    let mut repeats: Vec<(usize, usize)> = Vec::new();
-    let mut pending: Vec<(usize, Pending)> = Vec::new();
-    let mut error = None;
-    let mut claims = open_claims(lore, backend);
-    let chunk = match backend {
-        Backend::Offline => OFFLINE_CHUNK,
-        Backend::Command { .. } => CHUNK,
-    };
-
-    // Items are taken as they are read: only the chunk waiting to be
-    // written holds artifacts; every item keeps its outcome (small).
-    for (i, item) in items.into_iter().enumerate() {
-        slots.slots.push(None);
-        if error.is_some() {
-            slots.set(i, not_attempted(item));
-            continue;
-        }
-        match triage(item, &index, &mut first_of, i) {
-            Triage::Decided(o) => slots.set(i, o),
-            Triage::Repeat(first) => repeats.push((i, first)),
-            Triage::Ask(artifact) => match claim(lore, &mut claims, artifact.id) {
-                Some(o) => slots.set(i, o),
-                None => match determine(lore, backend, &template, artifact, None) {
-                    Ok(p) => pending.push((i, p)),
-                    Err(o) => {
-                        release(&mut claims, &o);
-                        slots.set(i, o)
-                    }
-                },
-            },
-        }
-        if let Some(c) = claims.as_mut() {
-            c.keep_alive();
-        }
-        if pending.len() >= chunk {
-            let batch = std::mem::take(&mut pending);
-            if let Err(e) = write(lore, backend, &batch, &mut slots) {
-                error = Some(e);
-                // Back in `pending`, so the items it did not write say so.
-                pending = batch;
-            } else {
-                release_written(&mut claims, &batch);
-            }
-        }
+    let mut run = Run::new(lore, backend, told)?;
+    for item in items {
+        run.take(lore, item);
     }
-    if error.is_none() {
-        if let Err(e) = write(lore, backend, &pending, &mut slots) {
-            error = Some(e);
-        }
-    }
-    // Written or not, this run is done asking.
-    drop(claims);
-    if let Some(e) = &error {
-        mark_unwritten(&mut slots, &pending, e);
-    }
-    resolve_repeats(&mut slots, repeats);
-    let outcomes = slots
-        .slots
-        .into_iter()
-        .enumerate()
-        .map(|(i, o)| {
-            o.unwrap_or_else(|| Outcome::Invalid {
-                source: format!("item {i}"),
-                why: InputError::Type("no outcome (this is a bug)".into()),
-            })
-        })
-        .collect();
-    Ok(Report { outcomes, error })
+    Ok(run.finish(lore))
 }
 
 /// Which declines `ingest --redo` runs again.
@@ -277,41 +514,21 @@ pub enum RedoWhich {
 /// and `seen` answers with the newer. The artifact comes from the decline
 /// record, which keeps it. Refuses, before anything is asked or written, an
 /// artifact history does not have as declined.
+///
+/// Redone artifacts are written and claimed as ingest's are: a chunk at a
+/// time, so a crash loses at most a chunk of model calls, and an artifact
+/// another run is redoing right now is `skipped … claimed`.
 pub fn redo(
     lore: &mut Lore,
     which: RedoWhich,
     backend: &Backend,
-    progress: &mut dyn FnMut(&Outcome),
+    told: &mut Told<'_>,
 ) -> Result<Report, LoreError> {
-    let template = transform_template(lore)?;
-    // A batch writes a pack per transaction of 256: room for all of them.
-    lore.store.for_batch()?;
-    let index = Index::load(&lore.store)?;
+    let mut run = Run::new(lore, backend, told)?;
     let (wanted, since) = match which {
         RedoWhich::Artifacts(ids) => {
             for id in &ids {
-                match index.artifact(*id) {
-                    Some(ArtifactOutcome::Declined { .. }) => {}
-                    Some(ArtifactOutcome::Proposed { lesson }) => {
-                        return Err(LoreError::Input {
-                            what: format!("artifact {id}"),
-                            why: format!(
-                                "it became lesson {lesson}; only a declined artifact can be redone"
-                            ),
-                        })
-                    }
-                    None => {
-                        let why = if index.lesson(*id).is_some() {
-                            "that is a lesson id; --redo takes the ids of declined artifacts (`git lore seen ID` tells them apart; `git lore ingest --redo-declined` redoes every one)"
-                        } else {
-                            "history has no outcome for it; ingest its file instead"
-                        };
-                        return Err(LoreError::Input {
-                            what: format!("artifact {id}"),
-                            why: why.into(),
-                        });
-                    }
-                }
+                redoable(&run.index, *id)?;
             }
             let mut ids = ids;
             let mut seen = std::collections::HashSet::new();
@@ -319,7 +536,8 @@ pub fn redo(
             (ids, None)
         }
         RedoWhich::Declined { since } => {
-            let ids = index
+            let ids = run
+                .index
                 .artifacts()
                 .into_iter()
                 .filter(|(_, o)| matches!(o, ArtifactOutcome::Declined { .. }))
@@ -328,74 +546,103 @@ pub fn redo(
             (ids, since)
         }
     };
-    // The records first: `--since` drops what it drops before the ledger is
-    // walked for the survivors' decline commits (newest first, so the walk
-    // stops near the tip when they are recent).
-    let mut records = Vec::with_capacity(wanted.len());
-    for id in wanted {
-        let record = lore.store.read(Branch::Ledger, &layout::decline_path(id))?;
-        let decline: Option<Decline> = record
-            .as_deref()
-            .and_then(|b| serde_json::from_slice(b).ok());
-        let before = |d: &Decline| {
-            let at: Option<jiff::Timestamp> = d.declined_at.parse().ok();
-            since.is_some_and(|since| at.is_some_and(|at| at < since))
-        };
-        if !decline.as_ref().is_some_and(before) {
-            records.push((id, record, decline));
-        }
-    }
-    let ids: Vec<Id> = records.iter().map(|(id, ..)| *id).collect();
-    let commits = decline_commits(lore, &ids)?;
-    let mut slots = Slots {
-        slots: vec![None; records.len()],
-        progress,
+    // `--since` drops what it drops before the ledger is walked for the
+    // survivors' decline commits (newest first, so the walk stops near the
+    // tip when they are recent).
+    let wanted = match since {
+        Some(since) => declined_since(lore, wanted, since)?,
+        None => wanted,
     };
-    let mut pending: Vec<(usize, Pending)> = Vec::new();
-    for (i, (id, record, decline)) in records.into_iter().enumerate() {
-        let (Some(record), Some(decline), Some(commit)) = (record, decline, commits.get(&id))
-        else {
-            slots.set(
+    let commits = decline_commits(lore, &wanted)?;
+    for id in wanted {
+        let i = run.order.push(None);
+        if run.error.is_some() {
+            run.order.settle(
                 i,
                 Outcome::Untouched {
                     artifact: id,
-                    why:
-                        "its decline record or commit could not be read; `git lore verify` says why"
-                            .into(),
+                    why: "not attempted: the run stopped at an earlier error".into(),
                 },
             );
             continue;
-        };
-        let Some(artifact) = decline.artifact else {
-            slots.set(
-                i,
-                Outcome::Untouched {
-                    artifact: id,
-                    why: "its decline record does not keep the artifact; ingest the artifact's file again".into(),
-                },
-            );
-            continue;
-        };
-        let redo = Redo {
-            commit: commit.clone(),
-            record,
-        };
-        match determine(lore, backend, &template, Box::new(artifact), Some(redo)) {
-            Ok(p) => pending.push((i, p)),
-            Err(o) => slots.set(i, o),
+        }
+        match redo_of(lore, id, commits.get(&id).copied()) {
+            Ok((artifact, redo)) => run.ask(lore, i, artifact, Some(redo)),
+            Err(why) => run.order.settle(i, Outcome::Untouched { artifact: id, why }),
+        }
+        run.tick(lore);
+    }
+    Ok(run.finish(lore))
+}
+
+/// Refuses an artifact `--redo` cannot run again, saying why.
+fn redoable(index: &Index, id: Id) -> Result<(), LoreError> {
+    let why = match index.artifact(id) {
+        Some(ArtifactOutcome::Declined { .. }) => return Ok(()),
+        Some(ArtifactOutcome::Proposed { lesson }) => {
+            format!("it became lesson {lesson}; only a declined artifact can be redone")
+        }
+        None if index.lesson(id).is_some() => "that is a lesson id; --redo takes the ids of declined artifacts (`git lore seen ID` tells them apart; `git lore ingest --redo-declined` redoes every one)".into(),
+        None => "history has no outcome for it; ingest its file instead".into(),
+    };
+    Err(LoreError::Input {
+        what: format!("artifact {id}"),
+        why,
+    })
+}
+
+/// Of `ids`, those whose decline record says they were declined at or
+/// after `since` (or does not say when).
+fn declined_since(
+    lore: &Lore,
+    ids: Vec<Id>,
+    since: jiff::Timestamp,
+) -> Result<Vec<Id>, LoreError> {
+    #[derive(serde::Deserialize)]
+    struct When {
+        declined_at: String,
+    }
+    let mut kept = Vec::new();
+    for id in ids {
+        let record = lore.store.read(Branch::Ledger, &layout::decline_path(id))?;
+        let at = record
+            .as_deref()
+            .and_then(|b| serde_json::from_slice::<When>(b).ok())
+            .and_then(|w| w.declined_at.parse::<jiff::Timestamp>().ok());
+        if at.is_none_or(|at| at >= since) {
+            kept.push(id);
         }
     }
-    let error = write(lore, backend, &pending, &mut slots).err();
-    if let Some(e) = &error {
-        mark_unwritten(&mut slots, &pending, e);
-    }
-    let outcomes = slots.slots.into_iter().flatten().collect();
-    Ok(Report { outcomes, error })
+    Ok(kept)
+}
+
+/// The artifact a decline keeps and the decline a redo of it replaces, read
+/// at the decline's own commit; else why it cannot be redone.
+fn redo_of(
+    lore: &Lore,
+    id: Id,
+    commit: Option<gix::ObjectId>,
+) -> Result<(Box<Artifact>, Redo), String> {
+    let unreadable =
+        || "its decline record or commit could not be read; `git lore verify` says why".to_owned();
+    let commit = commit.ok_or_else(unreadable)?;
+    let record = lore
+        .store
+        .read_at(commit, &layout::decline_path(id))
+        .ok()
+        .flatten()
+        .ok_or_else(unreadable)?;
+    let decline: Decline = serde_json::from_slice(&record).map_err(|_| unreadable())?;
+    let artifact = decline.artifact.ok_or_else(|| {
+        "its decline record does not keep the artifact; ingest the artifact's file again".to_owned()
+    })?;
+    let commit = CommitRef::parse(&commit.to_string()).ok_or_else(unreadable)?;
+    Ok((Box::new(artifact), Redo { commit, record }))
 }
 
 /// The newest decline commit of each artifact of `ids`, from one walk of the
 /// ledger.
-fn decline_commits(lore: &Lore, ids: &[Id]) -> Result<HashMap<Id, CommitRef>, LoreError> {
+fn decline_commits(lore: &Lore, ids: &[Id]) -> Result<HashMap<Id, gix::ObjectId>, LoreError> {
     let mut want: std::collections::HashSet<Id> = ids.iter().copied().collect();
     let mut found = HashMap::new();
     let Some(tip) = lore.store.tip(Branch::Ledger)? else {
@@ -408,30 +655,11 @@ fn decline_commits(lore: &Lore, ids: &[Id]) -> Result<HashMap<Id, CommitRef>, Lo
         let info = lore.store.commit_info(c)?;
         if let Ok(Event::Decline { artifact, .. }) = info.event {
             if want.remove(&artifact) {
-                if let Some(r) = CommitRef::parse(&c.to_string()) {
-                    found.insert(artifact, r);
-                }
+                found.insert(artifact, c);
             }
         }
     }
     Ok(found)
-}
-
-/// Gives every determination a failed write left without an outcome its
-/// `untouched … not written: <why>`.
-fn mark_unwritten(slots: &mut Slots<'_>, pending: &[(usize, Pending)], e: &LoreError) {
-    for (i, p) in pending {
-        if slots.slots[*i].is_none() {
-            let why = format!("not written: {}", super::with_causes(e));
-            slots.set(
-                *i,
-                Outcome::Untouched {
-                    artifact: p.artifact_id(),
-                    why,
-                },
-            );
-        }
-    }
 }
 
 /// The outcome of an item the run never got to.
@@ -447,47 +675,6 @@ fn not_attempted(item: Item) -> Outcome {
             why: InputError::Type(why),
         },
     }
-}
-
-/// The plan's decision for one item (see the module doc).
-fn triage(item: Item, index: &Index, first_of: &mut HashMap<Id, usize>, i: usize) -> Triage {
-    let artifact = match item.artifact {
-        Ok(a) => a,
-        Err(why) => {
-            return Triage::Decided(Outcome::Invalid {
-                source: item.source,
-                why,
-            })
-        }
-    };
-    let id = artifact.id;
-    if index.lesson(id).is_some() {
-        // One id names one thing: `seen`, `show` and every short prefix
-        // would otherwise answer for two records.
-        return Triage::Decided(Outcome::Invalid {
-            source: item.source,
-            why: InputError::Type(format!(
-                "its id {id} is already a lesson's id; an artifact needs an id of its own"
-            )),
-        });
-    }
-    if let Some(&first) = first_of.get(&id) {
-        return Triage::Repeat(first);
-    }
-    first_of.insert(id, i);
-    if index.artifact(id).is_some() {
-        return Triage::Decided(Outcome::Skipped {
-            artifact: id,
-            why: Skip::Seen,
-        });
-    }
-    if !pipeline::pregate::passes(&artifact) {
-        return Triage::Decided(Outcome::Skipped {
-            artifact: id,
-            why: Skip::Pregate,
-        });
-    }
-    Triage::Ask(Box::new(artifact))
 }
 
 /// Asks the backend about one artifact: the determination to write, or the
@@ -549,7 +736,7 @@ fn write(
     lore: &mut Lore,
     backend: &Backend,
     pending: &[(usize, Pending)],
-    slots: &mut Slots<'_>,
+    order: &mut InOrder<'_, '_>,
 ) -> Result<(), LoreError> {
     let now = iso(lore.env.now);
     let model = backend.model_name().to_owned();
@@ -567,7 +754,7 @@ fn write(
         })?;
         let n = done.value.len();
         for (i, o) in done.value {
-            slots.set(i, o);
+            order.settle(i, o);
         }
         rest = &rest[n..];
     }
@@ -705,34 +892,6 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
     }
 }
 
-/// Gives each repeated artifact its first copy's fate: seen once the first
-/// copy was written, the same pre-gate skip or outage otherwise.
-fn resolve_repeats(slots: &mut Slots<'_>, repeats: Vec<(usize, usize)>) {
-    for (i, first) in repeats {
-        let o = match &slots.slots[first] {
-            Some(Outcome::Skipped {
-                why: why @ (Skip::Pregate | Skip::Claimed),
-                artifact,
-            }) => Outcome::Skipped {
-                artifact: *artifact,
-                why: *why,
-            },
-            Some(Outcome::Untouched { artifact, why }) => Outcome::Untouched {
-                artifact: *artifact,
-                why: why.clone(),
-            },
-            Some(Outcome::Proposed { artifact, .. })
-            | Some(Outcome::Declined { artifact, .. })
-            | Some(Outcome::Skipped { artifact, .. }) => Outcome::Skipped {
-                artifact: *artifact,
-                why: Skip::Seen,
-            },
-            Some(Outcome::Invalid { .. }) | None => continue,
-        };
-        slots.set(i, o);
-    }
-}
-
 /// The claims of a run that asks a model program (the offline backend is
 /// cheap and deterministic: it claims nothing). Claims that cannot be used
 /// (a read-only git dir) are done without: they only save model calls.
@@ -748,8 +907,15 @@ fn open_claims(lore: &mut Lore, backend: &Backend) -> Option<Claims> {
 }
 
 /// Claims `id` for this run: `None` when this run should ask about it,
-/// else its outcome (another run holds it, or history has it by now).
-fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id) -> Option<Outcome> {
+/// else its outcome (another run holds it, or history has it by now). A
+/// redo's artifact is done by now when its decline record is no longer the
+/// one the redo read.
+fn claim(
+    lore: &Lore,
+    claims: &mut Option<Claims>,
+    id: Id,
+    redo: Option<&Redo>,
+) -> Option<Outcome> {
     let c = claims.as_mut()?;
     match c.take(&id.to_string()) {
         Ok(Take::HeldElsewhere) => Some(Outcome::Skipped {
@@ -757,12 +923,24 @@ fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id) -> Option<Outcome> {
             why: Skip::Claimed,
         }),
         Ok(Take::Taken) => {
-            // Another run may have written it and let go since this run's
-            // index was loaded: ask history again before asking a model.
-            let seen = Index::load(&lore.store)
-                .map(|index| index.artifact(id).is_some())
-                .unwrap_or(false);
-            seen.then(|| {
+            // Another run may have written it and let go since this run
+            // read what it knows: ask history again before asking a model.
+            let outcome = Index::load(&lore.store)
+                .ok()
+                .and_then(|index| index.artifact(id));
+            let done = match redo {
+                // A redo that proposed leaves the decline record; one that
+                // declined anew replaces it.
+                Some(r) => {
+                    !matches!(outcome, Some(ArtifactOutcome::Declined { .. }))
+                        || lore
+                            .store
+                            .read(Branch::Ledger, &layout::decline_path(id))
+                            .is_ok_and(|now| now.as_deref() != Some(&r.record[..]))
+                }
+                None => outcome.is_some(),
+            };
+            done.then(|| {
                 c.release(&id.to_string());
                 Outcome::Skipped {
                     artifact: id,
@@ -773,22 +951,6 @@ fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id) -> Option<Outcome> {
         Err(_) => {
             *claims = None;
             None
-        }
-    }
-}
-
-/// Lets go of the claim of an artifact that got no determination.
-fn release(claims: &mut Option<Claims>, o: &Outcome) {
-    if let (Some(c), Outcome::Untouched { artifact, .. }) = (claims.as_mut(), o) {
-        c.release(&artifact.to_string());
-    }
-}
-
-/// Lets go of the claims of written determinations.
-fn release_written(claims: &mut Option<Claims>, batch: &[(usize, Pending)]) {
-    if let Some(c) = claims.as_mut() {
-        for (_, p) in batch {
-            c.release(&p.artifact_id().to_string());
         }
     }
 }

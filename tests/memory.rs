@@ -1,18 +1,22 @@
-//! Capture reads a 50 MB transcript in bounded memory.
+//! Memory that must not grow with the input: capture reads a 50 MB
+//! transcript in bounded memory, and ingest takes a stream of any length
+//! holding at most a chunk of it.
 //!
 //! A test binary of its own, because it measures the heap with a counting
-//! global allocator: the file is generated at test time into a temporary
-//! directory (never committed), then read the way `git lore capture` reads
-//! it, and the peak of live heap bytes during the read is compared with the
-//! caps. Reading the file whole would need more than its 50 MB.
+//! global allocator: inputs are generated at test time (never committed),
+//! then read the way the commands read them, and the peak of live heap
+//! bytes is compared with the caps.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use git_lore::ops::backend::Backend;
+use git_lore::ops::{ingest, Env, Lore};
 use git_lore::pipeline::capture::transcript::synthetic_line;
 use git_lore::pipeline::capture::{offline, prompt, read_transcript, read_transcript_tail, Limits};
+use git_lore::pipeline::Item;
 
 struct Counting;
 
@@ -54,6 +58,9 @@ static ALLOCATOR: Counting = Counting;
 
 const MIB: usize = 1 << 20;
 
+/// The counters are the process's: one test measures at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The peak of live heap bytes above what was live before, while `f` runs.
 fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let base = LIVE.load(Ordering::Relaxed);
@@ -64,6 +71,7 @@ fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 #[test]
 fn a_fifty_megabyte_transcript_is_read_in_bounded_memory() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.jsonl");
     let mut out = BufWriter::new(File::create(&path).unwrap());
@@ -130,5 +138,100 @@ fn a_fifty_megabyte_transcript_is_read_in_bounded_memory() {
         peak < 8 * MIB,
         "a 4 MiB cap peaked at {} MiB of heap",
         peak / MIB
+    );
+}
+
+/// An artifact as ingest reads it: `n` names a version (the offline backend
+/// proposes it) or, with `versioned` false, none (the pre-gate skips it).
+fn item(n: u32, versioned: bool) -> Item {
+    let summary = if versioned {
+        format!("widget{n} 1.{n}.0 crashes on start")
+    } else {
+        format!("the widget{n} loader crashes on start")
+    };
+    let json = serde_json::json!({
+        "id": ulid(n), "kind": "decision", "project_key": "6a7678979e31", "source": "local",
+        "created_at": "2026-08-03T15:59:48Z", "updated_at": "2026-08-03T15:59:48Z",
+        "summary": summary,
+        "detail": "The loader rejects the config file on boot. Fixed by setting the timeout to 30 in config.yml.",
+        "files": [], "session_id": "sess-1", "trigger": "auto"
+    });
+    Item {
+        source: format!("stream:{n}"),
+        artifact: Ok(serde_json::from_value(json).unwrap()),
+    }
+}
+
+/// A ULID for item `n`.
+fn ulid(n: u32) -> String {
+    const A: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+    let mut v = (0x0190_u128 << 112) | (7u128 << 72) | n as u128;
+    let mut out = [b'0'; 26];
+    for i in (0..26).rev() {
+        out[i] = A[(v & 31) as usize];
+        v >>= 5;
+    }
+    String::from_utf8(out.to_vec()).unwrap()
+}
+
+/// Ingest holds neither the stream nor a record per item: a run over four
+/// times as many items peaks at about the same heap. The items are a few
+/// artifacts the offline backend proposes among thousands the pre-gate
+/// skips, so that what waits to be told piles up behind a determination
+/// not yet written — the case the bound on waiting items is for.
+#[test]
+fn ingest_of_a_long_stream_holds_a_bounded_part_of_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("lessons.git");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let vars = [
+        ("PATH", std::env::var("PATH").unwrap_or_default()),
+        ("HOME", home.display().to_string()),
+        ("GIT_CONFIG_NOSYSTEM", "1".into()),
+        ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
+        ("LC_ALL", "C".into()),
+    ];
+    let init = std::process::Command::new(env!("CARGO_BIN_EXE_git-lore"))
+        .args(["--repo", repo.to_str().unwrap(), "init"])
+        .env_clear()
+        .envs(vars.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
+    let now: jiff::Timestamp = "2026-08-04T10:00:00Z".parse().unwrap();
+    let child_env = vars.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let mut lore = Lore::open(
+        &repo,
+        Env::new(now, Some(home), child_env),
+        rand::SeedableRng::seed_from_u64(1),
+    )
+    .unwrap();
+
+    let mut run = |from: u32, n: u32| {
+        let items = (from..from + n).map(|i| item(i, i % 1000 == 0));
+        let mut told = 0u32;
+        let (report, peak) = peak_during(|| {
+            ingest::ingest(&mut lore, items, &Backend::Offline, &mut |_, _| told += 1).unwrap()
+        });
+        assert!(report.error.is_none(), "{:?}", report.error);
+        assert_eq!(told, n, "every item told once");
+        assert_eq!(report.tally.proposed as u32, n.div_ceil(1000));
+        assert_eq!(report.tally.skipped as u32, n - n.div_ceil(1000));
+        peak
+    };
+    let small = run(0, 20_000);
+    let large = run(1_000_000, 80_000);
+    eprintln!(
+        "ingest: peak {} KiB for 20,000 items, {} KiB for 80,000",
+        small >> 10,
+        large >> 10
+    );
+    assert!(
+        large < small + small / 2,
+        "four times the items peaked at {} KiB against {} KiB",
+        large >> 10,
+        small >> 10
     );
 }
