@@ -280,8 +280,10 @@ struct Run<'r, 't, 'a> {
     backend: &'r Backend,
     template: String,
     /// What history says, reloaded after each write so that a later copy
-    /// of an artifact this run wrote is seen without a model call.
-    index: Index,
+    /// of an artifact this run wrote is seen without a model call. Let go
+    /// during a write, which loads its own: two maps of an index of
+    /// 100,000 lessons were 5 MB of resident memory more.
+    index: Option<Index>,
     order: InOrder<'t, 'a>,
     pending: Vec<(usize, Pending)>,
     /// The item of each artifact in `pending`.
@@ -310,7 +312,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         Ok(Run {
             backend,
             template,
-            index,
+            index: Some(index),
             order: InOrder::new(told),
             pending: Vec::new(),
             asked: HashMap::new(),
@@ -348,7 +350,8 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
             }
         };
         let id = artifact.id;
-        if self.index.lesson(id).is_some() {
+        let index = self.index.as_ref().expect("loaded between writes");
+        if index.lesson(id).is_some() {
             // One id names one thing: `seen`, `show` and every short prefix
             // would otherwise answer for two records.
             return Triage::Decided(Outcome::Invalid {
@@ -367,7 +370,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
                 why: why.clone(),
             });
         }
-        if self.index.artifact(id).is_some() {
+        if index.artifact(id).is_some() {
             return Triage::Decided(Outcome::Skipped {
                 artifact: id,
                 why: Skip::Seen,
@@ -434,19 +437,20 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
                 return self.fail(batch, e.into());
             }
         }
-        match write(lore, self.backend, &batch, &mut self.order) {
-            Ok(()) => {
+        self.index = None;
+        let written = write(lore, self.backend, &batch, &mut self.order);
+        // The index now knows what was written: a later copy is seen.
+        let index = Index::load(&lore.store).map_err(LoreError::from);
+        match (written, index) {
+            (Ok(()), Ok(index)) => {
+                self.index = Some(index);
                 if let Some(c) = self.claims.as_mut() {
                     for (_, p) in &batch {
                         c.release(&p.artifact_id().to_string());
                     }
                 }
-                // The index now knows what was written: a later copy is seen.
-                if let Ok(index) = Index::load(&lore.store) {
-                    self.index = index;
-                }
             }
-            Err(e) => self.fail(batch, e),
+            (Err(e), _) | (Ok(()), Err(e)) => self.fail(batch, e),
         }
     }
 
@@ -528,7 +532,7 @@ pub fn redo(
     let (wanted, since) = match which {
         RedoWhich::Artifacts(ids) => {
             for id in &ids {
-                redoable(&run.index, *id)?;
+                redoable(run.index.as_ref().expect("loaded"), *id)?;
             }
             let mut ids = ids;
             let mut seen = std::collections::HashSet::new();
@@ -538,6 +542,8 @@ pub fn redo(
         RedoWhich::Declined { since } => {
             let ids = run
                 .index
+                .as_ref()
+                .expect("loaded")
                 .artifacts()
                 .into_iter()
                 .filter(|(_, o)| matches!(o, ArtifactOutcome::Declined { .. }))
@@ -568,7 +574,9 @@ pub fn redo(
         }
         match redo_of(lore, id, commits.get(&id).copied()) {
             Ok((artifact, redo)) => run.ask(lore, i, artifact, Some(redo)),
-            Err(why) => run.order.settle(i, Outcome::Untouched { artifact: id, why }),
+            Err(why) => run
+                .order
+                .settle(i, Outcome::Untouched { artifact: id, why }),
         }
         run.tick(lore);
     }
@@ -593,11 +601,7 @@ fn redoable(index: &Index, id: Id) -> Result<(), LoreError> {
 
 /// Of `ids`, those whose decline record says they were declined at or
 /// after `since` (or does not say when).
-fn declined_since(
-    lore: &Lore,
-    ids: Vec<Id>,
-    since: jiff::Timestamp,
-) -> Result<Vec<Id>, LoreError> {
+fn declined_since(lore: &Lore, ids: Vec<Id>, since: jiff::Timestamp) -> Result<Vec<Id>, LoreError> {
     #[derive(serde::Deserialize)]
     struct When {
         declined_at: String,
@@ -910,12 +914,7 @@ fn open_claims(lore: &mut Lore, backend: &Backend) -> Option<Claims> {
 /// else its outcome (another run holds it, or history has it by now). A
 /// redo's artifact is done by now when its decline record is no longer the
 /// one the redo read.
-fn claim(
-    lore: &Lore,
-    claims: &mut Option<Claims>,
-    id: Id,
-    redo: Option<&Redo>,
-) -> Option<Outcome> {
+fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id, redo: Option<&Redo>) -> Option<Outcome> {
     let c = claims.as_mut()?;
     match c.take(&id.to_string()) {
         Ok(Take::HeldElsewhere) => Some(Outcome::Skipped {

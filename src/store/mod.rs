@@ -20,6 +20,7 @@ pub mod layout;
 pub mod mine;
 pub mod pack;
 pub mod remote;
+pub mod trees;
 pub mod tx;
 
 use std::fs;

@@ -17,6 +17,7 @@
 //! This module writes objects and nothing else: it moves no ref and decides
 //! nothing about when objects are reachable.
 
+use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -25,6 +26,7 @@ use std::path::Path;
 use gix::objs::Kind;
 use gix::ObjectId;
 
+use super::trees::Written;
 use super::{io_ctx, GixContext, StoreError};
 
 /// Up to this many objects are written loose; more become one pack.
@@ -38,23 +40,34 @@ use super::{io_ctx, GixContext, StoreError};
 /// figures).
 pub const LOOSE_MAX: usize = 64;
 
-/// Writes `objects` durably into `repo`'s object store: loose when there
-/// are at most [`LOOSE_MAX`], else as one pack. Returns how they were
-/// written.
-/// `sequence` lists the trees by path in the order they were written,
-/// which chooses their delta bases (any order is correct).
+/// Writes a transaction's objects durably into `repo`'s object store:
+/// `objects` (its blobs and commits) and `trees` (whole, and as deltas; see
+/// [`super::trees`]), all but those already on disk. Loose when there are
+/// at most [`LOOSE_MAX`], else as one pack. Returns how they were written.
 pub fn persist(
     repo: &gix::Repository,
     objects: &gix::odb::memory::Storage,
-    sequence: &[(String, ObjectId)],
-) -> Result<Written, StoreError> {
-    if objects.is_empty() {
-        return Ok(Written::Nothing);
+    trees: &Written,
+) -> Result<Wrote, StoreError> {
+    let whole_trees = || {
+        trees
+            .whole
+            .iter()
+            .filter(|(id, _)| !trees.on_disk.contains(*id))
+    };
+    let count = objects.len() + whole_trees().count() + trees.deltas.len();
+    if count == 0 {
+        return Ok(Wrote::Nothing);
     }
-    if objects.len() <= LOOSE_MAX {
+    // Trees become deltas only past LOOSE_MAX objects (`Trees::replaced`).
+    if count <= LOOSE_MAX && trees.deltas.is_empty() {
         // Straight to the repository's own store, not through any memory.
         let store = repo.objects.clone().into_inner();
-        for (id, (kind, data)) in objects.iter() {
+        let all = objects
+            .iter()
+            .map(|(id, (kind, data))| (id, *kind, data))
+            .chain(whole_trees().map(|(id, data)| (id, Kind::Tree, data)));
+        for (id, kind, data) in all {
             // A background `git gc`/`repack` of another process may remove
             // an empty fan-out directory between the moment the object's
             // directory is made and the moment its file is renamed into it
@@ -62,7 +75,7 @@ pub fn persist(
             // is harmless, so a failed write is tried again a few times.
             let mut attempt = 0;
             let written = loop {
-                match gix::objs::Write::write_buf(&store, *kind, data) {
+                match gix::objs::Write::write_buf(&store, kind, data) {
                     Ok(w) => break w,
                     Err(_) if attempt < 4 => attempt += 1,
                     Err(e) => return Err(e).ctx(|| format!("writing object {id}")),
@@ -70,16 +83,40 @@ pub fn persist(
             };
             debug_assert_eq!(written, *id);
         }
-        return Ok(Written::Loose(objects.len()));
+        return Ok(Wrote::Loose(count));
     }
     let dir = repo.objects.store_ref().path().join("pack");
-    let name = write_pack(&dir, repo.object_hash(), objects, sequence)?;
-    Ok(Written::Pack(name))
+    let mut order = plan(objects);
+    let trees_at = order
+        .iter()
+        .position(|p| p.kind() != Kind::Commit)
+        .unwrap_or(order.len());
+    let mut whole: Vec<_> = whole_trees().collect();
+    whole.sort_unstable_by_key(|(id, _)| **id);
+    let tree_entries = whole
+        .into_iter()
+        .map(|(id, data)| Planned {
+            id: *id,
+            body: Body::Whole {
+                kind: Kind::Tree,
+                data,
+            },
+        })
+        .chain(trees.deltas.iter().map(|d| Planned {
+            id: d.id,
+            body: Body::Delta {
+                base: d.base,
+                delta: &d.delta,
+            },
+        }));
+    order.splice(trees_at..trees_at, tree_entries);
+    let name = write_pack(&dir, repo.object_hash(), order)?;
+    Ok(Wrote::Pack(name))
 }
 
 /// How [`persist`] wrote a transaction's objects.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Written {
+pub enum Wrote {
     Nothing,
     /// This many loose objects.
     Loose(usize),
@@ -134,18 +171,16 @@ impl<W: Write> Write for Hashing<W> {
     }
 }
 
-/// Writes `objects` as `pack-<checksum>.pack` and `.idx` in `dir` and
-/// returns the checksum. The index appears last.
-pub(crate) fn write_pack(
+/// Writes the objects of `order` as `pack-<checksum>.pack` and `.idx` in
+/// `dir` and returns the checksum. The index appears last.
+fn write_pack(
     dir: &Path,
     hash: gix::hash::Kind,
-    objects: &gix::odb::memory::Storage,
-    sequence: &[(String, ObjectId)],
+    order: Vec<Planned<'_>>,
 ) -> Result<ObjectId, StoreError> {
     io_ctx(fs::create_dir_all(dir), || {
         format!("creating {}", dir.display())
     })?;
-    let order = plan(objects, sequence);
 
     let tmp = io_ctx(
         tempfile::Builder::new()
@@ -190,69 +225,50 @@ pub(crate) fn write_pack(
 /// (`pack.depth`): at 10, the root, `proposals` and fan-out trees a chunk
 /// rewrites 2,048 times started over whole every eleventh version, and a
 /// 100,000 batch's packs were 1.98× fast-import's size instead of 1.84×.
-const MAX_DELTA_DEPTH: usize = 50;
+pub(crate) const MAX_DELTA_DEPTH: usize = 50;
 
-/// How many of the trees before it in its group a tree is tried against
-/// as a delta base; a blob or a commit is tried against the one before it.
-const DELTA_WINDOW: usize = 4;
-
-/// One object in pack order, and where the earlier objects it may be
-/// stored as a delta of start.
+/// One object in pack order.
 struct Planned<'a> {
     id: ObjectId,
-    kind: Kind,
-    data: &'a [u8],
-    /// Candidates for a base are the positions from here to this one's.
-    group_start: usize,
+    body: Body<'a>,
 }
 
-/// Pack order: commits, trees, blobs. A transaction rewrites the same few
-/// trees (the root, `proposals`, a fan-out directory) once per commit, each
-/// version its last with an entry added or changed: trees are grouped by
-/// path, in the order they were written (`sequence`), and each may be a
-/// delta of one of the [`DELTA_WINDOW`] versions before it. Commits form
-/// one group and blobs another: records of one kind share their keys, and
-/// commits their headers and trailers.
-fn plan<'a>(
-    objects: &'a gix::odb::memory::Storage,
-    sequence: &'a [(String, ObjectId)],
-) -> Vec<Planned<'a>> {
-    let mut written: std::collections::HashMap<ObjectId, (&str, usize)> =
-        std::collections::HashMap::with_capacity(sequence.len());
-    for (i, (path, id)) in sequence.iter().enumerate() {
-        written.entry(*id).or_insert((path.as_str(), i));
+enum Body<'a> {
+    Whole {
+        kind: Kind,
+        data: &'a [u8],
+    },
+    /// A tree as a delta of a tree earlier in the pack.
+    Delta {
+        base: ObjectId,
+        delta: &'a [u8],
+    },
+}
+
+impl Planned<'_> {
+    fn kind(&self) -> Kind {
+        match self.body {
+            Body::Whole { kind, .. } => kind,
+            Body::Delta { .. } => Kind::Tree,
+        }
     }
-    let mut order: Vec<(Planned<'a>, (&str, usize))> = objects
+}
+
+/// Pack order of the blobs and commits: commits, then blobs, each by id.
+/// Commits form one group and blobs another, where each may be a delta of
+/// the one before it: records of one kind share their keys, and commits
+/// their headers and trailers. (Trees come between, from
+/// [`super::trees`], with their deltas made.)
+fn plan(objects: &gix::odb::memory::Storage) -> Vec<Planned<'_>> {
+    let mut order: Vec<Planned<'_>> = objects
         .iter()
-        .map(|(id, (kind, data))| {
-            (
-                Planned {
-                    id: *id,
-                    kind: *kind,
-                    data,
-                    group_start: 0,
-                },
-                written.get(id).copied().unwrap_or(("", usize::MAX)),
-            )
+        .map(|(id, (kind, data))| Planned {
+            id: *id,
+            body: Body::Whole { kind: *kind, data },
         })
         .collect();
-    fn key<'a>(
-        (p, (path, when)): &(Planned<'a>, (&'a str, usize)),
-    ) -> (u8, &'a str, usize, ObjectId) {
-        (type_number(p.kind), path, *when, p.id)
-    }
-    order.sort_by(|a, b| key(a).cmp(&key(b)));
-    for i in 0..order.len() {
-        order[i].0.group_start = if i > 0
-            && order[i].0.kind == order[i - 1].0.kind
-            && (order[i].0.kind != Kind::Tree || order[i].1 .0 == order[i - 1].1 .0)
-        {
-            order[i - 1].0.group_start
-        } else {
-            i
-        };
-    }
-    order.into_iter().map(|(p, _)| p).collect()
+    order.sort_by_key(|p| (type_number(p.kind()), p.id));
+    order
 }
 
 /// A git delta under construction: the sizes, then copy and insert
@@ -323,7 +339,7 @@ impl DeltaOut {
 /// insert what differs, copy their common suffix. `None` unless it is at
 /// most half of `target`. For trees: a new version of a tree differs from
 /// the last in one entry or two.
-fn delta(base: &[u8], target: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn delta(base: &[u8], target: &[u8]) -> Option<Vec<u8>> {
     if base.len() > u32::MAX as usize {
         return None;
     }
@@ -449,43 +465,54 @@ fn pack_bytes(
     let mut offset = header.len() as u64;
     let mut entry = Vec::with_capacity(4096);
     let mut deflate = Deflate::new();
-    // Per position: the offset and delta depth of what was written there.
+    // Per position: the offset and delta depth of what was written there;
+    // and where each tree is, for the trees that are deltas of it.
     let mut written: Vec<(u64, usize)> = Vec::with_capacity(order.len());
-    for p in &order {
+    let mut trees: HashMap<ObjectId, u64> = HashMap::new();
+    for (i, p) in order.iter().enumerate() {
         entry.clear();
-        let i = written.len();
-        let window = if p.kind == Kind::Tree {
-            DELTA_WINDOW
-        } else {
-            1
+        // What to store, and the offset and depth of its base if a delta.
+        let (body, base, depth): (std::borrow::Cow<'_, [u8]>, Option<u64>, usize) = match p.body {
+            Body::Delta { base, delta } => {
+                let at = trees.get(&base).copied().ok_or_else(|| {
+                    std::io::Error::other(format!(
+                        "tree {} is a delta of {base}, which is not before it in the pack",
+                        p.id
+                    ))
+                })?;
+                (delta.into(), Some(at), 1)
+            }
+            Body::Whole { kind, data } => {
+                // A blob or a commit may be a delta of the one before it.
+                let previous = i
+                    .checked_sub(1)
+                    .filter(|&b| kind != Kind::Tree && written[b].1 < MAX_DELTA_DEPTH);
+                let made = previous.and_then(|b| match order[b].body {
+                    Body::Whole {
+                        kind: k,
+                        data: base,
+                    } if k == kind => delta_blocks(base, data).map(|d| (d, written[b])),
+                    _ => None,
+                });
+                match made {
+                    Some((d, (at, depth))) => (d.into(), Some(at), depth + 1),
+                    None => (data.into(), None, 0),
+                }
+            }
         };
-        let as_delta = (p.group_start.max(i.saturating_sub(window))..i)
-            .filter(|&b| written[b].1 < MAX_DELTA_DEPTH)
-            .filter_map(|b| {
-                let (base_offset, depth) = written[b];
-                let d = if p.kind == Kind::Tree {
-                    delta(order[b].data, p.data)
-                } else {
-                    delta_blocks(order[b].data, p.data)
-                };
-                d.map(|d| (d, base_offset, depth + 1))
-            })
-            .min_by_key(|(d, _, _)| d.len());
-        let depth = match &as_delta {
-            Some((d, base_offset, depth)) => {
-                entry_header_raw(OFS_DELTA, d.len(), &mut entry);
+        match base {
+            Some(base_offset) => {
+                entry_header_raw(OFS_DELTA, body.len(), &mut entry);
                 ofs_delta_offset(offset - base_offset, &mut entry);
-                *depth
             }
-            None => {
-                entry_header(p.kind, p.data.len(), &mut entry);
-                0
-            }
-        };
-        let body = as_delta.as_ref().map_or(p.data, |(d, _, _)| d);
-        deflate.stream(body, &mut entry)?;
+            None => entry_header(p.kind(), body.len(), &mut entry),
+        }
+        deflate.stream(&body, &mut entry)?;
         out.write_all(&entry)?;
         entries.push((p.id, crc32fast::hash(&entry), offset));
+        if p.kind() == Kind::Tree {
+            trees.insert(p.id, offset);
+        }
         written.push((offset, depth));
         offset += entry.len() as u64;
     }
@@ -584,11 +611,11 @@ fn index_bytes(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Applies a git delta, as git does.
-    fn apply(base: &[u8], delta: &[u8]) -> Vec<u8> {
+    pub(crate) fn apply(base: &[u8], delta: &[u8]) -> Vec<u8> {
         let mut pos = 0;
         let mut varint = || {
             let (mut n, mut shift) = (0usize, 0);

@@ -10,8 +10,9 @@
 //! re-derived (and idempotency re-checked) rather than replayed blindly.
 //!
 //! An attempt keeps the objects it writes in memory, where it reads them
-//! back; when it ends they are written at once, as one pack when there are
-//! more than a few (see [`super::pack`]), and only then does the ref move. A
+//! back (its trees in [`Trees`], the older versions of each as deltas);
+//! when it ends they are written at once, as one pack when there are more
+//! than a few (see [`super::pack`]), and only then does the ref move. A
 //! crash at any instant leaves the branch on a fully written commit, an
 //! attempt that lost the race writes nothing when it sees so before writing,
 //! and the unreferenced objects of one that lost during the swap are
@@ -28,6 +29,7 @@ use rand::RngCore;
 
 use super::index::{Index, Overlay, RefKind};
 use super::layout::{is_safe_path, Branch};
+use super::trees::{Trees, Written};
 use super::{CommitSigner, GixContext, Store, StoreError};
 use crate::event::Event;
 use crate::model::Id;
@@ -125,8 +127,10 @@ pub(crate) struct Warm {
     head: ObjectId,
     /// The current tree of each directory written so far, by path.
     paths: HashMap<String, ObjectId>,
-    /// Those trees, and the `head` commit.
-    objects: gix::odb::memory::Storage,
+    /// Those trees.
+    trees: HashMap<ObjectId, Vec<u8>>,
+    /// The `head` commit, when it was written here.
+    commit: Option<Vec<u8>>,
 }
 
 /// Above this many bytes of trees, none is kept: a tree too large to keep
@@ -139,6 +143,8 @@ pub struct Tx<'s> {
     /// The repository with its writes kept in memory until the attempt
     /// ends ([`super::pack::persist`]).
     repo: &'s gix::Repository,
+    /// Its trees: the editor reads and writes through them.
+    trees: &'s Trees<'s>,
     branch: Branch,
     base: Option<ObjectId>,
     head: Option<ObjectId>,
@@ -148,9 +154,6 @@ pub struct Tx<'s> {
     signer: &'s dyn CommitSigner,
     author: gix::actor::Signature,
     commits: Vec<ObjectId>,
-    /// Trees by path, in the order they were written: a tree's earlier
-    /// version is its delta base in the pack.
-    trees: Vec<(String, ObjectId)>,
 }
 
 impl<'s> Tx<'s> {
@@ -195,17 +198,11 @@ impl<'s> Tx<'s> {
                     .ctx(|| format!("reading commit {head}"))?
                     .tree_id()
                     .ctx(|| format!("reading the tree of {head}"))?;
-                let tree = tree
-                    .object()
-                    .ctx(|| format!("reading tree {tree}"))?
-                    .into_tree();
-                match tree
-                    .lookup_entry(path.split('/'))
-                    .ctx(|| format!("looking up {path}"))?
-                {
-                    Some(e) if e.mode().is_blob() => Ok(Some(
-                        e.object().ctx(|| format!("reading {path}"))?.detach().data,
-                    )),
+                match self.trees.entry(tree.detach(), path)? {
+                    Some((mode, oid)) if mode.is_blob() => {
+                        let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
+                        Ok(Some(blob.data.clone()))
+                    }
                     _ => Ok(None),
                 }
             }
@@ -252,12 +249,12 @@ impl<'s> Tx<'s> {
                 .upsert(path.split('/'), gix::objs::tree::EntryKind::Blob, blob)
                 .ctx(|| format!("placing {path}"))?;
         }
-        let tree = self
-            .editor
-            .write(|t| repo.write_object(t).map(|id| id.detach()))
-            .ctx(|| "writing trees".into())?;
-        // The directories on the changed paths now hold their new trees.
-        self.trees.push((String::new(), tree));
+        let trees = self.trees;
+        let tree = self.editor.write(|t| trees.write(t))?;
+        // The directories on the changed paths now hold their new trees;
+        // their old ones become deltas.
+        let held = repo.objects.num_objects_in_memory();
+        trees.replaced("", tree, held);
         let mut dirs: Vec<&str> = spec
             .changes
             .iter()
@@ -268,16 +265,10 @@ impl<'s> Tx<'s> {
             .collect();
         dirs.sort_unstable();
         dirs.dedup();
-        if !dirs.is_empty() {
-            let root = repo
-                .find_tree(tree)
-                .ctx(|| format!("reading tree {tree}"))?;
-            for dir in dirs {
-                let entry = root
-                    .lookup_entry(dir.split('/'))
-                    .ctx(|| format!("looking up {dir}"))?;
-                if let Some(e) = entry.filter(|e| e.mode().is_tree()) {
-                    self.trees.push((dir.to_owned(), e.object_id()));
+        for dir in dirs {
+            if let Some((mode, id)) = trees.entry(tree, dir)? {
+                if mode.is_tree() {
+                    trees.replaced(dir, id, held);
                 }
             }
         }
@@ -427,14 +418,13 @@ impl Store {
         let index = Index::load(self).map_err(E::from)?;
         let tree = self.tree_of(parent).map_err(E::from)?;
         let repo = self.repo().clone().with_object_memory();
-        let editor = repo
-            .edit_tree(tree)
-            .ctx(|| format!("reading {parent}"))
-            .map_err(E::from)?
-            .detach();
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let root = trees.tree(tree).map_err(E::from)?;
+        let editor = gix::objs::tree::Editor::new(root, &trees, repo.object_hash());
         let mut tx = Tx {
             store: self,
             repo: &repo,
+            trees: &trees,
             branch,
             base: Some(parent),
             head: Some(parent),
@@ -444,11 +434,10 @@ impl Store {
             signer,
             author: self.signature_at(now),
             commits: Vec::new(),
-            trees: Vec::new(),
         };
         let value = f(&mut tx)?;
-        let (commits, trees) = (tx.commits, tx.trees);
-        self.persist_memory(&repo, &trees, &HashSet::new())
+        let commits = tx.commits;
+        self.persist_memory(&repo, &trees.finish(), &HashSet::new())
             .map_err(E::from)?;
         Ok((value, commits))
     }
@@ -461,43 +450,46 @@ impl Store {
         slot.take().filter(|w| w.branch == branch && w.head == head)
     }
 
-    /// Keeps, of `objects` (what a transaction that published `head` had
-    /// in memory, every one of them now on disk), the current tree of each
-    /// directory it or its predecessors wrote, and `head` itself.
+    /// Keeps what a transaction that published `head` leaves (all of it
+    /// now on disk): the newest tree of each directory it or its
+    /// predecessors wrote, and `head` itself from `objects`.
     fn keep_warm(
         &self,
         branch: Branch,
         head: ObjectId,
-        mut paths: HashMap<String, ObjectId>,
-        trees: &[(String, ObjectId)],
+        trees: Written,
         mut objects: gix::odb::memory::Storage,
     ) {
-        for (path, id) in trees {
-            paths.insert(path.clone(), *id);
-        }
-        let wanted: HashSet<ObjectId> = paths.values().copied().chain([head]).collect();
-        objects.retain(|id, _| wanted.contains(id));
-        // A directory no longer in the tree keeps a path here; its tree
-        // goes with the others below.
-        paths.retain(|_, id| objects.contains_key(id));
-        let bytes: usize = objects.values().map(|(_, data)| data.len()).sum();
+        let Written {
+            mut whole, newest, ..
+        } = trees;
+        let wanted: HashSet<ObjectId> = newest.values().copied().collect();
+        whole.retain(|id, _| wanted.contains(id));
+        // A directory whose tree is not held has no place here.
+        let paths: HashMap<String, ObjectId> = newest
+            .into_iter()
+            .filter(|(_, id)| whole.contains_key(id))
+            .collect();
+        let commit = objects.remove(&head).map(|(_, data)| data);
+        let bytes: usize = whole.values().map(Vec::len).sum();
         let warm = (bytes <= WARM_MAX).then_some(Warm {
             branch,
             head,
             paths,
-            objects,
+            trees: whole,
+            commit,
         });
         *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = warm;
     }
 
-    /// Writes what `repo` kept in memory into the object store, durably
-    /// (see [`super::pack`]), all but the objects `on_disk` names (the
-    /// warm trees, there already), and empties its memory. Returns what it
-    /// held.
+    /// Writes what an attempt kept in memory into the object store, durably
+    /// (see [`super::pack`]): its trees, and what `repo` holds but the
+    /// objects `on_disk` names (the warm head commit, there already); and
+    /// empties `repo`'s memory. Returns what it held.
     fn persist_memory(
         &self,
         repo: &gix::Repository,
-        trees: &[(String, ObjectId)],
+        trees: &Written,
         on_disk: &HashSet<ObjectId>,
     ) -> Result<gix::odb::memory::Storage, StoreError> {
         let mut objects = repo.objects.reset_object_memory().unwrap_or_default();
@@ -551,14 +543,19 @@ impl Store {
                 Some(b) if onto.is_none() => self.take_warm(branch, b),
                 _ => None,
             };
-            let (warm_paths, warm_ids) = match warm {
+            let (warm_paths, warm_trees, warm_ids) = match warm {
                 Some(w) => {
-                    let ids: HashSet<ObjectId> = w.objects.keys().copied().collect();
-                    repo.objects.set_object_memory(w.objects);
-                    (w.paths, ids)
+                    let mut memory = gix::odb::memory::Storage::default();
+                    if let Some(commit) = w.commit {
+                        memory.insert(w.head, (gix::objs::Kind::Commit, commit));
+                    }
+                    let ids: HashSet<ObjectId> = memory.keys().copied().collect();
+                    repo.objects.set_object_memory(memory);
+                    (w.paths, w.trees, ids)
                 }
                 None => Default::default(),
             };
+            let trees = Trees::new(&repo, warm_paths, warm_trees);
             let base_tree = match base {
                 Some(b) => repo
                     .find_commit(b)
@@ -567,14 +564,12 @@ impl Store {
                     .map_err(E::from)?,
                 None => ObjectId::empty_tree(self.repo().object_hash()),
             };
-            let editor = repo
-                .edit_tree(base_tree)
-                .ctx(|| format!("reading {branch}"))
-                .map_err(E::from)?
-                .detach();
+            let root = trees.tree(base_tree).map_err(E::from)?;
+            let editor = gix::objs::tree::Editor::new(root, &trees, repo.object_hash());
             let mut tx = Tx {
                 store: self,
                 repo: &repo,
+                trees: &trees,
                 branch,
                 base,
                 head: base,
@@ -584,13 +579,13 @@ impl Store {
                 signer,
                 author: author.clone(),
                 commits: Vec::new(),
-                trees: Vec::new(),
             };
             let value = f(&mut tx)?;
-            let (head, commits, overlay, trees) = (tx.head, tx.commits, tx.overlay, tx.trees);
+            let (head, commits, overlay) = (tx.head, tx.commits, tx.overlay);
+            let trees = trees.finish();
             if commits.is_empty() && onto.is_none_or(|o| Some(o) == tip) {
                 if let (Some(b), Some(objects)) = (base, repo.objects.reset_object_memory()) {
-                    self.keep_warm(branch, b, warm_paths, &[], objects);
+                    self.keep_warm(branch, b, trees, objects);
                 }
                 return Ok(Committed {
                     value,
@@ -614,7 +609,7 @@ impl Store {
                 self.swap(branch, tip, head, &author)
             };
             if let (Ok(()), None, Some(objects)) = (&swapped, onto, written) {
-                self.keep_warm(branch, head, warm_paths, &trees, objects);
+                self.keep_warm(branch, head, trees, objects);
             }
             match swapped {
                 Ok(()) if onto.is_some() => {
