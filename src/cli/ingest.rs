@@ -173,10 +173,11 @@ fn row(o: &Outcome, source: Option<&str>) -> Row {
             r.artifact = Some(artifact.to_string());
             r.reason = Some(why.clone());
         }
-        Outcome::Invalid { source, why } => {
+        Outcome::Invalid { source: own, why } => {
             r.outcome = "invalid";
             r.reason = Some(why.to_string());
-            r.source = Some(source.clone());
+            // The item's source as shown (relative where it can be).
+            r.source = Some(source.unwrap_or(own).to_owned());
         }
     }
     r
@@ -336,10 +337,7 @@ impl Printer {
                 .unwrap_or(s)
         });
         let text = if self.json {
-            let row = serde_json::to_string_pretty(&row(o, source)).expect("a row serialises");
-            let open = if self.rows == 0 { "[\n" } else { ",\n" };
-            let indented: Vec<String> = row.lines().map(|l| format!("  {l}")).collect();
-            format!("{open}{}", indented.join("\n"))
+            json_row(self.rows == 0, &row(o, source))
         } else {
             format!("{}\n", line(o, source))
         };
@@ -353,8 +351,7 @@ impl Printer {
             b.finish_and_clear();
         }
         if self.json {
-            let close: &[u8] = if self.rows == 0 { b"[]\n" } else { b"\n]\n" };
-            self.write(close, true);
+            self.write(json_close(self.rows == 0).as_bytes(), true);
         } else {
             self.write(b"", true);
         }
@@ -372,6 +369,65 @@ impl Printer {
                 ui::error(format!("writing output: {e}"));
             }
             self.out = None;
+        }
+    }
+}
+
+/// A row of the JSON array as it is streamed: what `ui::out_json` prints
+/// for the whole array, one row at a time.
+fn json_row(first: bool, row: &Row) -> String {
+    let row = serde_json::to_string_pretty(row).expect("a row serialises");
+    let indented: Vec<String> = row.lines().map(|l| format!("  {l}")).collect();
+    format!(
+        "{}{}",
+        if first { "[\n" } else { ",\n" },
+        indented.join("\n")
+    )
+}
+
+/// What ends the streamed array.
+fn json_close(empty: bool) -> &'static str {
+    if empty {
+        "[]\n"
+    } else {
+        "\n]\n"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_rows_make_the_array_printed_whole() {
+        let id = git_lore::model::Id::from_parts(1, 2);
+        let outcomes = [
+            Outcome::Proposed {
+                lesson: id,
+                artifact: id,
+            },
+            Outcome::Skipped {
+                artifact: id,
+                why: Skip::Pregate,
+            },
+            Outcome::Untouched {
+                artifact: id,
+                why: "the model printed \"nothing\"\nat all".into(),
+            },
+        ];
+        for n in 0..=outcomes.len() {
+            let rows: Vec<Row> = outcomes[..n]
+                .iter()
+                .map(|o| row(o, Some("a.jsonl:1")))
+                .collect();
+            let streamed: String = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| json_row(i == 0, r))
+                .chain([json_close(n == 0).to_owned()])
+                .collect();
+            let whole = serde_json::to_string_pretty(&rows).unwrap() + "\n";
+            assert_eq!(streamed, whole, "{n} rows");
         }
     }
 }

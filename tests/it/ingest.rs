@@ -457,6 +457,63 @@ fn bad_input_is_refused_per_item_and_the_rest_go_on() {
     assert!(r.ok().starts_with("proposed "), "{}", r.stdout);
 }
 
+/// `--json` rows come as the outcomes are told, in input order, and make
+/// one pretty-printed array, the same bytes as the array printed whole;
+/// no input is `[]`.
+#[test]
+fn ingest_json_is_one_array_of_rows_in_input_order() {
+    let env = TestEnv::new();
+    env.init();
+    let unversioned = artifact(
+        &ulid(5, 2),
+        "the loader crashes on start",
+        "no version here",
+    );
+    let text = format!(
+        "{}\n{}\nnot json\n{}\n",
+        proposable(5, 1),
+        unversioned,
+        proposable(5, 1)
+    );
+    let f = env.write("mixed.jsonl", &text);
+    let r = env.lore(&["ingest", "--json", f.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "an invalid item: {}", r.stderr);
+    let rows: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(
+        r.stdout
+            .starts_with("[\n  {\n    \"outcome\": \"proposed\",\n")
+            && r.stdout.ends_with("\n  }\n]\n"),
+        "pretty-printed as one array: {}",
+        r.stdout
+    );
+    let rows = rows.as_array().unwrap();
+    let field = |i: usize, k: &str| rows[i][k].as_str().unwrap_or("").to_owned();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(field(0, "outcome"), "proposed");
+    assert_eq!(field(0, "artifact"), ulid(5, 1));
+    assert!(!field(0, "lesson").is_empty());
+    // Sources as typed: relative to the current directory.
+    assert_eq!(field(0, "source"), "mixed.jsonl:1");
+    assert_eq!(
+        (field(1, "outcome"), field(1, "reason")),
+        ("skipped".into(), "pregate".into())
+    );
+    assert_eq!(field(2, "outcome"), "invalid");
+    assert_eq!(field(2, "source"), "mixed.jsonl:3");
+    // The second copy of the first artifact, written in the same chunk.
+    assert_eq!(
+        (field(3, "outcome"), field(3, "reason")),
+        ("skipped".into(), "seen".into())
+    );
+    assert_eq!(field(3, "artifact"), ulid(5, 1));
+    r.assert_stderr("ingest: 1 proposed, 0 declined, 2 skipped, 0 untouched, 1 invalid");
+
+    let empty = env.path().join("no-artifacts");
+    std::fs::create_dir(&empty).unwrap();
+    let r = env.lore(&["ingest", "--json", empty.to_str().unwrap()]);
+    assert_eq!(r.ok(), "[]\n");
+}
+
 #[test]
 fn four_processes_ingesting_the_same_200_artifacts_give_one_outcome_each() {
     let env = TestEnv::new();
