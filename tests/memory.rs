@@ -201,7 +201,10 @@ fn ingest_of_a_long_stream_holds_a_bounded_part_of_it() {
         .unwrap();
     assert!(init.status.success(), "{init:?}");
     let now: jiff::Timestamp = "2026-08-04T10:00:00Z".parse().unwrap();
-    let child_env = vars.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let child_env = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     let mut lore = Lore::open(
         &repo,
         Env::new(now, Some(home), child_env),
