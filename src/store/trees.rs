@@ -77,6 +77,8 @@ struct State {
     /// Trees already in the object store (kept from the last transaction):
     /// never written again, so never a delta and never a base.
     on_disk: HashSet<ObjectId>,
+    /// How many distinct trees the attempt will write, whole or as deltas.
+    written: usize,
 }
 
 impl<'r> Trees<'r> {
@@ -116,6 +118,8 @@ impl<'r> Trees<'r> {
         if let Some(at) = s.delta_at.remove(&id) {
             // Written again: whole again, and no longer a delta.
             s.deltas[at] = None;
+        } else if !s.whole.contains_key(&id) {
+            s.written += 1;
         }
         s.whole.entry(id).or_insert(bytes);
         Ok(id)
@@ -123,9 +127,10 @@ impl<'r> Trees<'r> {
 
     /// The directory at `path` now has the tree `new` (written with
     /// [`Trees::write`]). Its previous tree becomes a delta of `new` when
-    /// nothing reads it any more and the transaction holds more objects
-    /// than a loose write would take (`held`, besides the trees): below
-    /// that, everything is written whole anyway.
+    /// nothing reads it any more and the attempt writes more objects than
+    /// a loose write would take (`held` besides its trees; trees already
+    /// on disk do not count): below that, everything is written whole and
+    /// loose.
     pub fn replaced(&self, path: &str, new: ObjectId, held: usize) {
         let mut s = self.state.borrow_mut();
         *s.uses.entry(new).or_default() += 1;
@@ -138,7 +143,7 @@ impl<'r> Trees<'r> {
             return;
         }
         s.uses.remove(&old);
-        let objects = held + s.whole.len() + s.deltas.len();
+        let objects = held + s.written;
         if s.on_disk.contains(&old) {
             // Readable from disk, and not written again.
             s.whole.remove(&old);
@@ -392,6 +397,26 @@ mod tests {
             .all(|d| d.id != kept_id && d.base != kept_id));
         assert!(written.on_disk.contains(&kept_id));
         rebuild(&written);
+
+        // Many trees kept on disk do not make a small attempt a pack.
+        let kept: HashMap<ObjectId, Vec<u8>> = (1..=100)
+            .map(|n| {
+                let mut b = Vec::new();
+                leaf(n).write_to(&mut b).unwrap();
+                (trees_id(&leaf(n)), b)
+            })
+            .collect();
+        let paths = kept
+            .keys()
+            .enumerate()
+            .map(|(i, id)| (format!("d/{i}"), *id))
+            .collect();
+        let trees = Trees::new(&repo, paths, kept);
+        for n in 200..203 {
+            let id = trees.write(&leaf(n)).unwrap();
+            trees.replaced("x", id, 6);
+        }
+        assert!(trees.finish().deltas.is_empty(), "a loose write, whole");
     }
 
     fn trees_id(t: &gix::objs::Tree) -> ObjectId {
