@@ -24,7 +24,8 @@
 //! ([`Pools`]): a lesson is judged against the kept snapshot only while its
 //! pool's tip is the one the snapshot stands for; what the run writes is
 //! folded in, and a tip someone else moved is read again. Step 6 still
-//! checks at the tip it lands on.
+//! checks at the tip it lands on. A snapshot also keeps its pool's tokens
+//! and weights ([`PoolTokens`]) for every candidate judged against it.
 //!
 //! Telemetry is machine-local (`<gitdir>/lore/relate-telemetry.json`), a
 //! cache of counts, best effort: it is never committed, a failure to write
@@ -33,6 +34,7 @@
 //! This module orchestrates; every decision is the pure core's. It never
 //! prints and reads no environment or clock but [`super::Env`].
 
+use std::cell::OnceCell;
 use std::num::NonZeroUsize;
 
 use gix::ObjectId;
@@ -43,9 +45,10 @@ use crate::event::Event;
 use crate::model::{Id, Lesson, LessonStatus, Source};
 use crate::review::relation::records::{self, CounterObservation};
 use crate::review::relation::{
-    self, neighbour_pool, offline_verdict, parse_verdict, plan_effects, render_prompt,
+    self, neighbour_pool_in, offline_verdict, parse_verdict, plan_effects, render_prompt,
     Contradiction, Effect, EffectError, FailureMode, JudgmentInput, NeighbourConfig, Parsed,
-    PlanContext, RawVerdict, Telemetry, ValidBatch, VoidReason, DEFAULT_CONTRADICTION_THRESHOLD,
+    PlanContext, PoolTokens, RawVerdict, Telemetry, ValidBatch, VoidReason,
+    DEFAULT_CONTRADICTION_THRESHOLD,
 };
 use crate::store::{layout, Branch, Change, CommitSpec, Store};
 use crate::trailers::Action;
@@ -204,6 +207,23 @@ struct Snapshot {
     /// Every entry of `lessons/` that reads as the lesson its path names,
     /// in path order.
     lessons: Vec<Lesson>,
+    /// The token sets and weights of `lessons`, built when first asked for.
+    tokens: OnceCell<PoolTokens>,
+}
+
+impl Snapshot {
+    fn new(pool: Source, tip: Option<ObjectId>, lessons: Vec<Lesson>) -> Snapshot {
+        Snapshot {
+            pool,
+            tip,
+            lessons,
+            tokens: OnceCell::new(),
+        }
+    }
+
+    fn tokens(&self) -> &PoolTokens {
+        self.tokens.get_or_init(|| PoolTokens::new(&self.lessons))
+    }
 }
 
 fn read_lessons(store: &Store, tip: Option<ObjectId>) -> Result<Vec<Lesson>, LoreError> {
@@ -281,11 +301,7 @@ impl Pools {
         let i = match self.snaps.iter().position(|s| s.pool == pool) {
             Some(i) if self.snaps[i].tip == Some(tip) => i,
             kept => {
-                let snap = Snapshot {
-                    pool,
-                    tip: Some(tip),
-                    lessons: read_lessons(store, Some(tip))?,
-                };
+                let snap = Snapshot::new(pool, Some(tip), read_lessons(store, Some(tip))?);
                 self.reads += 1;
                 match kept {
                     Some(i) => {
@@ -324,6 +340,7 @@ impl Pools {
         for (path, bytes) in &landed.files {
             fold_written(&mut snap.lessons, path, bytes);
         }
+        snap.tokens = OnceCell::new();
         snap.tip = Some(landed.head);
     }
 }
@@ -363,11 +380,7 @@ fn holds(snap: &Snapshot, id: Id) -> Result<(), LoreError> {
 /// The pool holding `id`, read at its tip; refuses an id no pool holds.
 fn locate(lore: &Lore, id: Id) -> Result<Snapshot, LoreError> {
     let (pool, tip) = holding(lore, id)?;
-    let snap = Snapshot {
-        pool,
-        tip: Some(tip),
-        lessons: read_lessons(&lore.store, Some(tip))?,
-    };
+    let snap = Snapshot::new(pool, Some(tip), read_lessons(&lore.store, Some(tip))?);
     holds(&snap, id)?;
     Ok(snap)
 }
@@ -385,7 +398,7 @@ fn input_of(snap: &Snapshot, id: Id, settings: &Settings) -> Result<JudgmentInpu
         what: format!("lesson {id} cannot be related"),
         why,
     };
-    let pool = neighbour_pool(cand, &snap.lessons, &settings.neighbours)
+    let pool = neighbour_pool_in(cand, &snap.lessons, snap.tokens(), &settings.neighbours)
         .map_err(|e| refuse(e.to_string()))?;
     JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.to_string()))
 }
@@ -601,11 +614,8 @@ fn relate_in(
         let lessons = if tx.base() == snap.tip {
             &snap.lessons
         } else {
-            let now_snap = Snapshot {
-                pool: snap.pool,
-                tip: tx.base(),
-                lessons: read_lessons(tx.store(), tx.base())?,
-            };
+            let now_snap =
+                Snapshot::new(snap.pool, tx.base(), read_lessons(tx.store(), tx.base())?);
             if !now_snap.lessons.iter().any(|l| l.id == id) {
                 return Ok(Err(Unapplied::Stale));
             }
