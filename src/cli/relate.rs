@@ -161,7 +161,10 @@ fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
         ui::error(no_judge(ctx));
         return Ok(Exit::Undetermined);
     };
-    let queued = relate::queue(lore)?;
+    // The pools are read once here and kept for the whole run (read again
+    // only where something else moves them meanwhile).
+    let mut pools = relate::Pools::new();
+    let queued = relate::queue_in(lore, &mut pools)?;
     ui::status(format!(
         "{} promoted to relate with {}",
         ui::count(queued.len(), "lesson", "lessons"),
@@ -183,7 +186,12 @@ fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     let mut results = Vec::new();
     let mut exit = Exit::Done;
     for (_, id) in queued {
-        let r = match relate::relate_if_queued(lore, id, VerdictFrom::Judge(Some(&backend))) {
+        let r = match relate::relate_if_queued(
+            lore,
+            &mut pools,
+            id,
+            VerdictFrom::Judge(Some(&backend)),
+        ) {
             Ok(Some(r)) => r,
             // An earlier lesson of this run merged or superseded it.
             Ok(None) => {

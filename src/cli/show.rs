@@ -27,9 +27,12 @@ pub struct Args {
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let typed = ui::parse_id(&args.id)?;
     let lore = ctx.open()?;
-    let id = ui::resolve_id(&lore, &typed)?;
+    // Loaded once: the id, what it names and its shortest prefix are all
+    // answered from it.
+    let index = query::index(&lore)?;
+    let id = query::resolve_in(&index, &typed)?;
     let trusted = ui::check_trust(&lore)?;
-    if let query::Named::Artifact(a) = query::named(&lore, id)? {
+    if let query::Named::Artifact(a) = query::named_in(&index, id) {
         return Err(ui::CliError::Usage(match a {
             ArtifactOutcome::Proposed { lesson } => format!(
                 "{id} is an artifact, not a lesson; it became lesson {lesson}: `git lore show {lesson}`"
@@ -50,8 +53,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::out_json(&p);
         return Ok(Exit::Done);
     }
-    let known = query::known_ids(&lore)?;
-    let short = &id.to_string()[..unique_prefix_len(id, &known)];
+    let short = &id.to_string()[..unique_prefix_len(id, &index.ids())];
     let c = &p.candidate;
     let mut s = String::new();
     s.push_str(&format!("id:          {} (short: {short})\n", p.id));

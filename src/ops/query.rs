@@ -16,8 +16,14 @@ pub fn resolve(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
     resolve_in(&Index::load(&lore.store)?, typed)
 }
 
+/// The index, caught up with history: loaded once by a command that asks
+/// it several things (`show`), and passed to the `*_in` functions here.
+pub fn index(lore: &Lore) -> Result<Index, LoreError> {
+    Ok(Index::load(&lore.store)?)
+}
+
 /// [`resolve`] against an index already loaded.
-fn resolve_in(index: &Index, typed: &IdPrefix) -> Result<Id, LoreError> {
+pub fn resolve_in(index: &Index, typed: &IdPrefix) -> Result<Id, LoreError> {
     if let Some(id) = typed.full() {
         return Ok(id);
     }
@@ -222,7 +228,8 @@ pub fn named(lore: &Lore, id: Id) -> Result<Named, LoreError> {
     Ok(named_in(&Index::load(&lore.store)?, id))
 }
 
-fn named_in(index: &Index, id: Id) -> Named {
+/// [`named`] against an index already loaded.
+pub fn named_in(index: &Index, id: Id) -> Named {
     match (index.lesson(id), index.artifact(id)) {
         (Some(l), _) => Named::Lesson(l),
         (None, Some(a)) => Named::Artifact(a),

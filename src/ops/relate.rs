@@ -20,6 +20,13 @@
 //!    different presentation (another corpus digest) means the verdict is
 //!    stale and nothing is written.
 //!
+//! `relate --all` reads each pool once, for the queue, and keeps it
+//! ([`Pools`]): a lesson is judged against the kept snapshot only while its
+//! pool's tip is the one the snapshot stands for; what the run writes is
+//! folded in, and a tip someone else moved is read again. Step 6 still
+//! checks at the tip it lands on. A snapshot also keeps its pool's tokens
+//! and weights ([`PoolTokens`]) for every candidate judged against it.
+//!
 //! Telemetry is machine-local (`<gitdir>/lore/relate-telemetry.json`), a
 //! cache of counts, best effort: it is never committed, a failure to write
 //! it changes no outcome, and an unreadable file starts the counts again.
@@ -27,6 +34,7 @@
 //! This module orchestrates; every decision is the pure core's. It never
 //! prints and reads no environment or clock but [`super::Env`].
 
+use std::cell::OnceCell;
 use std::num::NonZeroUsize;
 
 use gix::ObjectId;
@@ -37,9 +45,10 @@ use crate::event::Event;
 use crate::model::{Id, Lesson, LessonStatus, Source};
 use crate::review::relation::records::{self, CounterObservation};
 use crate::review::relation::{
-    self, neighbour_pool, offline_verdict, parse_verdict, plan_effects, render_prompt,
+    self, neighbour_pool_in, offline_verdict, parse_verdict, plan_effects, render_prompt,
     Contradiction, Effect, EffectError, FailureMode, JudgmentInput, NeighbourConfig, Parsed,
-    PlanContext, RawVerdict, Telemetry, ValidBatch, VoidReason, DEFAULT_CONTRADICTION_THRESHOLD,
+    PlanContext, PoolTokens, RawVerdict, Telemetry, ValidBatch, VoidReason,
+    DEFAULT_CONTRADICTION_THRESHOLD,
 };
 use crate::store::{layout, Branch, Change, CommitSpec, Store};
 use crate::trailers::Action;
@@ -195,7 +204,26 @@ pub struct Related {
 struct Snapshot {
     pool: Source,
     tip: Option<ObjectId>,
+    /// Every entry of `lessons/` that reads as the lesson its path names,
+    /// in path order.
     lessons: Vec<Lesson>,
+    /// The token sets and weights of `lessons`, built when first asked for.
+    tokens: OnceCell<PoolTokens>,
+}
+
+impl Snapshot {
+    fn new(pool: Source, tip: Option<ObjectId>, lessons: Vec<Lesson>) -> Snapshot {
+        Snapshot {
+            pool,
+            tip,
+            lessons,
+            tokens: OnceCell::new(),
+        }
+    }
+
+    fn tokens(&self) -> &PoolTokens {
+        self.tokens.get_or_init(|| PoolTokens::new(&self.lessons))
+    }
 }
 
 fn read_lessons(store: &Store, tip: Option<ObjectId>) -> Result<Vec<Lesson>, LoreError> {
@@ -205,25 +233,123 @@ fn read_lessons(store: &Store, tip: Option<ObjectId>) -> Result<Vec<Lesson>, Lor
     Ok(store
         .list_at(tip, records::LESSONS_DIR)?
         .into_iter()
-        .filter_map(|(path, bytes)| {
-            let l: Lesson = serde_json::from_slice(&bytes).ok()?;
-            (layout::lesson_path(l.id) == path).then_some(l)
-        })
+        .filter_map(|(path, bytes)| entry_at(&path, &bytes))
         .collect())
 }
 
-/// The pool holding `id`, read at its tip; refuses an id no pool holds.
-fn locate(lore: &Lore, id: Id) -> Result<Snapshot, LoreError> {
-    if let Some((pool, t)) = super::query::pool_holding(lore, id)? {
-        let tip = Some(t);
-        let lessons = read_lessons(&lore.store, tip)?;
-        if !lessons.iter().any(|l| l.id == id) {
-            return Err(LoreError::BadPoolEntry {
-                id,
-                why: "its pool entry does not read as a lesson".into(),
-            });
+/// The lesson a file of `lessons/` holds: `None` when it does not read as
+/// one or is not at that lesson's own path.
+fn entry_at(path: &str, bytes: &[u8]) -> Option<Lesson> {
+    let l: Lesson = serde_json::from_slice(bytes).ok()?;
+    (layout::lesson_path(l.id) == path).then_some(l)
+}
+
+/// `lessons` (as [`read_lessons`] read them) after `path` was written with
+/// `bytes`: exactly what reading them again would give, without reading.
+/// A file that is no lesson entry changes nothing; one that no longer reads
+/// as its lesson drops it.
+fn fold_written(lessons: &mut Vec<Lesson>, path: &str, bytes: &[u8]) {
+    let at = lessons.binary_search_by(|l| layout::lesson_path(l.id).as_str().cmp(path));
+    match (entry_at(path, bytes), at) {
+        (Some(l), Ok(i)) => lessons[i] = l,
+        (Some(l), Err(i)) => lessons.insert(i, l),
+        (None, Ok(i)) => {
+            lessons.remove(i);
         }
-        return Ok(Snapshot { pool, tip, lessons });
+        (None, Err(_)) => {}
+    }
+}
+
+/// What one relation wrote: the files of its commits, the tip they were
+/// built on and the tip they left.
+struct Landed {
+    pool: Source,
+    base: Option<ObjectId>,
+    head: ObjectId,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+/// The pools as last read, kept across the lessons of one `relate --all`
+/// run so that a pool is not read again for every lesson.
+///
+/// A snapshot is used only while its pool's tip is the one it was read at
+/// (checked for every lesson). What the run writes itself is folded in
+/// ([`fold_written`]) when its transaction built on the snapshot's tip;
+/// anything else (another writer moved the tip, or the transaction built on
+/// a tip it had to read itself) reads the pool again. Each transaction
+/// still plans and checks at the tip it lands on: a snapshot only spares
+/// the reading.
+#[derive(Default)]
+pub struct Pools {
+    snaps: Vec<Snapshot>,
+    reads: usize,
+}
+
+impl Pools {
+    /// No pool read yet.
+    pub fn new() -> Pools {
+        Pools::default()
+    }
+
+    /// How many times a pool was read in full.
+    pub fn reads(&self) -> usize {
+        self.reads
+    }
+
+    /// `pool` at `tip`: the snapshot kept, or a new read.
+    fn at(&mut self, store: &Store, pool: Source, tip: ObjectId) -> Result<&Snapshot, LoreError> {
+        let i = match self.snaps.iter().position(|s| s.pool == pool) {
+            Some(i) if self.snaps[i].tip == Some(tip) => i,
+            kept => {
+                let snap = Snapshot::new(pool, Some(tip), read_lessons(store, Some(tip))?);
+                self.reads += 1;
+                match kept {
+                    Some(i) => {
+                        self.snaps[i] = snap;
+                        i
+                    }
+                    None => {
+                        self.snaps.push(snap);
+                        self.snaps.len() - 1
+                    }
+                }
+            }
+        };
+        Ok(&self.snaps[i])
+    }
+
+    /// The pool holding `id`, as [`locate`] finds it.
+    fn locate(&mut self, lore: &Lore, id: Id) -> Result<&Snapshot, LoreError> {
+        let (pool, tip) = holding(lore, id)?;
+        let snap = self.at(&lore.store, pool, tip)?;
+        holds(snap, id)?;
+        Ok(snap)
+    }
+
+    /// Takes in what a relation wrote: folded into the snapshot it was
+    /// built on, or that snapshot dropped (the pool is read again next).
+    fn land(&mut self, landed: Landed) {
+        let Some(i) = self.snaps.iter().position(|s| s.pool == landed.pool) else {
+            return;
+        };
+        let snap = &mut self.snaps[i];
+        if snap.tip != landed.base {
+            self.snaps.remove(i);
+            return;
+        }
+        for (path, bytes) in &landed.files {
+            fold_written(&mut snap.lessons, path, bytes);
+        }
+        snap.tokens = OnceCell::new();
+        snap.tip = Some(landed.head);
+    }
+}
+
+/// The pool whose tip holds `id`, and that tip; refuses an id no pool
+/// holds.
+fn holding(lore: &Lore, id: Id) -> Result<(Source, ObjectId), LoreError> {
+    if let Some(held) = super::query::pool_holding(lore, id)? {
+        return Ok(held);
     }
     let on_ledger = lore
         .store
@@ -239,6 +365,26 @@ fn locate(lore: &Lore, id: Id) -> Result<Snapshot, LoreError> {
     }
 }
 
+/// Refuses a snapshot in which `id`'s entry does not read.
+fn holds(snap: &Snapshot, id: Id) -> Result<(), LoreError> {
+    if snap.lessons.iter().any(|l| l.id == id) {
+        Ok(())
+    } else {
+        Err(LoreError::BadPoolEntry {
+            id,
+            why: "its pool entry does not read as a lesson".into(),
+        })
+    }
+}
+
+/// The pool holding `id`, read at its tip; refuses an id no pool holds.
+fn locate(lore: &Lore, id: Id) -> Result<Snapshot, LoreError> {
+    let (pool, tip) = holding(lore, id)?;
+    let snap = Snapshot::new(pool, Some(tip), read_lessons(&lore.store, Some(tip))?);
+    holds(&snap, id)?;
+    Ok(snap)
+}
+
 fn candidate(snap: &Snapshot, id: Id) -> &Lesson {
     snap.lessons
         .iter()
@@ -252,7 +398,7 @@ fn input_of(snap: &Snapshot, id: Id, settings: &Settings) -> Result<JudgmentInpu
         what: format!("lesson {id} cannot be related"),
         why,
     };
-    let pool = neighbour_pool(cand, &snap.lessons, &settings.neighbours)
+    let pool = neighbour_pool_in(cand, &snap.lessons, snap.tokens(), &settings.neighbours)
         .map_err(|e| refuse(e.to_string()))?;
     JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.to_string()))
 }
@@ -382,36 +528,42 @@ pub fn relate(lore: &mut Lore, id: Id, from: VerdictFrom<'_>) -> Result<Related,
             ),
         });
     }
-    relate_in(lore, snap, id, from)
+    relate_in(lore, &snap, id, from).map(|(r, _)| r)
 }
 
 /// [`relate`] for a lesson of the queue, which an earlier relation of the
 /// same run may have retired: `None` when it no longer waits (its entry is
-/// not active, or it has a judgment record). The pool is read once for
-/// both the check and the judgment.
+/// not active, or it has a judgment record). Its pool is taken from
+/// `pools` while its tip has not moved there (see [`Pools`]), and what is
+/// written is folded back into it.
 pub fn relate_if_queued(
     lore: &mut Lore,
+    pools: &mut Pools,
     id: Id,
     from: VerdictFrom<'_>,
 ) -> Result<Option<Related>, LoreError> {
-    let snap = locate(lore, id)?;
-    if candidate(&snap, id).status != LessonStatus::Active
-        || already_related(&lore.store, &snap, id)?
+    let snap = pools.locate(lore, id)?;
+    if candidate(snap, id).status != LessonStatus::Active || already_related(&lore.store, snap, id)?
     {
         return Ok(None);
     }
-    relate_in(lore, snap, id, from).map(Some)
+    let (related, landed) = relate_in(lore, snap, id, from)?;
+    if let Some(landed) = landed {
+        pools.land(landed);
+    }
+    Ok(Some(related))
 }
 
-/// Judges `id` as `snap` shows its pool, and applies the verdict.
+/// Judges `id` as `snap` shows its pool, and applies the verdict; with
+/// what was written, if anything was.
 fn relate_in(
     lore: &mut Lore,
-    snap: Snapshot,
+    snap: &Snapshot,
     id: Id,
     from: VerdictFrom<'_>,
-) -> Result<Related, LoreError> {
+) -> Result<(Related, Option<Landed>), LoreError> {
     let settings = settings(lore)?;
-    let input = input_of(&snap, id, &settings)?;
+    let input = input_of(snap, id, &settings)?;
     let mut out = Related {
         lesson: id,
         pool: snap.pool,
@@ -423,7 +575,7 @@ fn relate_in(
     let parsed = match from {
         VerdictFrom::Judge(None) => {
             out.unapplied = Some(Unapplied::NoJudge);
-            return Ok(out);
+            return Ok((out, None));
         }
         VerdictFrom::Judge(Some(backend)) => {
             out.model = backend.model_name().to_owned();
@@ -438,11 +590,11 @@ fn relate_in(
     let batch = match parsed {
         Parsed::Void(VoidReason { mode, detail }) => {
             out.unapplied = Some(Unapplied::Voided { mode, detail });
-            return Ok(out);
+            return Ok((out, None));
         }
         Parsed::Valid(b) if b.is_all_abstain() => {
             out.unapplied = Some(Unapplied::AllAbstain);
-            return Ok(out);
+            return Ok((out, None));
         }
         Parsed::Valid(b) => b,
     };
@@ -453,19 +605,17 @@ fn relate_in(
     // unresolvable effect stops here, with nothing written.
     if let Err(why) = plan(&batch, &snap.lessons, &ctx)? {
         out.unapplied = Some(why);
-        return Ok(out);
+        return Ok((out, None));
     }
     let branch = Branch::Pool(snap.pool);
     let committed = lore.transact(branch, |tx| {
         // Planned against the tip this attempt builds on.
+        let read;
         let lessons = if tx.base() == snap.tip {
-            snap.lessons.clone()
+            &snap.lessons
         } else {
-            let now_snap = Snapshot {
-                pool: snap.pool,
-                tip: tx.base(),
-                lessons: read_lessons(tx.store(), tx.base())?,
-            };
+            let now_snap =
+                Snapshot::new(snap.pool, tx.base(), read_lessons(tx.store(), tx.base())?);
             if !now_snap.lessons.iter().any(|l| l.id == id) {
                 return Ok(Err(Unapplied::Stale));
             }
@@ -473,9 +623,10 @@ fn relate_in(
                 Ok(i) if i.corpus_fingerprint().digest() == batch.corpus_digest() => {}
                 _ => return Ok(Err(Unapplied::Stale)),
             }
-            now_snap.lessons
+            read = now_snap.lessons;
+            &read
         };
-        let effects = match plan(&batch, &lessons, &ctx)? {
+        let effects = match plan(&batch, lessons, &ctx)? {
             Ok(e) => e,
             Err(why) => return Ok(Err(why)),
         };
@@ -504,6 +655,7 @@ fn relate_in(
             }
         }
         let mut written = Vec::new();
+        let mut files = Vec::new();
         for e in &effects {
             let changes = e
                 .changes
@@ -526,32 +678,49 @@ fn relate_in(
                 targets: e.targets.clone(),
                 commit: commit.to_string(),
             });
+            files.extend(e.changes.iter().map(|c| (c.path.clone(), c.bytes.clone())));
         }
-        Ok(Ok(written))
+        Ok(Ok((written, files)))
     })?;
+    let mut landed = None;
     match committed.value {
-        Ok(written) => out.written = written,
+        Ok((written, files)) => {
+            out.written = written;
+            landed = committed.commits.last().map(|&head| Landed {
+                pool: snap.pool,
+                base: committed.base,
+                head,
+                files,
+            });
+        }
         Err(why) => out.unapplied = Some(why),
     }
-    Ok(out)
+    Ok((out, landed))
 }
 
 /// The lessons waiting for relation: active entries of the org and public
 /// pools with no judgment record, oldest id first. Empty when no relation
 /// judge is configured (nothing is queued then).
 pub fn queue(lore: &Lore) -> Result<Vec<(Source, Id)>, LoreError> {
+    queue_in(lore, &mut Pools::new())
+}
+
+/// [`queue`], keeping the pools it reads in `pools` for the relations
+/// that follow ([`relate_if_queued`]).
+pub fn queue_in(lore: &Lore, pools: &mut Pools) -> Result<Vec<(Source, Id)>, LoreError> {
     if judge(lore)?.is_none() {
         return Ok(Vec::new());
     }
-    unrelated(lore)
+    unrelated(lore, pools)
 }
 
 /// Active entries of the org and public pools with no judgment record.
-pub fn unrelated(lore: &Lore) -> Result<Vec<(Source, Id)>, LoreError> {
+fn unrelated(lore: &Lore, pools: &mut Pools) -> Result<Vec<(Source, Id)>, LoreError> {
     let mut out = Vec::new();
     for pool in QUEUED_POOLS {
-        let tip = lore.store.tip(Branch::Pool(pool))?;
-        let Some(t) = tip else { continue };
+        let Some(t) = lore.store.tip(Branch::Pool(pool))? else {
+            continue;
+        };
         let related: std::collections::BTreeSet<Id> = lore
             .store
             .paths_at(t, records::RELATED_DIR)?
@@ -561,7 +730,7 @@ pub fn unrelated(lore: &Lore) -> Result<Vec<(Source, Id)>, LoreError> {
                 _ => None,
             })
             .collect();
-        for l in read_lessons(&lore.store, tip)? {
+        for l in &pools.at(&lore.store, pool, t)?.lessons {
             if l.status == LessonStatus::Active && !related.contains(&l.id) {
                 out.push((pool, l.id));
             }
@@ -749,4 +918,65 @@ pub fn relations(lore: &Lore, id: Id) -> Result<Option<Relations>, LoreError> {
         return Ok(Some(r));
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::canonical_json;
+    use crate::review::relation::testutil::{lesson, test_id, LessonSpec};
+    use std::collections::BTreeMap;
+
+    fn nth(n: u32) -> Lesson {
+        lesson(&LessonSpec {
+            n,
+            ..LessonSpec::default()
+        })
+    }
+
+    /// What [`read_lessons`] reads from a tree holding `files`.
+    fn read(files: &BTreeMap<String, Vec<u8>>) -> Vec<Lesson> {
+        files
+            .iter()
+            .filter(|(p, _)| p.starts_with(&format!("{}/", records::LESSONS_DIR)))
+            .filter_map(|(p, b)| entry_at(p, b))
+            .collect()
+    }
+
+    #[test]
+    fn a_written_file_folds_in_as_reading_the_pool_again_would() {
+        let mut files: BTreeMap<String, Vec<u8>> = (1..=12)
+            .map(|n| (layout::lesson_path(test_id(n)), canonical_json(&nth(n))))
+            .collect();
+        let mut lessons = read(&files);
+        let mut superseded = nth(3);
+        superseded.status = LessonStatus::Superseded;
+        superseded.superseded_by = Some(test_id(4));
+        let writes = [
+            // a changed entry
+            (layout::lesson_path(test_id(3)), canonical_json(&superseded)),
+            // new entries, before, among and after the others
+            (layout::lesson_path(test_id(0)), canonical_json(&nth(0))),
+            (layout::lesson_path(test_id(40)), canonical_json(&nth(40))),
+            (layout::lesson_path(test_id(999)), canonical_json(&nth(999))),
+            // an entry that no longer reads, one at another lesson's path
+            (layout::lesson_path(test_id(5)), b"not json".to_vec()),
+            (layout::lesson_path(test_id(6)), canonical_json(&nth(7))),
+            // not an entry
+            (records::related_path(test_id(1)), b"{}".to_vec()),
+            (records::related_path(test_id(2)), canonical_json(&nth(2))),
+        ];
+        for (path, bytes) in &writes {
+            files.insert(path.clone(), bytes.clone());
+            fold_written(&mut lessons, path, bytes);
+            assert_eq!(lessons, read(&files), "after {path}");
+        }
+        let ids: Vec<Id> = lessons.iter().map(|l| l.id).collect();
+        assert!(ids.contains(&test_id(40)) && !ids.contains(&test_id(5)));
+        assert!(!ids.contains(&test_id(6)) && ids.contains(&test_id(7)));
+        assert_eq!(
+            lessons.iter().find(|l| l.id == test_id(3)).unwrap().status,
+            LessonStatus::Superseded
+        );
+    }
 }

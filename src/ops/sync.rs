@@ -56,6 +56,71 @@ fn legacy_before_sync_ref(tier: Source) -> String {
     format!("refs/lore/before-sync/{}", tier.as_str())
 }
 
+/// Where a legacy backup is held while it moves: git cannot hold
+/// `before-sync/<tier>` and `before-sync/<tier>/<tip>` at once (a file and
+/// a directory of one name), not even within one ref transaction, so the
+/// commit is named here, out of both ways, before the legacy name goes.
+fn moving_before_sync_ref(tier: Source) -> String {
+    format!("refs/lore/before-sync/{}.moving", tier.as_str())
+}
+
+/// One ref write of [`legacy_moves`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum RefStep {
+    /// Point this ref at the commit, on disk before the next step.
+    Keep(String, ObjectId),
+    Delete(String),
+}
+
+/// The ref writes that move a legacy backup under its tip's name, given
+/// what the legacy ref and the holding ref ([`moving_before_sync_ref`],
+/// left by a move a crash interrupted) name now. In this order, after any
+/// one of them the commit is still named by a ref, and running this again
+/// from there finishes the move. `Err` when the two name different commits
+/// (not a state this code leaves): nothing is moved.
+fn legacy_moves(
+    tier: Source,
+    legacy: Option<ObjectId>,
+    moving: Option<ObjectId>,
+) -> Result<Vec<RefStep>, (ObjectId, ObjectId)> {
+    let hold = moving_before_sync_ref(tier);
+    let mut steps = Vec::new();
+    let old = match (legacy, moving) {
+        (Some(l), Some(m)) if l != m => return Err((l, m)),
+        (Some(l), _) => {
+            steps.push(RefStep::Keep(hold.clone(), l));
+            steps.push(RefStep::Delete(legacy_before_sync_ref(tier)));
+            l
+        }
+        (None, Some(m)) => m,
+        (None, None) => return Ok(steps),
+    };
+    steps.push(RefStep::Keep(before_sync_ref(tier, old), old));
+    steps.push(RefStep::Delete(hold));
+    Ok(steps)
+}
+
+/// Moves a legacy backup of `tier` under its tip's name ([`legacy_moves`]).
+fn move_legacy_backup(lore: &Lore, tier: Source) -> Result<(), LoreError> {
+    let store = &lore.store;
+    let (legacy, moving) = (legacy_before_sync_ref(tier), moving_before_sync_ref(tier));
+    let steps = legacy_moves(tier, store.ref_tip(&legacy)?, store.ref_tip(&moving)?).map_err(
+        |(l, m)| LoreError::Input {
+            what: format!("the backups of pool/{tier}"),
+            why: format!(
+                "{legacy} ({l}) and {moving} ({m}) name different commits; keep both under other names and delete these two, then sync again"
+            ),
+        },
+    )?;
+    for step in steps {
+        match step {
+            RefStep::Keep(name, commit) => store.set_ref_durably(&name, commit, lore.env.now)?,
+            RefStep::Delete(name) => store.delete_ref(&name)?,
+        }
+    }
+    Ok(())
+}
+
 /// How many times `sync` decides again when the local pool keeps moving
 /// under it.
 const MAX_DECISIONS: u32 = 20;
@@ -677,12 +742,8 @@ fn adopt(
     // The backup stands before the history is replaced; a refused
     // replacement leaves it naming a commit the branch still reaches.
     let kept_at = before_sync_ref(tier, local);
-    let legacy = legacy_before_sync_ref(tier);
-    if let Some(old) = store.ref_tip(&legacy)? {
-        store.delete_ref(&legacy)?;
-        store.set_ref(&before_sync_ref(tier, old), old, lore.env.now)?;
-    }
-    store.set_ref(&kept_at, local, lore.env.now)?;
+    move_legacy_backup(lore, tier)?;
+    store.set_ref_durably(&kept_at, local, lore.env.now)?;
     let readded = own.iter().filter(|(_, new)| *new).count();
     lore.transact_onto(branch, Some(local), theirs, |tx| {
         for (l, new) in &own {
@@ -744,4 +805,77 @@ fn adopt(
         kept_at,
         began_separately,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Refs as git keeps them: a name that is a directory of another
+    /// cannot be created (`a` and `a/b` never both exist).
+    fn apply(refs: &mut BTreeMap<String, ObjectId>, step: &RefStep) {
+        match step {
+            RefStep::Keep(name, commit) => {
+                let clash = refs.keys().any(|r| {
+                    r != name
+                        && (r.starts_with(&format!("{name}/"))
+                            || name.starts_with(&format!("{r}/")))
+                });
+                assert!(!clash, "git refuses {name} next to {refs:?}");
+                refs.insert(name.clone(), *commit);
+            }
+            RefStep::Delete(name) => {
+                refs.remove(name);
+            }
+        }
+    }
+
+    fn state(refs: &BTreeMap<String, ObjectId>) -> (Option<ObjectId>, Option<ObjectId>) {
+        let at = |n: String| refs.get(&n).copied();
+        (
+            at(legacy_before_sync_ref(Source::Org)),
+            at(moving_before_sync_ref(Source::Org)),
+        )
+    }
+
+    #[test]
+    fn a_legacy_backup_is_named_by_some_ref_after_every_step_of_its_move() {
+        let old = ObjectId::from_hex(b"1111111111111111111111111111111111111111").unwrap();
+        let other = ObjectId::from_hex(b"2222222222222222222222222222222222222222").unwrap();
+        let start: BTreeMap<String, ObjectId> = [
+            (legacy_before_sync_ref(Source::Org), old),
+            (before_sync_ref(Source::Public, other), other),
+        ]
+        .into();
+        let moved: BTreeMap<String, ObjectId> = [
+            (before_sync_ref(Source::Org, old), old),
+            (before_sync_ref(Source::Public, other), other),
+        ]
+        .into();
+        let (l, m) = state(&start);
+        let steps = legacy_moves(Source::Org, l, m).unwrap();
+        // Interrupted after each step (a crash), then run again.
+        for done in 0..=steps.len() {
+            let mut refs = start.clone();
+            for step in &steps[..done] {
+                apply(&mut refs, step);
+                assert!(
+                    refs.iter()
+                        .any(|(n, c)| *c == old && n.starts_with("refs/lore/before-sync/")),
+                    "{old} named by no backup after {step:?}: {refs:?}"
+                );
+            }
+            let (l, m) = state(&refs);
+            for step in legacy_moves(Source::Org, l, m).unwrap() {
+                apply(&mut refs, &step);
+            }
+            assert_eq!(refs, moved, "resumed after {done} steps");
+        }
+        assert_eq!(legacy_moves(Source::Org, None, None), Ok(Vec::new()));
+        assert_eq!(
+            legacy_moves(Source::Org, Some(old), Some(other)),
+            Err((old, other))
+        );
+    }
 }

@@ -222,6 +222,37 @@ impl Store {
         }
     }
 
+    /// [`Store::set_ref`], then on disk for good: the ref's file and every
+    /// directory from it up to `refs/` are synced before this returns, so
+    /// a crash after it cannot lose the ref (a backup must be there before
+    /// the name it replaces goes).
+    pub fn set_ref_durably(
+        &self,
+        name: &str,
+        new: ObjectId,
+        now: jiff::Timestamp,
+    ) -> Result<(), StoreError> {
+        self.set_ref(name, new, now)?;
+        let sync = |p: &std::path::Path| {
+            super::io_ctx(std::fs::File::open(p).and_then(|f| f.sync_all()), || {
+                format!("syncing {}", p.display())
+            })
+        };
+        let file = self.git_dir().join(name);
+        // A packed ref was written by a packing, which syncs its own file.
+        if !file.is_file() {
+            return Ok(());
+        }
+        sync(&file)?;
+        let top = self.git_dir().join("refs");
+        let mut dir = file.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(&top)) {
+            sync(d)?;
+            dir = d.parent();
+        }
+        Ok(())
+    }
+
     /// Creates a plain bare repository at `dir` (HEAD → `pool/org`), or
     /// opens the one there: a pool host, not a lesson repository.
     pub fn create_bare(dir: &std::path::Path, host: super::Host) -> Result<Store, StoreError> {

@@ -802,6 +802,90 @@ fn relate_all_relates_the_queue_after_asking() {
     env.assert_verifies();
 }
 
+/// `relate --all` reads a pool once for the queue and keeps it: what the
+/// run writes itself is folded in; only another writer's commit makes it
+/// read the pool again.
+#[test]
+fn relate_all_reads_a_pool_once_unless_someone_else_moves_it() {
+    use git_lore::ops::relate::{self, Pools, VerdictFrom};
+    use rand::SeedableRng;
+
+    let env = TestEnv::new();
+    let p = pool(&env);
+    env.config("lore.relate.backend", "offline");
+    let genv = git_lore::ops::Env::new(
+        jiff::Timestamp::from_second(1_785_000_000).unwrap(),
+        Some(env.home()),
+        env.vars(),
+    );
+    let mut lore =
+        git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7)).unwrap();
+    let backend = relate::judge(&lore).unwrap().unwrap();
+    let mut pools = Pools::new();
+    let queued: Vec<String> = relate::queue_in(&lore, &mut pools)
+        .unwrap()
+        .into_iter()
+        .map(|(_, id)| id.to_string())
+        .collect();
+    assert_eq!(queued.len(), 5);
+    assert_eq!(pools.reads(), 1, "pool/org, read once for the queue");
+    let relate_one = |lore: &mut git_lore::ops::Lore, pools: &mut Pools, id: &str| {
+        relate::relate_if_queued(
+            lore,
+            pools,
+            id.parse().unwrap(),
+            VerdictFrom::Judge(Some(&backend)),
+        )
+        .unwrap()
+    };
+    // The duplicates: the first merges the second, which then leaves the
+    // queue (the merge is folded into the snapshot, not read back).
+    let (first, second) =
+        if queued.iter().position(|x| *x == p.a) < queued.iter().position(|x| *x == p.b) {
+            (&p.a, &p.b)
+        } else {
+            (&p.b, &p.a)
+        };
+    let merged = relate_one(&mut lore, &mut pools, first).unwrap();
+    let actions: Vec<String> = merged
+        .written
+        .iter()
+        .map(|w| w.action.to_string())
+        .collect();
+    assert_eq!(actions, ["merge", "relate"]);
+    assert!(relate_one(&mut lore, &mut pools, second).is_none());
+    let c = relate_one(&mut lore, &mut pools, &p.c).unwrap();
+    assert!(c.unapplied.is_some(), "the offline judge abstains");
+    assert!(
+        !c.neighbours.iter().any(|n| n.to_string() == *second),
+        "{:?}",
+        c.neighbours
+    );
+    assert_eq!(
+        pools.reads(),
+        1,
+        "its own writes did not make it read again"
+    );
+    // Someone else relates `e`: the next lesson reads the pool again, and
+    // sees `e` related.
+    let skip = verdict(
+        &p.e,
+        vec![json!({"decision": "skip", "target_ids": [], "confidence": 1})],
+    );
+    env.lore(&["relate", &p.e, "--verdict", &skip]).ok();
+    assert!(relate_one(&mut lore, &mut pools, &p.d)
+        .unwrap()
+        .unapplied
+        .is_some());
+    assert_eq!(pools.reads(), 2, "another writer moved pool/org");
+    assert!(
+        relate_one(&mut lore, &mut pools, &p.e).is_none(),
+        "related meanwhile"
+    );
+    assert_eq!(pools.reads(), 2);
+    env.assert_verifies();
+}
+
 /// A relation commit made by hand: `verify` names what is wrong with it.
 #[test]
 fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {

@@ -283,3 +283,54 @@ fn related_pairs_clear_the_floor_with_margin() {
         "lowest related score {lowest}"
     );
 }
+
+/// Tokens built once for a pool give every candidate the neighbours that
+/// tokenising the pool for each candidate gives (the oracle), including a
+/// candidate that is not in the pool, one that says something else there,
+/// a repeated id, entries that are not live, and tokens built from another
+/// pool.
+#[test]
+fn tokens_shared_by_every_candidate_give_the_same_pools() {
+    use super::neighbours::tests::reference_neighbour_pool;
+    use super::neighbours::{neighbour_pool_in, PoolTokens};
+
+    let (_, mut all, _) = load();
+    let config = NeighbourConfig::new(4, 0.05).unwrap();
+    // Not live, and a second entry under an id already seen.
+    all[3].status = LessonStatus::Superseded;
+    all[7].status = LessonStatus::Retracted;
+    let mut again = all[5].clone();
+    again.claim = format!("{} (said again)", again.claim);
+    all.push(again);
+    let shared = PoolTokens::new(&all);
+    let mut candidates: Vec<Lesson> = all.clone();
+    // Its pool entry says something else; not in the pool at all.
+    let mut reworded = all[1].clone();
+    reworded
+        .evidence
+        .resolution
+        .push_str(" Restart the dev server afterwards.");
+    candidates.push(reworded);
+    let mut outside = all[2].clone();
+    outside.id = Id::from_parts(1_799_000_000_000, 1);
+    candidates.push(outside);
+    let elsewhere = PoolTokens::new(&all[1..]);
+    let mut compared = 0;
+    for cand in &candidates {
+        let want = reference_neighbour_pool(cand, &all, &config);
+        assert_eq!(
+            neighbour_pool_in(cand, &all, &shared, &config),
+            want,
+            "{}",
+            cand.id
+        );
+        assert_eq!(
+            neighbour_pool_in(cand, &all, &elsewhere, &config),
+            want,
+            "{}",
+            cand.id
+        );
+        compared += usize::from(want.is_ok_and(|p| !p.presented.is_empty()));
+    }
+    assert!(compared > 20, "only {compared} candidates had neighbours");
+}

@@ -51,7 +51,10 @@ pub use effects::{
 };
 pub use fingerprint::CorpusFingerprint;
 pub use input::{render_prompt, InputError, JudgmentInput, OUTPUT_CONTRACT, SURFACE_HINT};
-pub use neighbours::{neighbour_pool, Neighbour, NeighbourConfig, NeighbourError, NeighbourPool};
+pub use neighbours::{
+    neighbour_pool, neighbour_pool_in, Neighbour, NeighbourConfig, NeighbourError, NeighbourPool,
+    PoolTokens,
+};
 pub use offline::{offline_verdict, OFFLINE_MODEL};
 pub use records::{CounterObservation, RelatedRecord, RelationRecord};
 pub use verdict::{

@@ -44,6 +44,11 @@
 //! **Exact duplicates** need no model: same normalised claim
 //! ([`normalise_claim`]) and the same scope ([`same_scope`]).
 //!
+//! The pool's side of this (its live entries, their tokens, the weights)
+//! does not depend on the candidate: [`PoolTokens`] computes it once for
+//! every candidate of one pool snapshot ([`neighbour_pool_in`]), with the
+//! same answer as [`neighbour_pool`].
+//!
 //! This module reads typed lessons only: no store, no model, no clock.
 
 use std::cmp::Ordering;
@@ -326,6 +331,7 @@ pub fn tokens(lesson: &Lesson) -> BTreeSet<String> {
 }
 
 /// Inverse document frequencies over a corpus of token sets.
+#[derive(Clone, Debug)]
 struct Idf {
     n: f64,
     df: BTreeMap<String, usize>,
@@ -373,6 +379,67 @@ pub fn neighbour_pool(
     pool: &[Lesson],
     config: &NeighbourConfig,
 ) -> Result<NeighbourPool, NeighbourError> {
+    neighbour_pool_in(candidate, pool, &PoolTokens::new(pool), config)
+}
+
+/// What [`neighbour_pool`] derives from a pool before it looks at the
+/// candidate: its live entries (the first occurrence of each id), their
+/// token sets, and the weights over them. Built once, it serves every
+/// candidate of the same pool ([`neighbour_pool_in`]) instead of each
+/// candidate tokenising the whole pool again.
+#[derive(Clone, Debug)]
+pub struct PoolTokens {
+    /// How many entries the pool it was built from has.
+    len: usize,
+    /// The live entries: their index in the pool and id.
+    live: Vec<(usize, Id)>,
+    /// Their token sets, in the same order.
+    tokens: Vec<BTreeSet<String>>,
+    /// The weights over every live entry, each counted once.
+    idf: Idf,
+}
+
+impl PoolTokens {
+    pub fn new(pool: &[Lesson]) -> PoolTokens {
+        let mut seen = BTreeSet::new();
+        let live: Vec<(usize, Id)> = pool
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| is_live(l) && seen.insert(l.id))
+            .map(|(i, l)| (i, l.id))
+            .collect();
+        let tokens: Vec<BTreeSet<String>> = live.iter().map(|&(i, _)| tokens(&pool[i])).collect();
+        PoolTokens {
+            len: pool.len(),
+            idf: Idf::new(&tokens),
+            live,
+            tokens,
+        }
+    }
+
+    /// Whether this was built from `pool` (by its length and the ids of its
+    /// live entries: cheap, not a proof that no entry's text changed).
+    fn of(&self, pool: &[Lesson]) -> bool {
+        self.len == pool.len()
+            && self
+                .live
+                .iter()
+                .all(|&(i, id)| is_live(&pool[i]) && pool[i].id == id)
+    }
+}
+
+/// [`neighbour_pool`] with `tokens` built from this same `pool`
+/// ([`PoolTokens::new`]), which must not have changed since: the same
+/// answer, without tokenising the pool again. The candidate's own entry is
+/// left out as there; when the candidate's tokens are not those of its
+/// live entry (it is not in the pool, or says something else there) the
+/// weights are computed over the candidate and the others, as there.
+pub fn neighbour_pool_in(
+    candidate: &Lesson,
+    pool: &[Lesson],
+    tokens_of_pool: &PoolTokens,
+    config: &NeighbourConfig,
+) -> Result<NeighbourPool, NeighbourError> {
     if !is_live(candidate) {
         return Err(NeighbourError::CandidateNotLive {
             id: candidate.id,
@@ -386,20 +453,33 @@ pub fn neighbour_pool(
             error,
         }
     })?;
-
-    let mut seen = BTreeSet::from([candidate.id]);
-    let live: Vec<&Lesson> = pool
-        .iter()
-        .filter(|l| is_live(l) && seen.insert(l.id))
-        .collect();
+    if !tokens_of_pool.of(pool) {
+        return neighbour_pool(candidate, pool, config);
+    }
 
     let candidate_tokens = tokens(candidate);
-    let live_tokens: Vec<BTreeSet<String>> = live.iter().map(|l| tokens(l)).collect();
-    let idf = Idf::new(std::iter::once(&candidate_tokens).chain(live_tokens.iter()));
+    let mut own_entry = None;
+    let mut live: Vec<(&Lesson, &BTreeSet<String>)> = Vec::new();
+    for (&(i, id), toks) in tokens_of_pool.live.iter().zip(&tokens_of_pool.tokens) {
+        if id == candidate.id {
+            own_entry = Some(toks);
+        } else {
+            live.push((&pool[i], toks));
+        }
+    }
+    // The weights count every live lesson once, the candidate as it is
+    // given: those of the pool when its entry there is the same.
+    let computed;
+    let idf = if own_entry == Some(&candidate_tokens) {
+        &tokens_of_pool.idf
+    } else {
+        computed = Idf::new(std::iter::once(&candidate_tokens).chain(live.iter().map(|(_, t)| *t)));
+        &computed
+    };
 
     let mut unreadable = Vec::new();
     let mut ranked: Vec<(Neighbour, Option<jiff::Timestamp>)> = Vec::new();
-    for (lesson, toks) in live.iter().zip(&live_tokens) {
+    for &(lesson, toks) in &live {
         if !stacks_overlap(&candidate.applies_to.stack, &lesson.applies_to.stack) {
             continue;
         }
@@ -461,6 +541,85 @@ fn newer_first(a: Option<&jiff::Timestamp>, b: Option<&jiff::Timestamp>) -> Orde
 pub(crate) mod tests {
     use super::*;
     use crate::review::relation::testutil::{lesson, LessonSpec};
+
+    /// [`neighbour_pool`] as it was written before [`PoolTokens`]: every
+    /// candidate tokenising the whole pool and weighting it afresh. Kept as
+    /// the oracle the shared tokens must agree with.
+    pub(crate) fn reference_neighbour_pool(
+        candidate: &Lesson,
+        pool: &[Lesson],
+        config: &NeighbourConfig,
+    ) -> Result<NeighbourPool, NeighbourError> {
+        if !is_live(candidate) {
+            return Err(NeighbourError::CandidateNotLive {
+                id: candidate.id,
+                status: candidate.status.as_str(),
+            });
+        }
+        let own = scope_constraints(&candidate.applies_to.scope).map_err(|(key, error)| {
+            NeighbourError::CandidateRange {
+                id: candidate.id,
+                key,
+                error,
+            }
+        })?;
+        let mut seen = BTreeSet::from([candidate.id]);
+        let live: Vec<&Lesson> = pool
+            .iter()
+            .filter(|l| is_live(l) && seen.insert(l.id))
+            .collect();
+        let candidate_tokens = tokens(candidate);
+        let live_tokens: Vec<BTreeSet<String>> = live.iter().map(|l| tokens(l)).collect();
+        let idf = Idf::new(std::iter::once(&candidate_tokens).chain(live_tokens.iter()));
+        let mut unreadable = Vec::new();
+        let mut ranked: Vec<(Neighbour, Option<jiff::Timestamp>)> = Vec::new();
+        for (lesson, toks) in live.iter().zip(&live_tokens) {
+            if !stacks_overlap(&candidate.applies_to.stack, &lesson.applies_to.stack) {
+                continue;
+            }
+            let theirs = match scope_constraints(&lesson.applies_to.scope) {
+                Ok(c) => c,
+                Err(_) => {
+                    unreadable.push(lesson.id);
+                    continue;
+                }
+            };
+            if !can_both_hold(own.as_ref(), theirs.as_ref()) {
+                continue;
+            }
+            let neighbour = Neighbour {
+                id: lesson.id,
+                score: idf.dice(&candidate_tokens, toks),
+                exact_duplicate: is_exact_duplicate(candidate, lesson),
+            };
+            ranked.push((neighbour, lesson.promoted_at.parse().ok()));
+        }
+        let structural = ranked.len();
+        ranked.sort_by(|(a, a_at), (b, b_at)| {
+            b.exact_duplicate
+                .cmp(&a.exact_duplicate)
+                .then_with(|| b.score.total_cmp(&a.score))
+                .then_with(|| newer_first(a_at.as_ref(), b_at.as_ref()))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        let above: Vec<Neighbour> = ranked
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| n.exact_duplicate || n.score >= config.floor)
+            .collect();
+        let below_floor = structural - above.len();
+        let over_cap = above.len().saturating_sub(config.cap);
+        let presented = above.into_iter().take(config.cap).collect();
+        Ok(NeighbourPool {
+            candidate: candidate.id,
+            presented,
+            considered: live.len(),
+            structural,
+            below_floor,
+            over_cap,
+            unreadable,
+        })
+    }
 
     fn scope(pairs: &[(&str, &str)]) -> Scope {
         Scope::Versioned {

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `git lore relate --all --yes` over a large pool (docs/PERFORMANCE.md,
+# "relate --all over a large pool").
+#
+#   bench/relate.sh                       N=2000 pool lessons, offline judge
+#   OLD=/path/to/older/git-lore bench/relate.sh
+#                                         the same run with an older build,
+#                                         on a copy of the same repository
+#
+# Builds a repository whose pool/org holds N distinct lessons
+# (examples/bench_pool; none is a duplicate of another, so the offline
+# judge abstains on each and nothing is written: the run reads and judges
+# every queued lesson), sets lore.relate.backend offline, then times one
+# `git lore relate --all --yes` (process start included) under
+# /usr/bin/time. With OLD, both builds run on copies of one repository and
+# their output is compared.
+# Environment: N, OLD, GIT_LORE_BIN, POOL (the bench_pool example), W (work
+# dir; default on /dev/shm, deleted at the end). Needs a build of both:
+#   cargo build --release --examples && cargo build --release
+# (the debug builds work too: GIT_LORE_BIN=target/debug/git-lore
+#  POOL=target/debug/examples/bench_pool).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+N=${N:-2000}
+NEW=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
+OLD=${OLD:-}
+POOL=${POOL:-$ROOT/target/release/examples/bench_pool}
+W=${W:-/dev/shm/git-lore-bench-relate}
+case ${1:-} in -h|--help) sed -n '2,20p' "$0"; exit 0 ;; esac
+say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
+as() {
+    local d=$1; shift
+    env -i PATH="$PATH" HOME="$d" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+        GIT_LORE_REPO="$d/lessons.git" LC_ALL=C "$@"
+}
+[ -x "$NEW" ] && [ -x "$POOL" ] || { echo "build first (see --help)" >&2; exit 1; }
+rm -rf "$W"; mkdir -p "$W/u"
+as "$W/u" "$NEW" init --email ana@example.org >/dev/null 2>&1
+say "pool of $N"
+as "$W/u" "$POOL" "$W/u/lessons.git" "$W/project" "$N" >/dev/null 2>&1
+# git-lore may be repacking in the background: gc until it succeeds.
+until git -C "$W/u/lessons.git" gc --quiet 2>/dev/null; do sleep 2; done
+git -C "$W/u/lessons.git" config lore.relate.backend offline
+VERSIONS="new"; [ -n "$OLD" ] && VERSIONS="old new"
+for v in $VERSIONS; do
+    cp -a "$W/u" "$W/$v"
+    bin=$NEW; [ "$v" = old ] && bin=$OLD
+    as "$W/$v" "$bin" index >/dev/null
+done
+for v in $VERSIONS; do
+    bin=$NEW; [ "$v" = old ] && bin=$OLD
+    say "$v: relate --all --yes over $N lessons"
+    t0=$(date +%s%N)
+    rc=0
+    as "$W/$v" /usr/bin/time -o "$W/$v.time" -f "%U user, %S sys, %M KiB" \
+        "$bin" relate --all --yes >"$W/$v.out" 2>"$W/$v.err" || rc=$?
+    t1=$(date +%s%N)
+    echo "$v: exit $rc, wall $(( (t1 - t0) / 1000000 )) ms, $(grep -v '^Command exited' "$W/$v.time"); $(grep '^related:' "$W/$v.err" || true)"
+done
+if [ -n "$OLD" ]; then
+    if cmp -s "$W/old.out" "$W/new.out" && cmp -s "$W/old.err" "$W/new.err"; then
+        echo "old and new printed the same"
+    else
+        echo "old and new printed DIFFERENT output (kept in $W)"
+        exit 1
+    fi
+fi
+rm -rf "$W"
