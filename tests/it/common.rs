@@ -334,6 +334,77 @@ impl TestEnv {
         let r = self.git(&["show", &format!("ledger:{path}")]);
         (r.code == 0).then_some(r.stdout)
     }
+
+    /// The ledger's record of lesson `id`'s proposal.
+    #[track_caller]
+    pub fn proposal(&self, id: &str) -> serde_json::Value {
+        let text = self
+            .ledger_file(&fanout("proposals", id))
+            .unwrap_or_else(|| panic!("no proposal {id} on the ledger"));
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// `git lore confirm ID VISIBILITY` (with `--yes` unless private),
+    /// checked: it says `Confirmed ID at VISIBILITY visibility.`, and the
+    /// ledger holds the lesson confirmed at that visibility with the
+    /// candidate it was proposed with.
+    #[track_caller]
+    pub fn confirm(&self, id: &str, visibility: &str) {
+        let mut args = vec!["confirm", id, visibility];
+        if visibility != "private" {
+            args.push("--yes");
+        }
+        self.assert_confirmed(id, visibility, &self.lore(&args));
+        let p = self.proposal(id);
+        assert!(
+            p["candidate_before_confirm"].is_null(),
+            "a confirm without a justification keeps the candidate: {p:#}"
+        );
+    }
+
+    /// `git lore confirm ID VISIBILITY --yes --justification J`, checked: it
+    /// says `Confirmed ID at VISIBILITY visibility.`, and the ledger holds
+    /// the lesson confirmed at that visibility, its scope assigned
+    /// `{version_independent, J}` and the candidate it replaced kept in
+    /// `candidate_before_confirm`.
+    #[track_caller]
+    pub fn confirm_justified(&self, id: &str, visibility: &str, justification: &str) {
+        let r = self.lore(&[
+            "confirm",
+            id,
+            visibility,
+            "--yes",
+            "--justification",
+            justification,
+        ]);
+        self.assert_confirmed(id, visibility, &r);
+        let p = self.proposal(id);
+        assert_eq!(
+            p["candidate"]["applies_to"]["scope"],
+            serde_json::json!({"kind": "version_independent", "justification": justification}),
+            "{p:#}"
+        );
+        assert!(
+            p["candidate_before_confirm"]["applies_to"]["scope"].is_object(),
+            "the candidate before the confirm is kept: {p:#}"
+        );
+    }
+
+    /// What every confirm that succeeded printed and wrote.
+    #[track_caller]
+    fn assert_confirmed(&self, id: &str, visibility: &str, r: &Run) {
+        assert_eq!(
+            r.ok(),
+            format!("Confirmed {id} at {visibility} visibility.\n")
+        );
+        let p = self.proposal(id);
+        assert_eq!(
+            (p["status"].as_str(), p["visibility"].as_str()),
+            (Some("confirmed"), Some(visibility)),
+            "{p:#}"
+        );
+        assert_eq!(p["confirmed_at"], NOW, "{p:#}");
+    }
 }
 
 /// The fan-out path of a record.

@@ -117,8 +117,8 @@ fn nothing_private_leaves_the_machine_under_any_name() {
         .filter(|l| l.starts_with("proposed "))
         .map(crate::common::lesson_of)
         .collect();
-    env.lore(&["confirm", &lessons[0], "org", "--yes"]).ok();
-    env.lore(&["confirm", &lessons[1], "private"]).ok();
+    env.confirm(&lessons[0], "org");
+    env.confirm(&lessons[1], "private");
     env.lore(&["judge", "--all", "--yes"]).ok();
     let remote = bare_remote(&env, "remote.git");
     let url = remote.to_str().unwrap();
@@ -795,7 +795,7 @@ fn a_one_record_command_adds_a_small_index_layer_and_rewrites_nothing() {
     assert_eq!(lessons.len(), 300);
     let before = index_layers(&env);
     let (bottom, bottom_bytes) = before[0].clone();
-    env.lore(&["confirm", &lessons[7], "private"]).ok();
+    env.confirm(&lessons[7], "private");
     // The confirm wrote what it changed as a layer of its own: the next
     // command walks nothing, and the large layer is untouched.
     assert_eq!(

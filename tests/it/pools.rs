@@ -116,7 +116,7 @@ impl User {
     /// An approved lesson promoted to `pool/org`.
     fn org_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&["confirm", &id, "org", "--yes"]).ok();
+        self.env.confirm(&id, "org");
         self.approve(&id, "org");
         id
     }
@@ -124,15 +124,7 @@ impl User {
     /// An approved lesson promoted to `pool/public`.
     fn public_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&[
-            "confirm",
-            &id,
-            "public",
-            "--yes",
-            "--justification",
-            JUSTIFICATION,
-        ])
-        .ok();
+        self.env.confirm_justified(&id, "public", JUSTIFICATION);
         self.approve(&id, "public");
         id
     }
@@ -140,7 +132,7 @@ impl User {
     /// A private lesson on `pool/local`.
     fn private_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&["confirm", &id, "private"]).ok();
+        self.env.confirm(&id, "private");
         let r = self.lore(&["judge", &id, "[]"]);
         assert!(r.ok().contains("promoted to pool/local"), "{}", r.stdout);
         id

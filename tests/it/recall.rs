@@ -28,11 +28,10 @@ fn approved(env: &TestEnv, n: u32, candidate: &Value, justification: Option<&str
     let f = env.artifacts_file(&format!("a{n}.jsonl"), &[artifact]);
     let out = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
     let id = crate::common::lesson_of(&out);
-    let mut confirm = vec!["confirm", id.as_str(), "org", "--yes"];
-    if let Some(j) = justification {
-        confirm.extend(["--justification", j]);
+    match justification {
+        Some(j) => env.confirm_justified(&id, "org", j),
+        None => env.confirm(&id, "org"),
     }
-    env.lore(&confirm).ok();
     let panel = env.write(
         "pass.json",
         include_str!("../../src/review/testdata/judge-verdicts.pass.json"),

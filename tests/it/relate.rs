@@ -67,7 +67,7 @@ fn pool(env: &TestEnv) -> Pool {
         })
         .collect();
     for id in &ids {
-        env.lore(&["confirm", id, "org", "--yes"]).ok();
+        env.confirm(id, "org");
     }
     env.lore(&["judge", "--all", "--yes"]).ok();
     Pool {

@@ -36,10 +36,6 @@ fn assert_no_model_call(env: &TestEnv) {
     );
 }
 
-fn proposal(env: &TestEnv, id: &str) -> Value {
-    serde_json::from_str(&env.ledger_file(&fanout("proposals", id)).expect("proposal")).unwrap()
-}
-
 fn blob(env: &TestEnv, id: &str) -> String {
     env.git(&["rev-parse", &format!("ledger:{}", fanout("proposals", id))])
         .ok()
@@ -117,23 +113,9 @@ fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
 fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
     let env = TestEnv::new();
     let id = pending(&env);
-    let r = env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--yes",
-        "--justification",
-        JUSTIFICATION,
-    ]);
-    assert_eq!(r.ok(), format!("Confirmed {id} at public visibility.\n"));
-    let p = proposal(&env, &id);
-    assert_eq!(p["status"], "confirmed");
+    env.confirm_justified(&id, "public", JUSTIFICATION);
     assert_eq!(
-        p["candidate"]["applies_to"]["scope"],
-        json!({"kind": "version_independent", "justification": JUSTIFICATION})
-    );
-    assert_eq!(
-        p["candidate_before_confirm"]["applies_to"]["scope"]["kind"],
+        env.proposal(&id)["candidate_before_confirm"]["applies_to"]["scope"]["kind"],
         "versioned"
     );
     assert_eq!(trailer(&env, "Lore-From"), "pending");
@@ -146,15 +128,7 @@ fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
 fn an_identical_confirm_is_a_no_op_and_a_different_one_is_refused() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--yes",
-        "--justification",
-        JUSTIFICATION,
-    ])
-    .ok();
+    env.confirm_justified(&id, "public", JUSTIFICATION);
     let n = env.ledger_commits().len();
     let r = env.lore(&[
         "confirm",
@@ -187,15 +161,7 @@ fn unconfirm_restores_the_pending_record_byte_for_byte() {
     let env = TestEnv::new();
     let id = pending(&env);
     let before = blob(&env, &id);
-    env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--yes",
-        "--justification",
-        JUSTIFICATION,
-    ])
-    .ok();
+    env.confirm_justified(&id, "public", JUSTIFICATION);
     assert_eq!(
         env.lore(&["unconfirm", &id]).ok(),
         format!("Unconfirmed {id}; it is pending again.\n")
@@ -217,7 +183,7 @@ fn a_pass_reason_must_be_one_line() {
     assert_eq!(r.code, 1);
     r.assert_stderr("trailer Lore-Reason has a control character or line break");
     assert_eq!(env.ledger_commits().len(), n, "nothing written");
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    assert_eq!(env.proposal(&id)["status"], "pending");
 }
 
 #[test]
@@ -228,7 +194,7 @@ fn a_passed_lesson_is_terminal() {
         env.lore(&["pass", &id, "not worth sharing", "--yes"]).ok(),
         format!("Passed on {id}.\n")
     );
-    assert_eq!(proposal(&env, &id)["status"], "passed");
+    assert_eq!(env.proposal(&id)["status"], "passed");
     assert_eq!(trailer(&env, "Lore-Reason"), "not worth sharing");
     let r = env.lore(&["confirm", &id, "org", "--yes"]);
     assert_eq!(r.code, 1);
@@ -240,7 +206,7 @@ fn a_passed_lesson_is_terminal() {
     r.assert_stderr(&format!(
         "lesson {id} was passed on, not confirmed; unconfirm does not undo that"
     ));
-    assert_eq!(proposal(&env, &id)["status"], "passed");
+    assert_eq!(env.proposal(&id)["status"], "passed");
     assert_eq!(
         env.lore(&["list", "--status", "passed", "--ids"])
             .ok()
@@ -256,14 +222,14 @@ fn a_passed_lesson_is_terminal() {
 fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     let r = env.lore(&["judge", &id, "[]"]);
     assert_eq!(
         r.ok(),
         format!("Lesson {id} is now approved.\nLesson {id} promoted to pool/local.\n")
     );
     assert_no_model_call(&env);
-    let p = proposal(&env, &id);
+    let p = env.proposal(&id);
     assert_eq!(
         p["verdict"],
         json!({"rubric_id": null, "gate_policy": null, "score_threshold": null,
@@ -303,7 +269,7 @@ fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
 fn verdicts_that_are_not_text_are_refused_naming_their_file() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let commits = env.ledger_commits().len();
     let bad = env.path().join("bad.json");
     std::fs::write(&bad, b"[\xff\xfe]").unwrap();
@@ -320,7 +286,7 @@ fn verdicts_that_are_not_text_are_refused_naming_their_file() {
 fn org_majority_approves_and_promotes_a_schema_valid_entry() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let panel = env.write(
         "pass.json",
         include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
@@ -387,11 +353,11 @@ fn judged(
         let f = env.write("rubrics.json", r);
         env.lore(&["rubrics", f.to_str().unwrap()]).ok();
     }
-    env.lore(&["confirm", &id, visibility, "--yes"]).ok();
+    env.confirm(&id, visibility);
     let before = env.ledger_commits().len();
     let r = env.lore(&["judge", &id, panel]);
     let after = env.ledger_commits().len();
-    let p = proposal(&env, &id);
+    let p = env.proposal(&id);
     env.assert_verifies();
     (r, p, before, after, id)
 }
@@ -546,7 +512,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
         .nth(3)
         .unwrap()
         .to_owned();
-    env.lore(&["confirm", &id, "public", "--yes"]).ok();
+    env.confirm(&id, "public");
     let panel = verdicts(&[("standard", 0.95, true), ("adversarial", 0.95, true)]);
     let r = env.lore(&["judge", &id, &panel]);
     assert_eq!(r.code, 0);
@@ -556,7 +522,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
             "Lesson {id} is now rejected (disclosure_scan); its verdict stays on the ledger.\n"
         )
     );
-    let p = proposal(&env, &id);
+    let p = env.proposal(&id);
     assert_eq!(p["status"], "rejected");
     assert_eq!(p["verdict"]["reason"], "disclosure_scan");
     assert_eq!(p["verdict"]["failed_criterion"], "disclosure");
@@ -572,7 +538,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
 fn judge_all_asks_first_and_records_each_verdict() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let r = env.lore(&["judge", "--all"]);
     assert_eq!(r.code, 1);
@@ -580,11 +546,11 @@ fn judge_all_asks_first_and_records_each_verdict() {
         "1 confirmed lesson (0 public, 0 private with no jury) to judge with the offline judges",
     );
     r.assert_stderr("refusing to judge without --yes");
-    assert_eq!(proposal(&env, &id)["status"], "confirmed");
+    assert_eq!(env.proposal(&id)["status"], "confirmed");
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     r.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
-    assert_eq!(proposal(&env, &id)["status"], "approved");
+    assert_eq!(env.proposal(&id)["status"], "approved");
     let model = env.git(&[
         "log",
         "-1",
@@ -599,7 +565,7 @@ fn judge_all_asks_first_and_records_each_verdict() {
     // A judge program that fails is an outage: could not judge, nothing written.
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let n = env.ledger_commits().len();
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -625,7 +591,7 @@ fn status_counts_what_awaits_a_decision() {
         env.lore(&["status"]).ok().lines().next(),
         Some("lessons pending: 1")
     );
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(j["pending"], 0);
     assert_eq!(j["confirmed"], 1);
@@ -664,7 +630,7 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
 fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     // Judges that take their time and would approve anything.
     env.write(
         "verdict.json",
@@ -690,15 +656,7 @@ fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated(
     std::thread::sleep(std::time::Duration::from_millis(400));
     // Meanwhile the human widens the scope to "every version ever released".
     env.lore(&["unconfirm", &id]).ok();
-    env.lore(&[
-        "confirm",
-        &id,
-        "org",
-        "--yes",
-        "--justification",
-        "holds for every version ever released",
-    ])
-    .ok();
+    env.confirm_justified(&id, "org", "holds for every version ever released");
     let o = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
@@ -711,7 +669,7 @@ fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated(
         stdout.contains("changed while the jury deliberated"),
         "{stdout}"
     );
-    let p = proposal(&env, &id);
+    let p = env.proposal(&id);
     assert_eq!(
         p["status"], "confirmed",
         "no verdict on content the jury never saw"
@@ -734,10 +692,10 @@ fn verdicts_are_checked_only_after_the_lesson_is() {
     r.assert_stderr(&format!(
         "lesson {id} is not confirmed; its status is: pending"
     ));
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     let r = env.lore(&["judge", &id, "not json"]);
     assert_eq!(r.code, 0, "a private lesson needs no panel: {}", r.stderr);
-    assert_eq!(proposal(&env, &id)["verdict"]["reason"], "private_no_jury");
+    assert_eq!(env.proposal(&id)["verdict"]["reason"], "private_no_jury");
 }
 
 #[test]
@@ -749,7 +707,7 @@ fn the_author_secret_is_created_once_and_never_replaced() {
     let original = std::fs::read_to_string(&secret).unwrap();
     // A repository whose secret is gone gets a new one at its first promote.
     std::fs::remove_file(&secret).unwrap();
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     env.lore(&["judge", &id, "[]"]).ok();
     let created = std::fs::read_to_string(&secret).unwrap();
     assert_ne!(created, original);
@@ -774,7 +732,7 @@ fn the_author_secret_is_created_once_and_never_replaced() {
             .unwrap()
             .to_owned()
     };
-    env.lore(&["confirm", &id2, "private"]).ok();
+    env.confirm(&id2, "private");
     let r = env.lore(&["judge", &id2, "[]"]);
     r.assert_stderr("was judged but not promoted");
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "not hex\n");
@@ -846,18 +804,18 @@ fn log_is_newest_first_across_branches_and_pages_on_a_terminal() {
 fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let no = on_a_terminal(&env, "judge --all", "n\n");
     assert!(no.contains("Proceed? [y/N]"), "{no}");
     assert!(no.contains("nothing judged"), "{no}");
-    assert_eq!(proposal(&env, &id)["status"], "confirmed");
+    assert_eq!(env.proposal(&id)["status"], "confirmed");
     let yes = on_a_terminal(&env, "judge --all", "y\n");
     assert!(
         yes.contains(&format!("Lesson {id} is now approved.")),
         "{yes}"
     );
-    assert_eq!(proposal(&env, &id)["status"], "approved");
+    assert_eq!(env.proposal(&id)["status"], "approved");
 }
 
 #[test]
@@ -865,7 +823,7 @@ fn sharing_without_a_terminal_needs_yes_and_history_says_no_one_was_asked() {
     let env = TestEnv::new();
     let id = pending(&env);
     // private stays on this machine: no --yes needed.
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     env.lore(&["unconfirm", &id]).ok();
     let before = env.ledger_commits().len();
     for visibility in ["org", "public"] {
@@ -880,9 +838,9 @@ fn sharing_without_a_terminal_needs_yes_and_history_says_no_one_was_asked() {
         before,
         "a refusal writes nothing"
     );
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    assert_eq!(env.proposal(&id)["status"], "pending");
     // --yes from a script: done, and the commit says nobody was asked.
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let message = env
         .git(&["log", "-1", "--format=%B", "ledger"])
         .ok()
@@ -918,17 +876,17 @@ fn pass_asks_on_a_terminal_and_needs_yes_elsewhere() {
     let r = env.lore(&["pass", &id]);
     assert_eq!(r.code, 1);
     r.assert_stderr("refusing to pass without --yes: stdin is not a terminal to ask on");
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    assert_eq!(env.proposal(&id)["status"], "pending");
     let no = on_a_terminal(&env, &format!("pass {id}"), "n\n");
     assert!(
         no.contains("It can never be confirmed afterwards. [y/N]"),
         "{no}"
     );
     assert!(no.contains("nothing passed"), "{no}");
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    assert_eq!(env.proposal(&id)["status"], "pending");
     let yes = on_a_terminal(&env, &format!("pass {}", &id[..12].to_lowercase()), "y\n");
     assert!(yes.contains(&format!("Passed on {id}.")), "{yes}");
-    assert_eq!(proposal(&env, &id)["status"], "passed");
+    assert_eq!(env.proposal(&id)["status"], "passed");
 }
 
 #[test]
@@ -938,7 +896,7 @@ fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
     std::fs::remove_file(env.repo().join("keys/author_secret")).unwrap();
     env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
         .ok();
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let r = env.lore(&[
         "judge",
         &id,
@@ -955,14 +913,14 @@ fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
         env.git(&["rev-parse", "--verify", "-q", "pool/org"]).code,
         1
     );
-    assert!(proposal(&env, &id)["promoted_at"].is_null());
+    assert!(env.proposal(&id)["promoted_at"].is_null());
 }
 
 #[test]
 fn a_verdict_left_unpromoted_is_reported_and_finished() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     // Promote cannot run: the pools would have nobody to sign them.
     let signers = env
         .git(&["config", "gpg.ssh.allowedSignersFile"])
@@ -1005,7 +963,7 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
 fn promote_all_finishes_every_interrupted_promote() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     let signers = env
         .git(&["config", "gpg.ssh.allowedSignersFile"])
         .ok()

@@ -39,8 +39,8 @@ fn world() -> World {
             .unwrap()
     };
     let (next, vitest, pending) = (lesson(NEXT), lesson(VITEST), lesson(PSYCOPG));
-    env.lore(&["confirm", &next, "org", "--yes"]).ok();
-    env.lore(&["confirm", &vitest, "private"]).ok();
+    env.confirm(&next, "org");
+    env.confirm(&vitest, "private");
     env.lore(&["judge", "--all", "--yes"]).ok();
     env.assert_verifies();
     World { env, next, pending }
@@ -49,10 +49,6 @@ fn world() -> World {
 impl World {
     fn show(&self, rev_path: &str) -> String {
         self.env.git(&["show", rev_path]).ok().to_owned()
-    }
-
-    fn proposal(&self, id: &str) -> Value {
-        serde_json::from_str(&self.show(&format!("ledger:{}", fanout("proposals", id)))).unwrap()
     }
 
     /// A confirm of the pending lesson at `visibility`, as git-lore would
@@ -65,7 +61,7 @@ impl World {
     }
 
     fn confirmed_record(&self, status: &str) -> String {
-        let mut p = self.proposal(&self.pending);
+        let mut p = self.env.proposal(&self.pending);
         p["status"] = status.into();
         p["visibility"] = "org".into();
         p["confirmed_at"] = "2026-08-05T10:00:00Z".into();
@@ -279,7 +275,7 @@ fn tampering_9_a_config_commit_that_changes_a_record() {
 #[test]
 fn tampering_10_a_propose_that_adds_two_proposals() {
     let w = world();
-    let mut p = w.proposal(&w.pending);
+    let mut p = w.env.proposal(&w.pending);
     let twin = "01KZ8NV680AAAAAAAAAAAAAAAA";
     p["id"] = twin.into();
     let text = serde_json::to_string_pretty(&p).unwrap() + "\n";
@@ -515,7 +511,7 @@ fn no_command_builds_on_a_forged_confirm() {
 #[test]
 fn a_forged_pass_does_not_quietly_block_a_confirm() {
     let w = world();
-    let mut p = w.proposal(&w.pending);
+    let mut p = w.env.proposal(&w.pending);
     p["status"] = "passed".into();
     p["passed_at"] = "2026-08-05T10:00:00Z".into();
     let forged = w.env.forge(
@@ -596,13 +592,13 @@ fn a_rollback_is_refused_until_accepted() {
     );
     w.env.assert_verifies();
     assert_eq!(w.env.lore(&["status"]).code, 0);
-    w.env.lore(&["confirm", &w.pending, "org", "--yes"]).ok();
+    w.env.confirm(&w.pending, "org");
 }
 
 #[test]
 fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
     let w = world();
-    let mut p = w.proposal(&w.pending);
+    let mut p = w.env.proposal(&w.pending);
     let id = "01KZ8NV680CCCCCCCCCCCCCCCC";
     p["id"] = id.into();
     p["artifact_id"] = "01M1GKTGT0CZM08AJC6X1VR4QZ".into();
