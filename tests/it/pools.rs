@@ -170,6 +170,57 @@ impl User {
         let r = self.lore(&["verify"]);
         assert_eq!(r.code, 0, "{}: {}{}", self.email, r.stdout, r.stderr);
     }
+
+    /// `git lore remote add TIER URL --signer OWNER.pub`, checked: it says
+    /// `TIER: URL (1 pinned signer)`, git's config sends TIER to URL, and
+    /// the tier's pins are the owner's key alone.
+    #[track_caller]
+    fn pin_remote(&self, tier: &str, url: &str, owner: &User) {
+        let key = owner.key_file();
+        let r = self.lore(&[
+            "remote",
+            "add",
+            tier,
+            url,
+            "--signer",
+            key.to_str().unwrap(),
+        ]);
+        assert_eq!(r.ok(), format!("{tier}: {url} (1 pinned signer)\n"));
+        assert_eq!(
+            self.git(&["config", &format!("remote.{tier}.url")])
+                .ok()
+                .trim(),
+            url
+        );
+        let sent = std::fs::read_to_string(&key).unwrap();
+        let blob = sent.split_whitespace().nth(2).unwrap();
+        let pins = std::fs::read_to_string(self.env.repo().join("pins").join(tier)).unwrap();
+        assert!(
+            matches!(pins.lines().collect::<Vec<_>>()[..],
+                [pin] if pin.starts_with(&format!("{} ", owner.email)) && pin.contains(blob)),
+            "pins of {tier} are not {}'s key alone:\n{pins}",
+            owner.email
+        );
+    }
+
+    /// Pins `owner` on the tier's remote at `host` ([`User::pin_remote`])
+    /// and syncs, checked: sync says it verified the remote's commits, and
+    /// this user's pool is the host's.
+    #[track_caller]
+    fn join(&self, tier: &str, host: &Path, owner: &User) {
+        let url = host.display().to_string();
+        self.pin_remote(tier, &url, owner);
+        let r = self.lore(&["sync", tier]);
+        assert!(
+            r.ok().starts_with(&format!("pool/{tier}: "))
+                && r.stdout
+                    .contains(&format!(" verified commits from {url}, ")),
+            "{}",
+            r.stdout
+        );
+        let pool = format!("pool/{tier}");
+        assert_eq!(self.tip(&pool), tip_in(&self.env, host, &pool));
+    }
 }
 
 // ---------------------------------------------------------------- git
@@ -354,17 +405,7 @@ fn team() -> Team {
     let url = host.display().to_string();
     a.lore(&["remote", "add", "org", &url]).ok();
     a.lore(&["publish", "org"]).ok();
-    let key = a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "org",
-        &url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
-    b.lore(&["sync", "org"]).ok();
+    b.join("org", &host, &a);
     Team {
         a,
         b,
@@ -906,17 +947,7 @@ impl Public {
     /// Ben, pinned to Ana's key, synced to the remote pool/public.
     fn ben(&self) -> User {
         let b = ben();
-        let key = self.a.key_file();
-        b.lore(&[
-            "remote",
-            "add",
-            "public",
-            &self.url,
-            "--signer",
-            key.to_str().unwrap(),
-        ])
-        .ok();
-        b.lore(&["sync", "public"]).ok();
+        b.join("public", &self.host, &self.a);
         b
     }
 
@@ -1346,6 +1377,40 @@ fn two_signer_public() -> (Public, User) {
     (p, b)
 }
 
+/// A config commit on Ana's pool/public that lets Carol sign, written by
+/// hand and signed with Ana's key alone, though the threshold asks for two
+/// signers; checked to be the tip, its allowed signers Carol's key added
+/// and nothing else. Its id.
+#[track_caller]
+fn forge_carol_signer(p: &Public) -> String {
+    let signers =
+        p.a.git(&["show", "pool/public:.lore/allowed_signers"])
+            .ok()
+            .to_owned();
+    let carol = std::fs::read_to_string(p.a.env.stranger_key().with_extension("pub")).unwrap();
+    let more = format!(
+        "{signers}carol@example.com namespaces=\"git\" {}\n",
+        carol.trim()
+    );
+    let c = p.a.env.forge(
+        "pool/public",
+        Some("pool/public"),
+        &[(".lore/allowed_signers", Some(&more))],
+        "config: trust carol on pool/public\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: signers\n",
+        Sign::Repo,
+    );
+    assert_eq!(p.a.tip("pool/public").as_deref(), Some(c.as_str()));
+    assert_eq!(
+        p.a.git(&["diff", "--name-only", &format!("{c}^"), &c]).ok(),
+        ".lore/allowed_signers\n"
+    );
+    assert_eq!(
+        p.a.git(&["show", "pool/public:.lore/allowed_signers"]).ok(),
+        more
+    );
+    c
+}
+
 fn signers(u: &User, tier: &str) -> Vec<String> {
     let l: Value = serde_json::from_str(u.lore(&["trust", "list", tier, "--json"]).ok()).unwrap();
     l["signers"]
@@ -1360,17 +1425,7 @@ fn signers(u: &User, tier: &str) -> Vec<String> {
 fn a_new_public_signer_waits_for_a_second_signer() {
     let (p, b) = two_signer_public();
     p.a.lore(&["publish", "public"]).ok();
-    let key = p.a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "public",
-        &p.url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
-    b.lore(&["sync", "public"]).ok();
+    b.join("public", &p.host, &p.a);
     let carol = p.a.env.stranger_key().with_extension("pub");
     let r = p.a.lore(&[
         "trust",
@@ -1434,22 +1489,7 @@ fn a_new_public_signer_waits_for_a_second_signer() {
 #[test]
 fn verify_refuses_a_direct_change_of_public_signers_above_the_threshold() {
     let (p, _b) = two_signer_public();
-    let signers =
-        p.a.git(&["show", "pool/public:.lore/allowed_signers"])
-            .ok()
-            .to_owned();
-    let carol = std::fs::read_to_string(p.a.env.stranger_key().with_extension("pub")).unwrap();
-    let more = format!(
-        "{signers}carol@example.com namespaces=\"git\" {}\n",
-        carol.trim()
-    );
-    let c = p.a.env.forge(
-        "pool/public",
-        Some("pool/public"),
-        &[(".lore/allowed_signers", Some(&more))],
-        "config: trust carol on pool/public\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: signers\n",
-        Sign::Repo,
-    );
+    let c = forge_carol_signer(&p);
     let r = p.a.lore(&["verify"]);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(
@@ -1515,16 +1555,7 @@ fn init_email_sets_the_principal_and_the_commit_identity() {
 fn remote_list_shows_each_tier_its_url_and_its_pins() {
     let a = ana();
     let b = ben();
-    let key = b.key_file();
-    let r = a.lore(&[
-        "remote",
-        "add",
-        "org",
-        "/srv/pools/org.git",
-        "--signer",
-        key.to_str().unwrap(),
-    ]);
-    assert_eq!(r.ok(), "org: /srv/pools/org.git (1 pinned signer)\n");
+    a.pin_remote("org", "/srv/pools/org.git", &b);
     let r = a.lore(&[
         "remote",
         "add",
@@ -1711,33 +1742,51 @@ fn sync_from_a_host_with_no_pool_yet_says_how_to_start_it() {
     assert_eq!(b.tip("pool/org"), None);
 }
 
-#[test]
-fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
+/// The team, and Ben starting over before he joins: a pool/org of his own
+/// with one lesson (`own`, its tip `before`), Ana pinned on the team's
+/// remote, not synced yet.
+struct Separate {
+    t: Team,
+    b: User,
+    own: String,
+    before: String,
+}
+
+fn separate() -> Separate {
     let t = team();
-    // Ben starts over with a pool of his own, before joining.
     let b = ben();
     let own = b.org_lesson();
     let before = b.tip("pool/org").unwrap();
+    b.pin_remote("org", &t.url, &t.a);
+    Separate { t, b, own, before }
+}
+
+/// `sync`'s line when it made `url`'s history Ben's pool/org, his own
+/// lesson promoted again on top, checked with the backup of the old
+/// history: `refs/lore/before-sync/org/<kept>` at `kept`.
+#[track_caller]
+fn assert_adopted(b: &User, r: &Run, url: &str, kept: &str) {
+    assert_eq!(
+        r.ok(),
+        format!("pool/org: now {url}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{kept})\n"),
+    );
+    assert_eq!(
+        b.tip(&format!("refs/lore/before-sync/org/{kept}"))
+            .as_deref(),
+        Some(kept)
+    );
+}
+
+#[test]
+fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
+    let Separate { t, b, own, before } = separate();
     // A backup an earlier version kept under the tier's own name is moved
     // under its tip's name, out of the way of the new one.
     let earlier = b.git(&["rev-parse", "pool/org~1"]).ok().trim().to_owned();
     b.git(&["update-ref", "refs/lore/before-sync/org", &earlier])
         .ok();
-    let key = t.a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "org",
-        &t.url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
     let r = b.lore(&["sync", "org"]);
-    assert_eq!(
-        r.ok(),
-        format!("pool/org: now {}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{before})\n", t.url),
-    );
+    assert_adopted(&b, &r, &t.url, &before);
     assert_eq!(
         b.git(&["for-each-ref", "--format=%(refname) %(objectname)", "refs/lore/before-sync/"])
             .ok(),
@@ -1762,20 +1811,7 @@ fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
 
 #[test]
 fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
-    let t = team();
-    let b = ben();
-    let own = b.org_lesson();
-    let before = b.tip("pool/org").unwrap();
-    let key = t.a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "org",
-        &t.url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
+    let Separate { t, b, own, before } = separate();
     // The first signature the sync asks for (promoting `own` again on the
     // remote's history) first retracts `own` in another process: a write
     // landing after sync decided on `before` and before it moved the branch.
@@ -1841,14 +1877,7 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         "the retraction was written on the tip sync first decided on"
     );
     // Decided again on the retraction: the entry comes back retracted.
-    assert_eq!(
-        r.ok(),
-        format!("pool/org: now {}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{retracted})\n", t.url),
-    );
-    assert_eq!(
-        b.tip(&format!("refs/lore/before-sync/org/{retracted}")),
-        Some(retracted.clone())
-    );
+    assert_adopted(&b, &r, &t.url, &retracted);
     let remote_tip = t.host_tip("pool/org").unwrap();
     assert_eq!(
         b.git(&["log", "--format=%s", &format!("{remote_tip}..pool/org")])
@@ -2004,22 +2033,7 @@ fn the_host_refuses_a_direct_change_of_public_signers_above_the_threshold() {
     let (p, _b) = two_signer_public();
     p.a.lore(&["publish", "public"]).ok();
     let before = p.host_tip("pool/public");
-    let signers =
-        p.a.git(&["show", "pool/public:.lore/allowed_signers"])
-            .ok()
-            .to_owned();
-    let carol = std::fs::read_to_string(p.a.env.stranger_key().with_extension("pub")).unwrap();
-    let more = format!(
-        "{signers}carol@example.com namespaces=\"git\" {}\n",
-        carol.trim()
-    );
-    let c = p.a.env.forge(
-        "pool/public",
-        Some("pool/public"),
-        &[(".lore/allowed_signers", Some(&more))],
-        "config: trust carol on pool/public\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: signers\n",
-        Sign::Repo,
-    );
+    let c = forge_carol_signer(&p);
     let r = p.a.git(&[
         "push",
         "--no-verify",
