@@ -329,6 +329,22 @@ impl TestEnv {
         self.config("lore.transform.command", p.to_str().unwrap());
     }
 
+    /// Points the judge backend (`lore.judge.command`) at a stub program
+    /// with this script.
+    pub fn judge_stub(&self, name: &str, script: &str) {
+        let p = self.stub(name, script);
+        self.config("lore.judge.command", p.to_str().unwrap());
+    }
+
+    /// Writes `verdict.json`, one judge's passing verdict with every
+    /// criterion at `score`, for a judge stub to answer with. Its path.
+    pub fn passing_verdict(&self, score: f64, feedback: &str) -> PathBuf {
+        let v = serde_json::json!({"score": score, "passed": true, "confidence": 0.9,
+            "criterion_scores": {"grounding": score, "scope_accuracy": score, "generality": score},
+            "feedback_summary": feedback});
+        self.write("verdict.json", &v.to_string())
+    }
+
     /// A file in the ledger's tip, if present.
     pub fn ledger_file(&self, path: &str) -> Option<String> {
         let r = self.git(&["show", &format!("ledger:{path}")]);

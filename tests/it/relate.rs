@@ -1206,11 +1206,10 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     let p = pool(&env);
     contradicted(&env, &p);
     let seen = env.path().join("prompt.txt");
-    let judge = env.stub(
+    env.judge_stub(
         "broken-judge",
         &format!("cat >> {}; exit 3", seen.display()),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
     let before = refs(&env);
     let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
     assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
@@ -1240,21 +1239,11 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     assert!(prompt.contains(CRASH), "{prompt}");
     assert_eq!(past_threshold(&env), 1);
     // A judge that answers: its verdicts are recorded, with its model.
-    env.write(
-        "verdict.json",
-        &json!({"score": 0.9, "passed": true, "confidence": 0.9,
-            "criterion_scores": {"grounding": 0.9, "scope_accuracy": 0.9, "generality": 0.9},
-            "feedback_summary": "the counter-observations concern another setting"})
-        .to_string(),
-    );
-    let judge = env.stub(
+    let verdict = env.passing_verdict(0.9, "the counter-observations concern another setting");
+    env.judge_stub(
         "good-judge",
-        &format!(
-            "cat >/dev/null; cat {}",
-            env.path().join("verdict.json").display()
-        ),
+        &format!("cat >/dev/null; cat {}", verdict.display()),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
     let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     r.assert_stderr("judged again: 0 refuted, 1 upheld, 0 could not judge");
@@ -1360,13 +1349,7 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
     let p = pool(&env);
     contradicted(&env, &p);
     // Judges that take their time and would uphold anything.
-    env.write(
-        "verdict.json",
-        &json!({"score": 0.95, "passed": true, "confidence": 0.9,
-            "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95},
-            "feedback_summary": "fine"})
-        .to_string(),
-    );
+    let answer = env.passing_verdict(0.95, "fine");
     // The first judge asked, before it answers, sees a third
     // counter-observation recorded: new evidence arriving while the jury
     // deliberates. (Model programs get a clean environment: the stub names
@@ -1382,7 +1365,7 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
         .iter()
         .map(|(k, v)| format!("{k}='{v}' "))
         .collect();
-    let judge = env.stub(
+    env.judge_stub(
         "deliberating-judge",
         &format!(
             "cat >/dev/null\nif [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  env -i {vars}GIT_LORE_RANDOMNESS_SEED=777 '{exe}' relate {b} --verdict @'{vfile}' >/dev/null || exit 1\nfi\ncat '{answer}'",
@@ -1390,10 +1373,9 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
             exe = env!("CARGO_BIN_EXE_git-lore"),
             b = p.b,
             vfile = vfile.display(),
-            answer = env.path().join("verdict.json").display(),
+            answer = answer.display(),
         ),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
     let child = env
         .lore_cmd(&["judge", "--contradicted", "--yes", "--backend", "command"])
         .stdout(std::process::Stdio::piped())

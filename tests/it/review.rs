@@ -632,21 +632,11 @@ fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated(
     let id = pending(&env);
     env.confirm(&id, "org");
     // Judges that take their time and would approve anything.
-    env.write(
-        "verdict.json",
-        &json!({"score": 0.95, "passed": true, "confidence": 0.9,
-        "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95},
-        "feedback_summary": "fine"})
-        .to_string(),
-    );
-    let judge = env.stub(
+    let verdict = env.passing_verdict(0.95, "fine");
+    env.judge_stub(
         "slow-judge",
-        &format!(
-            "cat >/dev/null; sleep 1; cat {}",
-            env.path().join("verdict.json").display()
-        ),
+        &format!("cat >/dev/null; sleep 1; cat {}", verdict.display()),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
     let child = env
         .lore_cmd(&["judge", "--all", "--yes"])
         .stdout(std::process::Stdio::piped())
@@ -916,12 +906,15 @@ fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
     assert!(env.proposal(&id)["promoted_at"].is_null());
 }
 
-#[test]
-fn a_verdict_left_unpromoted_is_reported_and_finished() {
-    let env = TestEnv::new();
-    let id = pending(&env);
+/// A private lesson judged while promote cannot run (no
+/// `gpg.ssh.allowedSignersFile`: the pools would have nobody to sign them),
+/// checked: judge says it is approved but not promoted, the ledger holds it
+/// approved and unpromoted, and pool/local has no entry for it. Its id and
+/// the allowed-signers file to configure again.
+#[track_caller]
+fn judged_unpromoted(env: &TestEnv) -> (String, String) {
+    let id = pending(env);
     env.confirm(&id, "private");
-    // Promote cannot run: the pools would have nobody to sign them.
     let signers = env
         .git(&["config", "gpg.ssh.allowedSignersFile"])
         .ok()
@@ -932,6 +925,26 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
     let r = env.lore(&["judge", &id, "[]"]);
     assert_eq!(r.stdout, format!("Lesson {id} is now approved.\n"));
     r.assert_stderr(&format!("lesson {id} was judged but not promoted"));
+    let p = env.proposal(&id);
+    assert_eq!(p["status"], "approved");
+    assert!(p["promoted_at"].is_null(), "{p:#}");
+    assert_ne!(
+        env.git(&[
+            "cat-file",
+            "-e",
+            &format!("pool/local:{}", fanout("lessons", &id))
+        ])
+        .code,
+        0,
+        "promoted to pool/local"
+    );
+    (id, signers)
+}
+
+#[test]
+fn a_verdict_left_unpromoted_is_reported_and_finished() {
+    let env = TestEnv::new();
+    let (id, signers) = judged_unpromoted(&env);
     env.config("gpg.ssh.allowedSignersFile", &signers);
     let r = env.lore(&["status"]);
     assert!(
@@ -962,16 +975,7 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
 #[test]
 fn promote_all_finishes_every_interrupted_promote() {
     let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "private");
-    let signers = env
-        .git(&["config", "gpg.ssh.allowedSignersFile"])
-        .ok()
-        .trim()
-        .to_owned();
-    env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
-        .ok();
-    env.lore(&["judge", &id, "[]"]);
+    let (id, signers) = judged_unpromoted(&env);
     let r = env.lore(&["promote", "--all"]);
     assert_eq!(r.code, 1);
     r.assert_stderr(&format!(
