@@ -225,26 +225,16 @@ impl User {
 
 // ---------------------------------------------------------------- git
 
-/// `git --git-dir DIR args…` in `env`'s hermetic environment.
-fn git_in(env: &TestEnv, dir: &Path, args: &[&str]) -> Run {
-    let o = Command::new("git")
-        .arg("--git-dir")
-        .arg(dir)
-        .args(args)
-        .env_clear()
-        .envs(env.vars())
-        .output()
-        .expect("run git");
-    Run {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+fn tip_in(env: &TestEnv, dir: &Path, name: &str) -> Option<String> {
+    let r = env.git_in(dir, &["rev-parse", "--verify", "-q", name]);
+    (r.code == 0).then(|| r.stdout.trim().to_owned())
 }
 
-fn tip_in(env: &TestEnv, dir: &Path, name: &str) -> Option<String> {
-    let r = git_in(env, dir, &["rev-parse", "--verify", "-q", name]);
-    (r.code == 0).then(|| r.stdout.trim().to_owned())
+/// Checks that `host` has no object `commit` (`what`, in the failure).
+#[track_caller]
+fn assert_not_at(env: &TestEnv, host: &Path, commit: &str, what: &str) {
+    let r = env.git_in(host, &["cat-file", "-e", commit]);
+    assert_ne!(r.code, 0, "{what} {commit} reached {}", host.display());
 }
 
 /// A commit made on a host the way a forge makes one: with the forge's
@@ -775,8 +765,7 @@ fn host_refuses(bad: Bad) {
         r.assert_stderr(n);
     }
     assert_eq!(t.host_tip("pool/org"), before, "the host's pool/org moved");
-    let kept = git_in(&t.a.env, &t.host, &["cat-file", "-e", &commit]);
-    assert_ne!(kept.code, 0, "the host kept {commit}");
+    assert_not_at(&t.a.env, &t.host, &commit, "the refused commit");
 }
 
 /// The host's pool/org is moved to `bad` behind the hook's back (as a
@@ -977,10 +966,7 @@ fn publish_public_starts_a_remote_with_no_pool_public() {
         "only the pool went out"
     );
     let ledger = p.a.tip("ledger").unwrap();
-    assert_ne!(
-        git_in(&p.a.env, &p.host, &["cat-file", "-e", &ledger]).code,
-        0
-    );
+    assert_not_at(&p.a.env, &p.host, &ledger, "the ledger's tip");
     let r = p.a.lore(&["publish", "public"]);
     assert_eq!(
         r.ok(),
@@ -1181,7 +1167,7 @@ fn a_lesson_with_a_planted_credential_is_never_pushed() {
         ""
     );
     let tip = p.a.tip("pool/public").unwrap();
-    assert_ne!(git_in(&p.a.env, &p.host, &["cat-file", "-e", &tip]).code, 0);
+    assert_not_at(&p.a.env, &p.host, &tip, "pool/public's tip");
 }
 
 #[test]
@@ -1223,8 +1209,7 @@ fn publish_sends_the_pool_branch_and_nothing_else() {
     );
     for private in ["ledger", "pool/local"] {
         let tip = a.tip(private).unwrap();
-        let r = git_in(&a.env, &host, &["cat-file", "-e", &tip]);
-        assert_ne!(r.code, 0, "{private}'s tip reached the host");
+        assert_not_at(&a.env, &host, &tip, &format!("{private}'s tip"));
     }
 }
 
@@ -1260,7 +1245,7 @@ fn the_ledger_and_pool_local_pushed_by_hand_are_refused() {
         r.assert_stderr(host_says);
         assert_eq!(tip_in(&a.env, &host, "pool/org"), None);
         let tip = a.tip(private).unwrap();
-        assert_ne!(git_in(&a.env, &host, &["cat-file", "-e", &tip]).code, 0);
+        assert_not_at(&a.env, &host, &tip, &format!("{private}'s tip"));
     }
 }
 
