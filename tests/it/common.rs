@@ -41,6 +41,16 @@ impl Run {
         );
     }
 
+    /// Asserts that stdout says `needle`, showing stdout when it does not.
+    #[track_caller]
+    pub fn assert_stdout(&self, needle: &str) {
+        assert!(
+            self.stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{}",
+            self.stdout
+        );
+    }
+
     /// Asserts success and returns stdout.
     #[track_caller]
     pub fn ok(&self) -> &str {

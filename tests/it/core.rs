@@ -358,16 +358,8 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
     // log shows the signature status of each.
     let log = env.lore(&["log"]);
     assert!(log.ok().contains("signature: unsigned"), "{}", log.stdout);
-    assert!(
-        log.stdout.contains("signature: unknown signer (SHA256:"),
-        "{}",
-        log.stdout
-    );
-    assert!(
-        log.stdout.contains("signature: good (git-lore@localhost)"),
-        "{}",
-        log.stdout
-    );
+    log.assert_stdout("signature: unknown signer (SHA256:");
+    log.assert_stdout("signature: good (git-lore@localhost)");
 }
 
 #[test]

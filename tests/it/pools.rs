@@ -1154,13 +1154,9 @@ fn a_lesson_with_a_planted_credential_is_never_pushed() {
     let x = plant_credential(&p);
     let r = p.a.lore(&["publish", "public"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
-            "{x}: not pushed: flagged by the disclosure scanner, never pushed: "
-        )),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!(
+        "{x}: not pushed: flagged by the disclosure scanner, never pushed: "
+    ));
     assert!(!r.stdout.contains(TOKEN), "the token is not shown");
     assert_eq!(
         p.at_host(&["for-each-ref", "--format=%(refname)", "refs/heads/review"]),
@@ -1176,18 +1172,10 @@ fn a_pool_public_holding_a_planted_credential_is_not_started() {
     let x = plant_credential(&p);
     let r = p.a.lore(&["publish", "public"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
-            "lesson {x} is flagged by the disclosure scanner ("
-        )),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("pool/public cannot be started with it"),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!(
+        "lesson {x} is flagged by the disclosure scanner ("
+    ));
+    r.assert_stdout("pool/public cannot be started with it");
     assert_eq!(p.host_tip("pool/public"), None);
 }
 
@@ -1435,16 +1423,8 @@ fn a_new_public_signer_waits_for_a_second_signer() {
         "{}",
         list.stdout
     );
-    assert!(
-        list.stdout.contains("pending proposal:\n"),
-        "{}",
-        list.stdout
-    );
-    assert!(
-        list.stdout.contains("  acknowledged by 1 of 2: "),
-        "{}",
-        list.stdout
-    );
+    list.assert_stdout("pending proposal:\n");
+    list.assert_stdout("  acknowledged by 1 of 2: ");
 
     // The proposal travels as a review branch; the host's owner merges it.
     let r = p.a.lore(&["publish", "public"]);
@@ -1477,13 +1457,9 @@ fn verify_refuses_a_direct_change_of_public_signers_above_the_threshold() {
     let c = forge_carol_signer(&p);
     let r = p.a.lore(&["verify"]);
     assert_eq!(r.code, 1, "{}", r.stdout);
-    assert!(
-        r.stdout.contains(&format!(
+    r.assert_stdout(&format!(
             "{c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
-        )),
-        "{}",
-        r.stdout
-    );
+        ));
 }
 
 // ---------------------------------------------------------------- small commands
@@ -1669,11 +1645,7 @@ fn a_newcomer_who_publishes_before_being_trusted_is_told_how() {
         "{}",
         r.stdout
     );
-    assert!(
-        r.stdout.contains("send the line `git lore key` prints to a signer of the pool and ask them to run `git lore trust add org`"),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout("send the line `git lore key` prints to a signer of the pool and ask them to run `git lore trust add org`");
     r.assert_stderr(&format!("pool/org: nothing was pushed to {}", t.url));
     assert_eq!(t.host_tip("pool/org"), before);
     // Following that advice (trust, sync, publish again) must work: the
@@ -1965,13 +1937,9 @@ fn a_forge_merge_that_drops_the_reviewed_lesson_is_refused() {
     let tip = b.tip("pool/public");
     let r = b.lore(&["sync", "public"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
+    r.assert_stdout(&format!(
             "{m} (pool/public): merge commit is not signed by an allowed signer and is not a pure merge of trusted parents"
-        )),
-        "{}",
-        r.stdout
-    );
+        ));
     assert_eq!(b.tip("pool/public"), tip);
 }
 
@@ -2179,11 +2147,7 @@ fn a_pin_given_to_a_refused_sync_is_not_kept() {
     let fp = t.a.fingerprint();
     let r = cy.lore(&["sync", "org", "--pin", &fp]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!("{commit} (pool/org): ")),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!("{commit} (pool/org): "));
     assert!(!r.stderr.contains("pinned"), "{}", r.stderr);
     let pins = std::fs::read_to_string(cy.env.repo().join("pins/org")).unwrap_or_default();
     assert!(!pins.contains("ssh-ed25519"), "no pin kept: {pins}");

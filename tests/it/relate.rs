@@ -496,37 +496,20 @@ fn one_bad_decision_voids_the_whole_batch_and_no_ref_moves() {
     let env = TestEnv::new();
     let p = pool(&env);
     let good = || decision("supersede", &[&p.a], "vite.config.ts server.hmr");
+    // The good decision, then `kind` on `target`.
+    let good_then = |kind: &str, target: &str| {
+        verdict(
+            &p.c,
+            vec![good(), decision(kind, &[target], "vite.config.ts")],
+        )
+    };
     let cases: Vec<(String, &str)> = vec![
         // good, then an id never presented
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("refine", &[&p.d], "vite.config.ts")],
-            ),
-            "phantom_id",
-        ),
+        (good_then("refine", &p.d), "phantom_id"),
         // the candidate itself, which is also not presented: self-reference wins
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("merge", &[&p.c], "vite.config.ts")],
-            ),
-            "self_reference",
-        ),
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("Refine", &[&p.b], "vite.config.ts")],
-            ),
-            "enum_violation",
-        ),
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("refine", &[&p.a], "vite.config.ts")],
-            ),
-            "duplicate_target",
-        ),
+        (good_then("merge", &p.c), "self_reference"),
+        (good_then("Refine", &p.b), "enum_violation"),
+        (good_then("refine", &p.a), "duplicate_target"),
         (
             format!("```json\n{}\n```", verdict(&p.c, vec![good()])),
             "unparseable",
@@ -1167,12 +1150,7 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
         p.a
     ));
     r.assert_stderr("judged again: 1 refuted, 0 upheld, 0 could not judge");
-    assert!(
-        r.stdout
-            .contains(&format!("Lesson {} is now refuted on pool/org", p.a)),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!("Lesson {} is now refuted on pool/org", p.a));
     let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "refuted");
     let t = trailers_of(&env, "judge");
@@ -1213,14 +1191,10 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     let before = refs(&env);
     let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
     assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
-            "lesson {} could not be judged again; nothing was written and it still waits for the jury",
-            p.a
-        )),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!(
+        "lesson {} could not be judged again; nothing was written and it still waits for the jury",
+        p.a
+    ));
     r.assert_stderr(&format!(
         "judged again: 0 refuted, 0 upheld, 1 could not judge: {}",
         p.a
