@@ -430,6 +430,11 @@ impl TestEnv {
     }
 }
 
+/// `v` as git-lore writes a record: pretty JSON and a newline.
+pub fn record_text(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap() + "\n"
+}
+
 /// The fan-out path of a record.
 pub fn fanout(dir: &str, id: &str) -> String {
     let b = id.as_bytes();

@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::common::{fanout, proposable, Run, Sign, TestEnv};
+use crate::common::{fanout, proposable, record_text, Run, Sign, TestEnv};
 
 const PASS: &str = include_str!("../../src/review/testdata/judge-verdicts.pass.json");
 const JUSTIFICATION: &str = "The loader has rejected this config file on boot in every release.";
@@ -623,7 +623,7 @@ fn entry_like(u: &User, tier: &str, like: &str, id: &str, resolution: Option<&st
     if let Some(r) = resolution {
         e["evidence"]["resolution"] = r.into();
     }
-    serde_json::to_string_pretty(&e).unwrap() + "\n"
+    record_text(&e)
 }
 
 /// The message of a promote of `id` into `pool/<tier>` whose trailers name

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use std::process::Command;
 
-use crate::common::{artifact, fanout, Sign, TestEnv};
+use crate::common::{artifact, fanout, record_text, Sign, TestEnv};
 
 /// The lessons every test starts from, all promoted into pool/org by the
 /// offline transform and judges:
@@ -702,7 +702,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     let mut refuted = a.clone();
     refuted["status"] = json!("refuted");
     refuted["superseded_by"] = json!(p.b);
-    let text = serde_json::to_string_pretty(&refuted).unwrap() + "\n";
+    let text = record_text(&refuted);
     let path = fanout("lessons", &p.a);
     env.forge(
         "pool/org",
@@ -773,7 +773,6 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     let p = pool(&env);
     let tip = |env: &TestEnv| env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
     let entry = |id: &str| lesson(&env, id);
-    let text = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
     let msg = |action: &str, lesson: &str, extra: &str| {
         format!(
             "{action} {lesson}: by hand\n\nLore-Format: 1\nLore-Action: {action}\nLore-Lesson: {lesson}\n{extra}Lore-Model: m\n"
@@ -791,8 +790,8 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
         "pool/org",
         Some(&tip(&env)),
         &[
-            (pa.as_str(), Some(text(&a).as_str())),
-            (pb.as_str(), Some(text(&b).as_str())),
+            (pa.as_str(), Some(record_text(&a).as_str())),
+            (pb.as_str(), Some(record_text(&b).as_str())),
         ],
         &msg(
             "merge",
@@ -811,7 +810,7 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     env.forge(
         "pool/org",
         Some(&tip(&env)),
-        &[(rd.as_str(), Some(text(&related).as_str()))],
+        &[(rd.as_str(), Some(record_text(&related).as_str()))],
         &msg("relate", &p.d, &format!("Lore-Target: {}\n", p.c)),
         Sign::Repo,
     );
@@ -826,7 +825,7 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     env.forge(
         "pool/org",
         Some(&tip(&env)),
-        &[(po.as_str(), Some(text(&obs).as_str()))],
+        &[(po.as_str(), Some(record_text(&obs).as_str()))],
         &msg(
             "contradict",
             &p.e,
@@ -1243,7 +1242,7 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
     let mut refuted = a.clone();
     refuted["status"] = json!("refuted");
     refuted["claim"] = json!("something else");
-    let text = serde_json::to_string_pretty(&refuted).unwrap() + "\n";
+    let text = record_text(&refuted);
     let first = env.forge(
         "pool/org",
         Some(&tip),
@@ -1266,7 +1265,7 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
     let c = lesson(&env, &p.c);
     let mut c2 = c.clone();
     c2["status"] = json!("refuted");
-    let text = serde_json::to_string_pretty(&c2).unwrap() + "\n";
+    let text = record_text(&c2);
     let cpath = fanout("lessons", &p.c);
     let second = env.forge(
         "pool/org",
@@ -1297,7 +1296,7 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
             "score_threshold": 0.7, "aggregate_score": 0.9, "passed": true,
             "reason": "gate_passed", "judges": [{}]}
     });
-    let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
+    let text = record_text(&record);
     env.forge(
         "pool/org",
         Some(&second),
