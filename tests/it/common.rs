@@ -34,21 +34,13 @@ impl Run {
     /// Asserts that stderr says `needle`, showing stderr when it does not.
     #[track_caller]
     pub fn assert_stderr(&self, needle: &str) {
-        assert!(
-            self.stderr.contains(needle),
-            "stderr lacks {needle:?}:\n{}",
-            self.stderr
-        );
+        assert_says("stderr", &self.stderr, needle);
     }
 
     /// Asserts that stdout says `needle`, showing stdout when it does not.
     #[track_caller]
     pub fn assert_stdout(&self, needle: &str) {
-        assert!(
-            self.stdout.contains(needle),
-            "stdout lacks {needle:?}:\n{}",
-            self.stdout
-        );
+        assert_says("stdout", &self.stdout, needle);
     }
 
     /// Asserts success and returns stdout.
@@ -61,6 +53,11 @@ impl Run {
         );
         &self.stdout
     }
+}
+
+#[track_caller]
+fn assert_says(stream: &str, text: &str, needle: &str) {
+    assert!(text.contains(needle), "{stream} lacks {needle:?}:\n{text}");
 }
 
 /// Every test that wrote a lesson repository leaves it `git fsck --full`
@@ -202,6 +199,17 @@ impl TestEnv {
             "verify: {}",
             r.stdout
         );
+    }
+
+    /// Runs `git lore verify` and checks that it failed naming each of
+    /// `problems` (among whatever else it found).
+    #[track_caller]
+    pub fn assert_verify_fails<S: AsRef<str>>(&self, problems: &[S]) {
+        let r = self.lore(&["verify"]);
+        assert_eq!(r.code, 1, "verify must fail:\n{}\n{}", r.stdout, r.stderr);
+        for p in problems {
+            r.assert_stdout(p.as_ref());
+        }
     }
 
     /// Runs `git args…` with `input` on stdin.

@@ -1455,11 +1455,9 @@ fn a_new_public_signer_waits_for_a_second_signer() {
 fn verify_refuses_a_direct_change_of_public_signers_above_the_threshold() {
     let (p, _b) = two_signer_public();
     let c = forge_carol_signer(&p);
-    let r = p.a.lore(&["verify"]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    r.assert_stdout(&format!(
-            "{c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
-        ));
+    p.a.env.assert_verify_fails(&[format!(
+        "{c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
+    )]);
 }
 
 // ---------------------------------------------------------------- small commands

@@ -715,9 +715,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
         ),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!(
             "supersede: illegal status transition of {}: active -> refuted",
             p.a
@@ -726,9 +724,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
             "supersede: {} may change only its status, to superseded, and superseded_by, to {}",
             p.a, p.b
         ),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
 }
 
 #[test]
@@ -833,18 +829,14 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
         ),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!(
             "merge: {} may change only its evidence's artifact and session ids",
             p.b
         ),
         "relate: Lore-Target does not list the ids the record's decisions name".to_owned(),
         format!("contradict: {po}: lesson_id is not Lore-Lesson {}", p.e),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
 }
 
 /// `relate CAND --verdict V` where V says `cand` contradicts `target` on
@@ -1250,17 +1242,13 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         &judge_msg(&p.a, "refuted", "gate_passed"),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!(
             "judge: a ruling that passed (gate_passed) cannot refute {}",
             p.a
         ),
         format!("judge: {} may change only its status, to refuted", p.a),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
     // A lesson with no counter-observations refuted.
     let c = lesson(&env, &p.c);
     let mut c2 = c.clone();
@@ -1274,13 +1262,10 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         &judge_msg(&p.c, "refuted", "jury_not_majority"),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    let problem = format!(
+    env.assert_verify_fails(&[format!(
         "judge: {} has no counter-observations; the jury judges a pool entry again only on counter-evidence",
         p.c
-    );
-    assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    )]);
     // An upheld record that claims more counter-observations than there
     // are, under a failed ruling, with a verdict the trailers do not carry.
     let upath = format!(
@@ -1304,16 +1289,12 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         &judge_msg(&p.a, "active", "jury_not_majority"),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!("judge: a ruling that failed (jury_not_majority) cannot uphold {}", p.a),
         format!("judge: {upath}: the number in its name and its counter_observations must be the 2 counter-observations against {}", p.a),
         format!("judge: {upath}: counter_observation_ids are not the counter-observations against {}", p.a),
         format!("judge: {upath}: the recorded verdict is not the ruling the trailers carry"),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
 }
 
 #[test]
