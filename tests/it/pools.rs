@@ -171,6 +171,31 @@ impl User {
         assert_eq!(r.code, 0, "{}: {}{}", self.email, r.stdout, r.stderr);
     }
 
+    /// `git lore remote add TIER URL` with no signer pinned, checked: it
+    /// says `TIER: URL (0 pinned signers)` and that sync will show the first
+    /// signer, git's config sends TIER to URL, and TIER has no pins.
+    #[track_caller]
+    fn add_remote(&self, tier: &str, url: &str) {
+        let r = self.lore(&["remote", "add", tier, url]);
+        assert_eq!(r.ok(), format!("{tier}: {url} (0 pinned signers)\n"));
+        r.assert_stderr(&format!(
+            "no signer pinned: `git lore sync {tier}` will show the first signer's fingerprint"
+        ));
+        self.assert_remote_url(tier, url);
+        let pins = self.env.repo().join("pins").join(tier);
+        assert!(!pins.exists(), "{} exists", pins.display());
+    }
+
+    #[track_caller]
+    fn assert_remote_url(&self, tier: &str, url: &str) {
+        assert_eq!(
+            self.git(&["config", &format!("remote.{tier}.url")])
+                .ok()
+                .trim(),
+            url
+        );
+    }
+
     /// `git lore remote add TIER URL --signer OWNER.pub`, checked: it says
     /// `TIER: URL (1 pinned signer)`, git's config sends TIER to URL, and
     /// the tier's pins are the owner's key alone.
@@ -186,12 +211,7 @@ impl User {
             key.to_str().unwrap(),
         ]);
         assert_eq!(r.ok(), format!("{tier}: {url} (1 pinned signer)\n"));
-        assert_eq!(
-            self.git(&["config", &format!("remote.{tier}.url")])
-                .ok()
-                .trim(),
-            url
-        );
+        self.assert_remote_url(tier, url);
         let sent = std::fs::read_to_string(&key).unwrap();
         let blob = sent.split_whitespace().nth(2).unwrap();
         let pins = std::fs::read_to_string(self.env.repo().join("pins").join(tier)).unwrap();
@@ -393,7 +413,7 @@ fn team() -> Team {
     let a1 = a.org_lesson();
     let host = host(&a);
     let url = host.display().to_string();
-    a.lore(&["remote", "add", "org", &url]).ok();
+    a.add_remote("org", &url);
     a.lore(&["publish", "org"]).ok();
     b.join("org", &host, &a);
     Team {
@@ -437,8 +457,7 @@ impl Team {
 /// The whole two-user flow of the issue over `url`, which serves `host`.
 fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     let a1 = a.org_lesson();
-    let r = a.lore(&["remote", "add", "org", url]);
-    assert_eq!(r.ok(), format!("org: {url} (0 pinned signers)\n"));
+    a.add_remote("org", url);
     let r = a.lore(&["publish", "org"]);
     let a_tip = a.tip("pool/org").unwrap();
     assert_eq!(
@@ -455,7 +474,7 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     assert!(chain.is_file(), "no commit-graph after a push");
 
     // Ben does not know who started the pool: refused, with the way to pin.
-    b.lore(&["remote", "add", "org", url]).ok();
+    b.add_remote("org", url);
     let r = b.lore(&["sync", "org"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     let fp = a.fingerprint();
@@ -920,7 +939,7 @@ fn public() -> Public {
     let p1 = a.public_lesson();
     let host = host(&a);
     let url = host.display().to_string();
-    a.lore(&["remote", "add", "public", &url]).ok();
+    a.add_remote("public", &url);
     Public { a, host, url, p1 }
 }
 
@@ -1187,8 +1206,7 @@ fn publish_sends_the_pool_branch_and_nothing_else() {
     a.private_lesson();
     a.org_lesson();
     let host = host(&a);
-    a.lore(&["remote", "add", "org", host.to_str().unwrap()])
-        .ok();
+    a.add_remote("org", host.to_str().unwrap());
     a.lore(&["publish", "org"]).ok();
     assert_eq!(
         a.env
@@ -1665,7 +1683,7 @@ fn publish_org_dry_run_pushes_nothing() {
     a.org_lesson();
     let host = host(&a);
     let url = host.display().to_string();
-    a.lore(&["remote", "add", "org", &url]).ok();
+    a.add_remote("org", &url);
     let r = a.lore(&["publish", "org", "--dry-run"]);
     let tip = a.tip("pool/org").unwrap();
     assert_eq!(
@@ -1689,7 +1707,7 @@ fn sync_from_a_host_with_no_pool_yet_says_how_to_start_it() {
     let b = ben();
     let host = host(&a);
     let url = host.display().to_string();
-    b.lore(&["remote", "add", "org", &url]).ok();
+    b.add_remote("org", &url);
     assert_eq!(
         b.lore(&["sync", "org"]).ok(),
         format!("pool/org: {url} has no pool/org yet (`git lore publish org` starts it)\n")
@@ -1904,8 +1922,7 @@ fn hosting_again_updates_the_root_signers_in_place() {
     );
     // Ben, a root signer now, may start pool/org there.
     b.org_lesson();
-    b.lore(&["remote", "add", "org", dir.to_str().unwrap()])
-        .ok();
+    b.add_remote("org", dir.to_str().unwrap());
     assert!(b
         .lore(&["publish", "org"])
         .ok()
@@ -2040,7 +2057,7 @@ fn the_host_refuses_a_pool_started_by_a_key_it_does_not_know() {
     let b = ben();
     b.public_lesson();
     let url = host.display().to_string();
-    b.lore(&["remote", "add", "public", &url]).ok();
+    b.add_remote("public", &url);
     let r = b.lore(&["publish", "public"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     r.assert_stderr(&format!("{url} refused the push; nothing there changed: "));
@@ -2141,7 +2158,7 @@ fn a_pin_given_to_a_refused_sync_is_not_kept() {
     ]);
     t.at_host(&["update-ref", "refs/heads/pool/org", &commit]);
     let cy = User::new("cy@example.com", 2_000, 3);
-    cy.lore(&["remote", "add", "org", &t.url]).ok();
+    cy.add_remote("org", &t.url);
     let fp = t.a.fingerprint();
     let r = cy.lore(&["sync", "org", "--pin", &fp]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
