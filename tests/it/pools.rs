@@ -257,6 +257,15 @@ fn assert_not_at(env: &TestEnv, host: &Path, commit: &str, what: &str) {
     assert_ne!(r.code, 0, "{what} {commit} reached {}", host.display());
 }
 
+/// Checks that neither `u`'s ledger nor its pool/local reached `host`.
+#[track_caller]
+fn assert_private_not_at(u: &User, host: &Path) {
+    for private in ["ledger", "pool/local"] {
+        let tip = u.tip(private).unwrap();
+        assert_not_at(&u.env, host, &tip, &format!("{private}'s tip"));
+    }
+}
+
 /// A commit made on a host the way a forge makes one: with the forge's
 /// identity, signed by `key` when given.
 fn forge_commit(
@@ -1213,10 +1222,7 @@ fn publish_sends_the_pool_branch_and_nothing_else() {
             .git_at(&host, &["for-each-ref", "--format=%(refname)"]),
         "refs/heads/pool/org"
     );
-    for private in ["ledger", "pool/local"] {
-        let tip = a.tip(private).unwrap();
-        assert_not_at(&a.env, &host, &tip, &format!("{private}'s tip"));
-    }
+    assert_private_not_at(&a, &host);
 }
 
 #[test]
@@ -1250,8 +1256,7 @@ fn the_ledger_and_pool_local_pushed_by_hand_are_refused() {
         r.assert_stderr("remote: git-lore: rejected ");
         r.assert_stderr(host_says);
         assert_eq!(tip_in(&a.env, &host, "pool/org"), None);
-        let tip = a.tip(private).unwrap();
-        assert_not_at(&a.env, &host, &tip, &format!("{private}'s tip"));
+        assert_private_not_at(&a, &host);
     }
 }
 

@@ -288,18 +288,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     assert_eq!(related["decisions"][0]["decision"], "merge");
     env.assert_verifies();
     // Recall: the superseded duplicate leads to its successor.
-    std::fs::create_dir_all(env.path().join("proj")).unwrap();
-    let recall = env
-        .lore(&[
-            "recall",
-            "--project",
-            "proj",
-            "--stack",
-            "vite@5.4.0",
-            "--all",
-        ])
-        .ok()
-        .to_owned();
+    let recall = recall_all(&env);
     assert!(
         recall.contains(&format!(
             "{}  {CRASH}  [vite =5.4.0]  (not recalled: superseded by {})",
@@ -1330,25 +1319,10 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
             answer = answer.display(),
         ),
     );
-    let child = env
-        .lore_cmd(&["judge", "--contradicted", "--yes", "--backend", "command"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
     assert!(mark.exists(), "the evidence arrived while the judges ran");
-    assert!(
-        stdout.contains("changed while the jury deliberated"),
-        "{stdout}"
-    );
+    r.assert_stdout("changed while the jury deliberated");
     // Not upheld on evidence the jury never saw: it still waits.
     let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
     assert_eq!(c["lessons"][0]["count"], 3);

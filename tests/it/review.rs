@@ -637,28 +637,14 @@ fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated(
         "slow-judge",
         &format!("cat >/dev/null; sleep 1; cat {}", verdict.display()),
     );
-    let child = env
-        .lore_cmd(&["judge", "--all", "--yes"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn_lore(&["judge", "--all", "--yes"]);
     std::thread::sleep(std::time::Duration::from_millis(400));
     // Meanwhile the human widens the scope to "every version ever released".
     env.lore(&["unconfirm", &id]).ok();
     env.confirm_justified(&id, "org", "holds for every version ever released");
-    let o = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(
-        stdout.contains("changed while the jury deliberated"),
-        "{stdout}"
-    );
+    let r = crate::common::Run::from(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    r.assert_stdout("changed while the jury deliberated");
     let p = env.proposal(&id);
     assert_eq!(
         p["status"], "confirmed",
