@@ -264,16 +264,17 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     assert_eq!(out["telemetry"]["decisions"]["merge"], 1);
     assert_eq!(out["telemetry"]["voided"], 0);
 
-    let merge = trailers_of(&env, "merge");
-    for line in [
-        "Lore-Action: merge".to_owned(),
-        format!("Lore-Lesson: {}", p.b),
-        format!("Lore-Target: {}", p.a),
-        "Lore-Model: offline".to_owned(),
-        format!("Lore-Surface: claim \"{}\"", CRASH),
-    ] {
-        assert!(merge.contains(&line), "{line} in\n{merge}");
-    }
+    assert_trailers(
+        &env,
+        "merge",
+        &[
+            "Lore-Action: merge".to_owned(),
+            format!("Lore-Lesson: {}", p.b),
+            format!("Lore-Target: {}", p.a),
+            "Lore-Model: offline".to_owned(),
+            format!("Lore-Surface: claim \"{}\"", CRASH),
+        ],
+    );
     let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "superseded");
     assert_eq!(a["superseded_by"], json!(p.b));
@@ -356,34 +357,33 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
             e = p.e
         )
     );
-    let sup = trailers_of(&env, "supersede");
-    for line in [
-        format!("Lore-Lesson: {}", p.a),
-        "Lore-From: active".into(),
-        "Lore-Status: superseded".into(),
-        "Lore-Model: external".into(),
-        "Lore-Surface: vite.config.ts server.hmr.timeout".into(),
-        format!("Lore-Target: {}", p.c),
-    ] {
-        assert!(sup.contains(&line), "{line} in\n{sup}");
-    }
-    let refine = trailers_of(&env, "refine");
-    assert!(
-        refine.contains(&format!("Lore-Lesson: {}\n", p.c)),
-        "{refine}"
+    assert_trailers(
+        &env,
+        "supersede",
+        &[
+            format!("Lore-Lesson: {}", p.a),
+            "Lore-From: active".into(),
+            "Lore-Status: superseded".into(),
+            "Lore-Model: external".into(),
+            "Lore-Surface: vite.config.ts server.hmr.timeout".into(),
+            format!("Lore-Target: {}", p.c),
+        ],
     );
-    assert!(
-        refine.contains(&format!("Lore-Target: {}\n", p.b)),
-        "{refine}"
+    assert_trailers(
+        &env,
+        "refine",
+        &[
+            format!("Lore-Lesson: {}", p.c),
+            format!("Lore-Target: {}", p.b),
+        ],
     );
-    let contra = trailers_of(&env, "contradict");
-    assert!(
-        contra.contains(&format!("Lore-Lesson: {}\n", p.e)),
-        "{contra}"
-    );
-    assert!(
-        contra.contains(&format!("Lore-Target: {}\n", p.c)),
-        "{contra}"
+    assert_trailers(
+        &env,
+        "contradict",
+        &[
+            format!("Lore-Lesson: {}", p.e),
+            format!("Lore-Target: {}", p.c),
+        ],
     );
 
     let a = lesson(&env, &p.a);
@@ -598,7 +598,7 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     assert!(r.ok().contains("by judge-model-1"), "{}", r.stdout);
     let prompt = std::fs::read_to_string(seen).unwrap();
     assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
-    assert!(trailers_of(&env, "relate").contains("Lore-Model: judge-model-1\n"));
+    assert_trailers(&env, "relate", &["Lore-Model: judge-model-1"]);
 }
 
 #[test]
@@ -828,6 +828,18 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     ]);
 }
 
+/// Checks that the newest pool/org commit whose subject starts with
+/// `action` carries each of `lines` as a whole trailer line. Its trailers.
+#[track_caller]
+fn assert_trailers<S: AsRef<str>>(env: &TestEnv, action: &str, lines: &[S]) -> String {
+    let t = trailers_of(env, action);
+    for line in lines {
+        let line = line.as_ref();
+        assert!(t.contains(&format!("{line}\n")), "{line} in\n{t}");
+    }
+    t
+}
+
 /// `relate CAND --verdict V` where V says `cand` contradicts `target` on
 /// server.hmr.timeout, checked: relate says it related `cand`, the two
 /// newest pool/org commits are the relation and the counter-observation,
@@ -974,22 +986,23 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
         ),
         "refuted",
     );
-    let t = trailers_of(&env, "judge");
-    for line in [
-        "Lore-Action: judge".to_owned(),
-        format!("Lore-Lesson: {}", p.a),
-        "Lore-From: active".into(),
-        "Lore-Status: refuted".into(),
-        "Lore-Pool: org".into(),
-        "Lore-Rubric: lesson-promotion".into(),
-        "Lore-Gate: majority".into(),
-        "Lore-Score: 0.2".into(),
-        "Lore-Reason: jury_not_majority".into(),
-        "Lore-Judge: standard 0.20 fail".into(),
-        "Lore-Judge: adversarial 0.20 fail".into(),
-    ] {
-        assert!(t.contains(&format!("{line}\n")), "{line} in\n{t}");
-    }
+    let t = assert_trailers(
+        &env,
+        "judge",
+        &[
+            "Lore-Action: judge".to_owned(),
+            format!("Lore-Lesson: {}", p.a),
+            "Lore-From: active".into(),
+            "Lore-Status: refuted".into(),
+            "Lore-Pool: org".into(),
+            "Lore-Rubric: lesson-promotion".into(),
+            "Lore-Gate: majority".into(),
+            "Lore-Score: 0.2".into(),
+            "Lore-Reason: jury_not_majority".into(),
+            "Lore-Judge: standard 0.20 fail".into(),
+            "Lore-Judge: adversarial 0.20 fail".into(),
+        ],
+    );
     assert!(
         !t.contains("Lore-Model"),
         "given verdicts name no model\n{t}"
@@ -1061,11 +1074,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     assert_eq!(rec["counter_observation_ids"].as_array().unwrap().len(), 2);
     assert_eq!(rec["verdict"]["passed"], true);
     assert_eq!(rec["model"], Value::Null);
-    let t = trailers_of(&env, "judge");
-    assert!(
-        t.contains("Lore-Status: active\n") && t.contains("Lore-Pool: org\n"),
-        "{t}"
-    );
+    assert_trailers(&env, "judge", &["Lore-Status: active", "Lore-Pool: org"]);
     env.assert_verifies();
     let show = env.lore(&["show", &p.a]).ok().to_owned();
     assert!(
@@ -1133,11 +1142,16 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
     r.assert_stdout(&format!("Lesson {} is now refuted on pool/org", p.a));
     let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "refuted");
-    let t = trailers_of(&env, "judge");
-    assert!(t.contains("Lore-Model: offline\n"), "{t}");
     // Both offline judges fail grounding at the threshold: no majority.
-    assert!(t.contains("Lore-Reason: jury_not_majority\n"), "{t}");
-    assert!(t.contains("Lore-Judge: standard 0.55 fail\n"), "{t}");
+    assert_trailers(
+        &env,
+        "judge",
+        &[
+            "Lore-Model: offline",
+            "Lore-Reason: jury_not_majority",
+            "Lore-Judge: standard 0.55 fail",
+        ],
+    );
     let msg = env
         .git(&["log", "-1", "--format=%s", "pool/org"])
         .ok()
@@ -1201,8 +1215,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     r.assert_stderr("judged again: 0 refuted, 1 upheld, 0 could not judge");
-    let t = trailers_of(&env, "judge");
-    assert!(t.contains("Lore-Status: active\n"), "{t}");
+    assert_trailers(&env, "judge", &["Lore-Status: active"]);
     env.assert_verifies();
 }
 
