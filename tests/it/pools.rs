@@ -456,6 +456,22 @@ impl Team {
         tip_in(&self.a.env, &self.host, name)
     }
 
+    /// Moves the host's pool/org to `commit` (on Ana's branch `forged`)
+    /// behind the hook's back, as a compromised or careless server could;
+    /// checked to be the host's tip.
+    #[track_caller]
+    fn plant_on_host(&self, commit: &str) {
+        self.at_host(&[
+            "fetch",
+            "--no-tags",
+            "--quiet",
+            self.a.env.repo().to_str().unwrap(),
+            "forged",
+        ]);
+        self.at_host(&["update-ref", "refs/heads/pool/org", commit]);
+        assert_eq!(self.host_tip("pool/org").as_deref(), Some(commit));
+    }
+
     fn at_host(&self, args: &[&str]) -> String {
         self.a.env.git_at(&self.host, args)
     }
@@ -801,14 +817,7 @@ fn host_refuses(bad: Bad) {
 fn sync_refuses(bad: Bad) {
     let t = team();
     let (commit, needles) = forge_bad(&t, bad);
-    t.at_host(&[
-        "fetch",
-        "--no-tags",
-        "--quiet",
-        t.a.env.repo().to_str().unwrap(),
-        "forged",
-    ]);
-    t.at_host(&["update-ref", "refs/heads/pool/org", &commit]);
+    t.plant_on_host(&commit);
     let (tip, seen) = (t.b.tip("pool/org"), t.b.tip("refs/lore/remotes/org"));
     let r = t.b.lore(&["sync", "org"]);
     assert_eq!(r.code, 1, "{bad:?}: {}{}", r.stdout, r.stderr);
@@ -2154,14 +2163,7 @@ fn a_pull_request_is_verified_in_ci_with_annotations() {
 fn a_pin_given_to_a_refused_sync_is_not_kept() {
     let t = team();
     let (commit, _) = forge_bad(&t, Bad::Unsigned);
-    t.at_host(&[
-        "fetch",
-        "--no-tags",
-        "--quiet",
-        t.a.env.repo().to_str().unwrap(),
-        "forged",
-    ]);
-    t.at_host(&["update-ref", "refs/heads/pool/org", &commit]);
+    t.plant_on_host(&commit);
     let cy = User::new("cy@example.com", 2_000, 3);
     cy.add_remote("org", &t.url);
     let fp = t.a.fingerprint();
