@@ -43,6 +43,18 @@ impl Run {
         assert_says("stdout", &self.stdout, needle);
     }
 
+    /// Asserts that the command was refused (exit 1) saying `needle` on
+    /// stderr, showing its output when it was not.
+    #[track_caller]
+    pub fn assert_refused(&self, needle: &str) {
+        assert_eq!(
+            self.code, 1,
+            "expected a refusal\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self.assert_stderr(needle);
+    }
+
     /// Asserts success and returns stdout.
     #[track_caller]
     pub fn ok(&self) -> &str {

@@ -131,8 +131,7 @@ fn stack_overrides_work_with_no_lockfile_at_all() {
         r.stdout
     );
     let bad = recall(&w.env, &["--project", p, "--stack", "vite"]);
-    assert_eq!(bad.code, 1);
-    bad.assert_stderr("--stack");
+    bad.assert_refused("--stack");
 }
 
 #[test]

@@ -179,8 +179,7 @@ fn refusals_exit_1_and_write_nothing() {
     let p = pool(&env);
     let before = refs(&env);
     let r = env.lore(&["relate", "01M1E3VM1GAD8DSR0D4BG72GC9", "--input"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("lesson 01M1E3VM1GAD8DSR0D4BG72GC9 not found");
+    r.assert_refused("lesson 01M1E3VM1GAD8DSR0D4BG72GC9 not found");
     let pending = art(9, "vite 5.4.0 dev server crashes again", CRASH_FIX);
     let file = env.artifacts_file("p.jsonl", &[pending]);
     env.lore(&["ingest", file.to_str().unwrap()]).ok();
@@ -196,8 +195,7 @@ fn refusals_exit_1_and_write_nothing() {
         .to_owned();
     let before_pending = refs(&env);
     let r = env.lore(&["relate", &id]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("it is not promoted; only lessons in a pool can be related");
+    r.assert_refused("it is not promoted; only lessons in a pool can be related");
     assert_eq!(refs(&env), before_pending);
     let r = env.lore(&["relate", "--all"]);
     assert_eq!(r.code, 2, "no judge configured");
@@ -218,12 +216,10 @@ fn refusals_exit_1_and_write_nothing() {
         .unwrap();
     assert!(ran.success());
     let r = env.lore(&["relate", "--all"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("refusing to relate without --yes: stdin is not a terminal");
+    r.assert_refused("refusing to relate without --yes: stdin is not a terminal");
     env.config("lore.relate.cap", "0");
     let r = env.lore(&["relate", &p.a]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("lore.relate.cap neighbour cap must be between 1 and 64; got 0");
+    r.assert_refused("lore.relate.cap neighbour cap must be between 1 and 64; got 0");
     assert_eq!(refs(&env), before_pending);
     assert_ne!(before, before_pending);
 }

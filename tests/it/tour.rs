@@ -398,8 +398,7 @@ echo "${{COMPREPLY[*]}}""#,
     assert_eq!(complete("git lore trust a"), "add ack");
     assert_eq!(complete("git-lore list --st"), "--status");
     let r = env.lore(&["generate", "completions", "tcsh"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("invalid value 'tcsh'");
+    r.assert_refused("invalid value 'tcsh'");
 }
 
 /// The README's tour, exactly as written, on a fresh machine: no model, no

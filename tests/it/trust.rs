@@ -462,8 +462,7 @@ fn no_command_builds_on_a_forged_confirm() {
     );
     let ledger = w.env.ledger_commits();
     let r = w.env.lore(&["judge", "--all", "--yes"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "refusing to build on ledger: commit {forged} does not verify (unsigned commit); nothing was written"
     ));
     assert_eq!(w.env.ledger_commits(), ledger, "nothing written");
@@ -515,8 +514,7 @@ fn a_forged_pass_does_not_quietly_block_a_confirm() {
         Sign::Unsigned,
     );
     let r = w.env.lore(&["confirm", &w.pending, "org", "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "commit {forged} does not verify (unsigned commit)"
     ));
     assert!(!r.stderr.contains("was passed on"), "{}", r.stderr);
@@ -560,11 +558,9 @@ fn a_rollback_is_refused_until_accepted() {
     let (from, to) = (&commits[0][..12], &commits[3][..12]);
     let moved = format!("ledger moved from {from} to {to}, 3 commits dropped");
     let r = w.env.lore(&["status"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&moved);
+    r.assert_refused(&moved);
     let r = w.env.lore(&["confirm", &w.pending, "org", "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!("{moved}; nothing was written"));
+    r.assert_refused(&format!("{moved}; nothing was written"));
     assert_eq!(w.env.ledger_commits(), commits[3..].to_vec());
     // The reflog kept the move.
     let reflog = w
