@@ -43,6 +43,13 @@ impl Run {
         assert_says("stdout", &self.stdout, needle);
     }
 
+    /// Asserts success and that stdout says `needle`.
+    #[track_caller]
+    pub fn assert_ok_stdout(&self, needle: &str) {
+        self.ok();
+        self.assert_stdout(needle);
+    }
+
     /// Asserts that the command was refused (exit 1) saying `needle` on
     /// stderr, showing its output when it was not.
     #[track_caller]

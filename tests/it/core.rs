@@ -47,11 +47,7 @@ fn init_creates_a_repository_stock_git_verifies() {
     assert_eq!(v.code, 0, "{}", v.stderr);
     v.assert_stderr("Good \"git\" signature for git-lore@localhost with ED25519 key");
     let log = env.git(&["log", "--show-signature", "ledger"]);
-    assert!(
-        log.ok().contains("Good \"git\" signature"),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout("Good \"git\" signature");
     assert_eq!(
         env.git(&["log", "-1", "--format=%G?", "ledger"]).ok(),
         "G\n"
@@ -72,7 +68,7 @@ fn init_creates_a_repository_stock_git_verifies() {
     // Running it again reports and changes nothing.
     let before = env.ledger_commits();
     let again = env.lore(&["init"]);
-    assert!(again.ok().contains("already exists"), "{}", again.stdout);
+    again.assert_ok_stdout("already exists");
     assert_eq!(env.ledger_commits(), before);
     env.assert_fsck();
 }
@@ -357,7 +353,7 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
 
     // log shows the signature status of each.
     let log = env.lore(&["log"]);
-    assert!(log.ok().contains("signature: unsigned"), "{}", log.stdout);
+    log.assert_ok_stdout("signature: unsigned");
     log.assert_stdout("signature: unknown signer (SHA256:");
     log.assert_stdout("signature: good (git-lore@localhost)");
 }

@@ -106,11 +106,7 @@ impl User {
     fn approve(&self, id: &str, tier: &str) {
         let panel = self.env.write("pass.json", PASS);
         let r = self.lore(&["judge", id, &format!("@{}", panel.display())]);
-        assert!(
-            r.ok().contains(&format!("promoted to pool/{tier}")),
-            "{}",
-            r.stdout
-        );
+        r.assert_ok_stdout(&format!("promoted to pool/{tier}"));
     }
 
     /// An approved lesson promoted to `pool/org`.
@@ -134,7 +130,7 @@ impl User {
         let id = self.propose();
         self.env.confirm(&id, "private");
         let r = self.lore(&["judge", &id, "[]"]);
-        assert!(r.ok().contains("promoted to pool/local"), "{}", r.stdout);
+        r.assert_ok_stdout("promoted to pool/local");
         id
     }
 
@@ -520,16 +516,12 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     assert_eq!(b.tip("pool/org"), Some(a_tip.clone()));
     assert_eq!(b.entry("org", &a1).unwrap()["status"], "active");
     let recall = b.lore(&["recall", "--all"]);
-    assert!(recall.ok().contains(&a1), "{}", recall.stdout);
+    recall.assert_ok_stdout(&a1);
     let log = b.lore(&["log"]);
-    assert!(
-        log.ok().contains(&format!(
-            "promote {a1} into pool/org\n    promote -> active; signature: good ({})",
-            a.email
-        )),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout(&format!(
+        "promote {a1} into pool/org\n    promote -> active; signature: good ({})",
+        a.email
+    ));
 
     // Ana trusts Ben; Ben promotes and publishes; Ana syncs.
     let key = b.key_file();
@@ -564,14 +556,10 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     );
     assert_eq!(a.entry("org", &b1).unwrap()["status"], "active");
     let log = a.lore(&["log"]);
-    assert!(
-        log.ok().contains(&format!(
-            "promote {b1} into pool/org\n    promote -> active; signature: good ({})",
-            b.email
-        )),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout(&format!(
+        "promote {b1} into pool/org\n    promote -> active; signature: good ({})",
+        b.email
+    ));
 
     // One history everywhere, and stock git agrees with every signature.
     let host_tip = tip_in(&a.env, host, "pool/org");
@@ -1076,13 +1064,7 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
     }
     // Publishing again opens nothing twice.
     let again = p.a.lore(&["publish", "public"]);
-    assert!(
-        again
-            .ok()
-            .contains(&format!("{p2}: review/{p2} is already on {}", p.url)),
-        "{}",
-        again.stdout
-    );
+    again.assert_ok_stdout(&format!("{p2}: review/{p2} is already on {}", p.url));
 }
 
 /// Merges `review/<id>` into the host's pool/public as a forge's "Create a
@@ -1448,12 +1430,7 @@ fn a_new_public_signer_waits_for_a_second_signer() {
         ["ana@example.com", "ben@example.com"]
     );
     let list = p.a.lore(&["trust", "list", "public"]);
-    assert!(
-        list.ok()
-            .contains("threshold: 2 signers must agree to change who may sign\n"),
-        "{}",
-        list.stdout
-    );
+    list.assert_ok_stdout("threshold: 2 signers must agree to change who may sign\n");
     list.assert_stdout("pending proposal:\n");
     list.assert_stdout("  acknowledged by 1 of 2: ");
 
@@ -1601,29 +1578,19 @@ fn a_password_in_a_remote_url_is_never_shown() {
     .ok();
     t.a.lore(&["remote", "add", "org", SECRET_URL]).ok();
     let list = t.a.lore(&["remote", "list"]);
-    assert!(
-        list.ok().contains(&format!("org  {SHOWN_URL}\n")),
-        "{}",
-        list.stdout
-    );
+    list.assert_ok_stdout(&format!("org  {SHOWN_URL}\n"));
     let json = t.a.lore(&["remote", "list", "--json"]);
-    assert!(json.ok().contains(SHOWN_URL), "{}", json.stdout);
+    json.assert_ok_stdout(SHOWN_URL);
     t.a.org_lesson();
     let publish = t.a.lore(&["publish", "org"]);
-    assert!(
-        publish
-            .ok()
-            .contains(&format!("pushed 1 commit to {SHOWN_URL} (")),
-        "{}",
-        publish.stdout
-    );
+    publish.assert_ok_stdout(&format!("pushed 1 commit to {SHOWN_URL} ("));
     let sync = t.a.lore(&["sync", "org"]);
     assert_eq!(
         sync.ok(),
         format!("pool/org: up to date with {SHOWN_URL}\n")
     );
     let json = t.a.lore(&["sync", "org", "--json"]);
-    assert!(json.ok().contains(SHOWN_URL), "{}", json.stdout);
+    json.assert_ok_stdout(SHOWN_URL);
     for r in [&list, &json, &publish, &sync] {
         assert!(
             !format!("{}{}", r.stdout, r.stderr).contains("s3cret"),
@@ -1978,14 +1945,10 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
     p.a.lore(&["retract", &p.p1, "--reason", "superseded upstream"])
         .ok();
     let r = p.a.lore(&["publish", "public"]);
-    assert!(
-        r.ok().contains(&format!(
-            "{id}: pushed review/{id} (retracts the lesson)\n",
-            id = p.p1
-        )),
-        "{}",
-        r.stdout
-    );
+    r.assert_ok_stdout(&format!(
+        "{id}: pushed review/{id} (retracts the lesson)\n",
+        id = p.p1
+    ));
     let review = format!("review/{}", p.p1);
     assert_eq!(
         p.at_host(&["diff", "--name-status", "pool/public", &review]),

@@ -591,7 +591,7 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     );
     env.config("lore.relate.model", "judge-model-1");
     let r = env.lore(&["relate", &p.c]);
-    assert!(r.ok().contains("by judge-model-1"), "{}", r.stdout);
+    r.assert_ok_stdout("by judge-model-1");
     let prompt = std::fs::read_to_string(seen).unwrap();
     assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
     assert_trailers(&env, "relate", &["Lore-Model: judge-model-1"]);

@@ -918,11 +918,7 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
     let (id, signers) = judged_unpromoted(&env);
     env.config("gpg.ssh.allowedSignersFile", &signers);
     let r = env.lore(&["status"]);
-    assert!(
-        r.ok().contains("lessons judged but not promoted: 1 (an interrupted run; `git lore promote --all` finishes them)\n"),
-        "{}",
-        r.stdout
-    );
+    r.assert_ok_stdout("lessons judged but not promoted: 1 (an interrupted run; `git lore promote --all` finishes them)\n");
     let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(j["unpromoted"], 1);
     // judge --all finishes it before judging anything else.

@@ -19,12 +19,7 @@ fn setup_claude_merges_the_hooks_once_backs_up_and_removes_only_its_own() {
     env.write("home/.claude/settings.json", THEIRS);
 
     let dry = env.lore(&["setup", "claude", "--dry-run"]);
-    assert!(
-        dry.ok()
-            .contains("+            \"command\": \"git-lore hook session-end\","),
-        "{}",
-        dry.stdout
-    );
+    dry.assert_ok_stdout("+            \"command\": \"git-lore hook session-end\",");
     dry.assert_stderr("setup: would add the SessionStart hook `git-lore hook session-start`");
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),

@@ -623,19 +623,9 @@ fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
         "no raw escape reaches the terminal"
     );
     let show = w.env.lore(&["show", id]);
-    assert!(
-        show.ok()
-            .contains("rationale:   copy \\x1b]52;c;cGF3bmVk\\x07 and \\u{202e}gnp.exe\n"),
-        "{}",
-        show.stdout
-    );
+    show.assert_ok_stdout("rationale:   copy \\x1b]52;c;cGF3bmVk\\x07 and \\u{202e}gnp.exe\n");
     let log = w.env.lore(&["log", id]);
-    assert!(
-        log.ok()
-            .contains(&format!("propose {id}: \\x1b[31mred\\x1b[0m\n")),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout(&format!("propose {id}: \\x1b[31mred\\x1b[0m\n"));
     assert!(!log.stdout.contains('\u{1b}'));
     // --json stays exact.
     let json: Value = serde_json::from_str(w.env.lore(&["show", id, "--json"]).ok()).unwrap();
