@@ -363,6 +363,13 @@ impl TestEnv {
         self.config("lore.transform.command", p.to_str().unwrap());
     }
 
+    /// Points the capture backend (`lore.capture.command`) at a stub
+    /// program with this script.
+    pub fn capture_stub(&self, script: &str) {
+        let p = self.stub("capture-model", script);
+        self.config("lore.capture.command", p.to_str().unwrap());
+    }
+
     /// Points the judge backend (`lore.judge.command`) at a stub program
     /// with this script.
     pub fn judge_stub(&self, name: &str, script: &str) {
