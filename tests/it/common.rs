@@ -191,13 +191,18 @@ impl TestEnv {
 
     /// Runs `git --git-dir DIR args…` in the test's environment.
     pub fn git_in(&self, dir: &Path, args: &[&str]) -> Run {
+        Run::from(self.git_command(dir, args).output().expect("run git"))
+    }
+
+    /// `git --git-dir DIR args…` in the test's environment, not started.
+    fn git_command(&self, dir: &Path, args: &[&str]) -> Command {
         let mut c = Command::new("git");
         c.arg("--git-dir")
             .arg(dir)
             .args(args)
             .env_clear()
             .envs(self.vars());
-        Run::from(c.output().expect("run git"))
+        c
     }
 
     /// `git --git-dir DIR args…`, asserted to succeed: its stdout, trimmed.
@@ -233,13 +238,8 @@ impl TestEnv {
 
     /// Runs `git args…` with `input` on stdin.
     pub fn git_stdin(&self, args: &[&str], input: &str) -> Run {
-        let mut c = Command::new("git");
-        c.arg("--git-dir")
-            .arg(self.repo())
-            .args(args)
-            .env_clear()
-            .envs(self.vars())
-            .stdin(std::process::Stdio::piped())
+        let mut c = self.git_command(&self.repo(), args);
+        c.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         Run::from(feed(&mut c, input))
@@ -500,28 +500,14 @@ impl TestEnv {
     ) -> String {
         let index = self.path().join("forge-index");
         let with_index = |args: &[&str], input: Option<&str>| -> String {
-            use std::io::Write;
-            let mut c = Command::new("git");
-            c.arg("--git-dir")
-                .arg(self.repo())
-                .args(args)
-                .env_clear()
-                .envs(self.vars())
-                .env("GIT_INDEX_FILE", &index)
+            let mut c = self.git_command(&self.repo(), args);
+            c.env("GIT_INDEX_FILE", &index)
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped());
-            let mut child = c.spawn().unwrap();
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(input.unwrap_or("").as_bytes()).unwrap();
-            drop(stdin);
-            let o = child.wait_with_output().unwrap();
-            assert!(
-                o.status.success(),
-                "git {args:?}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            String::from_utf8_lossy(&o.stdout).trim().to_owned()
+            let r = Run::from(feed(&mut c, input.unwrap_or("")));
+            assert_eq!(r.code, 0, "git {args:?}: {}", r.stderr);
+            r.stdout.trim().to_owned()
         };
         let _ = std::fs::remove_file(&index);
         match parent {
