@@ -167,6 +167,21 @@ impl User {
         assert_eq!(r.code, 0, "{}: {}{}", self.email, r.stdout, r.stderr);
     }
 
+    /// `git push --no-verify HOST SPEC`, past this repository's pre-push
+    /// guard, checked to be refused by the host: the push fails, stderr
+    /// says each of `says`, and the ref SPEC pushes to is where it was.
+    #[track_caller]
+    fn push_refused(&self, host: &Path, spec: &str, says: &[&str]) {
+        let dst = spec.rsplit(':').next().unwrap();
+        let before = tip_in(&self.env, host, dst);
+        let r = self.git(&["push", "--no-verify", host.to_str().unwrap(), spec]);
+        assert_ne!(r.code, 0, "the host accepted {spec}:\n{}", r.stderr);
+        for s in says {
+            r.assert_stderr(s);
+        }
+        assert_eq!(tip_in(&self.env, host, dst), before, "{dst} moved");
+    }
+
     /// `git lore remote add TIER URL` with no signer pinned, checked: it
     /// says `TIER: URL (0 pinned signers)` and that sync will show the first
     /// signer, git's config sends TIER to URL, and TIER has no pins.
@@ -784,18 +799,10 @@ fn host_refuses(bad: Bad) {
     let t = team();
     let before = t.host_tip("pool/org");
     let (commit, needles) = forge_bad(&t, bad);
-    let r = t.a.git(&[
-        "push",
-        "--no-verify",
-        t.host.to_str().unwrap(),
-        "forged:refs/heads/pool/org",
-    ]);
-    assert_ne!(r.code, 0, "{bad:?} was accepted");
-    r.assert_stderr("pre-receive hook declined");
-    r.assert_stderr(&format!("remote: git-lore: rejected {commit} (pool/org): "));
-    for n in &needles {
-        r.assert_stderr(n);
-    }
+    let rejected = format!("remote: git-lore: rejected {commit} (pool/org): ");
+    let mut says = vec!["pre-receive hook declined", rejected.as_str()];
+    says.extend(needles.iter().map(String::as_str));
+    t.a.push_refused(&t.host, "forged:refs/heads/pool/org", &says);
     assert_eq!(t.host_tip("pool/org"), before, "the host's pool/org moved");
     assert_not_at(&t.a.env, &t.host, &commit, "the refused commit");
 }
@@ -886,21 +893,20 @@ fn the_host_refuses_a_rewound_or_deleted_pool() {
     t.a.org_lesson();
     t.a.lore(&["publish", "org"]).ok();
     let before = t.host_tip("pool/org").unwrap();
-    let url = t.host.to_str().unwrap();
-    let r = t.a.git(&[
-        "push",
-        "--no-verify",
-        "--force",
-        url,
-        "pool/org~1:refs/heads/pool/org",
-    ]);
-    assert_ne!(r.code, 0, "a rewind was accepted");
-    r.assert_stderr("a pool's history only grows (rewinding or rewriting it is refused)");
-    let r =
-        t.a.git(&["push", "--no-verify", url, ":refs/heads/pool/org"]);
-    assert_ne!(r.code, 0, "a deletion was accepted");
-    r.assert_stderr("remote: git-lore: rejected");
-    r.assert_stderr("a pool branch is never deleted");
+    // A rewind, forced (`+`).
+    t.a.push_refused(
+        &t.host,
+        "+pool/org~1:refs/heads/pool/org",
+        &["a pool's history only grows (rewinding or rewriting it is refused)"],
+    );
+    t.a.push_refused(
+        &t.host,
+        ":refs/heads/pool/org",
+        &[
+            "remote: git-lore: rejected",
+            "a pool branch is never deleted",
+        ],
+    );
     assert_eq!(t.host_tip("pool/org"), Some(before));
 }
 
@@ -1241,10 +1247,7 @@ fn the_ledger_and_pool_local_pushed_by_hand_are_refused() {
             r.stderr
         );
         // …and the host refuses it when the guard is skipped.
-        let r = a.git(&["push", "--no-verify", url, &spec]);
-        assert_ne!(r.code, 0, "{private} was pushed");
-        r.assert_stderr("remote: git-lore: rejected ");
-        r.assert_stderr(host_says);
+        a.push_refused(&host, &spec, &["remote: git-lore: rejected ", host_says]);
         assert_eq!(tip_in(&a.env, &host, "pool/org"), None);
         assert_private_not_at(&a, &host);
     }
@@ -1255,14 +1258,11 @@ fn a_pool_pushed_as_the_ledger_is_refused_by_the_host() {
     let a = ana();
     a.org_lesson();
     let host = host(&a);
-    let r = a.git(&[
-        "push",
-        "--no-verify",
-        host.to_str().unwrap(),
+    a.push_refused(
+        &host,
         "pool/org:refs/heads/ledger",
-    ]);
-    assert_ne!(r.code, 0, "accepted");
-    r.assert_stderr("refs/heads/ledger is not accepted here");
+        &["refs/heads/ledger is not accepted here"],
+    );
     assert_eq!(
         a.env
             .git_at(&host, &["for-each-ref", "--format=%(refname)"]),
@@ -1978,16 +1978,13 @@ fn the_host_refuses_a_direct_change_of_public_signers_above_the_threshold() {
     p.a.lore(&["publish", "public"]).ok();
     let before = p.host_tip("pool/public");
     let c = forge_carol_signer(&p);
-    let r = p.a.git(&[
-        "push",
-        "--no-verify",
-        &p.url,
+    p.a.push_refused(
+        &p.host,
         "pool/public:refs/heads/pool/public",
-    ]);
-    assert_ne!(r.code, 0, "accepted");
-    r.assert_stderr(&format!(
-        "remote: git-lore: rejected {c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
-    ));
+        &[&format!(
+            "remote: git-lore: rejected {c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
+        )],
+    );
     assert_eq!(p.host_tip("pool/public"), before);
 }
 
@@ -2014,15 +2011,11 @@ fn pool_local_has_no_remote() {
 fn the_host_refuses_org_history_pushed_as_pool_public() {
     let t = team();
     // Every commit of pool/org is on the host already, as org commits.
-    let r = t.a.git(&[
-        "push",
-        "--no-verify",
-        t.host.to_str().unwrap(),
+    t.a.push_refused(
+        &t.host,
         "pool/org:refs/heads/pool/public",
-    ]);
-    assert_ne!(r.code, 0, "org lessons became public:\n{}", r.stderr);
-    r.assert_stderr("remote: git-lore: rejected ");
-    r.assert_stderr("do not match pool/public");
+        &["remote: git-lore: rejected ", "do not match pool/public"],
+    );
     assert_eq!(t.host_tip("pool/public"), None);
 }
 
