@@ -620,10 +620,37 @@ pub fn wait_for_repack_in(repo: &Path) {
 }
 
 /// The lesson id of ingest's first line, `proposed ARTIFACT lesson LESSON …`.
+#[track_caller]
 pub fn lesson_of(out: &str) -> String {
     let line = out.lines().next().unwrap_or_default();
+    match proposed(line) {
+        Some((_, lesson)) => lesson.to_owned(),
+        None => panic!("not a proposed line: {line:?}"),
+    }
+}
+
+/// The lesson id of every line of ingest's output, each checked to be a
+/// `proposed ARTIFACT lesson LESSON …` line.
+#[track_caller]
+pub fn lessons_of(out: &str) -> Vec<String> {
+    out.lines().map(lesson_of).collect()
+}
+
+/// The lesson ingest proposed for `artifact`, from its
+/// `proposed ARTIFACT lesson LESSON …` line.
+#[track_caller]
+pub fn lesson_for(out: &str, artifact: &str) -> String {
+    out.lines()
+        .filter_map(proposed)
+        .find(|(a, _)| *a == artifact)
+        .map(|(_, lesson)| lesson.to_owned())
+        .unwrap_or_else(|| panic!("no proposal for {artifact} in\n{out}"))
+}
+
+/// `(artifact, lesson)` of a `proposed ARTIFACT lesson LESSON …` line.
+fn proposed(line: &str) -> Option<(&str, &str)> {
     match line.split_whitespace().collect::<Vec<_>>()[..] {
-        ["proposed", _, "lesson", lesson, ..] => lesson.to_owned(),
-        _ => panic!("not a proposed line: {line:?}"),
+        ["proposed", artifact, "lesson", lesson, ..] => Some((artifact, lesson)),
+        _ => None,
     }
 }

@@ -54,17 +54,10 @@ fn pool(env: &TestEnv) -> Pool {
         .lore(&["ingest", file.to_str().unwrap()])
         .ok()
         .to_owned();
-    // "proposed <lesson> <artifact>", in input order.
+    // In input order.
     let ids: Vec<String> = arts
         .iter()
-        .map(|a| {
-            let art = a["id"].as_str().unwrap();
-            out.lines()
-                .find(|l| l.split_whitespace().nth(1) == Some(art))
-                .and_then(|l| l.split_whitespace().nth(3))
-                .unwrap_or_else(|| panic!("{art} not proposed:\n{out}"))
-                .to_owned()
-        })
+        .map(|a| crate::common::lesson_for(&out, a["id"].as_str().unwrap()))
         .collect();
     for id in &ids {
         env.confirm(id, "org");

@@ -495,13 +495,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
     env.write("answer.json", &leaky.to_string());
     env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
     let f = env.write("a.json", POSITIVE);
-    let id = env
-        .lore(&["ingest", f.to_str().unwrap()])
-        .ok()
-        .split_whitespace()
-        .nth(3)
-        .unwrap()
-        .to_owned();
+    let id = crate::common::lesson_of(env.lore(&["ingest", f.to_str().unwrap()]).ok());
     env.confirm(&id, "public");
     let panel = verdicts(&[("standard", 0.95, true), ("adversarial", 0.95, true)]);
     let r = env.lore(&["judge", &id, &panel]);
@@ -688,12 +682,7 @@ fn the_author_secret_is_created_once_and_never_replaced() {
         );
         env.write("answer.json", CANDIDATE);
         env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
-        env.lore(&["ingest", f.to_str().unwrap()])
-            .ok()
-            .split_whitespace()
-            .nth(3)
-            .unwrap()
-            .to_owned()
+        crate::common::lesson_of(env.lore(&["ingest", f.to_str().unwrap()]).ok())
     };
     env.confirm(&id2, "private");
     let r = env.lore(&["judge", &id2, "[]"]);
@@ -960,10 +949,7 @@ fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
     let arts: Vec<_> = (0..120).map(|n| crate::common::proposable(40, n)).collect();
     let f = env.artifacts_file("many.jsonl", &arts);
     let out = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let ids: Vec<&str> = out
-        .lines()
-        .map(|l| l.split_whitespace().nth(3).unwrap())
-        .collect();
+    let ids = crate::common::lessons_of(&out);
     assert_eq!(ids.len(), 120);
     let script: String = ids
         .iter()

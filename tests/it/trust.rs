@@ -29,15 +29,7 @@ fn world() -> World {
     env.init();
     let examples = format!("{}/examples/artifacts", env!("CARGO_MANIFEST_DIR"));
     let out = env.lore(&["ingest", &examples]).stdout;
-    let lesson = |artifact: &str| {
-        out.lines()
-            .find_map(|l| {
-                let w: Vec<&str> = l.split_whitespace().collect();
-                (w.first() == Some(&"proposed") && w.get(1) == Some(&artifact))
-                    .then(|| w[3].to_owned())
-            })
-            .unwrap()
-    };
+    let lesson = |artifact| crate::common::lesson_for(&out, artifact);
     let (next, vitest, pending) = (lesson(NEXT), lesson(VITEST), lesson(PSYCOPG));
     env.confirm(&next, "org");
     env.confirm(&vitest, "private");
