@@ -363,6 +363,13 @@ impl TestEnv {
         self.config("lore.transform.command", p.to_str().unwrap());
     }
 
+    /// Points the transform at a stub model that answers every call with
+    /// `candidate` (kept in `answer.json`).
+    pub fn model_answers(&self, candidate: &str) {
+        let answer = self.write("answer.json", candidate);
+        self.model_stub(&format!("cat {}", answer.display()));
+    }
+
     /// Points the capture backend (`lore.capture.command`) at a stub
     /// program with this script.
     pub fn capture_stub(&self, script: &str) {

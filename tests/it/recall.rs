@@ -21,8 +21,7 @@ fn project(name: &str) -> String {
 /// it at org (with `justification`, version independent) and approves it
 /// with a passing panel. Returns the lesson id.
 fn approved(env: &TestEnv, n: u32, candidate: &Value, justification: Option<&str>) -> String {
-    env.write("answer.json", &candidate.to_string());
-    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    env.model_answers(&candidate.to_string());
     let mut artifact: Value = serde_json::from_str(POSITIVE).unwrap();
     artifact["id"] = crate::common::ulid(70, n).into();
     let f = env.artifacts_file(&format!("a{n}.jsonl"), &[artifact]);

@@ -14,8 +14,7 @@ const POSITIVE: &str = include_str!("../fixtures/artifacts/positive-synthetic.js
 /// again. Returns the lesson id.
 fn pending(env: &TestEnv) -> String {
     env.init();
-    env.write("answer.json", CANDIDATE);
-    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    env.model_answers(CANDIDATE);
     let f = env.write("a.json", POSITIVE);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
     let id = crate::common::lesson_of(r.ok());
@@ -492,8 +491,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
         "evidence": {"resolution": "Pin npm to 10.2.3 and mail ops@acme-internal.com for access."},
         "applies_to": {"stack": ["npm"], "scope": {"kind": "versioned", "versions": {"npm": "=10.2.4"}},
                        "file_patterns": [], "task_kinds": []}});
-    env.write("answer.json", &leaky.to_string());
-    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    env.model_answers(&leaky.to_string());
     let f = env.write("a.json", POSITIVE);
     let id = crate::common::lesson_of(env.lore(&["ingest", f.to_str().unwrap()]).ok());
     env.confirm(&id, "public");
@@ -680,8 +678,7 @@ fn the_author_secret_is_created_once_and_never_replaced() {
             "b.json",
             &POSITIVE.replace("01KZ45MKAM734ZS7JK24D2DK0R", "01KZ45MKAM734ZS7JK24D2DK0S"),
         );
-        env.write("answer.json", CANDIDATE);
-        env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+        env.model_answers(CANDIDATE);
         crate::common::lesson_of(env.lore(&["ingest", f.to_str().unwrap()]).ok())
     };
     env.confirm(&id2, "private");
