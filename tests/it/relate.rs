@@ -855,12 +855,18 @@ fn contradict(env: &TestEnv, cand: &str, target: &str) {
     assert_eq!(lesson(env, target)["status"], "active");
 }
 
-/// `a` contradicted by `c` and by `e`: two counter-observations, the
-/// default threshold, so `a` waits for the jury.
-fn contradicted(env: &TestEnv, p: &Pool) {
+/// The pool with `a` contradicted by `c` and by `e`: two
+/// counter-observations, the default threshold, so `a` waits for the jury
+/// (checked: status counts it).
+#[track_caller]
+fn contradicted() -> (TestEnv, Pool) {
+    let env = TestEnv::new();
+    let p = pool(&env);
     env.config("lore.relate.backend", "offline");
-    contradict(env, &p.c, &p.a);
-    contradict(env, &p.e, &p.a);
+    contradict(&env, &p.c, &p.a);
+    contradict(&env, &p.e, &p.a);
+    assert_eq!(past_threshold(&env), 1);
+    (env, p)
 }
 
 /// Runs `git lore args…`, checked to write nothing: it exits `code`,
@@ -1037,9 +1043,7 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
 
 #[test]
 fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidence() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     judge_again(
         &env,
         &p.a,
@@ -1111,9 +1115,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
 
 #[test]
 fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_threshold() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     // No terminal to ask on: refused, nothing written.
     writes_nothing(
         &env,
@@ -1163,9 +1165,7 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
 
 #[test]
 fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     let seen = env.path().join("prompt.txt");
     env.judge_stub(
         "broken-judge",
@@ -1210,9 +1210,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
 
 #[test]
 fn verify_reports_pool_judge_commits_that_break_the_rules() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     let tip = env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
     let a = lesson(&env, &p.a);
     let path = fanout("lessons", &p.a);
@@ -1290,9 +1288,7 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
 
 #[test]
 fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     // Judges that take their time and would uphold anything.
     let answer = env.passing_verdict(0.95, "fine");
     // The first judge asked, before it answers, sees a third
