@@ -28,6 +28,16 @@ fn pending(env: &TestEnv) -> String {
     id
 }
 
+/// [`pending`]'s lesson in a fresh repository, confirmed at `visibility`
+/// ([`TestEnv::confirm`] checks it). The repository and the lesson id.
+#[track_caller]
+fn confirmed(visibility: &str) -> (TestEnv, String) {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.confirm(&id, visibility);
+    (env, id)
+}
+
 fn assert_no_model_call(env: &TestEnv) {
     assert!(
         !env.path().join("model-called").exists(),
@@ -212,9 +222,7 @@ fn a_passed_lesson_is_terminal() {
 
 #[test]
 fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "private");
+    let (env, id) = confirmed("private");
     let r = env.lore(&["judge", &id, "[]"]);
     assert_eq!(
         r.ok(),
@@ -259,9 +267,7 @@ fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
 
 #[test]
 fn verdicts_that_are_not_text_are_refused_naming_their_file() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "org");
+    let (env, id) = confirmed("org");
     let commits = env.ledger_commits().len();
     let bad = env.path().join("bad.json");
     std::fs::write(&bad, b"[\xff\xfe]").unwrap();
@@ -275,9 +281,7 @@ fn verdicts_that_are_not_text_are_refused_naming_their_file() {
 
 #[test]
 fn org_majority_approves_and_promotes_a_schema_valid_entry() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "org");
+    let (env, id) = confirmed("org");
     let panel = env.write(
         "pass.json",
         include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
@@ -518,9 +522,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
 
 #[test]
 fn judge_all_asks_first_and_records_each_verdict() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "org");
+    let (env, id) = confirmed("org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let r = env.lore(&["judge", "--all"]);
     r.assert_refused(
@@ -544,9 +546,7 @@ fn judge_all_asks_first_and_records_each_verdict() {
         "the judge commit names its judges' model"
     );
     // A judge program that fails is an outage: could not judge, nothing written.
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "org");
+    let (env, id) = confirmed("org");
     let n = env.ledger_commits().len();
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -608,9 +608,7 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
 
 #[test]
 fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "org");
+    let (env, id) = confirmed("org");
     // Judges that take their time and would approve anything.
     let verdict = env.passing_verdict(0.95, "fine");
     env.judge_stub(
@@ -751,9 +749,7 @@ fn log_is_newest_first_across_branches_and_pages_on_a_terminal() {
 
 #[test]
 fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.confirm(&id, "org");
+    let (env, id) = confirmed("org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let no = on_a_terminal(&env, "judge --all", "n\n");
     assert!(no.contains("Proceed? [y/N]"), "{no}");
