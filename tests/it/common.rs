@@ -34,11 +34,32 @@ impl Run {
     /// Asserts that stderr says `needle`, showing stderr when it does not.
     #[track_caller]
     pub fn assert_stderr(&self, needle: &str) {
-        assert!(
-            self.stderr.contains(needle),
-            "stderr lacks {needle:?}:\n{}",
-            self.stderr
+        assert_says("stderr", &self.stderr, needle);
+    }
+
+    /// Asserts that stdout says `needle`, showing stdout when it does not.
+    #[track_caller]
+    pub fn assert_stdout(&self, needle: &str) {
+        assert_says("stdout", &self.stdout, needle);
+    }
+
+    /// Asserts success and that stdout says `needle`.
+    #[track_caller]
+    pub fn assert_ok_stdout(&self, needle: &str) {
+        self.ok();
+        self.assert_stdout(needle);
+    }
+
+    /// Asserts that the command was refused (exit 1) saying `needle` on
+    /// stderr, showing its output when it was not.
+    #[track_caller]
+    pub fn assert_refused(&self, needle: &str) {
+        assert_eq!(
+            self.code, 1,
+            "expected a refusal\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
         );
+        self.assert_stderr(needle);
     }
 
     /// Asserts success and returns stdout.
@@ -51,6 +72,11 @@ impl Run {
         );
         &self.stdout
     }
+}
+
+#[track_caller]
+fn assert_says(stream: &str, text: &str, needle: &str) {
+    assert!(text.contains(needle), "{stream} lacks {needle:?}:\n{text}");
 }
 
 /// Every test that wrote a lesson repository leaves it `git fsck --full`
@@ -160,27 +186,29 @@ impl TestEnv {
 
     /// Runs `git args…` against the lesson repository.
     pub fn git(&self, args: &[&str]) -> Run {
-        let mut c = Command::new("git");
-        c.arg("--git-dir")
-            .arg(self.repo())
-            .args(args)
-            .env_clear()
-            .envs(self.vars());
-        Run::from(c.output().expect("run git"))
+        self.git_in(&self.repo(), args)
     }
 
-    /// `git --git-dir DIR args…`, asserted to succeed: its stdout, trimmed.
-    pub fn git_at(&self, dir: &Path, args: &[&str]) -> String {
-        let o = Command::new("git")
-            .arg("--git-dir")
+    /// Runs `git --git-dir DIR args…` in the test's environment.
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> Run {
+        Run::from(self.git_command(dir, args).output().expect("run git"))
+    }
+
+    /// `git --git-dir DIR args…` in the test's environment, not started.
+    fn git_command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new("git");
+        c.arg("--git-dir")
             .arg(dir)
             .args(args)
             .env_clear()
-            .envs(self.vars())
-            .output()
-            .expect("run git");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8_lossy(&o.stdout).trim().to_owned()
+            .envs(self.vars());
+        c
+    }
+
+    /// `git --git-dir DIR args…`, asserted to succeed: its stdout, trimmed.
+    #[track_caller]
+    pub fn git_at(&self, dir: &Path, args: &[&str]) -> String {
+        self.git_in(dir, args).ok().trim().to_owned()
     }
 
     /// Runs `git lore verify` and checks that it verified everything,
@@ -197,15 +225,21 @@ impl TestEnv {
         );
     }
 
+    /// Runs `git lore verify` and checks that it failed naming each of
+    /// `problems` (among whatever else it found).
+    #[track_caller]
+    pub fn assert_verify_fails<S: AsRef<str>>(&self, problems: &[S]) {
+        let r = self.lore(&["verify"]);
+        assert_eq!(r.code, 1, "verify must fail:\n{}\n{}", r.stdout, r.stderr);
+        for p in problems {
+            r.assert_stdout(p.as_ref());
+        }
+    }
+
     /// Runs `git args…` with `input` on stdin.
     pub fn git_stdin(&self, args: &[&str], input: &str) -> Run {
-        let mut c = Command::new("git");
-        c.arg("--git-dir")
-            .arg(self.repo())
-            .args(args)
-            .env_clear()
-            .envs(self.vars())
-            .stdin(std::process::Stdio::piped())
+        let mut c = self.git_command(&self.repo(), args);
+        c.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         Run::from(feed(&mut c, input))
@@ -329,11 +363,117 @@ impl TestEnv {
         self.config("lore.transform.command", p.to_str().unwrap());
     }
 
+    /// Points the transform at a stub model that answers every call with
+    /// `candidate` (kept in `answer.json`).
+    pub fn model_answers(&self, candidate: &str) {
+        let answer = self.write("answer.json", candidate);
+        self.model_stub(&format!("cat {}", answer.display()));
+    }
+
+    /// Points the capture backend (`lore.capture.command`) at a stub
+    /// program with this script.
+    pub fn capture_stub(&self, script: &str) {
+        let p = self.stub("capture-model", script);
+        self.config("lore.capture.command", p.to_str().unwrap());
+    }
+
+    /// Points the judge backend (`lore.judge.command`) at a stub program
+    /// with this script.
+    pub fn judge_stub(&self, name: &str, script: &str) {
+        let p = self.stub(name, script);
+        self.config("lore.judge.command", p.to_str().unwrap());
+    }
+
+    /// Writes `verdict.json`, one judge's passing verdict with every
+    /// criterion at `score`, for a judge stub to answer with. Its path.
+    pub fn passing_verdict(&self, score: f64, feedback: &str) -> PathBuf {
+        let v = serde_json::json!({"score": score, "passed": true, "confidence": 0.9,
+            "criterion_scores": {"grounding": score, "scope_accuracy": score, "generality": score},
+            "feedback_summary": feedback});
+        self.write("verdict.json", &v.to_string())
+    }
+
     /// A file in the ledger's tip, if present.
     pub fn ledger_file(&self, path: &str) -> Option<String> {
         let r = self.git(&["show", &format!("ledger:{path}")]);
         (r.code == 0).then_some(r.stdout)
     }
+
+    /// The ledger's record of lesson `id`'s proposal.
+    #[track_caller]
+    pub fn proposal(&self, id: &str) -> serde_json::Value {
+        let text = self
+            .ledger_file(&fanout("proposals", id))
+            .unwrap_or_else(|| panic!("no proposal {id} on the ledger"));
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// `git lore confirm ID VISIBILITY` (with `--yes` unless private),
+    /// checked: it says `Confirmed ID at VISIBILITY visibility.`, and the
+    /// ledger holds the lesson confirmed at that visibility with the
+    /// candidate it was proposed with.
+    #[track_caller]
+    pub fn confirm(&self, id: &str, visibility: &str) {
+        let mut args = vec!["confirm", id, visibility];
+        if visibility != "private" {
+            args.push("--yes");
+        }
+        self.assert_confirmed(id, visibility, &self.lore(&args));
+        let p = self.proposal(id);
+        assert!(
+            p["candidate_before_confirm"].is_null(),
+            "a confirm without a justification keeps the candidate: {p:#}"
+        );
+    }
+
+    /// `git lore confirm ID VISIBILITY --yes --justification J`, checked: it
+    /// says `Confirmed ID at VISIBILITY visibility.`, and the ledger holds
+    /// the lesson confirmed at that visibility, its scope assigned
+    /// `{version_independent, J}` and the candidate it replaced kept in
+    /// `candidate_before_confirm`.
+    #[track_caller]
+    pub fn confirm_justified(&self, id: &str, visibility: &str, justification: &str) {
+        let r = self.lore(&[
+            "confirm",
+            id,
+            visibility,
+            "--yes",
+            "--justification",
+            justification,
+        ]);
+        self.assert_confirmed(id, visibility, &r);
+        let p = self.proposal(id);
+        assert_eq!(
+            p["candidate"]["applies_to"]["scope"],
+            serde_json::json!({"kind": "version_independent", "justification": justification}),
+            "{p:#}"
+        );
+        assert!(
+            p["candidate_before_confirm"]["applies_to"]["scope"].is_object(),
+            "the candidate before the confirm is kept: {p:#}"
+        );
+    }
+
+    /// What every confirm that succeeded printed and wrote.
+    #[track_caller]
+    fn assert_confirmed(&self, id: &str, visibility: &str, r: &Run) {
+        assert_eq!(
+            r.ok(),
+            format!("Confirmed {id} at {visibility} visibility.\n")
+        );
+        let p = self.proposal(id);
+        assert_eq!(
+            (p["status"].as_str(), p["visibility"].as_str()),
+            (Some("confirmed"), Some(visibility)),
+            "{p:#}"
+        );
+        assert_eq!(p["confirmed_at"], NOW, "{p:#}");
+    }
+}
+
+/// `v` as git-lore writes a record: pretty JSON and a newline.
+pub fn record_text(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v).unwrap() + "\n"
 }
 
 /// The fan-out path of a record.
@@ -367,28 +507,14 @@ impl TestEnv {
     ) -> String {
         let index = self.path().join("forge-index");
         let with_index = |args: &[&str], input: Option<&str>| -> String {
-            use std::io::Write;
-            let mut c = Command::new("git");
-            c.arg("--git-dir")
-                .arg(self.repo())
-                .args(args)
-                .env_clear()
-                .envs(self.vars())
-                .env("GIT_INDEX_FILE", &index)
+            let mut c = self.git_command(&self.repo(), args);
+            c.env("GIT_INDEX_FILE", &index)
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped());
-            let mut child = c.spawn().unwrap();
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(input.unwrap_or("").as_bytes()).unwrap();
-            drop(stdin);
-            let o = child.wait_with_output().unwrap();
-            assert!(
-                o.status.success(),
-                "git {args:?}: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            String::from_utf8_lossy(&o.stdout).trim().to_owned()
+            let r = Run::from(feed(&mut c, input.unwrap_or("")));
+            assert_eq!(r.code, 0, "git {args:?}: {}", r.stderr);
+            r.stdout.trim().to_owned()
         };
         let _ = std::fs::remove_file(&index);
         match parent {
@@ -501,10 +627,37 @@ pub fn wait_for_repack_in(repo: &Path) {
 }
 
 /// The lesson id of ingest's first line, `proposed ARTIFACT lesson LESSON …`.
+#[track_caller]
 pub fn lesson_of(out: &str) -> String {
     let line = out.lines().next().unwrap_or_default();
+    match proposed(line) {
+        Some((_, lesson)) => lesson.to_owned(),
+        None => panic!("not a proposed line: {line:?}"),
+    }
+}
+
+/// The lesson id of every line of ingest's output, each checked to be a
+/// `proposed ARTIFACT lesson LESSON …` line.
+#[track_caller]
+pub fn lessons_of(out: &str) -> Vec<String> {
+    out.lines().map(lesson_of).collect()
+}
+
+/// The lesson ingest proposed for `artifact`, from its
+/// `proposed ARTIFACT lesson LESSON …` line.
+#[track_caller]
+pub fn lesson_for(out: &str, artifact: &str) -> String {
+    out.lines()
+        .filter_map(proposed)
+        .find(|(a, _)| *a == artifact)
+        .map(|(_, lesson)| lesson.to_owned())
+        .unwrap_or_else(|| panic!("no proposal for {artifact} in\n{out}"))
+}
+
+/// `(artifact, lesson)` of a `proposed ARTIFACT lesson LESSON …` line.
+fn proposed(line: &str) -> Option<(&str, &str)> {
     match line.split_whitespace().collect::<Vec<_>>()[..] {
-        ["proposed", _, "lesson", lesson, ..] => lesson.to_owned(),
-        _ => panic!("not a proposed line: {line:?}"),
+        ["proposed", artifact, "lesson", lesson, ..] => Some((artifact, lesson)),
+        _ => None,
     }
 }

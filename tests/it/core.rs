@@ -47,11 +47,7 @@ fn init_creates_a_repository_stock_git_verifies() {
     assert_eq!(v.code, 0, "{}", v.stderr);
     v.assert_stderr("Good \"git\" signature for git-lore@localhost with ED25519 key");
     let log = env.git(&["log", "--show-signature", "ledger"]);
-    assert!(
-        log.ok().contains("Good \"git\" signature"),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout("Good \"git\" signature");
     assert_eq!(
         env.git(&["log", "-1", "--format=%G?", "ledger"]).ok(),
         "G\n"
@@ -72,7 +68,7 @@ fn init_creates_a_repository_stock_git_verifies() {
     // Running it again reports and changes nothing.
     let before = env.ledger_commits();
     let again = env.lore(&["init"]);
-    assert!(again.ok().contains("already exists"), "{}", again.stdout);
+    again.assert_ok_stdout("already exists");
     assert_eq!(env.ledger_commits(), before);
     env.assert_fsck();
 }
@@ -117,8 +113,8 @@ fn nothing_private_leaves_the_machine_under_any_name() {
         .filter(|l| l.starts_with("proposed "))
         .map(crate::common::lesson_of)
         .collect();
-    env.lore(&["confirm", &lessons[0], "org", "--yes"]).ok();
-    env.lore(&["confirm", &lessons[1], "private"]).ok();
+    env.confirm(&lessons[0], "org");
+    env.confirm(&lessons[1], "private");
     env.lore(&["judge", "--all", "--yes"]).ok();
     let remote = bare_remote(&env, "remote.git");
     let url = remote.to_str().unwrap();
@@ -357,17 +353,9 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
 
     // log shows the signature status of each.
     let log = env.lore(&["log"]);
-    assert!(log.ok().contains("signature: unsigned"), "{}", log.stdout);
-    assert!(
-        log.stdout.contains("signature: unknown signer (SHA256:"),
-        "{}",
-        log.stdout
-    );
-    assert!(
-        log.stdout.contains("signature: good (git-lore@localhost)"),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout("signature: unsigned");
+    log.assert_stdout("signature: unknown signer (SHA256:");
+    log.assert_stdout("signature: good (git-lore@localhost)");
 }
 
 #[test]
@@ -795,7 +783,7 @@ fn a_one_record_command_adds_a_small_index_layer_and_rewrites_nothing() {
     assert_eq!(lessons.len(), 300);
     let before = index_layers(&env);
     let (bottom, bottom_bytes) = before[0].clone();
-    env.lore(&["confirm", &lessons[7], "private"]).ok();
+    env.confirm(&lessons[7], "private");
     // The confirm wrote what it changed as a layer of its own: the next
     // command walks nothing, and the large layer is untouched.
     assert_eq!(

@@ -105,14 +105,10 @@ fn session_end_captures_the_session_detached_and_logs_with_timestamps() {
     env.init();
     // A slow model: the hook must not wait for it. It notes its session.
     let sid = env.path().join("model-sid");
-    let model = env.stub(
-        "capture-model",
-        &format!(
-            "cat >/dev/null; ps -o sid= -p $$ > {}; sleep 2; echo '[]'",
-            sid.display()
-        ),
-    );
-    env.config("lore.capture.command", model.to_str().unwrap());
+    env.capture_stub(&format!(
+        "cat >/dev/null; ps -o sid= -p $$ > {}; sleep 2; echo '[]'",
+        sid.display()
+    ));
     let input = session_end_input(&env, "no-lesson.jsonl");
     let start = std::time::Instant::now();
     let r = env.lore_stdin(&["hook", "session-end"], input.as_bytes());
@@ -158,11 +154,7 @@ fn session_end_captures_the_session_detached_and_logs_with_timestamps() {
 fn a_failed_background_capture_is_shown_once_at_the_next_session_start() {
     let env = TestEnv::new();
     env.init();
-    let model = env.stub(
-        "capture-model",
-        "cat >/dev/null; echo 'quota exceeded' >&2; exit 3",
-    );
-    env.config("lore.capture.command", model.to_str().unwrap());
+    env.capture_stub("cat >/dev/null; echo 'quota exceeded' >&2; exit 3");
     let input = session_end_input(&env, "version-mismatch.jsonl");
     env.lore_stdin(&["hook", "session-end"], input.as_bytes())
         .ok();
@@ -255,14 +247,10 @@ fn every_agent_hook_is_a_no_op_under_the_marker() {
     let f = env.artifacts_file("a.jsonl", &[proposable(52, 1)]);
     env.lore(&["ingest", f.to_str().unwrap()]).ok();
     let calls = env.path().join("model-calls");
-    let model = env.stub(
-        "capture-model",
-        &format!(
-            "cat >/dev/null; echo called >> {}; echo '[]'",
-            calls.display()
-        ),
-    );
-    env.config("lore.capture.command", model.to_str().unwrap());
+    env.capture_stub(&format!(
+        "cat >/dev/null; echo called >> {}; echo '[]'",
+        calls.display()
+    ));
     env.wait_for_repack();
     let ledger = env.ledger_commits();
     let lore_before = lore_dir(&env.repo());

@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::common::{fanout, proposable, Run, Sign, TestEnv};
+use crate::common::{fanout, proposable, record_text, Run, Sign, TestEnv};
 
 const PASS: &str = include_str!("../../src/review/testdata/judge-verdicts.pass.json");
 const JUSTIFICATION: &str = "The loader has rejected this config file on boot in every release.";
@@ -106,17 +106,13 @@ impl User {
     fn approve(&self, id: &str, tier: &str) {
         let panel = self.env.write("pass.json", PASS);
         let r = self.lore(&["judge", id, &format!("@{}", panel.display())]);
-        assert!(
-            r.ok().contains(&format!("promoted to pool/{tier}")),
-            "{}",
-            r.stdout
-        );
+        r.assert_ok_stdout(&format!("promoted to pool/{tier}"));
     }
 
     /// An approved lesson promoted to `pool/org`.
     fn org_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&["confirm", &id, "org", "--yes"]).ok();
+        self.env.confirm(&id, "org");
         self.approve(&id, "org");
         id
     }
@@ -124,15 +120,7 @@ impl User {
     /// An approved lesson promoted to `pool/public`.
     fn public_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&[
-            "confirm",
-            &id,
-            "public",
-            "--yes",
-            "--justification",
-            JUSTIFICATION,
-        ])
-        .ok();
+        self.env.confirm_justified(&id, "public", JUSTIFICATION);
         self.approve(&id, "public");
         id
     }
@@ -140,9 +128,9 @@ impl User {
     /// A private lesson on `pool/local`.
     fn private_lesson(&self) -> String {
         let id = self.propose();
-        self.lore(&["confirm", &id, "private"]).ok();
+        self.env.confirm(&id, "private");
         let r = self.lore(&["judge", &id, "[]"]);
-        assert!(r.ok().contains("promoted to pool/local"), "{}", r.stdout);
+        r.assert_ok_stdout("promoted to pool/local");
         id
     }
 
@@ -178,30 +166,115 @@ impl User {
         let r = self.lore(&["verify"]);
         assert_eq!(r.code, 0, "{}: {}{}", self.email, r.stdout, r.stderr);
     }
+
+    /// `git push --no-verify HOST SPEC`, past this repository's pre-push
+    /// guard, checked to be refused by the host: the push fails, stderr
+    /// says each of `says`, and the ref SPEC pushes to is where it was.
+    #[track_caller]
+    fn push_refused(&self, host: &Path, spec: &str, says: &[&str]) {
+        let dst = spec.rsplit(':').next().unwrap();
+        let before = tip_in(&self.env, host, dst);
+        let r = self.git(&["push", "--no-verify", host.to_str().unwrap(), spec]);
+        assert_ne!(r.code, 0, "the host accepted {spec}:\n{}", r.stderr);
+        for s in says {
+            r.assert_stderr(s);
+        }
+        assert_eq!(tip_in(&self.env, host, dst), before, "{dst} moved");
+    }
+
+    /// `git lore remote add TIER URL` with no signer pinned, checked: it
+    /// says `TIER: URL (0 pinned signers)` and that sync will show the first
+    /// signer, git's config sends TIER to URL, and TIER has no pins.
+    #[track_caller]
+    fn add_remote(&self, tier: &str, url: &str) {
+        let r = self.lore(&["remote", "add", tier, url]);
+        assert_eq!(r.ok(), format!("{tier}: {url} (0 pinned signers)\n"));
+        r.assert_stderr(&format!(
+            "no signer pinned: `git lore sync {tier}` will show the first signer's fingerprint"
+        ));
+        self.assert_remote_url(tier, url);
+        let pins = self.env.repo().join("pins").join(tier);
+        assert!(!pins.exists(), "{} exists", pins.display());
+    }
+
+    #[track_caller]
+    fn assert_remote_url(&self, tier: &str, url: &str) {
+        assert_eq!(
+            self.git(&["config", &format!("remote.{tier}.url")])
+                .ok()
+                .trim(),
+            url
+        );
+    }
+
+    /// `git lore remote add TIER URL --signer OWNER.pub`, checked: it says
+    /// `TIER: URL (1 pinned signer)`, git's config sends TIER to URL, and
+    /// the tier's pins are the owner's key alone.
+    #[track_caller]
+    fn pin_remote(&self, tier: &str, url: &str, owner: &User) {
+        let key = owner.key_file();
+        let r = self.lore(&[
+            "remote",
+            "add",
+            tier,
+            url,
+            "--signer",
+            key.to_str().unwrap(),
+        ]);
+        assert_eq!(r.ok(), format!("{tier}: {url} (1 pinned signer)\n"));
+        self.assert_remote_url(tier, url);
+        let sent = std::fs::read_to_string(&key).unwrap();
+        let blob = sent.split_whitespace().nth(2).unwrap();
+        let pins = std::fs::read_to_string(self.env.repo().join("pins").join(tier)).unwrap();
+        assert!(
+            matches!(pins.lines().collect::<Vec<_>>()[..],
+                [pin] if pin.starts_with(&format!("{} ", owner.email)) && pin.contains(blob)),
+            "pins of {tier} are not {}'s key alone:\n{pins}",
+            owner.email
+        );
+    }
+
+    /// Pins `owner` on the tier's remote at `host` ([`User::pin_remote`])
+    /// and syncs, checked: sync says it verified the remote's commits, and
+    /// this user's pool is the host's.
+    #[track_caller]
+    fn join(&self, tier: &str, host: &Path, owner: &User) {
+        let url = host.display().to_string();
+        self.pin_remote(tier, &url, owner);
+        let r = self.lore(&["sync", tier]);
+        assert!(
+            r.ok().starts_with(&format!("pool/{tier}: "))
+                && r.stdout
+                    .contains(&format!(" verified commits from {url}, ")),
+            "{}",
+            r.stdout
+        );
+        let pool = format!("pool/{tier}");
+        assert_eq!(self.tip(&pool), tip_in(&self.env, host, &pool));
+    }
 }
 
 // ---------------------------------------------------------------- git
 
-/// `git --git-dir DIR args…` in `env`'s hermetic environment.
-fn git_in(env: &TestEnv, dir: &Path, args: &[&str]) -> Run {
-    let o = Command::new("git")
-        .arg("--git-dir")
-        .arg(dir)
-        .args(args)
-        .env_clear()
-        .envs(env.vars())
-        .output()
-        .expect("run git");
-    Run {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+fn tip_in(env: &TestEnv, dir: &Path, name: &str) -> Option<String> {
+    let r = env.git_in(dir, &["rev-parse", "--verify", "-q", name]);
+    (r.code == 0).then(|| r.stdout.trim().to_owned())
 }
 
-fn tip_in(env: &TestEnv, dir: &Path, name: &str) -> Option<String> {
-    let r = git_in(env, dir, &["rev-parse", "--verify", "-q", name]);
-    (r.code == 0).then(|| r.stdout.trim().to_owned())
+/// Checks that `host` has no object `commit` (`what`, in the failure).
+#[track_caller]
+fn assert_not_at(env: &TestEnv, host: &Path, commit: &str, what: &str) {
+    let r = env.git_in(host, &["cat-file", "-e", commit]);
+    assert_ne!(r.code, 0, "{what} {commit} reached {}", host.display());
+}
+
+/// Checks that neither `u`'s ledger nor its pool/local reached `host`.
+#[track_caller]
+fn assert_private_not_at(u: &User, host: &Path) {
+    for private in ["ledger", "pool/local"] {
+        let tip = u.tip(private).unwrap();
+        assert_not_at(&u.env, host, &tip, &format!("{private}'s tip"));
+    }
 }
 
 /// A commit made on a host the way a forge makes one: with the forge's
@@ -360,19 +433,9 @@ fn team() -> Team {
     let a1 = a.org_lesson();
     let host = host(&a);
     let url = host.display().to_string();
-    a.lore(&["remote", "add", "org", &url]).ok();
+    a.add_remote("org", &url);
     a.lore(&["publish", "org"]).ok();
-    let key = a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "org",
-        &url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
-    b.lore(&["sync", "org"]).ok();
+    b.join("org", &host, &a);
     Team {
         a,
         b,
@@ -404,6 +467,22 @@ impl Team {
         tip_in(&self.a.env, &self.host, name)
     }
 
+    /// Moves the host's pool/org to `commit` (on Ana's branch `forged`)
+    /// behind the hook's back, as a compromised or careless server could;
+    /// checked to be the host's tip.
+    #[track_caller]
+    fn plant_on_host(&self, commit: &str) {
+        self.at_host(&[
+            "fetch",
+            "--no-tags",
+            "--quiet",
+            self.a.env.repo().to_str().unwrap(),
+            "forged",
+        ]);
+        self.at_host(&["update-ref", "refs/heads/pool/org", commit]);
+        assert_eq!(self.host_tip("pool/org").as_deref(), Some(commit));
+    }
+
     fn at_host(&self, args: &[&str]) -> String {
         self.a.env.git_at(&self.host, args)
     }
@@ -414,8 +493,7 @@ impl Team {
 /// The whole two-user flow of the issue over `url`, which serves `host`.
 fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     let a1 = a.org_lesson();
-    let r = a.lore(&["remote", "add", "org", url]);
-    assert_eq!(r.ok(), format!("org: {url} (0 pinned signers)\n"));
+    a.add_remote("org", url);
     let r = a.lore(&["publish", "org"]);
     let a_tip = a.tip("pool/org").unwrap();
     assert_eq!(
@@ -432,7 +510,7 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     assert!(chain.is_file(), "no commit-graph after a push");
 
     // Ben does not know who started the pool: refused, with the way to pin.
-    b.lore(&["remote", "add", "org", url]).ok();
+    b.add_remote("org", url);
     let r = b.lore(&["sync", "org"]);
     assert_eq!(r.code, 1, "{}", r.stderr);
     let fp = a.fingerprint();
@@ -453,16 +531,12 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     assert_eq!(b.tip("pool/org"), Some(a_tip.clone()));
     assert_eq!(b.entry("org", &a1).unwrap()["status"], "active");
     let recall = b.lore(&["recall", "--all"]);
-    assert!(recall.ok().contains(&a1), "{}", recall.stdout);
+    recall.assert_ok_stdout(&a1);
     let log = b.lore(&["log"]);
-    assert!(
-        log.ok().contains(&format!(
-            "promote {a1} into pool/org\n    promote -> active; signature: good ({})",
-            a.email
-        )),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout(&format!(
+        "promote {a1} into pool/org\n    promote -> active; signature: good ({})",
+        a.email
+    ));
 
     // Ana trusts Ben; Ben promotes and publishes; Ana syncs.
     let key = b.key_file();
@@ -497,14 +571,10 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     );
     assert_eq!(a.entry("org", &b1).unwrap()["status"], "active");
     let log = a.lore(&["log"]);
-    assert!(
-        log.ok().contains(&format!(
-            "promote {b1} into pool/org\n    promote -> active; signature: good ({})",
-            b.email
-        )),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout(&format!(
+        "promote {b1} into pool/org\n    promote -> active; signature: good ({})",
+        b.email
+    ));
 
     // One history everywhere, and stock git agrees with every signature.
     let host_tip = tip_in(&a.env, host, "pool/org");
@@ -600,7 +670,7 @@ fn entry_like(u: &User, tier: &str, like: &str, id: &str, resolution: Option<&st
     if let Some(r) = resolution {
         e["evidence"]["resolution"] = r.into();
     }
-    serde_json::to_string_pretty(&e).unwrap() + "\n"
+    record_text(&e)
 }
 
 /// The message of a promote of `id` into `pool/<tier>` whose trailers name
@@ -729,21 +799,12 @@ fn host_refuses(bad: Bad) {
     let t = team();
     let before = t.host_tip("pool/org");
     let (commit, needles) = forge_bad(&t, bad);
-    let r = t.a.git(&[
-        "push",
-        "--no-verify",
-        t.host.to_str().unwrap(),
-        "forged:refs/heads/pool/org",
-    ]);
-    assert_ne!(r.code, 0, "{bad:?} was accepted");
-    r.assert_stderr("pre-receive hook declined");
-    r.assert_stderr(&format!("remote: git-lore: rejected {commit} (pool/org): "));
-    for n in &needles {
-        r.assert_stderr(n);
-    }
+    let rejected = format!("remote: git-lore: rejected {commit} (pool/org): ");
+    let mut says = vec!["pre-receive hook declined", rejected.as_str()];
+    says.extend(needles.iter().map(String::as_str));
+    t.a.push_refused(&t.host, "forged:refs/heads/pool/org", &says);
     assert_eq!(t.host_tip("pool/org"), before, "the host's pool/org moved");
-    let kept = git_in(&t.a.env, &t.host, &["cat-file", "-e", &commit]);
-    assert_ne!(kept.code, 0, "the host kept {commit}");
+    assert_not_at(&t.a.env, &t.host, &commit, "the refused commit");
 }
 
 /// The host's pool/org is moved to `bad` behind the hook's back (as a
@@ -751,14 +812,7 @@ fn host_refuses(bad: Bad) {
 fn sync_refuses(bad: Bad) {
     let t = team();
     let (commit, needles) = forge_bad(&t, bad);
-    t.at_host(&[
-        "fetch",
-        "--no-tags",
-        "--quiet",
-        t.a.env.repo().to_str().unwrap(),
-        "forged",
-    ]);
-    t.at_host(&["update-ref", "refs/heads/pool/org", &commit]);
+    t.plant_on_host(&commit);
     let (tip, seen) = (t.b.tip("pool/org"), t.b.tip("refs/lore/remotes/org"));
     let r = t.b.lore(&["sync", "org"]);
     assert_eq!(r.code, 1, "{bad:?}: {}{}", r.stdout, r.stderr);
@@ -839,21 +893,20 @@ fn the_host_refuses_a_rewound_or_deleted_pool() {
     t.a.org_lesson();
     t.a.lore(&["publish", "org"]).ok();
     let before = t.host_tip("pool/org").unwrap();
-    let url = t.host.to_str().unwrap();
-    let r = t.a.git(&[
-        "push",
-        "--no-verify",
-        "--force",
-        url,
-        "pool/org~1:refs/heads/pool/org",
-    ]);
-    assert_ne!(r.code, 0, "a rewind was accepted");
-    r.assert_stderr("a pool's history only grows (rewinding or rewriting it is refused)");
-    let r =
-        t.a.git(&["push", "--no-verify", url, ":refs/heads/pool/org"]);
-    assert_ne!(r.code, 0, "a deletion was accepted");
-    r.assert_stderr("remote: git-lore: rejected");
-    r.assert_stderr("a pool branch is never deleted");
+    // A rewind, forced (`+`).
+    t.a.push_refused(
+        &t.host,
+        "+pool/org~1:refs/heads/pool/org",
+        &["a pool's history only grows (rewinding or rewriting it is refused)"],
+    );
+    t.a.push_refused(
+        &t.host,
+        ":refs/heads/pool/org",
+        &[
+            "remote: git-lore: rejected",
+            "a pool branch is never deleted",
+        ],
+    );
     assert_eq!(t.host_tip("pool/org"), Some(before));
 }
 
@@ -867,8 +920,7 @@ fn sync_refuses_a_remote_that_moved_back_until_it_is_accepted() {
     let older = t.host_tip("pool/org~1").unwrap();
     t.at_host(&["update-ref", "refs/heads/pool/org", &older]);
     let r = t.b.lore(&["sync", "org"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "the remote pool/org at {} moved back from {} to {}, 1 commits dropped; nothing was integrated",
         t.url,
         &tip[..12],
@@ -898,7 +950,7 @@ fn public() -> Public {
     let p1 = a.public_lesson();
     let host = host(&a);
     let url = host.display().to_string();
-    a.lore(&["remote", "add", "public", &url]).ok();
+    a.add_remote("public", &url);
     Public { a, host, url, p1 }
 }
 
@@ -914,17 +966,7 @@ impl Public {
     /// Ben, pinned to Ana's key, synced to the remote pool/public.
     fn ben(&self) -> User {
         let b = ben();
-        let key = self.a.key_file();
-        b.lore(&[
-            "remote",
-            "add",
-            "public",
-            &self.url,
-            "--signer",
-            key.to_str().unwrap(),
-        ])
-        .ok();
-        b.lore(&["sync", "public"]).ok();
+        b.join("public", &self.host, &self.a);
         b
     }
 
@@ -954,10 +996,7 @@ fn publish_public_starts_a_remote_with_no_pool_public() {
         "only the pool went out"
     );
     let ledger = p.a.tip("ledger").unwrap();
-    assert_ne!(
-        git_in(&p.a.env, &p.host, &["cat-file", "-e", &ledger]).code,
-        0
-    );
+    assert_not_at(&p.a.env, &p.host, &ledger, "the ledger's tip");
     let r = p.a.lore(&["publish", "public"]);
     assert_eq!(
         r.ok(),
@@ -1031,13 +1070,7 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
     }
     // Publishing again opens nothing twice.
     let again = p.a.lore(&["publish", "public"]);
-    assert!(
-        again
-            .ok()
-            .contains(&format!("{p2}: review/{p2} is already on {}", p.url)),
-        "{}",
-        again.stdout
-    );
+    again.assert_ok_stdout(&format!("{p2}: review/{p2} is already on {}", p.url));
 }
 
 /// Merges `review/<id>` into the host's pool/public as a forge's "Create a
@@ -1145,20 +1178,16 @@ fn a_lesson_with_a_planted_credential_is_never_pushed() {
     let x = plant_credential(&p);
     let r = p.a.lore(&["publish", "public"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
-            "{x}: not pushed: flagged by the disclosure scanner, never pushed: "
-        )),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!(
+        "{x}: not pushed: flagged by the disclosure scanner, never pushed: "
+    ));
     assert!(!r.stdout.contains(TOKEN), "the token is not shown");
     assert_eq!(
         p.at_host(&["for-each-ref", "--format=%(refname)", "refs/heads/review"]),
         ""
     );
     let tip = p.a.tip("pool/public").unwrap();
-    assert_ne!(git_in(&p.a.env, &p.host, &["cat-file", "-e", &tip]).code, 0);
+    assert_not_at(&p.a.env, &p.host, &tip, "pool/public's tip");
 }
 
 #[test]
@@ -1167,18 +1196,10 @@ fn a_pool_public_holding_a_planted_credential_is_not_started() {
     let x = plant_credential(&p);
     let r = p.a.lore(&["publish", "public"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
-            "lesson {x} is flagged by the disclosure scanner ("
-        )),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("pool/public cannot be started with it"),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!(
+        "lesson {x} is flagged by the disclosure scanner ("
+    ));
+    r.assert_stdout("pool/public cannot be started with it");
     assert_eq!(p.host_tip("pool/public"), None);
 }
 
@@ -1190,19 +1211,14 @@ fn publish_sends_the_pool_branch_and_nothing_else() {
     a.private_lesson();
     a.org_lesson();
     let host = host(&a);
-    a.lore(&["remote", "add", "org", host.to_str().unwrap()])
-        .ok();
+    a.add_remote("org", host.to_str().unwrap());
     a.lore(&["publish", "org"]).ok();
     assert_eq!(
         a.env
             .git_at(&host, &["for-each-ref", "--format=%(refname)"]),
         "refs/heads/pool/org"
     );
-    for private in ["ledger", "pool/local"] {
-        let tip = a.tip(private).unwrap();
-        let r = git_in(&a.env, &host, &["cat-file", "-e", &tip]);
-        assert_ne!(r.code, 0, "{private}'s tip reached the host");
-    }
+    assert_private_not_at(&a, &host);
 }
 
 #[test]
@@ -1231,13 +1247,9 @@ fn the_ledger_and_pool_local_pushed_by_hand_are_refused() {
             r.stderr
         );
         // …and the host refuses it when the guard is skipped.
-        let r = a.git(&["push", "--no-verify", url, &spec]);
-        assert_ne!(r.code, 0, "{private} was pushed");
-        r.assert_stderr("remote: git-lore: rejected ");
-        r.assert_stderr(host_says);
+        a.push_refused(&host, &spec, &["remote: git-lore: rejected ", host_says]);
         assert_eq!(tip_in(&a.env, &host, "pool/org"), None);
-        let tip = a.tip(private).unwrap();
-        assert_ne!(git_in(&a.env, &host, &["cat-file", "-e", &tip]).code, 0);
+        assert_private_not_at(&a, &host);
     }
 }
 
@@ -1246,14 +1258,11 @@ fn a_pool_pushed_as_the_ledger_is_refused_by_the_host() {
     let a = ana();
     a.org_lesson();
     let host = host(&a);
-    let r = a.git(&[
-        "push",
-        "--no-verify",
-        host.to_str().unwrap(),
+    a.push_refused(
+        &host,
         "pool/org:refs/heads/ledger",
-    ]);
-    assert_ne!(r.code, 0, "accepted");
-    r.assert_stderr("refs/heads/ledger is not accepted here");
+        &["refs/heads/ledger is not accepted here"],
+    );
     assert_eq!(
         a.env
             .git_at(&host, &["for-each-ref", "--format=%(refname)"]),
@@ -1354,6 +1363,40 @@ fn two_signer_public() -> (Public, User) {
     (p, b)
 }
 
+/// A config commit on Ana's pool/public that lets Carol sign, written by
+/// hand and signed with Ana's key alone, though the threshold asks for two
+/// signers; checked to be the tip, its allowed signers Carol's key added
+/// and nothing else. Its id.
+#[track_caller]
+fn forge_carol_signer(p: &Public) -> String {
+    let signers =
+        p.a.git(&["show", "pool/public:.lore/allowed_signers"])
+            .ok()
+            .to_owned();
+    let carol = std::fs::read_to_string(p.a.env.stranger_key().with_extension("pub")).unwrap();
+    let more = format!(
+        "{signers}carol@example.com namespaces=\"git\" {}\n",
+        carol.trim()
+    );
+    let c = p.a.env.forge(
+        "pool/public",
+        Some("pool/public"),
+        &[(".lore/allowed_signers", Some(&more))],
+        "config: trust carol on pool/public\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: signers\n",
+        Sign::Repo,
+    );
+    assert_eq!(p.a.tip("pool/public").as_deref(), Some(c.as_str()));
+    assert_eq!(
+        p.a.git(&["diff", "--name-only", &format!("{c}^"), &c]).ok(),
+        ".lore/allowed_signers\n"
+    );
+    assert_eq!(
+        p.a.git(&["show", "pool/public:.lore/allowed_signers"]).ok(),
+        more
+    );
+    c
+}
+
 fn signers(u: &User, tier: &str) -> Vec<String> {
     let l: Value = serde_json::from_str(u.lore(&["trust", "list", tier, "--json"]).ok()).unwrap();
     l["signers"]
@@ -1368,17 +1411,7 @@ fn signers(u: &User, tier: &str) -> Vec<String> {
 fn a_new_public_signer_waits_for_a_second_signer() {
     let (p, b) = two_signer_public();
     p.a.lore(&["publish", "public"]).ok();
-    let key = p.a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "public",
-        &p.url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
-    b.lore(&["sync", "public"]).ok();
+    b.join("public", &p.host, &p.a);
     let carol = p.a.env.stranger_key().with_extension("pub");
     let r = p.a.lore(&[
         "trust",
@@ -1397,22 +1430,9 @@ fn a_new_public_signer_waits_for_a_second_signer() {
         ["ana@example.com", "ben@example.com"]
     );
     let list = p.a.lore(&["trust", "list", "public"]);
-    assert!(
-        list.ok()
-            .contains("threshold: 2 signers must agree to change who may sign\n"),
-        "{}",
-        list.stdout
-    );
-    assert!(
-        list.stdout.contains("pending proposal:\n"),
-        "{}",
-        list.stdout
-    );
-    assert!(
-        list.stdout.contains("  acknowledged by 1 of 2: "),
-        "{}",
-        list.stdout
-    );
+    list.assert_ok_stdout("threshold: 2 signers must agree to change who may sign\n");
+    list.assert_stdout("pending proposal:\n");
+    list.assert_stdout("  acknowledged by 1 of 2: ");
 
     // The proposal travels as a review branch; the host's owner merges it.
     let r = p.a.lore(&["publish", "public"]);
@@ -1442,31 +1462,10 @@ fn a_new_public_signer_waits_for_a_second_signer() {
 #[test]
 fn verify_refuses_a_direct_change_of_public_signers_above_the_threshold() {
     let (p, _b) = two_signer_public();
-    let signers =
-        p.a.git(&["show", "pool/public:.lore/allowed_signers"])
-            .ok()
-            .to_owned();
-    let carol = std::fs::read_to_string(p.a.env.stranger_key().with_extension("pub")).unwrap();
-    let more = format!(
-        "{signers}carol@example.com namespaces=\"git\" {}\n",
-        carol.trim()
-    );
-    let c = p.a.env.forge(
-        "pool/public",
-        Some("pool/public"),
-        &[(".lore/allowed_signers", Some(&more))],
-        "config: trust carol on pool/public\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: signers\n",
-        Sign::Repo,
-    );
-    let r = p.a.lore(&["verify"]);
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    assert!(
-        r.stdout.contains(&format!(
-            "{c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
-        )),
-        "{}",
-        r.stdout
-    );
+    let c = forge_carol_signer(&p);
+    p.a.env.assert_verify_fails(&[format!(
+        "{c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
+    )]);
 }
 
 // ---------------------------------------------------------------- small commands
@@ -1523,16 +1522,7 @@ fn init_email_sets_the_principal_and_the_commit_identity() {
 fn remote_list_shows_each_tier_its_url_and_its_pins() {
     let a = ana();
     let b = ben();
-    let key = b.key_file();
-    let r = a.lore(&[
-        "remote",
-        "add",
-        "org",
-        "/srv/pools/org.git",
-        "--signer",
-        key.to_str().unwrap(),
-    ]);
-    assert_eq!(r.ok(), "org: /srv/pools/org.git (1 pinned signer)\n");
+    a.pin_remote("org", "/srv/pools/org.git", &b);
     let r = a.lore(&[
         "remote",
         "add",
@@ -1588,29 +1578,19 @@ fn a_password_in_a_remote_url_is_never_shown() {
     .ok();
     t.a.lore(&["remote", "add", "org", SECRET_URL]).ok();
     let list = t.a.lore(&["remote", "list"]);
-    assert!(
-        list.ok().contains(&format!("org  {SHOWN_URL}\n")),
-        "{}",
-        list.stdout
-    );
+    list.assert_ok_stdout(&format!("org  {SHOWN_URL}\n"));
     let json = t.a.lore(&["remote", "list", "--json"]);
-    assert!(json.ok().contains(SHOWN_URL), "{}", json.stdout);
+    json.assert_ok_stdout(SHOWN_URL);
     t.a.org_lesson();
     let publish = t.a.lore(&["publish", "org"]);
-    assert!(
-        publish
-            .ok()
-            .contains(&format!("pushed 1 commit to {SHOWN_URL} (")),
-        "{}",
-        publish.stdout
-    );
+    publish.assert_ok_stdout(&format!("pushed 1 commit to {SHOWN_URL} ("));
     let sync = t.a.lore(&["sync", "org"]);
     assert_eq!(
         sync.ok(),
         format!("pool/org: up to date with {SHOWN_URL}\n")
     );
     let json = t.a.lore(&["sync", "org", "--json"]);
-    assert!(json.ok().contains(SHOWN_URL), "{}", json.stdout);
+    json.assert_ok_stdout(SHOWN_URL);
     for r in [&list, &json, &publish, &sync] {
         assert!(
             !format!("{}{}", r.stdout, r.stderr).contains("s3cret"),
@@ -1661,11 +1641,7 @@ fn a_newcomer_who_publishes_before_being_trusted_is_told_how() {
         "{}",
         r.stdout
     );
-    assert!(
-        r.stdout.contains("send the line `git lore key` prints to a signer of the pool and ask them to run `git lore trust add org`"),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout("send the line `git lore key` prints to a signer of the pool and ask them to run `git lore trust add org`");
     r.assert_stderr(&format!("pool/org: nothing was pushed to {}", t.url));
     assert_eq!(t.host_tip("pool/org"), before);
     // Following that advice (trust, sync, publish again) must work: the
@@ -1687,7 +1663,7 @@ fn publish_org_dry_run_pushes_nothing() {
     a.org_lesson();
     let host = host(&a);
     let url = host.display().to_string();
-    a.lore(&["remote", "add", "org", &url]).ok();
+    a.add_remote("org", &url);
     let r = a.lore(&["publish", "org", "--dry-run"]);
     let tip = a.tip("pool/org").unwrap();
     assert_eq!(
@@ -1711,7 +1687,7 @@ fn sync_from_a_host_with_no_pool_yet_says_how_to_start_it() {
     let b = ben();
     let host = host(&a);
     let url = host.display().to_string();
-    b.lore(&["remote", "add", "org", &url]).ok();
+    b.add_remote("org", &url);
     assert_eq!(
         b.lore(&["sync", "org"]).ok(),
         format!("pool/org: {url} has no pool/org yet (`git lore publish org` starts it)\n")
@@ -1719,33 +1695,51 @@ fn sync_from_a_host_with_no_pool_yet_says_how_to_start_it() {
     assert_eq!(b.tip("pool/org"), None);
 }
 
-#[test]
-fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
+/// The team, and Ben starting over before he joins: a pool/org of his own
+/// with one lesson (`own`, its tip `before`), Ana pinned on the team's
+/// remote, not synced yet.
+struct Separate {
+    t: Team,
+    b: User,
+    own: String,
+    before: String,
+}
+
+fn separate() -> Separate {
     let t = team();
-    // Ben starts over with a pool of his own, before joining.
     let b = ben();
     let own = b.org_lesson();
     let before = b.tip("pool/org").unwrap();
+    b.pin_remote("org", &t.url, &t.a);
+    Separate { t, b, own, before }
+}
+
+/// `sync`'s line when it made `url`'s history Ben's pool/org, his own
+/// lesson promoted again on top, checked with the backup of the old
+/// history: `refs/lore/before-sync/org/<kept>` at `kept`.
+#[track_caller]
+fn assert_adopted(b: &User, r: &Run, url: &str, kept: &str) {
+    assert_eq!(
+        r.ok(),
+        format!("pool/org: now {url}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{kept})\n"),
+    );
+    assert_eq!(
+        b.tip(&format!("refs/lore/before-sync/org/{kept}"))
+            .as_deref(),
+        Some(kept)
+    );
+}
+
+#[test]
+fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
+    let Separate { t, b, own, before } = separate();
     // A backup an earlier version kept under the tier's own name is moved
     // under its tip's name, out of the way of the new one.
     let earlier = b.git(&["rev-parse", "pool/org~1"]).ok().trim().to_owned();
     b.git(&["update-ref", "refs/lore/before-sync/org", &earlier])
         .ok();
-    let key = t.a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "org",
-        &t.url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
     let r = b.lore(&["sync", "org"]);
-    assert_eq!(
-        r.ok(),
-        format!("pool/org: now {}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{before})\n", t.url),
-    );
+    assert_adopted(&b, &r, &t.url, &before);
     assert_eq!(
         b.git(&["for-each-ref", "--format=%(refname) %(objectname)", "refs/lore/before-sync/"])
             .ok(),
@@ -1770,20 +1764,7 @@ fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
 
 #[test]
 fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
-    let t = team();
-    let b = ben();
-    let own = b.org_lesson();
-    let before = b.tip("pool/org").unwrap();
-    let key = t.a.key_file();
-    b.lore(&[
-        "remote",
-        "add",
-        "org",
-        &t.url,
-        "--signer",
-        key.to_str().unwrap(),
-    ])
-    .ok();
+    let Separate { t, b, own, before } = separate();
     // The first signature the sync asks for (promoting `own` again on the
     // remote's history) first retracts `own` in another process: a write
     // landing after sync decided on `before` and before it moved the branch.
@@ -1849,14 +1830,7 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         "the retraction was written on the tip sync first decided on"
     );
     // Decided again on the retraction: the entry comes back retracted.
-    assert_eq!(
-        r.ok(),
-        format!("pool/org: now {}'s history (2 verified commits) with this pool's own 1 lesson promoted again on top, signed now (this pool had begun separately; the old history is kept at refs/lore/before-sync/org/{retracted})\n", t.url),
-    );
-    assert_eq!(
-        b.tip(&format!("refs/lore/before-sync/org/{retracted}")),
-        Some(retracted.clone())
-    );
+    assert_adopted(&b, &r, &t.url, &retracted);
     let remote_tip = t.host_tip("pool/org").unwrap();
     assert_eq!(
         b.git(&["log", "--format=%s", &format!("{remote_tip}..pool/org")])
@@ -1938,8 +1912,7 @@ fn hosting_again_updates_the_root_signers_in_place() {
     );
     // Ben, a root signer now, may start pool/org there.
     b.org_lesson();
-    b.lore(&["remote", "add", "org", dir.to_str().unwrap()])
-        .ok();
+    b.add_remote("org", dir.to_str().unwrap());
     assert!(b
         .lore(&["publish", "org"])
         .ok()
@@ -1969,13 +1942,9 @@ fn a_forge_merge_that_drops_the_reviewed_lesson_is_refused() {
     let tip = b.tip("pool/public");
     let r = b.lore(&["sync", "public"]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
+    r.assert_stdout(&format!(
             "{m} (pool/public): merge commit is not signed by an allowed signer and is not a pure merge of trusted parents"
-        )),
-        "{}",
-        r.stdout
-    );
+        ));
     assert_eq!(b.tip("pool/public"), tip);
 }
 
@@ -1986,14 +1955,10 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
     p.a.lore(&["retract", &p.p1, "--reason", "superseded upstream"])
         .ok();
     let r = p.a.lore(&["publish", "public"]);
-    assert!(
-        r.ok().contains(&format!(
-            "{id}: pushed review/{id} (retracts the lesson)\n",
-            id = p.p1
-        )),
-        "{}",
-        r.stdout
-    );
+    r.assert_ok_stdout(&format!(
+        "{id}: pushed review/{id} (retracts the lesson)\n",
+        id = p.p1
+    ));
     let review = format!("review/{}", p.p1);
     assert_eq!(
         p.at_host(&["diff", "--name-status", "pool/public", &review]),
@@ -2022,32 +1987,14 @@ fn the_host_refuses_a_direct_change_of_public_signers_above_the_threshold() {
     let (p, _b) = two_signer_public();
     p.a.lore(&["publish", "public"]).ok();
     let before = p.host_tip("pool/public");
-    let signers =
-        p.a.git(&["show", "pool/public:.lore/allowed_signers"])
-            .ok()
-            .to_owned();
-    let carol = std::fs::read_to_string(p.a.env.stranger_key().with_extension("pub")).unwrap();
-    let more = format!(
-        "{signers}carol@example.com namespaces=\"git\" {}\n",
-        carol.trim()
-    );
-    let c = p.a.env.forge(
-        "pool/public",
-        Some("pool/public"),
-        &[(".lore/allowed_signers", Some(&more))],
-        "config: trust carol on pool/public\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: signers\n",
-        Sign::Repo,
-    );
-    let r = p.a.git(&[
-        "push",
-        "--no-verify",
-        &p.url,
+    let c = forge_carol_signer(&p);
+    p.a.push_refused(
+        &p.host,
         "pool/public:refs/heads/pool/public",
-    ]);
-    assert_ne!(r.code, 0, "accepted");
-    r.assert_stderr(&format!(
-        "remote: git-lore: rejected {c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
-    ));
+        &[&format!(
+            "remote: git-lore: rejected {c} (pool/public): config signers: on pool/public a change of who may sign needs 2 signers to agree"
+        )],
+    );
     assert_eq!(p.host_tip("pool/public"), before);
 }
 
@@ -2074,15 +2021,11 @@ fn pool_local_has_no_remote() {
 fn the_host_refuses_org_history_pushed_as_pool_public() {
     let t = team();
     // Every commit of pool/org is on the host already, as org commits.
-    let r = t.a.git(&[
-        "push",
-        "--no-verify",
-        t.host.to_str().unwrap(),
+    t.a.push_refused(
+        &t.host,
         "pool/org:refs/heads/pool/public",
-    ]);
-    assert_ne!(r.code, 0, "org lessons became public:\n{}", r.stderr);
-    r.assert_stderr("remote: git-lore: rejected ");
-    r.assert_stderr("do not match pool/public");
+        &["remote: git-lore: rejected ", "do not match pool/public"],
+    );
     assert_eq!(t.host_tip("pool/public"), None);
 }
 
@@ -2093,10 +2036,9 @@ fn the_host_refuses_a_pool_started_by_a_key_it_does_not_know() {
     let b = ben();
     b.public_lesson();
     let url = host.display().to_string();
-    b.lore(&["remote", "add", "public", &url]).ok();
+    b.add_remote("public", &url);
     let r = b.lore(&["publish", "public"]);
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    r.assert_stderr(&format!("{url} refused the push; nothing there changed: "));
+    r.assert_refused(&format!("{url} refused the push; nothing there changed: "));
     r.assert_stderr(&format!(
         "signed by a key not in the allowed signers ({})",
         b.fingerprint()
@@ -2185,31 +2127,19 @@ fn a_pull_request_is_verified_in_ci_with_annotations() {
 fn a_pin_given_to_a_refused_sync_is_not_kept() {
     let t = team();
     let (commit, _) = forge_bad(&t, Bad::Unsigned);
-    t.at_host(&[
-        "fetch",
-        "--no-tags",
-        "--quiet",
-        t.a.env.repo().to_str().unwrap(),
-        "forged",
-    ]);
-    t.at_host(&["update-ref", "refs/heads/pool/org", &commit]);
+    t.plant_on_host(&commit);
     let cy = User::new("cy@example.com", 2_000, 3);
-    cy.lore(&["remote", "add", "org", &t.url]).ok();
+    cy.add_remote("org", &t.url);
     let fp = t.a.fingerprint();
     let r = cy.lore(&["sync", "org", "--pin", &fp]);
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!("{commit} (pool/org): ")),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!("{commit} (pool/org): "));
     assert!(!r.stderr.contains("pinned"), "{}", r.stderr);
     let pins = std::fs::read_to_string(cy.env.repo().join("pins/org")).unwrap_or_default();
     assert!(!pins.contains("ssh-ed25519"), "no pin kept: {pins}");
     assert_eq!(cy.tip("pool/org"), None);
     let again = cy.lore(&["sync", "org"]);
-    assert_eq!(again.code, 1);
-    again.assert_stderr(&format!(
+    again.assert_refused(&format!(
         "was started by key {fp}, which is not pinned for org"
     ));
 }

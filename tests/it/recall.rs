@@ -21,24 +21,22 @@ fn project(name: &str) -> String {
 /// it at org (with `justification`, version independent) and approves it
 /// with a passing panel. Returns the lesson id.
 fn approved(env: &TestEnv, n: u32, candidate: &Value, justification: Option<&str>) -> String {
-    env.write("answer.json", &candidate.to_string());
-    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    env.model_answers(&candidate.to_string());
     let mut artifact: Value = serde_json::from_str(POSITIVE).unwrap();
     artifact["id"] = crate::common::ulid(70, n).into();
     let f = env.artifacts_file(&format!("a{n}.jsonl"), &[artifact]);
     let out = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
     let id = crate::common::lesson_of(&out);
-    let mut confirm = vec!["confirm", id.as_str(), "org", "--yes"];
-    if let Some(j) = justification {
-        confirm.extend(["--justification", j]);
+    match justification {
+        Some(j) => env.confirm_justified(&id, "org", j),
+        None => env.confirm(&id, "org"),
     }
-    env.lore(&confirm).ok();
     let panel = env.write(
         "pass.json",
         include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
     );
     let r = env.lore(&["judge", &id, &format!("@{}", panel.display())]);
-    assert!(r.ok().contains("promoted to pool/org"), "{}", r.stdout);
+    r.assert_ok_stdout("promoted to pool/org");
     id
 }
 
@@ -94,14 +92,10 @@ fn a_lesson_applies_only_where_every_version_it_names_is_in_range() {
     assert_eq!(there.ok().lines().count(), 1, "{}", there.stdout);
     assert!(there.stdout.starts_with(&w.react));
     let all = recall(&w.env, &["--project", &project("vite8"), "--all"]);
-    assert!(
-        all.ok().contains(&format!(
+    all.assert_ok_stdout(&format!(
             "{}  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]  (not recalled: vite 8.0.16 is not <6)",
             w.vitest
-        )),
-        "{}",
-        all.stdout
-    );
+        ));
 }
 
 #[test]
@@ -126,14 +120,9 @@ fn stack_overrides_work_with_no_lockfile_at_all() {
     );
     assert!(r.ok().starts_with(&w.vitest), "{}", r.stdout);
     let r = recall(&w.env, &["--project", p, "--stack", "vite@5.4.21", "--all"]);
-    assert!(
-        r.ok().contains("(not recalled: vitest not installed)"),
-        "{}",
-        r.stdout
-    );
+    r.assert_ok_stdout("(not recalled: vitest not installed)");
     let bad = recall(&w.env, &["--project", p, "--stack", "vite"]);
-    assert_eq!(bad.code, 1);
-    bad.assert_stderr("--stack");
+    bad.assert_refused("--stack");
 }
 
 #[test]
@@ -199,11 +188,7 @@ fn a_broken_lockfile_is_named_and_the_others_still_count() {
     .unwrap();
     std::fs::write(dir.join("Cargo.lock"), "this is [not toml\n").unwrap();
     let st = w.env.lore(&["stack", "--project", dir.to_str().unwrap()]);
-    assert!(
-        st.ok().contains("vite 5.4.21  npm  web/package-lock.json"),
-        "{}",
-        st.stdout
-    );
+    st.assert_ok_stdout("vite 5.4.21  npm  web/package-lock.json");
     st.assert_stderr("Cargo.lock");
     let r = recall(&w.env, &["--project", dir.to_str().unwrap()]);
     assert!(r.ok().starts_with(&w.vitest), "{}", r.stdout);

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use std::process::Command;
 
-use crate::common::{artifact, fanout, Sign, TestEnv};
+use crate::common::{artifact, fanout, record_text, Sign, TestEnv};
 
 /// The lessons every test starts from, all promoted into pool/org by the
 /// offline transform and judges:
@@ -54,20 +54,13 @@ fn pool(env: &TestEnv) -> Pool {
         .lore(&["ingest", file.to_str().unwrap()])
         .ok()
         .to_owned();
-    // "proposed <lesson> <artifact>", in input order.
+    // In input order.
     let ids: Vec<String> = arts
         .iter()
-        .map(|a| {
-            let art = a["id"].as_str().unwrap();
-            out.lines()
-                .find(|l| l.split_whitespace().nth(1) == Some(art))
-                .and_then(|l| l.split_whitespace().nth(3))
-                .unwrap_or_else(|| panic!("{art} not proposed:\n{out}"))
-                .to_owned()
-        })
+        .map(|a| crate::common::lesson_for(&out, a["id"].as_str().unwrap()))
         .collect();
     for id in &ids {
-        env.lore(&["confirm", id, "org", "--yes"]).ok();
+        env.confirm(id, "org");
     }
     env.lore(&["judge", "--all", "--yes"]).ok();
     Pool {
@@ -179,8 +172,7 @@ fn refusals_exit_1_and_write_nothing() {
     let p = pool(&env);
     let before = refs(&env);
     let r = env.lore(&["relate", "01M1E3VM1GAD8DSR0D4BG72GC9", "--input"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("lesson 01M1E3VM1GAD8DSR0D4BG72GC9 not found");
+    r.assert_refused("lesson 01M1E3VM1GAD8DSR0D4BG72GC9 not found");
     let pending = art(9, "vite 5.4.0 dev server crashes again", CRASH_FIX);
     let file = env.artifacts_file("p.jsonl", &[pending]);
     env.lore(&["ingest", file.to_str().unwrap()]).ok();
@@ -196,8 +188,7 @@ fn refusals_exit_1_and_write_nothing() {
         .to_owned();
     let before_pending = refs(&env);
     let r = env.lore(&["relate", &id]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("it is not promoted; only lessons in a pool can be related");
+    r.assert_refused("it is not promoted; only lessons in a pool can be related");
     assert_eq!(refs(&env), before_pending);
     let r = env.lore(&["relate", "--all"]);
     assert_eq!(r.code, 2, "no judge configured");
@@ -218,12 +209,10 @@ fn refusals_exit_1_and_write_nothing() {
         .unwrap();
     assert!(ran.success());
     let r = env.lore(&["relate", "--all"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("refusing to relate without --yes: stdin is not a terminal");
+    r.assert_refused("refusing to relate without --yes: stdin is not a terminal");
     env.config("lore.relate.cap", "0");
     let r = env.lore(&["relate", &p.a]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("lore.relate.cap neighbour cap must be between 1 and 64; got 0");
+    r.assert_refused("lore.relate.cap neighbour cap must be between 1 and 64; got 0");
     assert_eq!(refs(&env), before_pending);
     assert_ne!(before, before_pending);
 }
@@ -264,20 +253,21 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     assert_eq!(out["telemetry"]["decisions"]["merge"], 1);
     assert_eq!(out["telemetry"]["voided"], 0);
 
-    let merge = trailers_of(&env, "merge");
-    for line in [
-        "Lore-Action: merge".to_owned(),
-        format!("Lore-Lesson: {}", p.b),
-        format!("Lore-Target: {}", p.a),
-        "Lore-Model: offline".to_owned(),
-        format!("Lore-Surface: claim \"{}\"", CRASH),
-    ] {
-        assert!(merge.contains(&line), "{line} in\n{merge}");
-    }
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    assert_trailers(
+        &env,
+        "merge",
+        &[
+            "Lore-Action: merge".to_owned(),
+            format!("Lore-Lesson: {}", p.b),
+            format!("Lore-Target: {}", p.a),
+            "Lore-Model: offline".to_owned(),
+            format!("Lore-Surface: claim \"{}\"", CRASH),
+        ],
+    );
+    let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "superseded");
     assert_eq!(a["superseded_by"], json!(p.b));
-    let b = pool_file(&env, &fanout("lessons", &p.b)).unwrap();
+    let b = lesson(&env, &p.b);
     assert_eq!(b["status"], "active");
     assert_eq!(
         b["evidence"]["session_ids"],
@@ -288,18 +278,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     assert_eq!(related["decisions"][0]["decision"], "merge");
     env.assert_verifies();
     // Recall: the superseded duplicate leads to its successor.
-    std::fs::create_dir_all(env.path().join("proj")).unwrap();
-    let recall = env
-        .lore(&[
-            "recall",
-            "--project",
-            "proj",
-            "--stack",
-            "vite@5.4.0",
-            "--all",
-        ])
-        .ok()
-        .to_owned();
+    let recall = recall_all(&env);
     assert!(
         recall.contains(&format!(
             "{}  {CRASH}  [vite =5.4.0]  (not recalled: superseded by {})",
@@ -319,17 +298,14 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
         "{log}"
     );
     // Related once: asking again is refused, and writes nothing.
-    let before = refs(&env);
-    let r = env.lore(&["relate", &p.b]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("it was related already");
-    assert_eq!(refs(&env), before);
+    writes_nothing(&env, &["relate", &p.b], 1, "it was related already");
     // The offline judge abstains where it has no duplicate: exit 2.
-    let before = refs(&env);
-    let r = env.lore(&["relate", &p.d]);
-    assert_eq!(r.code, 2);
-    r.assert_stderr("stays queued: the judge abstained");
-    assert_eq!(refs(&env), before);
+    writes_nothing(
+        &env,
+        &["relate", &p.d],
+        2,
+        "stays queued: the judge abstained",
+    );
 }
 
 #[test]
@@ -370,37 +346,36 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
             e = p.e
         )
     );
-    let sup = trailers_of(&env, "supersede");
-    for line in [
-        format!("Lore-Lesson: {}", p.a),
-        "Lore-From: active".into(),
-        "Lore-Status: superseded".into(),
-        "Lore-Model: external".into(),
-        "Lore-Surface: vite.config.ts server.hmr.timeout".into(),
-        format!("Lore-Target: {}", p.c),
-    ] {
-        assert!(sup.contains(&line), "{line} in\n{sup}");
-    }
-    let refine = trailers_of(&env, "refine");
-    assert!(
-        refine.contains(&format!("Lore-Lesson: {}\n", p.c)),
-        "{refine}"
+    assert_trailers(
+        &env,
+        "supersede",
+        &[
+            format!("Lore-Lesson: {}", p.a),
+            "Lore-From: active".into(),
+            "Lore-Status: superseded".into(),
+            "Lore-Model: external".into(),
+            "Lore-Surface: vite.config.ts server.hmr.timeout".into(),
+            format!("Lore-Target: {}", p.c),
+        ],
     );
-    assert!(
-        refine.contains(&format!("Lore-Target: {}\n", p.b)),
-        "{refine}"
+    assert_trailers(
+        &env,
+        "refine",
+        &[
+            format!("Lore-Lesson: {}", p.c),
+            format!("Lore-Target: {}", p.b),
+        ],
     );
-    let contra = trailers_of(&env, "contradict");
-    assert!(
-        contra.contains(&format!("Lore-Lesson: {}\n", p.e)),
-        "{contra}"
-    );
-    assert!(
-        contra.contains(&format!("Lore-Target: {}\n", p.c)),
-        "{contra}"
+    assert_trailers(
+        &env,
+        "contradict",
+        &[
+            format!("Lore-Lesson: {}", p.e),
+            format!("Lore-Target: {}", p.c),
+        ],
     );
 
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    let a = lesson(&env, &p.a);
     assert_eq!(
         (a["status"].clone(), a["superseded_by"].clone()),
         (json!("superseded"), json!(p.c))
@@ -411,9 +386,9 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
         (rel["kind"].clone(), rel["from"].clone(), rel["to"].clone()),
         (json!("refine"), json!(p.c), json!(p.b))
     );
-    let b = pool_file(&env, &fanout("lessons", &p.b)).unwrap();
+    let b = lesson(&env, &p.b);
     assert_eq!(b["status"], "active", "a refinement changes no status");
-    let e = pool_file(&env, &fanout("lessons", &p.e)).unwrap();
+    let e = lesson(&env, &p.e);
     assert_eq!(e["status"], "active", "a contradiction changes no status");
     let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
     assert_eq!(c["threshold"], 2);
@@ -499,37 +474,20 @@ fn one_bad_decision_voids_the_whole_batch_and_no_ref_moves() {
     let env = TestEnv::new();
     let p = pool(&env);
     let good = || decision("supersede", &[&p.a], "vite.config.ts server.hmr");
+    // The good decision, then `kind` on `target`.
+    let good_then = |kind: &str, target: &str| {
+        verdict(
+            &p.c,
+            vec![good(), decision(kind, &[target], "vite.config.ts")],
+        )
+    };
     let cases: Vec<(String, &str)> = vec![
         // good, then an id never presented
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("refine", &[&p.d], "vite.config.ts")],
-            ),
-            "phantom_id",
-        ),
+        (good_then("refine", &p.d), "phantom_id"),
         // the candidate itself, which is also not presented: self-reference wins
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("merge", &[&p.c], "vite.config.ts")],
-            ),
-            "self_reference",
-        ),
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("Refine", &[&p.b], "vite.config.ts")],
-            ),
-            "enum_violation",
-        ),
-        (
-            verdict(
-                &p.c,
-                vec![good(), decision("refine", &[&p.a], "vite.config.ts")],
-            ),
-            "duplicate_target",
-        ),
+        (good_then("merge", &p.c), "self_reference"),
+        (good_then("Refine", &p.b), "enum_violation"),
+        (good_then("refine", &p.a), "duplicate_target"),
         (
             format!("```json\n{}\n```", verdict(&p.c, vec![good()])),
             "unparseable",
@@ -626,10 +584,10 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     );
     env.config("lore.relate.model", "judge-model-1");
     let r = env.lore(&["relate", &p.c]);
-    assert!(r.ok().contains("by judge-model-1"), "{}", r.stdout);
+    r.assert_ok_stdout("by judge-model-1");
     let prompt = std::fs::read_to_string(seen).unwrap();
     assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
-    assert!(trailers_of(&env, "relate").contains("Lore-Model: judge-model-1\n"));
+    assert_trailers(&env, "relate", &["Lore-Model: judge-model-1"]);
 }
 
 #[test]
@@ -673,7 +631,7 @@ fn a_verdict_whose_effect_cannot_be_resolved_applies_nothing() {
         subjects.starts_with(&format!("relate {}: skip\npromote ", p.c)),
         "{subjects}"
     );
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "active", "the supersede was not applied");
     env.assert_verifies();
 }
@@ -683,30 +641,14 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     let env = TestEnv::new();
     let p = pool(&env);
     env.config("lore.relate.backend", "offline");
-    let against_a =
-        |cand: &str, surface: &str| verdict(cand, vec![decision("contradict", &[&p.a], surface)]);
-    env.lore(&[
-        "relate",
-        &p.c,
-        "--verdict",
-        &against_a(&p.c, "server.hmr.timeout"),
-    ])
-    .ok();
+    contradict(&env, &p.c, &p.a);
     let status = env.lore(&["status"]).ok().to_owned();
     assert!(
         !status.contains("contradicted past the threshold"),
         "{status}"
     );
-    env.lore(&[
-        "relate",
-        &p.e,
-        "--verdict",
-        &against_a(&p.e, "server.hmr.timeout"),
-    ])
-    .ok();
-    let status = env.lore(&["status", "--json"]).ok().to_owned();
-    let s: Value = serde_json::from_str(&status).unwrap();
-    assert_eq!(s["contradicted"], 1);
+    contradict(&env, &p.e, &p.a);
+    assert_eq!(past_threshold(&env), 1);
     let text = env.lore(&["status"]).ok().to_owned();
     assert!(
         text.contains(&format!(
@@ -724,7 +666,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
         "{listed}"
     );
     // Contradiction is a signal, not a verdict: the lesson is still active.
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "active");
     // A higher threshold: not past it.
     env.config("lore.relate.threshold", "3");
@@ -738,7 +680,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     let mut refuted = a.clone();
     refuted["status"] = json!("refuted");
     refuted["superseded_by"] = json!(p.b);
-    let text = serde_json::to_string_pretty(&refuted).unwrap() + "\n";
+    let text = record_text(&refuted);
     let path = fanout("lessons", &p.a);
     env.forge(
         "pool/org",
@@ -751,9 +693,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
         ),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!(
             "supersede: illegal status transition of {}: active -> refuted",
             p.a
@@ -762,9 +702,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
             "supersede: {} may change only its status, to superseded, and superseded_by, to {}",
             p.a, p.b
         ),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
 }
 
 #[test]
@@ -789,7 +727,7 @@ fn relate_all_relates_the_queue_after_asking() {
         (&p.b, &p.a)
     };
     assert_eq!(merged["lesson"], json!(winner));
-    let gone = pool_file(&env, &fanout("lessons", loser)).unwrap();
+    let gone = lesson(&env, loser);
     assert_eq!(gone["superseded_by"], json!(winner));
     let status = env.lore(&["status"]).ok().to_owned();
     assert!(
@@ -892,8 +830,7 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     let env = TestEnv::new();
     let p = pool(&env);
     let tip = |env: &TestEnv| env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
-    let entry = |id: &str| pool_file(&env, &fanout("lessons", id)).unwrap();
-    let text = |v: &Value| serde_json::to_string_pretty(v).unwrap() + "\n";
+    let entry = |id: &str| lesson(&env, id);
     let msg = |action: &str, lesson: &str, extra: &str| {
         format!(
             "{action} {lesson}: by hand\n\nLore-Format: 1\nLore-Action: {action}\nLore-Lesson: {lesson}\n{extra}Lore-Model: m\n"
@@ -911,8 +848,8 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
         "pool/org",
         Some(&tip(&env)),
         &[
-            (pa.as_str(), Some(text(&a).as_str())),
-            (pb.as_str(), Some(text(&b).as_str())),
+            (pa.as_str(), Some(record_text(&a).as_str())),
+            (pb.as_str(), Some(record_text(&b).as_str())),
         ],
         &msg(
             "merge",
@@ -931,7 +868,7 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     env.forge(
         "pool/org",
         Some(&tip(&env)),
-        &[(rd.as_str(), Some(text(&related).as_str()))],
+        &[(rd.as_str(), Some(record_text(&related).as_str()))],
         &msg("relate", &p.d, &format!("Lore-Target: {}\n", p.c)),
         Sign::Repo,
     );
@@ -946,7 +883,7 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
     env.forge(
         "pool/org",
         Some(&tip(&env)),
-        &[(po.as_str(), Some(text(&obs).as_str()))],
+        &[(po.as_str(), Some(record_text(&obs).as_str()))],
         &msg(
             "contradict",
             &p.e,
@@ -954,31 +891,107 @@ fn verify_names_relation_commits_whose_records_disagree_with_their_trailers() {
         ),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!(
             "merge: {} may change only its evidence's artifact and session ids",
             p.b
         ),
         "relate: Lore-Target does not list the ids the record's decisions name".to_owned(),
         format!("contradict: {po}: lesson_id is not Lore-Lesson {}", p.e),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
 }
 
-/// `a` contradicted by `c` and by `e`: two counter-observations, the
-/// default threshold, so `a` waits for the jury.
-fn contradicted(env: &TestEnv, p: &Pool) {
-    env.config("lore.relate.backend", "offline");
-    for cand in [&p.c, &p.e] {
-        let v = verdict(
-            cand,
-            vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
-        );
-        env.lore(&["relate", cand, "--verdict", &v]).ok();
+/// Checks that the newest pool/org commit whose subject starts with
+/// `action` carries each of `lines` as a whole trailer line. Its trailers.
+#[track_caller]
+fn assert_trailers<S: AsRef<str>>(env: &TestEnv, action: &str, lines: &[S]) -> String {
+    let t = trailers_of(env, action);
+    for line in lines {
+        let line = line.as_ref();
+        assert!(t.contains(&format!("{line}\n")), "{line} in\n{t}");
     }
+    t
+}
+
+/// `relate CAND --verdict V` where V says `cand` contradicts `target` on
+/// server.hmr.timeout, checked: relate says it related `cand`, the two
+/// newest pool/org commits are the relation and the counter-observation,
+/// and `target` is still active.
+#[track_caller]
+fn contradict(env: &TestEnv, cand: &str, target: &str) {
+    let v = verdict(
+        cand,
+        vec![decision("contradict", &[target], "server.hmr.timeout")],
+    );
+    let r = env.lore(&["relate", cand, "--verdict", &v]);
+    assert!(
+        r.ok()
+            .starts_with(&format!("Lesson {cand} related on pool/org by ")),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        env.git(&["log", "pool/org", "--format=%s", "-2"]).ok(),
+        format!(
+            "relate {cand}: contradict\ncontradict {target}: counter-observation from {cand}\n"
+        )
+    );
+    assert_eq!(lesson(env, target)["status"], "active");
+}
+
+/// The pool with `a` contradicted by `c` and by `e`: two
+/// counter-observations, the default threshold, so `a` waits for the jury
+/// (checked: status counts it).
+#[track_caller]
+fn contradicted() -> (TestEnv, Pool) {
+    let env = TestEnv::new();
+    let p = pool(&env);
+    env.config("lore.relate.backend", "offline");
+    contradict(&env, &p.c, &p.a);
+    contradict(&env, &p.e, &p.a);
+    assert_eq!(past_threshold(&env), 1);
+    (env, p)
+}
+
+/// Runs `git lore args…`, checked to write nothing: it exits `code`,
+/// stderr says `message`, and no ref moved.
+#[track_caller]
+fn writes_nothing(env: &TestEnv, args: &[&str], code: i32, message: &str) {
+    let before = refs(env);
+    let r = env.lore(args);
+    assert_eq!(r.code, code, "{}{}", r.stdout, r.stderr);
+    r.assert_stderr(message);
+    assert_eq!(refs(env), before, "a refusal writes nothing");
+}
+
+/// `judge ID PANEL` on a lesson back with the jury, checked: it succeeds,
+/// its output starts with `says`, and the lesson's pool/org entry is
+/// `status` after.
+#[track_caller]
+fn judge_again(env: &TestEnv, id: &str, panel: &str, says: &str, status: &str) {
+    let r = env.lore(&["judge", id, panel]);
+    assert!(r.ok().starts_with(says), "{}", r.stdout);
+    assert_eq!(lesson(env, id)["status"], status);
+}
+
+/// The pool/org entry of lesson `id`.
+#[track_caller]
+fn lesson(env: &TestEnv, id: &str) -> Value {
+    pool_file(env, &fanout("lessons", id)).unwrap_or_else(|| panic!("{id} is not on pool/org"))
+}
+
+/// How many lessons `status --json` counts as contradicted past the
+/// threshold.
+fn past_threshold(env: &TestEnv) -> Value {
+    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
+    s["contradicted"].clone()
+}
+
+/// `recall` of the test project with vite 5.4.0: what is recalled.
+fn recall_vite(env: &TestEnv) -> String {
+    env.lore(&["recall", "--project", "proj", "--stack", "vite@5.4.0"])
+        .ok()
+        .to_owned()
 }
 
 /// A panel of both builtin judges, every criterion at `score`.
@@ -1010,73 +1023,65 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let env = TestEnv::new();
     let p = pool(&env);
     // Not contradicted: the ledger's jury has nothing to judge.
-    let before = refs(&env);
-    let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
-        "lesson {} is not confirmed; its status is: approved",
-        p.a
-    ));
-    assert_eq!(refs(&env), before, "a refusal writes nothing");
+    let low = panel(0.1, false);
+    writes_nothing(
+        &env,
+        &["judge", &p.a, &low],
+        1,
+        &format!("lesson {} is not confirmed; its status is: approved", p.a),
+    );
     // Below the threshold: not yet.
     env.config("lore.relate.backend", "offline");
-    let v = verdict(
-        &p.c,
-        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
+    contradict(&env, &p.c, &p.a);
+    writes_nothing(
+        &env,
+        &["judge", &p.a, &low],
+        1,
+        &format!(
+            "lesson {} is not waiting for the jury: it has 1 counter-observation, and the jury judges a lesson again at lore.relate.threshold (2)",
+            p.a
+        ),
     );
-    env.lore(&["relate", &p.c, "--verdict", &v]).ok();
-    let before = refs(&env);
-    let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
-        "lesson {} is not waiting for the jury: it has 1 counter-observation, and the jury judges a lesson again at lore.relate.threshold (2)",
-        p.a
-    ));
-    assert_eq!(refs(&env), before, "a refusal writes nothing");
-    let v = verdict(
-        &p.e,
-        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
-    );
-    env.lore(&["relate", &p.e, "--verdict", &v]).ok();
-    let before = refs(&env);
+    contradict(&env, &p.e, &p.a);
     // Garbage is "could not judge": nothing written, exit 2.
-    let r = env.lore(&["judge", &p.a, "not json"]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    r.assert_stderr(&format!(
-        "lesson {} could not be judged again; nothing was written and it still waits for the jury",
-        p.a
-    ));
-    assert_eq!(refs(&env), before);
+    writes_nothing(
+        &env,
+        &["judge", &p.a, "not json"],
+        2,
+        &format!(
+            "lesson {} could not be judged again; nothing was written and it still waits for the jury",
+            p.a
+        ),
+    );
 
-    let out = env
-        .lore(&["judge", &p.a, &panel(0.2, false)])
-        .ok()
-        .to_owned();
-    assert!(
-        out.starts_with(&format!(
+    let failing = panel(0.2, false);
+    judge_again(
+        &env,
+        &p.a,
+        &failing,
+        &format!(
             "Lesson {} is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (",
             p.a
-        )),
-        "{out}"
+        ),
+        "refuted",
     );
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
-    assert_eq!(a["status"], "refuted");
-    let t = trailers_of(&env, "judge");
-    for line in [
-        "Lore-Action: judge".to_owned(),
-        format!("Lore-Lesson: {}", p.a),
-        "Lore-From: active".into(),
-        "Lore-Status: refuted".into(),
-        "Lore-Pool: org".into(),
-        "Lore-Rubric: lesson-promotion".into(),
-        "Lore-Gate: majority".into(),
-        "Lore-Score: 0.2".into(),
-        "Lore-Reason: jury_not_majority".into(),
-        "Lore-Judge: standard 0.20 fail".into(),
-        "Lore-Judge: adversarial 0.20 fail".into(),
-    ] {
-        assert!(t.contains(&format!("{line}\n")), "{line} in\n{t}");
-    }
+    let t = assert_trailers(
+        &env,
+        "judge",
+        &[
+            "Lore-Action: judge".to_owned(),
+            format!("Lore-Lesson: {}", p.a),
+            "Lore-From: active".into(),
+            "Lore-Status: refuted".into(),
+            "Lore-Pool: org".into(),
+            "Lore-Rubric: lesson-promotion".into(),
+            "Lore-Gate: majority".into(),
+            "Lore-Score: 0.2".into(),
+            "Lore-Reason: jury_not_majority".into(),
+            "Lore-Judge: standard 0.20 fail".into(),
+            "Lore-Judge: adversarial 0.20 fail".into(),
+        ],
+    );
     assert!(
         !t.contains("Lore-Model"),
         "given verdicts name no model\n{t}"
@@ -1096,8 +1101,7 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
     assert_eq!(c["lessons"][0]["status"], "refuted");
     assert_eq!(c["lessons"][0]["past_threshold"], false);
-    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
-    assert_eq!(s["contradicted"], 0);
+    assert_eq!(past_threshold(&env), 0);
     let recall = recall_all(&env);
     assert!(
         recall.contains(&format!(
@@ -1106,41 +1110,34 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
         )),
         "{recall}"
     );
-    let plain = env
-        .lore(&["recall", "--project", "proj", "--stack", "vite@5.4.0"])
-        .ok()
-        .to_owned();
+    let plain = recall_vite(&env);
     assert!(!plain.contains(&p.a), "{plain}");
     assert!(
         plain.contains(&p.b),
         "its duplicate is still recalled\n{plain}"
     );
     // Refuted is final for the jury.
-    let before = refs(&env);
-    let r = env.lore(&["judge", &p.a, &panel(0.2, false)]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("it is refuted; only an active lesson is judged again");
-    assert_eq!(refs(&env), before, "a refusal writes nothing");
+    writes_nothing(
+        &env,
+        &["judge", &p.a, &failing],
+        1,
+        "it is refuted; only an active lesson is judged again",
+    );
 }
 
 #[test]
 fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidence() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
-    let out = env
-        .lore(&["judge", &p.a, &panel(0.95, true)])
-        .ok()
-        .to_owned();
-    assert!(
-        out.starts_with(&format!(
+    let (env, p) = contradicted();
+    judge_again(
+        &env,
+        &p.a,
+        &panel(0.95, true),
+        &format!(
             "Lesson {} stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (",
             p.a
-        )),
-        "{out}"
+        ),
+        "active",
     );
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
-    assert_eq!(a["status"], "active");
     let rec = pool_file(
         &env,
         &format!(
@@ -1154,11 +1151,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     assert_eq!(rec["counter_observation_ids"].as_array().unwrap().len(), 2);
     assert_eq!(rec["verdict"]["passed"], true);
     assert_eq!(rec["model"], Value::Null);
-    let t = trailers_of(&env, "judge");
-    assert!(
-        t.contains("Lore-Status: active\n") && t.contains("Lore-Pool: org\n"),
-        "{t}"
-    );
+    assert_trailers(&env, "judge", &["Lore-Status: active", "Lore-Pool: org"]);
     env.assert_verifies();
     let show = env.lore(&["show", &p.a]).ok().to_owned();
     assert!(
@@ -1166,8 +1159,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
         "{show}"
     );
     // Off the queue: status, contradictions and judge itself say so.
-    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
-    assert_eq!(s["contradicted"], 0);
+    assert_eq!(past_threshold(&env), 0);
     let text = env.lore(&["status"]).ok().to_owned();
     assert!(!text.contains("contradicted past the threshold"), "{text}");
     let listed = env.lore(&["contradictions"]).ok().to_owned();
@@ -1178,51 +1170,43 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
         )),
         "{listed}"
     );
-    let before = refs(&env);
-    let r = env.lore(&["judge", &p.a, &panel(0.1, false)]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(
+    writes_nothing(
+        &env,
+        &["judge", &p.a, &panel(0.1, false)],
+        1,
         "the jury upheld it at 2 counter-observations; it waits again when more are recorded",
     );
-    let r = env.lore(&["judge", "--contradicted", "--yes"]);
-    assert_eq!(r.code, 0);
-    r.assert_stderr("0 contradicted lessons to judge again");
-    assert_eq!(refs(&env), before, "a refusal writes nothing");
+    writes_nothing(
+        &env,
+        &["judge", "--contradicted", "--yes"],
+        0,
+        "0 contradicted lessons to judge again",
+    );
     // Recall still returns it.
     recall_all(&env);
-    let plain = env
-        .lore(&["recall", "--project", "proj", "--stack", "vite@5.4.0"])
-        .ok()
-        .to_owned();
+    let plain = recall_vite(&env);
     assert!(
         plain.starts_with(&format!("{}  {CRASH}  [vite =5.4.0]\n", p.a)),
         "{plain}"
     );
 
-    // A third counter-observation sends it back.
-    let v = verdict(
-        &p.b,
-        vec![decision("contradict", &[&p.a], "server.hmr.timeout")],
-    );
-    let r = env.lore(&["relate", &p.b, "--verdict", &v]);
-    // b is an exact duplicate of a; contradict is still a legal decision.
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
-    assert_eq!(s["contradicted"], 1);
+    // A third counter-observation sends it back. (b is an exact duplicate
+    // of a; contradict is still a legal decision.)
+    contradict(&env, &p.b, &p.a);
+    assert_eq!(past_threshold(&env), 1);
     env.assert_verifies();
 }
 
 #[test]
 fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_threshold() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
-    let before = refs(&env);
+    let (env, p) = contradicted();
     // No terminal to ask on: refused, nothing written.
-    let r = env.lore(&["judge", "--contradicted"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("refusing to judge without --yes: stdin is not a terminal to ask on");
-    assert_eq!(refs(&env), before);
+    writes_nothing(
+        &env,
+        &["judge", "--contradicted"],
+        1,
+        "refusing to judge without --yes: stdin is not a terminal to ask on",
+    );
     let r = env.lore(&["judge", "--contradicted", "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     r.assert_stderr(&format!(
@@ -1230,19 +1214,19 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
         p.a
     ));
     r.assert_stderr("judged again: 1 refuted, 0 upheld, 0 could not judge");
-    assert!(
-        r.stdout
-            .contains(&format!("Lesson {} is now refuted on pool/org", p.a)),
-        "{}",
-        r.stdout
-    );
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    r.assert_stdout(&format!("Lesson {} is now refuted on pool/org", p.a));
+    let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "refuted");
-    let t = trailers_of(&env, "judge");
-    assert!(t.contains("Lore-Model: offline\n"), "{t}");
     // Both offline judges fail grounding at the threshold: no majority.
-    assert!(t.contains("Lore-Reason: jury_not_majority\n"), "{t}");
-    assert!(t.contains("Lore-Judge: standard 0.55 fail\n"), "{t}");
+    assert_trailers(
+        &env,
+        "judge",
+        &[
+            "Lore-Model: offline",
+            "Lore-Reason: jury_not_majority",
+            "Lore-Judge: standard 0.55 fail",
+        ],
+    );
     let msg = env
         .git(&["log", "-1", "--format=%s", "pool/org"])
         .ok()
@@ -1265,26 +1249,19 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
 
 #[test]
 fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     let seen = env.path().join("prompt.txt");
-    let judge = env.stub(
+    env.judge_stub(
         "broken-judge",
         &format!("cat >> {}; exit 3", seen.display()),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
     let before = refs(&env);
     let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
     assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout.contains(&format!(
-            "lesson {} could not be judged again; nothing was written and it still waits for the jury",
-            p.a
-        )),
-        "{}",
-        r.stdout
-    );
+    r.assert_stdout(&format!(
+        "lesson {} could not be judged again; nothing was written and it still waits for the jury",
+        p.a
+    ));
     r.assert_stderr(&format!(
         "judged again: 0 refuted, 0 upheld, 1 could not judge: {}",
         p.a
@@ -1301,39 +1278,25 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
         "{prompt}"
     );
     assert!(prompt.contains(CRASH), "{prompt}");
-    let s: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
-    assert_eq!(s["contradicted"], 1);
+    assert_eq!(past_threshold(&env), 1);
     // A judge that answers: its verdicts are recorded, with its model.
-    env.write(
-        "verdict.json",
-        &json!({"score": 0.9, "passed": true, "confidence": 0.9,
-            "criterion_scores": {"grounding": 0.9, "scope_accuracy": 0.9, "generality": 0.9},
-            "feedback_summary": "the counter-observations concern another setting"})
-        .to_string(),
-    );
-    let judge = env.stub(
+    let verdict = env.passing_verdict(0.9, "the counter-observations concern another setting");
+    env.judge_stub(
         "good-judge",
-        &format!(
-            "cat >/dev/null; cat {}",
-            env.path().join("verdict.json").display()
-        ),
+        &format!("cat >/dev/null; cat {}", verdict.display()),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
     let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     r.assert_stderr("judged again: 0 refuted, 1 upheld, 0 could not judge");
-    let t = trailers_of(&env, "judge");
-    assert!(t.contains("Lore-Status: active\n"), "{t}");
+    assert_trailers(&env, "judge", &["Lore-Status: active"]);
     env.assert_verifies();
 }
 
 #[test]
 fn verify_reports_pool_judge_commits_that_break_the_rules() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     let tip = env.git(&["rev-parse", "pool/org"]).ok().trim().to_owned();
-    let a = pool_file(&env, &fanout("lessons", &p.a)).unwrap();
+    let a = lesson(&env, &p.a);
     let path = fanout("lessons", &p.a);
     let judge_msg = |lesson: &str, status: &str, reason: &str| {
         format!(
@@ -1344,7 +1307,7 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
     let mut refuted = a.clone();
     refuted["status"] = json!("refuted");
     refuted["claim"] = json!("something else");
-    let text = serde_json::to_string_pretty(&refuted).unwrap() + "\n";
+    let text = record_text(&refuted);
     let first = env.forge(
         "pool/org",
         Some(&tip),
@@ -1352,22 +1315,18 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         &judge_msg(&p.a, "refuted", "gate_passed"),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!(
             "judge: a ruling that passed (gate_passed) cannot refute {}",
             p.a
         ),
         format!("judge: {} may change only its status, to refuted", p.a),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
     // A lesson with no counter-observations refuted.
-    let c = pool_file(&env, &fanout("lessons", &p.c)).unwrap();
+    let c = lesson(&env, &p.c);
     let mut c2 = c.clone();
     c2["status"] = json!("refuted");
-    let text = serde_json::to_string_pretty(&c2).unwrap() + "\n";
+    let text = record_text(&c2);
     let cpath = fanout("lessons", &p.c);
     let second = env.forge(
         "pool/org",
@@ -1376,13 +1335,10 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         &judge_msg(&p.c, "refuted", "jury_not_majority"),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    let problem = format!(
+    env.assert_verify_fails(&[format!(
         "judge: {} has no counter-observations; the jury judges a pool entry again only on counter-evidence",
         p.c
-    );
-    assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
+    )]);
     // An upheld record that claims more counter-observations than there
     // are, under a failed ruling, with a verdict the trailers do not carry.
     let upath = format!(
@@ -1398,7 +1354,7 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
             "score_threshold": 0.7, "aggregate_score": 0.9, "passed": true,
             "reason": "gate_passed", "judges": [{}]}
     });
-    let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
+    let text = record_text(&record);
     env.forge(
         "pool/org",
         Some(&second),
@@ -1406,31 +1362,19 @@ fn verify_reports_pool_judge_commits_that_break_the_rules() {
         &judge_msg(&p.a, "active", "jury_not_majority"),
         Sign::Repo,
     );
-    let r = env.lore(&["verify"]);
-    assert_eq!(r.code, 1);
-    for problem in [
+    env.assert_verify_fails(&[
         format!("judge: a ruling that failed (jury_not_majority) cannot uphold {}", p.a),
         format!("judge: {upath}: the number in its name and its counter_observations must be the 2 counter-observations against {}", p.a),
         format!("judge: {upath}: counter_observation_ids are not the counter-observations against {}", p.a),
         format!("judge: {upath}: the recorded verdict is not the ruling the trailers carry"),
-    ] {
-        assert!(r.stdout.contains(&problem), "{problem} in\n{}", r.stdout);
-    }
+    ]);
 }
 
 #[test]
 fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
-    let env = TestEnv::new();
-    let p = pool(&env);
-    contradicted(&env, &p);
+    let (env, p) = contradicted();
     // Judges that take their time and would uphold anything.
-    env.write(
-        "verdict.json",
-        &json!({"score": 0.95, "passed": true, "confidence": 0.9,
-            "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95},
-            "feedback_summary": "fine"})
-        .to_string(),
-    );
+    let answer = env.passing_verdict(0.95, "fine");
     // The first judge asked, before it answers, sees a third
     // counter-observation recorded: new evidence arriving while the jury
     // deliberates. (Model programs get a clean environment: the stub names
@@ -1446,7 +1390,7 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
         .iter()
         .map(|(k, v)| format!("{k}='{v}' "))
         .collect();
-    let judge = env.stub(
+    env.judge_stub(
         "deliberating-judge",
         &format!(
             "cat >/dev/null\nif [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  env -i {vars}GIT_LORE_RANDOMNESS_SEED=777 '{exe}' relate {b} --verdict @'{vfile}' >/dev/null || exit 1\nfi\ncat '{answer}'",
@@ -1454,29 +1398,13 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
             exe = env!("CARGO_BIN_EXE_git-lore"),
             b = p.b,
             vfile = vfile.display(),
-            answer = env.path().join("verdict.json").display(),
+            answer = answer.display(),
         ),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
-    let child = env
-        .lore_cmd(&["judge", "--contradicted", "--yes", "--backend", "command"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
     assert!(mark.exists(), "the evidence arrived while the judges ran");
-    assert!(
-        stdout.contains("changed while the jury deliberated"),
-        "{stdout}"
-    );
+    r.assert_stdout("changed while the jury deliberated");
     // Not upheld on evidence the jury never saw: it still waits.
     let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
     assert_eq!(c["lessons"][0]["count"], 3);

@@ -14,8 +14,7 @@ const POSITIVE: &str = include_str!("../fixtures/artifacts/positive-synthetic.js
 /// again. Returns the lesson id.
 fn pending(env: &TestEnv) -> String {
     env.init();
-    env.write("answer.json", CANDIDATE);
-    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    env.model_answers(CANDIDATE);
     let f = env.write("a.json", POSITIVE);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
     let id = crate::common::lesson_of(r.ok());
@@ -29,15 +28,21 @@ fn pending(env: &TestEnv) -> String {
     id
 }
 
+/// [`pending`]'s lesson in a fresh repository, confirmed at `visibility`
+/// ([`TestEnv::confirm`] checks it). The repository and the lesson id.
+#[track_caller]
+fn confirmed(visibility: &str) -> (TestEnv, String) {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    env.confirm(&id, visibility);
+    (env, id)
+}
+
 fn assert_no_model_call(env: &TestEnv) {
     assert!(
         !env.path().join("model-called").exists(),
         "a model was called"
     );
-}
-
-fn proposal(env: &TestEnv, id: &str) -> Value {
-    serde_json::from_str(&env.ledger_file(&fanout("proposals", id)).expect("proposal")).unwrap()
 }
 
 fn blob(env: &TestEnv, id: &str) -> String {
@@ -89,8 +94,7 @@ fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
         "--justification",
         "holds everywhere",
     ]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("version_independent requires org or public visibility");
+    r.assert_refused("version_independent requires org or public visibility");
     let r = env.lore(&["confirm", &id, "org", "--yes", "--justification", "   "]);
     r.assert_stderr("justification is blank after trimming whitespace");
     // A rewritten candidate is validated whole (schema and rules); one
@@ -103,8 +107,7 @@ fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
         "--justification",
         "holds \u{202e}everywhere",
     ]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!("candidate of lesson {id} does not validate; not confirmed: /applies_to/scope/justification: contains the bidirectional control U+202E"));
+    r.assert_refused(&format!("candidate of lesson {id} does not validate; not confirmed: /applies_to/scope/justification: contains the bidirectional control U+202E"));
     assert_eq!(
         env.ledger_commits().len(),
         commits,
@@ -117,23 +120,9 @@ fn confirm_refuses_without_a_usable_visibility_and_writes_nothing() {
 fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
     let env = TestEnv::new();
     let id = pending(&env);
-    let r = env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--yes",
-        "--justification",
-        JUSTIFICATION,
-    ]);
-    assert_eq!(r.ok(), format!("Confirmed {id} at public visibility.\n"));
-    let p = proposal(&env, &id);
-    assert_eq!(p["status"], "confirmed");
+    env.confirm_justified(&id, "public", JUSTIFICATION);
     assert_eq!(
-        p["candidate"]["applies_to"]["scope"],
-        json!({"kind": "version_independent", "justification": JUSTIFICATION})
-    );
-    assert_eq!(
-        p["candidate_before_confirm"]["applies_to"]["scope"]["kind"],
+        env.proposal(&id)["candidate_before_confirm"]["applies_to"]["scope"]["kind"],
         "versioned"
     );
     assert_eq!(trailer(&env, "Lore-From"), "pending");
@@ -146,15 +135,7 @@ fn a_justification_assigns_a_version_independent_scope_and_keeps_the_old_one() {
 fn an_identical_confirm_is_a_no_op_and_a_different_one_is_refused() {
     let env = TestEnv::new();
     let id = pending(&env);
-    env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--yes",
-        "--justification",
-        JUSTIFICATION,
-    ])
-    .ok();
+    env.confirm_justified(&id, "public", JUSTIFICATION);
     let n = env.ledger_commits().len();
     let r = env.lore(&[
         "confirm",
@@ -170,13 +151,11 @@ fn an_identical_confirm_is_a_no_op_and_a_different_one_is_refused() {
     );
     assert_eq!(env.ledger_commits().len(), n);
     let r = env.lore(&["confirm", &id, "org", "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} is already confirmed; visibility or scope differs from the request"
     ));
     let r = env.lore(&["pass", &id, "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} is confirmed for the jury; it cannot be passed on now"
     ));
     assert_eq!(env.ledger_commits().len(), n);
@@ -187,15 +166,7 @@ fn unconfirm_restores_the_pending_record_byte_for_byte() {
     let env = TestEnv::new();
     let id = pending(&env);
     let before = blob(&env, &id);
-    env.lore(&[
-        "confirm",
-        &id,
-        "public",
-        "--yes",
-        "--justification",
-        JUSTIFICATION,
-    ])
-    .ok();
+    env.confirm_justified(&id, "public", JUSTIFICATION);
     assert_eq!(
         env.lore(&["unconfirm", &id]).ok(),
         format!("Unconfirmed {id}; it is pending again.\n")
@@ -214,10 +185,9 @@ fn a_pass_reason_must_be_one_line() {
     let id = pending(&env);
     let n = env.ledger_commits().len();
     let r = env.lore(&["pass", &id, "not useful\nLore-Status: approved", "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("trailer Lore-Reason has a control character or line break");
+    r.assert_refused("trailer Lore-Reason has a control character or line break");
     assert_eq!(env.ledger_commits().len(), n, "nothing written");
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    assert_eq!(env.proposal(&id)["status"], "pending");
 }
 
 #[test]
@@ -228,19 +198,17 @@ fn a_passed_lesson_is_terminal() {
         env.lore(&["pass", &id, "not worth sharing", "--yes"]).ok(),
         format!("Passed on {id}.\n")
     );
-    assert_eq!(proposal(&env, &id)["status"], "passed");
+    assert_eq!(env.proposal(&id)["status"], "passed");
     assert_eq!(trailer(&env, "Lore-Reason"), "not worth sharing");
     let r = env.lore(&["confirm", &id, "org", "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} was passed on; it cannot be confirmed"
     ));
     let r = env.lore(&["unconfirm", &id]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} was passed on, not confirmed; unconfirm does not undo that"
     ));
-    assert_eq!(proposal(&env, &id)["status"], "passed");
+    assert_eq!(env.proposal(&id)["status"], "passed");
     assert_eq!(
         env.lore(&["list", "--status", "passed", "--ids"])
             .ok()
@@ -254,16 +222,14 @@ fn a_passed_lesson_is_terminal() {
 
 #[test]
 fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "private"]).ok();
+    let (env, id) = confirmed("private");
     let r = env.lore(&["judge", &id, "[]"]);
     assert_eq!(
         r.ok(),
         format!("Lesson {id} is now approved.\nLesson {id} promoted to pool/local.\n")
     );
     assert_no_model_call(&env);
-    let p = proposal(&env, &id);
+    let p = env.proposal(&id);
     assert_eq!(
         p["verdict"],
         json!({"rubric_id": null, "gate_policy": null, "score_threshold": null,
@@ -301,15 +267,12 @@ fn a_private_lesson_is_approved_with_no_jury_and_promoted_to_pool_local() {
 
 #[test]
 fn verdicts_that_are_not_text_are_refused_naming_their_file() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let (env, id) = confirmed("org");
     let commits = env.ledger_commits().len();
     let bad = env.path().join("bad.json");
     std::fs::write(&bad, b"[\xff\xfe]").unwrap();
     let r = env.lore(&["judge", &id, &format!("@{}", bad.display())]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "VERDICTS from {} is not UTF-8 text",
         bad.display()
     ));
@@ -318,9 +281,7 @@ fn verdicts_that_are_not_text_are_refused_naming_their_file() {
 
 #[test]
 fn org_majority_approves_and_promotes_a_schema_valid_entry() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let (env, id) = confirmed("org");
     let panel = env.write(
         "pass.json",
         include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
@@ -362,13 +323,11 @@ fn org_majority_approves_and_promotes_a_schema_valid_entry() {
         json!({"vite": "<6", "vitest": ">=4"})
     );
     let r = env.lore(&["judge", &id, "[]"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} is not confirmed; its status is: approved"
     ));
     let r = env.lore(&["unconfirm", &id]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} cannot be unconfirmed from status: approved"
     ));
     env.assert_verifies();
@@ -387,11 +346,11 @@ fn judged(
         let f = env.write("rubrics.json", r);
         env.lore(&["rubrics", f.to_str().unwrap()]).ok();
     }
-    env.lore(&["confirm", &id, visibility, "--yes"]).ok();
+    env.confirm(&id, visibility);
     let before = env.ledger_commits().len();
     let r = env.lore(&["judge", &id, panel]);
     let after = env.ledger_commits().len();
-    let p = proposal(&env, &id);
+    let p = env.proposal(&id);
     env.assert_verifies();
     (r, p, before, after, id)
 }
@@ -536,17 +495,10 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
         "evidence": {"resolution": "Pin npm to 10.2.3 and mail ops@acme-internal.com for access."},
         "applies_to": {"stack": ["npm"], "scope": {"kind": "versioned", "versions": {"npm": "=10.2.4"}},
                        "file_patterns": [], "task_kinds": []}});
-    env.write("answer.json", &leaky.to_string());
-    env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
+    env.model_answers(&leaky.to_string());
     let f = env.write("a.json", POSITIVE);
-    let id = env
-        .lore(&["ingest", f.to_str().unwrap()])
-        .ok()
-        .split_whitespace()
-        .nth(3)
-        .unwrap()
-        .to_owned();
-    env.lore(&["confirm", &id, "public", "--yes"]).ok();
+    let id = crate::common::lesson_of(env.lore(&["ingest", f.to_str().unwrap()]).ok());
+    env.confirm(&id, "public");
     let panel = verdicts(&[("standard", 0.95, true), ("adversarial", 0.95, true)]);
     let r = env.lore(&["judge", &id, &panel]);
     assert_eq!(r.code, 0);
@@ -556,7 +508,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
             "Lesson {id} is now rejected (disclosure_scan); its verdict stays on the ledger.\n"
         )
     );
-    let p = proposal(&env, &id);
+    let p = env.proposal(&id);
     assert_eq!(p["status"], "rejected");
     assert_eq!(p["verdict"]["reason"], "disclosure_scan");
     assert_eq!(p["verdict"]["failed_criterion"], "disclosure");
@@ -570,21 +522,18 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
 
 #[test]
 fn judge_all_asks_first_and_records_each_verdict() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let (env, id) = confirmed("org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let r = env.lore(&["judge", "--all"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(
+    r.assert_refused(
         "1 confirmed lesson (0 public, 0 private with no jury) to judge with the offline judges",
     );
     r.assert_stderr("refusing to judge without --yes");
-    assert_eq!(proposal(&env, &id)["status"], "confirmed");
+    assert_eq!(env.proposal(&id)["status"], "confirmed");
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     r.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
-    assert_eq!(proposal(&env, &id)["status"], "approved");
+    assert_eq!(env.proposal(&id)["status"], "approved");
     let model = env.git(&[
         "log",
         "-1",
@@ -597,9 +546,7 @@ fn judge_all_asks_first_and_records_each_verdict() {
         "the judge commit names its judges' model"
     );
     // A judge program that fails is an outage: could not judge, nothing written.
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let (env, id) = confirmed("org");
     let n = env.ledger_commits().len();
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -625,7 +572,7 @@ fn status_counts_what_awaits_a_decision() {
         env.lore(&["status"]).ok().lines().next(),
         Some("lessons pending: 1")
     );
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(j["pending"], 0);
     assert_eq!(j["confirmed"], 1);
@@ -647,8 +594,7 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
     let f = env.write("bad.json", &bad.to_string());
     let n = env.ledger_commits().len();
     let r = env.lore(&["rubrics", f.to_str().unwrap()]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("rubrics file refused");
+    r.assert_refused("rubrics file refused");
     assert!(
         r.stderr.contains("lesson-promotion"),
         "names the rubric: {}",
@@ -662,56 +608,22 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
 
 #[test]
 fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let (env, id) = confirmed("org");
     // Judges that take their time and would approve anything.
-    env.write(
-        "verdict.json",
-        &json!({"score": 0.95, "passed": true, "confidence": 0.9,
-        "criterion_scores": {"grounding": 0.95, "scope_accuracy": 0.95, "generality": 0.95},
-        "feedback_summary": "fine"})
-        .to_string(),
-    );
-    let judge = env.stub(
+    let verdict = env.passing_verdict(0.95, "fine");
+    env.judge_stub(
         "slow-judge",
-        &format!(
-            "cat >/dev/null; sleep 1; cat {}",
-            env.path().join("verdict.json").display()
-        ),
+        &format!("cat >/dev/null; sleep 1; cat {}", verdict.display()),
     );
-    env.config("lore.judge.command", judge.to_str().unwrap());
-    let child = env
-        .lore_cmd(&["judge", "--all", "--yes"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = env.spawn_lore(&["judge", "--all", "--yes"]);
     std::thread::sleep(std::time::Duration::from_millis(400));
     // Meanwhile the human widens the scope to "every version ever released".
     env.lore(&["unconfirm", &id]).ok();
-    env.lore(&[
-        "confirm",
-        &id,
-        "org",
-        "--yes",
-        "--justification",
-        "holds for every version ever released",
-    ])
-    .ok();
-    let o = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(
-        stdout.contains("changed while the jury deliberated"),
-        "{stdout}"
-    );
-    let p = proposal(&env, &id);
+    env.confirm_justified(&id, "org", "holds for every version ever released");
+    let r = crate::common::Run::from(child.wait_with_output().unwrap());
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    r.assert_stdout("changed while the jury deliberated");
+    let p = env.proposal(&id);
     assert_eq!(
         p["status"], "confirmed",
         "no verdict on content the jury never saw"
@@ -726,18 +638,17 @@ fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated(
 fn verdicts_are_checked_only_after_the_lesson_is() {
     let env = TestEnv::new();
     let id = pending(&env);
+    // A missing lesson, and a pending one, are refusals (exit 1).
     let r = env.lore(&["judge", "01KZ4A1B2C3D4E5F6G7H8J9K0M", "not json"]);
-    assert_eq!(r.code, 1, "a missing lesson is a refusal: {}", r.stderr);
-    r.assert_stderr("lesson 01KZ4A1B2C3D4E5F6G7H8J9K0M not found");
+    r.assert_refused("lesson 01KZ4A1B2C3D4E5F6G7H8J9K0M not found");
     let r = env.lore(&["judge", &id, "not json"]);
-    assert_eq!(r.code, 1, "a pending lesson is a refusal: {}", r.stderr);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} is not confirmed; its status is: pending"
     ));
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     let r = env.lore(&["judge", &id, "not json"]);
     assert_eq!(r.code, 0, "a private lesson needs no panel: {}", r.stderr);
-    assert_eq!(proposal(&env, &id)["verdict"]["reason"], "private_no_jury");
+    assert_eq!(env.proposal(&id)["verdict"]["reason"], "private_no_jury");
 }
 
 #[test]
@@ -749,7 +660,7 @@ fn the_author_secret_is_created_once_and_never_replaced() {
     let original = std::fs::read_to_string(&secret).unwrap();
     // A repository whose secret is gone gets a new one at its first promote.
     std::fs::remove_file(&secret).unwrap();
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     env.lore(&["judge", &id, "[]"]).ok();
     let created = std::fs::read_to_string(&secret).unwrap();
     assert_ne!(created, original);
@@ -765,16 +676,10 @@ fn the_author_secret_is_created_once_and_never_replaced() {
             "b.json",
             &POSITIVE.replace("01KZ45MKAM734ZS7JK24D2DK0R", "01KZ45MKAM734ZS7JK24D2DK0S"),
         );
-        env.write("answer.json", CANDIDATE);
-        env.model_stub(&format!("cat {}", env.path().join("answer.json").display()));
-        env.lore(&["ingest", f.to_str().unwrap()])
-            .ok()
-            .split_whitespace()
-            .nth(3)
-            .unwrap()
-            .to_owned()
+        env.model_answers(CANDIDATE);
+        crate::common::lesson_of(env.lore(&["ingest", f.to_str().unwrap()]).ok())
     };
-    env.lore(&["confirm", &id2, "private"]).ok();
+    env.confirm(&id2, "private");
     let r = env.lore(&["judge", &id2, "[]"]);
     r.assert_stderr("was judged but not promoted");
     assert_eq!(std::fs::read_to_string(&secret).unwrap(), "not hex\n");
@@ -844,20 +749,18 @@ fn log_is_newest_first_across_branches_and_pages_on_a_terminal() {
 
 #[test]
 fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    let (env, id) = confirmed("org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let no = on_a_terminal(&env, "judge --all", "n\n");
     assert!(no.contains("Proceed? [y/N]"), "{no}");
     assert!(no.contains("nothing judged"), "{no}");
-    assert_eq!(proposal(&env, &id)["status"], "confirmed");
+    assert_eq!(env.proposal(&id)["status"], "confirmed");
     let yes = on_a_terminal(&env, "judge --all", "y\n");
     assert!(
         yes.contains(&format!("Lesson {id} is now approved.")),
         "{yes}"
     );
-    assert_eq!(proposal(&env, &id)["status"], "approved");
+    assert_eq!(env.proposal(&id)["status"], "approved");
 }
 
 #[test]
@@ -865,13 +768,12 @@ fn sharing_without_a_terminal_needs_yes_and_history_says_no_one_was_asked() {
     let env = TestEnv::new();
     let id = pending(&env);
     // private stays on this machine: no --yes needed.
-    env.lore(&["confirm", &id, "private"]).ok();
+    env.confirm(&id, "private");
     env.lore(&["unconfirm", &id]).ok();
     let before = env.ledger_commits().len();
     for visibility in ["org", "public"] {
         let r = env.lore(&["confirm", &id, visibility]);
-        assert_eq!(r.code, 1);
-        r.assert_stderr(&format!(
+        r.assert_refused(&format!(
             "refusing to confirm {id} for {visibility} without --yes: stdin is not a terminal"
         ));
     }
@@ -880,9 +782,9 @@ fn sharing_without_a_terminal_needs_yes_and_history_says_no_one_was_asked() {
         before,
         "a refusal writes nothing"
     );
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    assert_eq!(env.proposal(&id)["status"], "pending");
     // --yes from a script: done, and the commit says nobody was asked.
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let message = env
         .git(&["log", "-1", "--format=%B", "ledger"])
         .ok()
@@ -916,19 +818,18 @@ fn pass_asks_on_a_terminal_and_needs_yes_elsewhere() {
     let env = TestEnv::new();
     let id = pending(&env);
     let r = env.lore(&["pass", &id]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("refusing to pass without --yes: stdin is not a terminal to ask on");
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    r.assert_refused("refusing to pass without --yes: stdin is not a terminal to ask on");
+    assert_eq!(env.proposal(&id)["status"], "pending");
     let no = on_a_terminal(&env, &format!("pass {id}"), "n\n");
     assert!(
         no.contains("It can never be confirmed afterwards. [y/N]"),
         "{no}"
     );
     assert!(no.contains("nothing passed"), "{no}");
-    assert_eq!(proposal(&env, &id)["status"], "pending");
+    assert_eq!(env.proposal(&id)["status"], "pending");
     let yes = on_a_terminal(&env, &format!("pass {}", &id[..12].to_lowercase()), "y\n");
     assert!(yes.contains(&format!("Passed on {id}.")), "{yes}");
-    assert_eq!(proposal(&env, &id)["status"], "passed");
+    assert_eq!(env.proposal(&id)["status"], "passed");
 }
 
 #[test]
@@ -938,7 +839,7 @@ fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
     std::fs::remove_file(env.repo().join("keys/author_secret")).unwrap();
     env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
         .ok();
-    env.lore(&["confirm", &id, "org", "--yes"]).ok();
+    env.confirm(&id, "org");
     let r = env.lore(&[
         "judge",
         &id,
@@ -955,15 +856,18 @@ fn a_refused_promote_writes_nothing_not_even_the_author_secret() {
         env.git(&["rev-parse", "--verify", "-q", "pool/org"]).code,
         1
     );
-    assert!(proposal(&env, &id)["promoted_at"].is_null());
+    assert!(env.proposal(&id)["promoted_at"].is_null());
 }
 
-#[test]
-fn a_verdict_left_unpromoted_is_reported_and_finished() {
-    let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "private"]).ok();
-    // Promote cannot run: the pools would have nobody to sign them.
+/// A private lesson judged while promote cannot run (no
+/// `gpg.ssh.allowedSignersFile`: the pools would have nobody to sign them),
+/// checked: judge says it is approved but not promoted, the ledger holds it
+/// approved and unpromoted, and pool/local has no entry for it. Its id and
+/// the allowed-signers file to configure again.
+#[track_caller]
+fn judged_unpromoted(env: &TestEnv) -> (String, String) {
+    let id = pending(env);
+    env.confirm(&id, "private");
     let signers = env
         .git(&["config", "gpg.ssh.allowedSignersFile"])
         .ok()
@@ -974,13 +878,29 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
     let r = env.lore(&["judge", &id, "[]"]);
     assert_eq!(r.stdout, format!("Lesson {id} is now approved.\n"));
     r.assert_stderr(&format!("lesson {id} was judged but not promoted"));
+    let p = env.proposal(&id);
+    assert_eq!(p["status"], "approved");
+    assert!(p["promoted_at"].is_null(), "{p:#}");
+    assert_ne!(
+        env.git(&[
+            "cat-file",
+            "-e",
+            &format!("pool/local:{}", fanout("lessons", &id))
+        ])
+        .code,
+        0,
+        "promoted to pool/local"
+    );
+    (id, signers)
+}
+
+#[test]
+fn a_verdict_left_unpromoted_is_reported_and_finished() {
+    let env = TestEnv::new();
+    let (id, signers) = judged_unpromoted(&env);
     env.config("gpg.ssh.allowedSignersFile", &signers);
     let r = env.lore(&["status"]);
-    assert!(
-        r.ok().contains("lessons judged but not promoted: 1 (an interrupted run; `git lore promote --all` finishes them)\n"),
-        "{}",
-        r.stdout
-    );
+    r.assert_ok_stdout("lessons judged but not promoted: 1 (an interrupted run; `git lore promote --all` finishes them)\n");
     let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(j["unpromoted"], 1);
     // judge --all finishes it before judging anything else.
@@ -1004,19 +924,9 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
 #[test]
 fn promote_all_finishes_every_interrupted_promote() {
     let env = TestEnv::new();
-    let id = pending(&env);
-    env.lore(&["confirm", &id, "private"]).ok();
-    let signers = env
-        .git(&["config", "gpg.ssh.allowedSignersFile"])
-        .ok()
-        .trim()
-        .to_owned();
-    env.git(&["config", "--unset", "gpg.ssh.allowedSignersFile"])
-        .ok();
-    env.lore(&["judge", &id, "[]"]);
+    let (id, signers) = judged_unpromoted(&env);
     let r = env.lore(&["promote", "--all"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "lesson {id} was not promoted: promote needs gpg.ssh.allowedSignersFile"
     ));
     env.config("gpg.ssh.allowedSignersFile", &signers);
@@ -1032,10 +942,7 @@ fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
     let arts: Vec<_> = (0..120).map(|n| crate::common::proposable(40, n)).collect();
     let f = env.artifacts_file("many.jsonl", &arts);
     let out = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
-    let ids: Vec<&str> = out
-        .lines()
-        .map(|l| l.split_whitespace().nth(3).unwrap())
-        .collect();
+    let ids = crate::common::lessons_of(&out);
     assert_eq!(ids.len(), 120);
     let script: String = ids
         .iter()

@@ -19,12 +19,7 @@ fn setup_claude_merges_the_hooks_once_backs_up_and_removes_only_its_own() {
     env.write("home/.claude/settings.json", THEIRS);
 
     let dry = env.lore(&["setup", "claude", "--dry-run"]);
-    assert!(
-        dry.ok()
-            .contains("+            \"command\": \"git-lore hook session-end\","),
-        "{}",
-        dry.stdout
-    );
+    dry.assert_ok_stdout("+            \"command\": \"git-lore hook session-end\",");
     dry.assert_stderr("setup: would add the SessionStart hook `git-lore hook session-start`");
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),
@@ -158,8 +153,7 @@ fn setup_claude_writes_through_a_symlink_and_refuses_what_it_cannot_write() {
     );
     std::fs::remove_file(&target).unwrap();
     let r = env.lore(&["setup", "claude"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "is a symlink to {}, which cannot be followed",
         target.display()
     ));
@@ -170,8 +164,7 @@ fn setup_claude_writes_through_a_symlink_and_refuses_what_it_cannot_write() {
     env.write("home/.claude/settings.json", "{}");
     std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o444)).unwrap();
     let r = env.lore(&["setup", "claude"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("it is read-only; make it writable (chmod u+w) and run setup again");
+    r.assert_refused("it is read-only; make it writable (chmod u+w) and run setup again");
     assert_eq!(std::fs::read_to_string(&link).unwrap(), "{}");
 
     env.write(
@@ -180,8 +173,7 @@ fn setup_claude_writes_through_a_symlink_and_refuses_what_it_cannot_write() {
     );
     std::fs::set_permissions(&link, std::fs::Permissions::from_mode(0o644)).unwrap();
     let r = env.lore(&["setup", "claude"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(
+    r.assert_refused(
         "it has a comment (line 2), and comments are not JSON; setup will not rewrite it",
     );
     assert_eq!(
@@ -223,8 +215,7 @@ fn setup_claude_project_writes_the_project_settings_and_refuses_a_broken_file() 
 
     env.write("home/.claude/settings.json", "{\"hooks\": [\"x\"]}");
     let bad = env.lore(&["setup", "claude", "--user"]);
-    assert_eq!(bad.code, 1);
-    bad.assert_stderr("its \"hooks\" is not an object; fix it by hand");
+    bad.assert_refused("its \"hooks\" is not an object; fix it by hand");
     assert_eq!(
         std::fs::read_to_string(env.home().join(".claude/settings.json")).unwrap(),
         "{\"hooks\": [\"x\"]}"

@@ -3,7 +3,7 @@
 //! gets and the fixed clock, so any change to what git-lore says shows up
 //! here as a snapshot diff (`cargo insta review`).
 
-use crate::common::TestEnv;
+use crate::common::{lesson_for, TestEnv};
 
 /// Runs `git lore args…` and renders what it printed the way a terminal
 /// shows it: the command, stdout, then stderr, then the exit code when it
@@ -23,17 +23,6 @@ fn session(env: &TestEnv, args: &[&str]) -> String {
 
 fn examples() -> String {
     format!("{}/examples/artifacts", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The lesson proposed for `artifact` in `ingest` output.
-fn lesson_for(ingest: &str, artifact: &str) -> String {
-    ingest
-        .lines()
-        .find_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            (w.first() == Some(&"proposed") && w.get(1) == Some(&artifact)).then(|| w[3].to_owned())
-        })
-        .unwrap_or_else(|| panic!("no proposal for {artifact} in\n{ingest}"))
 }
 
 #[test]
@@ -398,8 +387,7 @@ echo "${{COMPREPLY[*]}}""#,
     assert_eq!(complete("git lore trust a"), "add ack");
     assert_eq!(complete("git-lore list --st"), "--status");
     let r = env.lore(&["generate", "completions", "tcsh"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("invalid value 'tcsh'");
+    r.assert_refused("invalid value 'tcsh'");
 }
 
 /// The README's tour, exactly as written, on a fresh machine: no model, no

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::common::{fanout, Sign, TestEnv};
+use crate::common::{fanout, record_text, Sign, TestEnv};
 
 const NEXT: &str = "01M1E3VM1GAD8DSR0D4BG72GC0"; // confirmed at org, approved
 const VITEST: &str = "01KZ45MKAM734ZS7JK24D2DK0R"; // confirmed private, approved
@@ -29,18 +29,10 @@ fn world() -> World {
     env.init();
     let examples = format!("{}/examples/artifacts", env!("CARGO_MANIFEST_DIR"));
     let out = env.lore(&["ingest", &examples]).stdout;
-    let lesson = |artifact: &str| {
-        out.lines()
-            .find_map(|l| {
-                let w: Vec<&str> = l.split_whitespace().collect();
-                (w.first() == Some(&"proposed") && w.get(1) == Some(&artifact))
-                    .then(|| w[3].to_owned())
-            })
-            .unwrap()
-    };
+    let lesson = |artifact| crate::common::lesson_for(&out, artifact);
     let (next, vitest, pending) = (lesson(NEXT), lesson(VITEST), lesson(PSYCOPG));
-    env.lore(&["confirm", &next, "org", "--yes"]).ok();
-    env.lore(&["confirm", &vitest, "private"]).ok();
+    env.confirm(&next, "org");
+    env.confirm(&vitest, "private");
     env.lore(&["judge", "--all", "--yes"]).ok();
     env.assert_verifies();
     World { env, next, pending }
@@ -51,12 +43,8 @@ impl World {
         self.env.git(&["show", rev_path]).ok().to_owned()
     }
 
-    fn proposal(&self, id: &str) -> Value {
-        serde_json::from_str(&self.show(&format!("ledger:{}", fanout("proposals", id)))).unwrap()
-    }
-
-    /// A confirm of the pending lesson at `visibility`, as git-lore would
-    /// write it, but with `record` as the written proposal.
+    /// The message of a confirm of the pending lesson at org visibility,
+    /// its trailers saying it went `from` -> `to`.
     fn confirm_message(&self, from: &str, to: &str) -> String {
         format!(
             "confirm {id}: org visibility\n\nLore-Format: 1\nLore-Action: confirm\nLore-Lesson: {id}\nLore-Artifact: {PSYCOPG}\nLore-From: {from}\nLore-Status: {to}\nLore-Visibility: org\n",
@@ -65,15 +53,42 @@ impl World {
     }
 
     fn confirmed_record(&self, status: &str) -> String {
-        let mut p = self.proposal(&self.pending);
+        let mut p = self.env.proposal(&self.pending);
         p["status"] = status.into();
         p["visibility"] = "org".into();
         p["confirmed_at"] = "2026-08-05T10:00:00Z".into();
-        serde_json::to_string_pretty(&p).unwrap() + "\n"
+        record_text(&p)
     }
 
     fn proposal_path(&self, id: &str) -> String {
         fanout("proposals", id)
+    }
+
+    /// Forges on the ledger a confirm of the pending lesson that writes
+    /// `record` as its proposal (and the `more` changes), its trailers
+    /// saying it went pending -> `to`, signed as `sign` says; checked to be
+    /// the ledger's tip, with that record. Its id.
+    #[track_caller]
+    fn forge_confirm(
+        &self,
+        record: &str,
+        more: &[(&str, Option<&str>)],
+        to: &str,
+        sign: Sign<'_>,
+    ) -> String {
+        let path = self.proposal_path(&self.pending);
+        let mut changes = vec![(path.as_str(), Some(record))];
+        changes.extend_from_slice(more);
+        let c = self.env.forge(
+            "ledger",
+            Some("ledger"),
+            &changes,
+            &self.confirm_message("pending", to),
+            sign,
+        );
+        assert_eq!(self.env.ledger_commits()[0], c);
+        assert_eq!(self.env.ledger_file(&path).as_deref(), Some(record));
+        c
     }
 
     /// `verify`'s lines about `commit`, asserting it fails.
@@ -109,12 +124,10 @@ impl World {
 #[test]
 fn tampering_1_an_unsigned_commit() {
     let w = world();
-    let path = w.proposal_path(&w.pending);
-    let c = w.env.forge(
-        "ledger",
-        Some("ledger"),
-        &[(&path, Some(&w.confirmed_record("confirmed")))],
-        &w.confirm_message("pending", "confirmed"),
+    let c = w.forge_confirm(
+        &w.confirmed_record("confirmed"),
+        &[],
+        "confirmed",
         Sign::Unsigned,
     );
     w.assert_problem(&c, "unsigned commit");
@@ -123,13 +136,11 @@ fn tampering_1_an_unsigned_commit() {
 #[test]
 fn tampering_2_a_commit_by_an_unknown_key() {
     let w = world();
-    let path = w.proposal_path(&w.pending);
     let key = w.env.stranger_key();
-    let c = w.env.forge(
-        "ledger",
-        Some("ledger"),
-        &[(&path, Some(&w.confirmed_record("confirmed")))],
-        &w.confirm_message("pending", "confirmed"),
+    let c = w.forge_confirm(
+        &w.confirmed_record("confirmed"),
+        &[],
+        "confirmed",
         Sign::Key(&key),
     );
     w.assert_problem(&c, "signed by a key not in the allowed signers (SHA256:");
@@ -138,14 +149,7 @@ fn tampering_2_a_commit_by_an_unknown_key() {
 #[test]
 fn tampering_3_trailers_that_disagree_with_the_record() {
     let w = world();
-    let path = w.proposal_path(&w.pending);
-    let c = w.env.forge(
-        "ledger",
-        Some("ledger"),
-        &[(&path, Some(&w.confirmed_record("passed")))],
-        &w.confirm_message("pending", "confirmed"),
-        Sign::Repo,
-    );
+    let c = w.forge_confirm(&w.confirmed_record("passed"), &[], "confirmed", Sign::Repo);
     w.assert_problem(
         &c,
         "confirm: trailers say pending -> confirmed but the record went pending -> passed",
@@ -155,14 +159,7 @@ fn tampering_3_trailers_that_disagree_with_the_record() {
 #[test]
 fn tampering_4_an_illegal_transition() {
     let w = world();
-    let path = w.proposal_path(&w.pending);
-    let c = w.env.forge(
-        "ledger",
-        Some("ledger"),
-        &[(&path, Some(&w.confirmed_record("approved")))],
-        &w.confirm_message("pending", "approved"),
-        Sign::Repo,
-    );
+    let c = w.forge_confirm(&w.confirmed_record("approved"), &[], "approved", Sign::Repo);
     w.assert_problem(&c, "confirm: illegal status transition pending -> approved");
 }
 
@@ -183,7 +180,7 @@ fn tampering_5_a_signer_added_by_a_promote() {
         "pool/org",
         Some("pool/org"),
         &[
-            (&entry_path, Some(&(serde_json::to_string_pretty(&entry).unwrap() + "\n"))),
+            (&entry_path, Some(&record_text(&entry))),
             (".lore/allowed_signers", Some(&added)),
         ],
         &format!(
@@ -245,7 +242,7 @@ fn tampering_8_an_edited_pool_entry() {
     let c = w.env.forge(
         "pool/org",
         Some("pool/org"),
-        &[(&path, Some(&(serde_json::to_string_pretty(&entry).unwrap() + "\n")))],
+        &[(&path, Some(&record_text(&entry)))],
         &format!(
             "promote {id} into pool/org\n\nLore-Format: 1\nLore-Action: promote\nLore-Lesson: {id}\nLore-Artifact: {NEXT}\nLore-Status: active\nLore-Visibility: org\nLore-Pool: org\n",
             id = w.next
@@ -279,10 +276,10 @@ fn tampering_9_a_config_commit_that_changes_a_record() {
 #[test]
 fn tampering_10_a_propose_that_adds_two_proposals() {
     let w = world();
-    let mut p = w.proposal(&w.pending);
+    let mut p = w.env.proposal(&w.pending);
     let twin = "01KZ8NV680AAAAAAAAAAAAAAAA";
     p["id"] = twin.into();
-    let text = serde_json::to_string_pretty(&p).unwrap() + "\n";
+    let text = record_text(&p);
     let other = "01KZ8NV680BBBBBBBBBBBBBBBB";
     let mut q = p.clone();
     q["id"] = other.into();
@@ -291,7 +288,7 @@ fn tampering_10_a_propose_that_adds_two_proposals() {
         Some("ledger"),
         &[
             (&w.proposal_path(twin), Some(&text)),
-            (&w.proposal_path(other), Some(&(serde_json::to_string_pretty(&q).unwrap() + "\n"))),
+            (&w.proposal_path(other), Some(&record_text(&q))),
         ],
         &format!("propose {twin}: x\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {twin}\nLore-Artifact: {PSYCOPG}\nLore-Status: pending\n"),
         Sign::Repo,
@@ -315,7 +312,7 @@ fn tampering_11_a_decline_whose_reason_disagrees() {
     let c = w.env.forge(
         "ledger",
         Some("ledger"),
-        &[(&fanout("declined", artifact), Some(&(serde_json::to_string_pretty(&d).unwrap() + "\n")))],
+        &[(&fanout("declined", artifact), Some(&record_text(&d)))],
         &format!("decline {artifact}: no_resolution\n\nLore-Format: 1\nLore-Action: decline\nLore-Artifact: {artifact}\nLore-Reason: no_resolution\n"),
         Sign::Repo,
     );
@@ -330,33 +327,17 @@ fn tampering_12_a_record_that_breaks_its_schema() {
     let w = world();
     let mut p: Value = serde_json::from_str(&w.confirmed_record("confirmed")).unwrap();
     p.as_object_mut().unwrap().remove("candidate");
-    let c = w.env.forge(
-        "ledger",
-        Some("ledger"),
-        &[(
-            &w.proposal_path(&w.pending),
-            Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")),
-        )],
-        &w.confirm_message("pending", "confirmed"),
-        Sign::Repo,
-    );
+    let c = w.forge_confirm(&record_text(&p), &[], "confirmed", Sign::Repo);
     w.assert_problem(&c, "schema:");
 }
 
 #[test]
 fn tampering_13_a_file_outside_the_record_paths() {
     let w = world();
-    let c = w.env.forge(
-        "ledger",
-        Some("ledger"),
-        &[
-            (
-                &w.proposal_path(&w.pending),
-                Some(&w.confirmed_record("confirmed")),
-            ),
-            ("notes.txt", Some("hello\n")),
-        ],
-        &w.confirm_message("pending", "confirmed"),
+    let c = w.forge_confirm(
+        &w.confirmed_record("confirmed"),
+        &[("notes.txt", Some("hello\n"))],
+        "confirmed",
         Sign::Repo,
     );
     w.assert_problem(&c, "changed notes.txt which is not a git-lore record path");
@@ -466,18 +447,14 @@ fn no_command_builds_on_a_forged_confirm() {
     let forged = w.env.forge(
         "ledger",
         Some("ledger"),
-        &[(
-            &w.proposal_path(&w.pending),
-            Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")),
-        )],
+        &[(&w.proposal_path(&w.pending), Some(&record_text(&p)))],
         &w.confirm_message("pending", "confirmed")
             .replace("Lore-Visibility: org", "Lore-Visibility: public"),
         Sign::Unsigned,
     );
     let ledger = w.env.ledger_commits();
     let r = w.env.lore(&["judge", "--all", "--yes"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "refusing to build on ledger: commit {forged} does not verify (unsigned commit); nothing was written"
     ));
     assert_eq!(w.env.ledger_commits(), ledger, "nothing written");
@@ -515,13 +492,13 @@ fn no_command_builds_on_a_forged_confirm() {
 #[test]
 fn a_forged_pass_does_not_quietly_block_a_confirm() {
     let w = world();
-    let mut p = w.proposal(&w.pending);
+    let mut p = w.env.proposal(&w.pending);
     p["status"] = "passed".into();
     p["passed_at"] = "2026-08-05T10:00:00Z".into();
     let forged = w.env.forge(
         "ledger",
         Some("ledger"),
-        &[(&w.proposal_path(&w.pending), Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")))],
+        &[(&w.proposal_path(&w.pending), Some(&record_text(&p)))],
         &format!(
             "pass {id}\n\nLore-Format: 1\nLore-Action: pass\nLore-Lesson: {id}\nLore-Artifact: {PSYCOPG}\nLore-From: pending\nLore-Status: passed\n",
             id = w.pending
@@ -529,8 +506,7 @@ fn a_forged_pass_does_not_quietly_block_a_confirm() {
         Sign::Unsigned,
     );
     let r = w.env.lore(&["confirm", &w.pending, "org", "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "commit {forged} does not verify (unsigned commit)"
     ));
     assert!(!r.stderr.contains("was passed on"), "{}", r.stderr);
@@ -547,7 +523,7 @@ fn a_forged_decline_is_flagged_and_blocks_ingest() {
     w.env.forge(
         "ledger",
         Some("ledger"),
-        &[(&fanout("declined", artifact), Some(&(serde_json::to_string_pretty(&record).unwrap() + "\n")))],
+        &[(&fanout("declined", artifact), Some(&record_text(&record)))],
         &format!("decline {artifact}: no_versions\n\nLore-Format: 1\nLore-Action: decline\nLore-Artifact: {artifact}\nLore-Reason: no_versions\n"),
         Sign::Unsigned,
     );
@@ -574,11 +550,9 @@ fn a_rollback_is_refused_until_accepted() {
     let (from, to) = (&commits[0][..12], &commits[3][..12]);
     let moved = format!("ledger moved from {from} to {to}, 3 commits dropped");
     let r = w.env.lore(&["status"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&moved);
+    r.assert_refused(&moved);
     let r = w.env.lore(&["confirm", &w.pending, "org", "--yes"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!("{moved}; nothing was written"));
+    r.assert_refused(&format!("{moved}; nothing was written"));
     assert_eq!(w.env.ledger_commits(), commits[3..].to_vec());
     // The reflog kept the move.
     let reflog = w
@@ -596,13 +570,13 @@ fn a_rollback_is_refused_until_accepted() {
     );
     w.env.assert_verifies();
     assert_eq!(w.env.lore(&["status"]).code, 0);
-    w.env.lore(&["confirm", &w.pending, "org", "--yes"]).ok();
+    w.env.confirm(&w.pending, "org");
 }
 
 #[test]
 fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
     let w = world();
-    let mut p = w.proposal(&w.pending);
+    let mut p = w.env.proposal(&w.pending);
     let id = "01KZ8NV680CCCCCCCCCCCCCCCC";
     p["id"] = id.into();
     p["artifact_id"] = "01M1GKTGT0CZM08AJC6X1VR4QZ".into();
@@ -614,7 +588,7 @@ fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
     w.env.forge(
         "ledger",
         Some("ledger"),
-        &[(&fanout("proposals", id), Some(&(serde_json::to_string_pretty(&p).unwrap() + "\n")))],
+        &[(&fanout("proposals", id), Some(&record_text(&p)))],
         &format!(
             "propose {id}: \u{1b}[31mred\u{1b}[0m\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {id}\nLore-Artifact: 01M1GKTGT0CZM08AJC6X1VR4QZ\nLore-Status: pending\n"
         ),
@@ -641,19 +615,9 @@ fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
         "no raw escape reaches the terminal"
     );
     let show = w.env.lore(&["show", id]);
-    assert!(
-        show.ok()
-            .contains("rationale:   copy \\x1b]52;c;cGF3bmVk\\x07 and \\u{202e}gnp.exe\n"),
-        "{}",
-        show.stdout
-    );
+    show.assert_ok_stdout("rationale:   copy \\x1b]52;c;cGF3bmVk\\x07 and \\u{202e}gnp.exe\n");
     let log = w.env.lore(&["log", id]);
-    assert!(
-        log.ok()
-            .contains(&format!("propose {id}: \\x1b[31mred\\x1b[0m\n")),
-        "{}",
-        log.stdout
-    );
+    log.assert_ok_stdout(&format!("propose {id}: \\x1b[31mred\\x1b[0m\n"));
     assert!(!log.stdout.contains('\u{1b}'));
     // --json stays exact.
     let json: Value = serde_json::from_str(w.env.lore(&["show", id, "--json"]).ok()).unwrap();
