@@ -26,19 +26,12 @@ OLD=${OLD:-}
 POOL=$ROOT/target/release/examples/bench_pool
 W=${W:-/dev/shm/git-lore-bench-confirm}
 case ${1:-} in -h|--help) sed -n '2,17p' "$0"; exit 0 ;; esac
-say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
-as() {
-    local d=$1; shift
-    env -i PATH="$PATH" HOME="$d" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
-        GIT_LORE_REPO="$d/lessons.git" LC_ALL=C "$@"
-}
+LOG=/dev/null
+# shellcheck source=lib/prelude.sh
+. "$HERE/lib/prelude.sh"
 [ -x "$NEW" ] && [ -x "$POOL" ] || { echo "build first (see --help)" >&2; exit 1; }
 rm -rf "$W"; mkdir -p "$W/u"
-as "$W/u" "$NEW" init --email ana@example.org >/dev/null 2>&1
-say "pool of $N"
-as "$W/u" "$POOL" "$W/u/lessons.git" "$W/project" "$N" >/dev/null 2>&1
-# git-lore may be repacking in the background: gc until it succeeds.
-until git -C "$W/u/lessons.git" gc --quiet 2>/dev/null; do sleep 2; done
+pool_at "$W/u" "$N" "$NEW" "$POOL"
 # One proposal per confirm timed (each confirm needs its own pending lesson).
 python3 "$HERE/lib/gen_artifacts.py" --n "$CONFIRMS" --seed 2 --jsonl "$W/arts.jsonl" >/dev/null
 as "$W/u" "$NEW" ingest "$W/arts.jsonl" >"$W/ingest.out" 2>&1

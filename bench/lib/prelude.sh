@@ -21,3 +21,23 @@ hermetic() {
     export GIT_LORE_REPO=$d/lessons.git LC_ALL=C
     if [ -n "${2:-}" ]; then export PATH=$2:$PATH; fi
 }
+
+# as DIR CMD...: runs CMD with nothing of this environment but PATH, its
+# HOME at DIR and its lesson repository at DIR/lessons.git.
+as() {
+    local d=$1; shift
+    env -i PATH="$PATH" HOME="$d" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+        GIT_LORE_REPO="$d/lessons.git" LC_ALL=C "$@"
+}
+
+# pool_at DIR N BIN POOLGEN: a fresh lesson repository in DIR (initialised
+# by BIN) with a pool of N lessons made by POOLGEN (the bench_pool
+# example), packed; the project it was made for is in DIR/../project.
+pool_at() {
+    local d=$1 n=$2 bin=$3 gen=$4
+    as "$d" "$bin" init --email ana@example.org >/dev/null 2>&1
+    say "pool of $n"
+    as "$d" "$gen" "$d/lessons.git" "$(dirname "$d")/project" "$n" >/dev/null 2>&1
+    # git-lore may be repacking in the background: gc until it succeeds.
+    until git -C "$d/lessons.git" gc --quiet 2>/dev/null; do sleep 2; done
+}
