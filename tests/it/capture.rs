@@ -137,13 +137,11 @@ fn a_missing_or_foreign_transcript_is_refused_with_its_path() {
     let env = TestEnv::new();
     env.init();
     let r = env.lore(&["capture", "--transcript", "/nonexistent/s.jsonl"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    r.assert_stderr("git-lore: cannot open the transcript /nonexistent/s.jsonl");
+    r.assert_refused("git-lore: cannot open the transcript /nonexistent/s.jsonl");
     // A file that is not a transcript is refused.
     let f = env.write("notes.txt", "just some notes\nnot json\n");
     let r = env.lore(&["capture", "--transcript", f.to_str().unwrap()]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "git-lore: transcript {}: no session events found (lines with type user, assistant or system and a uuid), and lines that are not JSON: is this a Claude Code transcript?",
         f.display()
     ));
@@ -161,8 +159,7 @@ fn a_missing_or_foreign_transcript_is_refused_with_its_path() {
         r.assert_stderr("no session events found");
     }
     let r = env.lore(&["capture"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("--transcript");
+    r.assert_refused("--transcript");
 }
 
 #[test]
@@ -332,8 +329,7 @@ fn the_hook_input_names_the_transcript_and_the_marker_silences_it() {
     assert_eq!(a["trigger"], "auto");
 
     let bad = env.lore_stdin(&["capture", "--hook"], b"{\"cwd\": 3}");
-    assert_eq!(bad.code, 1);
-    bad.assert_stderr("(`capture --hook` reads the JSON a SessionEnd hook gets on stdin)");
+    bad.assert_refused("(`capture --hook` reads the JSON a SessionEnd hook gets on stdin)");
 }
 
 #[test]
@@ -595,8 +591,7 @@ fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         let r = Run::from(child.wait_with_output().unwrap());
-        assert_eq!(r.code, 1, "{}", r.stderr);
-        r.assert_stderr(&format!(
+        r.assert_refused(&format!(
             "git-lore: transcript {}: it is not a regular file (a FIFO, socket, device or directory); capture reads a transcript file",
             path.display()
         ));
@@ -616,6 +611,5 @@ fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let r = Run::from(child.wait_with_output().unwrap());
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    r.assert_stderr("it is not a regular file");
+    r.assert_refused("it is not a regular file");
 }

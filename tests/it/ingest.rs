@@ -622,10 +622,9 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
         "{}",
         r.stdout
     );
-    assert!(lines[1].starts_with("proposed "), "{}", r.stdout);
-    let lesson = lines[1].split_whitespace().nth(3).unwrap();
+    let lesson = crate::common::lesson_of(lines[1]);
     let p: serde_json::Value =
-        serde_json::from_str(env.lore(&["show", lesson, "--json"]).ok()).unwrap();
+        serde_json::from_str(env.lore(&["show", &lesson, "--json"]).ok()).unwrap();
     assert_eq!(p["artifact"]["trigger"], "commit");
     assert_eq!(p["artifact"]["session_id"], "sess-42");
     assert_eq!(p["artifact"]["files"], serde_json::json!(["package.json"]));
@@ -694,10 +693,9 @@ fn a_commit_that_names_no_session_is_its_own_provenance() {
     );
     let sha = project_git(&proj, &env, &["rev-parse", "HEAD"]);
     let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
-    assert!(r.ok().starts_with("proposed "), "{}", r.stdout);
-    let lesson = r.stdout.split_whitespace().nth(3).unwrap();
+    let lesson = crate::common::lesson_of(r.ok());
     let p: serde_json::Value =
-        serde_json::from_str(env.lore(&["show", lesson, "--json"]).ok()).unwrap();
+        serde_json::from_str(env.lore(&["show", &lesson, "--json"]).ok()).unwrap();
     let session = format!("commit:{}", sha.trim());
     assert_eq!(p["artifact"]["session_id"], session.as_str());
     assert_eq!(
@@ -705,10 +703,10 @@ fn a_commit_that_names_no_session_is_its_own_provenance() {
         serde_json::json!([session])
     );
     // Confirmed and judged, it becomes a pool entry with that provenance.
-    env.lore(&["confirm", lesson, "org", "--yes"]).ok();
+    env.lore(&["confirm", &lesson, "org", "--yes"]).ok();
     env.lore(&["judge", "--all", "--yes"]).ok();
     let entry = env
-        .git(&["show", &format!("pool/org:{}", fanout("lessons", lesson))])
+        .git(&["show", &format!("pool/org:{}", fanout("lessons", &lesson))])
         .ok()
         .to_owned();
     assert!(entry.contains(&session), "{entry}");
@@ -997,8 +995,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     assert_eq!(r.ok(), "");
     r.assert_stderr("ingest: 0 proposed, 0 declined");
     let r = env.lore(&["ingest", "--redo-declined", "--since", "last tuesday"]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("--since last tuesday: not a date (2026-11-01)");
+    r.assert_refused("--since last tuesday: not a date (2026-11-01)");
 
     // The same decline again (a deterministic backend, or the same second):
     // nothing to add to history, even from four runs at once. A run that
@@ -1023,10 +1020,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     env.lore(&["verify"]).ok();
 
     // A model that proposes now: the redo, by a lower-case prefix.
-    env.model_stub(&format!(
-        "cat {}",
-        env.write("answer.json", CANDIDATE).display()
-    ));
+    env.model_answers(CANDIDATE);
     let r = env.lore(&["ingest", "--redo", &artifact[..10].to_lowercase()]);
     let line = r.ok().to_owned();
     let lesson = crate::common::lesson_of(&line);
@@ -1052,23 +1046,18 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     // Once is enough: it is no longer declined.
     let commits = env.ledger_commits().len();
     let r = env.lore(&["ingest", "--redo", &artifact]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr(&format!(
+    r.assert_refused(&format!(
         "artifact {artifact}: it became lesson {lesson}; only a declined artifact can be redone"
     ));
     let r = env.lore(&["ingest", "--redo", &lesson]);
-    assert_eq!(r.code, 1);
-    r.assert_stderr("that is a lesson id; --redo takes the ids of declined artifacts");
+    r.assert_refused("that is a lesson id; --redo takes the ids of declined artifacts");
     assert_eq!(env.lore(&["ingest", "--redo-declined"]).ok(), "");
     assert_eq!(env.ledger_commits().len(), commits, "nothing written");
 }
 
 /// One artifact ingested into a proposal: its artifact and lesson ids.
 fn propose_one(env: &TestEnv) -> (String, String) {
-    env.model_stub(&format!(
-        "cat {}",
-        env.write("answer.json", CANDIDATE).display()
-    ));
+    env.model_answers(CANDIDATE);
     let f = env.write("a.json", POSITIVE);
     let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
     let artifact = line.split_whitespace().nth(1).unwrap().to_owned();
@@ -1202,10 +1191,7 @@ fn verify_refuses_a_redo_naming_a_decline_outside_its_history() {
 fn an_artifact_that_takes_a_lessons_id_is_refused() {
     let env = TestEnv::new();
     env.init();
-    env.model_stub(&format!(
-        "cat {}",
-        env.write("answer.json", CANDIDATE).display()
-    ));
+    env.model_answers(CANDIDATE);
     let f = env.write("a.json", POSITIVE);
     let line = env.lore(&["ingest", f.to_str().unwrap()]).ok().to_owned();
     let lesson = crate::common::lesson_of(&line);
