@@ -216,7 +216,12 @@ fn ingest_of_a_long_stream_holds_a_bounded_part_of_it() {
         let items = (from..from + n).map(|i| item(i, i % 1000 == 0));
         let mut told = 0u32;
         let (report, peak) = peak_during(|| {
-            ingest::ingest(&mut lore, items, &Backend::Offline, &mut |_, _| told += 1).unwrap()
+            ingest::ingest(&mut lore, items, &Backend::Offline, &mut |_, source| {
+                // In input order, through every early write.
+                assert_eq!(source, Some(format!("stream:{}", from + told).as_str()));
+                told += 1;
+            })
+            .unwrap()
         });
         assert!(report.error.is_none(), "{:?}", report.error);
         assert_eq!(told, n, "every item told once");

@@ -15,10 +15,12 @@
 //!    order as soon as it and every item before it are settled (a copy of
 //!    an artifact takes its first copy's fate).
 //!
-//! Nothing in a run grows with the input but what the model could not
-//! answer: what waits to be written is a chunk, what waits to be told is
-//! bounded ([`WAITING_MAX`]), and a copy of an artifact written earlier is
-//! found in the index, reloaded after each write.
+//! Nothing in an ingest run grows with the input but what the model could
+//! not answer: what waits to be written is a chunk, what waits to be told
+//! is bounded ([`WAITING_MAX`]), and a copy of an artifact written earlier
+//! is found in the index, reloaded after each write. (`--redo` also holds
+//! the ids it redoes and their decline commits, from one walk of the
+//! ledger.)
 //!
 //! Model calls happen outside any transaction. With a model program, each
 //! artifact is first claimed ([`super::claim`]): an artifact another run is

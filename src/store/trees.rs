@@ -69,9 +69,12 @@ struct State {
     deltas: Vec<Option<TreeDelta>>,
     /// Where each tree of `deltas` is.
     delta_at: HashMap<ObjectId, usize>,
-    /// The newest tree of each directory, and how many deltas hang below it
-    /// (the length of the chain that ends at it).
-    newest: HashMap<String, (ObjectId, usize)>,
+    /// The newest tree of each directory.
+    newest: HashMap<String, ObjectId>,
+    /// The longest chain of deltas that ends at a tree (kept for a tree
+    /// that became a delta too: written again, it is whole again and the
+    /// chains below it still hang there).
+    below: HashMap<ObjectId, usize>,
     /// How many directories have each tree as their newest.
     uses: HashMap<ObjectId, usize>,
     /// Trees already in the object store (kept from the last transaction):
@@ -96,7 +99,7 @@ impl<'r> Trees<'r> {
         };
         for (path, id) in kept_paths {
             *state.uses.entry(id).or_default() += 1;
-            state.newest.insert(path, (id, 0));
+            state.newest.insert(path, id);
         }
         Trees {
             repo,
@@ -118,57 +121,67 @@ impl<'r> Trees<'r> {
         if let Some(at) = s.delta_at.remove(&id) {
             // Written again: whole again, and no longer a delta.
             s.deltas[at] = None;
-        } else if !s.whole.contains_key(&id) {
+        } else if !s.whole.contains_key(&id) && !s.on_disk.contains(&id) {
             s.written += 1;
         }
         s.whole.entry(id).or_insert(bytes);
         Ok(id)
     }
 
-    /// The directory at `path` now has the tree `new` (written with
-    /// [`Trees::write`]). Its previous tree becomes a delta of `new` when
-    /// nothing reads it any more and the attempt writes more objects than
-    /// a loose write would take (`held` besides its trees; trees already
-    /// on disk do not count): below that, everything is written whole and
-    /// loose.
-    pub fn replaced(&self, path: &str, new: ObjectId, held: usize) {
+    /// One commit's directories now have these trees (`path`, `new`), each
+    /// written with [`Trees::write`]. A directory's previous tree becomes a
+    /// delta of its new one when no directory has it any more (every new
+    /// tree of the commit is counted before any old one is let go: a tree
+    /// one directory leaves may be another's new one) and the attempt
+    /// writes more objects than a loose write would take (`held` besides
+    /// its trees; trees already on disk do not count): below that,
+    /// everything is written whole and loose.
+    pub fn replaced(&self, news: &[(&str, ObjectId)], held: usize) {
         let mut s = self.state.borrow_mut();
-        *s.uses.entry(new).or_default() += 1;
-        let Some((old, below)) = s.newest.insert(path.to_owned(), (new, 0)) else {
-            return;
-        };
-        let uses = s.uses.get_mut(&old).expect("a newest tree is counted");
-        *uses -= 1;
-        if old == new || *uses > 0 {
-            return;
+        let mut left = Vec::new();
+        for &(path, new) in news {
+            *s.uses.entry(new).or_default() += 1;
+            if let Some(old) = s.newest.insert(path.to_owned(), new) {
+                let uses = s.uses.get_mut(&old).expect("a newest tree is counted");
+                *uses -= 1;
+                if old != new {
+                    left.push((old, new));
+                }
+            }
         }
-        s.uses.remove(&old);
-        let objects = held + s.written;
-        if s.on_disk.contains(&old) {
-            // Readable from disk, and not written again.
-            s.whole.remove(&old);
-            return;
-        }
-        if s.on_disk.contains(&new)
-            || below + 1 > pack::MAX_DELTA_DEPTH
-            || objects <= pack::LOOSE_MAX
-        {
-            return;
-        }
-        let made = match (s.whole.get(&new), s.whole.get(&old)) {
-            (Some(base), Some(target)) => pack::delta(base, target),
-            _ => None,
-        };
-        if let Some(delta) = made {
-            s.whole.remove(&old);
-            let at = s.deltas.len();
-            s.deltas.push(Some(TreeDelta {
-                id: old,
-                base: new,
-                delta,
-            }));
-            s.delta_at.insert(old, at);
-            s.newest.insert(path.to_owned(), (new, below + 1));
+        for (old, new) in left {
+            if s.uses.get(&old).is_some_and(|&n| n > 0) {
+                continue;
+            }
+            s.uses.remove(&old);
+            if s.on_disk.contains(&old) {
+                // Readable from disk, and not written again.
+                s.whole.remove(&old);
+                continue;
+            }
+            let below = s.below.get(&old).copied().unwrap_or(0);
+            if s.on_disk.contains(&new)
+                || below + 1 > pack::MAX_DELTA_DEPTH
+                || held + s.written <= pack::LOOSE_MAX
+            {
+                continue;
+            }
+            let made = match (s.whole.get(&new), s.whole.get(&old)) {
+                (Some(base), Some(target)) => pack::delta(base, target),
+                _ => None,
+            };
+            if let Some(delta) = made {
+                s.whole.remove(&old);
+                let at = s.deltas.len();
+                s.deltas.push(Some(TreeDelta {
+                    id: old,
+                    base: new,
+                    delta,
+                }));
+                s.delta_at.insert(old, at);
+                let deepest = s.below.entry(new).or_default();
+                *deepest = (*deepest).max(below + 1);
+            }
         }
     }
 
@@ -233,7 +246,7 @@ impl<'r> Trees<'r> {
             whole: s.whole,
             on_disk: s.on_disk,
             deltas,
-            newest: s.newest.into_iter().map(|(p, (id, _))| (p, id)).collect(),
+            newest: s.newest,
         }
     }
 }
@@ -305,7 +318,7 @@ mod tests {
         let ids: Vec<ObjectId> = (1..=120)
             .map(|n| {
                 let id = trees.write(&leaf(n)).unwrap();
-                trees.replaced("proposals/0/1", id, pack::LOOSE_MAX);
+                trees.replaced(&[("proposals/0/1", id)], pack::LOOSE_MAX);
                 id
             })
             .collect();
@@ -351,7 +364,7 @@ mod tests {
         let (a, b) = (leaf(3), leaf(4));
         for t in [&a, &b, &a] {
             let id = trees.write(t).unwrap();
-            trees.replaced("x", id, pack::LOOSE_MAX);
+            trees.replaced(&[("x", id)], pack::LOOSE_MAX);
         }
         let written = trees.finish();
         let a_id = trees_id(&a);
@@ -364,7 +377,7 @@ mod tests {
         let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
         for n in 1..5 {
             let id = trees.write(&leaf(n)).unwrap();
-            trees.replaced("x", id, 0);
+            trees.replaced(&[("x", id)], 0);
         }
         let written = trees.finish();
         assert!(written.deltas.is_empty());
@@ -384,12 +397,12 @@ mod tests {
             HashMap::from([(kept_id, bytes)]),
         );
         let id = trees.write(&leaf(6)).unwrap();
-        trees.replaced("x", id, pack::LOOSE_MAX);
+        trees.replaced(&[("x", id)], pack::LOOSE_MAX);
         // Back to what is on disk, then on again.
         let back = trees.write(&kept).unwrap();
-        trees.replaced("x", back, pack::LOOSE_MAX);
+        trees.replaced(&[("x", back)], pack::LOOSE_MAX);
         let again = trees.write(&leaf(7)).unwrap();
-        trees.replaced("x", again, pack::LOOSE_MAX);
+        trees.replaced(&[("x", again)], pack::LOOSE_MAX);
         let written = trees.finish();
         assert!(written
             .deltas
@@ -414,9 +427,59 @@ mod tests {
         let trees = Trees::new(&repo, paths, kept);
         for n in 200..203 {
             let id = trees.write(&leaf(n)).unwrap();
-            trees.replaced("x", id, 6);
+            trees.replaced(&[("x", id)], 6);
         }
         assert!(trees.finish().deltas.is_empty(), "a loose write, whole");
+    }
+
+    /// In one commit `p` gets a new tree and `q` the tree `p` had: it is
+    /// `q`'s newest now, so it stays whole and reads back.
+    #[test]
+    fn a_tree_one_directory_leaves_and_another_takes_stays_whole() {
+        let (_dir, repo) = repo();
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let a = trees.write(&leaf(40)).unwrap();
+        trees.replaced(&[("p", a)], pack::LOOSE_MAX);
+        let b = trees.write(&leaf(41)).unwrap();
+        assert_eq!(trees.write(&leaf(40)).unwrap(), a);
+        trees.replaced(&[("p", b), ("q", a)], pack::LOOSE_MAX);
+        assert_eq!(trees.tree(a).unwrap(), leaf(40), "q's tree reads back");
+        let written = trees.finish();
+        assert!(written.deltas.is_empty(), "{:?}", written.deltas);
+        assert_eq!(written.newest["q"], a);
+    }
+
+    /// A tree two directories move to is the base of both their chains:
+    /// the deeper one counts, and the depth still holds after it.
+    #[test]
+    fn chains_through_a_shared_tree_stay_within_the_depth() {
+        let (_dir, repo) = repo();
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        // `p` has a chain of 44 deltas below it, `q` one tree.
+        for n in 1..=45 {
+            let p = trees.write(&leaf(n)).unwrap();
+            trees.replaced(&[("p", p)], pack::LOOSE_MAX);
+        }
+        let q = trees.write(&leaf(99)).unwrap();
+        trees.replaced(&[("q", q)], pack::LOOSE_MAX);
+        // Both move to one tree, then on together for ten versions.
+        for n in 100..=110 {
+            let both = trees.write(&leaf(n)).unwrap();
+            trees.replaced(&[("p", both), ("q", both)], pack::LOOSE_MAX);
+        }
+        let written = trees.finish();
+        rebuild(&written);
+        let depth = |mut id: ObjectId| {
+            let mut d = 0;
+            while let Some(delta) = written.deltas.iter().find(|x| x.id == id) {
+                id = delta.base;
+                d += 1;
+            }
+            d
+        };
+        let deepest = written.deltas.iter().map(|d| depth(d.id)).max().unwrap();
+        assert!(deepest <= pack::MAX_DELTA_DEPTH, "a chain of {deepest}");
+        assert!(deepest >= 45, "the chains were made: {deepest}");
     }
 
     fn trees_id(t: &gix::objs::Tree) -> ObjectId {

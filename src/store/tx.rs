@@ -253,8 +253,6 @@ impl<'s> Tx<'s> {
         let tree = self.editor.write(|t| trees.write(t))?;
         // The directories on the changed paths now hold their new trees;
         // their old ones become deltas.
-        let held = repo.objects.num_objects_in_memory();
-        trees.replaced("", tree, held);
         let mut dirs: Vec<&str> = spec
             .changes
             .iter()
@@ -265,13 +263,15 @@ impl<'s> Tx<'s> {
             .collect();
         dirs.sort_unstable();
         dirs.dedup();
+        let mut news = vec![("", tree)];
         for dir in dirs {
             if let Some((mode, id)) = trees.entry(tree, dir)? {
                 if mode.is_tree() {
-                    trees.replaced(dir, id, held);
+                    news.push((dir, id));
                 }
             }
         }
+        trees.replaced(&news, repo.objects.num_objects_in_memory());
         let mut commit = gix::objs::Commit {
             tree,
             parents: self.head.into_iter().chain(spec.merge_with).collect(),

@@ -1000,11 +1000,19 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     // The same decline again (a deterministic backend, or the same second):
     // nothing to add to history, even from four runs at once. A run that
     // finds another asking about the artifact leaves it to that run.
+    // The model is slow enough for the runs to overlap, and counts its
+    // calls: a run that asked printed the decline, one that found the
+    // artifact claimed asked nothing.
+    let calls = env.path().join("calls");
+    env.model_stub(&format!(
+        r#"cat >/dev/null; echo x >> {}; sleep 1; echo '{{ "eligible": false, "reason": "no_resolution" }}'"#,
+        calls.display()
+    ));
     let commits = env.ledger_commits().len();
     let runs: Vec<_> = (0..4)
         .map(|_| env.spawn_lore(&["ingest", "--redo", &artifact]))
         .collect();
-    let mut declined = 0;
+    let (mut declined, mut claimed) = (0, 0);
     for run in runs {
         let o = run.wait_with_output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -1013,9 +1021,13 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
             declined += 1;
         } else {
             assert_eq!(out, format!("skipped {artifact} claimed\n"));
+            claimed += 1;
         }
     }
-    assert!(declined >= 1, "some run redid it");
+    let asked = std::fs::read_to_string(&calls).unwrap().lines().count();
+    assert_eq!(asked, declined, "one model call per run that redid it");
+    assert_eq!(declined + claimed, 4);
+    assert!(claimed >= 1, "overlapping runs leave it to the one asking");
     assert_eq!(env.ledger_commits().len(), commits, "nothing written");
     env.lore(&["verify"]).ok();
 
