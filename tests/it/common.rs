@@ -346,6 +346,22 @@ pub fn proposable(series: u8, n: u32) -> serde_json::Value {
 }
 
 impl TestEnv {
+    /// The library's handle on the test's lesson repository, for what only
+    /// the library can do (a transaction of a test's own making): the
+    /// test's environment, a fixed clock and randomness from `seed`.
+    pub fn library(&self, seed: u64) -> git_lore::ops::Lore {
+        use rand::SeedableRng;
+        let genv = git_lore::ops::Env::new(
+            jiff::Timestamp::from_second(1_785_000_000).unwrap(),
+            Some(self.home()),
+            self.vars(),
+        );
+        git_lore::ops::Lore::open(&self.repo(), genv, rand::rngs::StdRng::seed_from_u64(seed))
+            .unwrap()
+    }
+}
+
+impl TestEnv {
     /// Writes artifacts as one JSON Lines file and returns its path.
     pub fn artifacts_file(&self, name: &str, artifacts: &[serde_json::Value]) -> PathBuf {
         let text: String = artifacts.iter().map(|a| format!("{a}\n")).collect();

@@ -363,18 +363,11 @@ fn a_trailer_value_with_a_newline_is_refused_and_nothing_is_written() {
     use git_lore::event::{Event, Step};
     use git_lore::model::ProposalStatus;
     use git_lore::store::{Branch, CommitSpec};
-    use rand::SeedableRng;
 
     let env = TestEnv::new();
     env.init();
     let before = env.ledger_commits();
-    let genv = git_lore::ops::Env::new(
-        jiff::Timestamp::from_second(1_785_000_000).unwrap(),
-        Some(env.home()),
-        env.vars(),
-    );
-    let mut lore =
-        git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7)).unwrap();
+    let mut lore = env.library(7);
     for bad in [
         "two\nlines",
         "carriage\rreturn",
@@ -883,14 +876,7 @@ fn the_store_lists_and_reads_records_and_walks_history_with_trailers() {
     // Update and delete through a transaction: one signed commit each.
     use git_lore::event::{ConfigTopic, Event};
     use git_lore::store::{Change, CommitSpec};
-    use rand::SeedableRng;
-    let genv = git_lore::ops::Env::new(
-        jiff::Timestamp::from_second(1_785_000_000).unwrap(),
-        Some(env.home()),
-        env.vars(),
-    );
-    let mut lore =
-        git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(1)).unwrap();
+    let mut lore = env.library(1);
     let (gone, kept) = (records[0].0.clone(), records[1].0.clone());
     lore.transact(Branch::Ledger, |tx| {
         let spec = |subject: &str, changes| {

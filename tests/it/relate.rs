@@ -746,18 +746,11 @@ fn relate_all_relates_the_queue_after_asking() {
 #[test]
 fn relate_all_reads_a_pool_once_unless_someone_else_moves_it() {
     use git_lore::ops::relate::{self, Pools, VerdictFrom};
-    use rand::SeedableRng;
 
     let env = TestEnv::new();
     let p = pool(&env);
     env.config("lore.relate.backend", "offline");
-    let genv = git_lore::ops::Env::new(
-        jiff::Timestamp::from_second(1_785_000_000).unwrap(),
-        Some(env.home()),
-        env.vars(),
-    );
-    let mut lore =
-        git_lore::ops::Lore::open(&env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7)).unwrap();
+    let mut lore = env.library(7);
     let backend = relate::judge(&lore).unwrap().unwrap();
     let mut pools = Pools::new();
     let queued: Vec<String> = relate::queue_in(&lore, &mut pools)
