@@ -1,4 +1,4 @@
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 use clap::{Args as ClapArgs, Subcommand};
@@ -101,6 +101,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             Ok(Exit::Done)
         }
         Hook::PrePush { .. } => {
+            if std::io::stdin().is_terminal() {
+                return Err(CliError::Usage(
+                    "hook pre-push reads the lines git gives a pre-push hook on stdin; git runs it on `git push` (`git lore setup` installs it)".into(),
+                ));
+            }
             let mut text = String::new();
             std::io::stdin()
                 .take(1 << 20)
@@ -152,17 +157,18 @@ fn session_start(ctx: &Ctx, budget: usize) {
     if ctx.var(QUIET).is_some() {
         return;
     }
-    let mut input = String::new();
-    let _ = std::io::stdin().take(64 << 10).read_to_string(&mut input);
-    let cwd = serde_json::from_str::<serde_json::Value>(&input)
-        .ok()
-        .and_then(|v| v.get("cwd")?.as_str().map(std::path::PathBuf::from))
-        .or_else(|| ctx.var("CLAUDE_PROJECT_DIR").map(std::path::PathBuf::from))
-        .unwrap_or_else(|| std::path::PathBuf::from("."));
     let failed = super::session_end::take_failures(ctx);
     let (tx, rx) = std::sync::mpsc::channel();
     let ctx = ctx.clone();
+    // The input is read within the deadline too: an agent that never
+    // closes the hook's stdin must not hold the session.
     std::thread::spawn(move || {
+        let input = hook_input(64 << 10);
+        let cwd = serde_json::from_slice::<serde_json::Value>(&input)
+            .ok()
+            .and_then(|v| v.get("cwd")?.as_str().map(std::path::PathBuf::from))
+            .or_else(|| ctx.var("CLAUDE_PROJECT_DIR").map(std::path::PathBuf::from))
+            .unwrap_or_else(|| std::path::PathBuf::from("."));
         let _ = tx.send(session_start_work(&ctx, &cwd, budget));
     });
     let mut said = match rx.recv_timeout(SESSION_START_DEADLINE) {
@@ -256,4 +262,17 @@ fn session_start_work(ctx: &Ctx, project: &std::path::Path, budget: usize) -> Re
             format!("git-lore: {}", notes.join("; "))
         },
     })
+}
+
+/// A hook's input on stdin, at most `max` bytes (and one more, so that the
+/// caller can tell it was too long); nothing when stdin is a terminal: a
+/// person who runs a hook by hand is not asked to type its JSON.
+pub(super) fn hook_input(max: usize) -> Vec<u8> {
+    let mut input = Vec::new();
+    if !std::io::stdin().is_terminal() {
+        let _ = std::io::stdin()
+            .take(max as u64 + 1)
+            .read_to_end(&mut input);
+    }
+    input
 }

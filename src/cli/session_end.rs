@@ -21,7 +21,7 @@
 //! starts) nothing here runs.
 
 use std::fs::{self, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -81,10 +81,13 @@ pub fn start(ctx: &Ctx) {
     if ctx.var(QUIET).is_some() {
         return;
     }
-    let mut input = Vec::new();
-    let _ = std::io::stdin()
-        .take(MAX_HOOK_INPUT_BYTES as u64 + 1)
-        .read_to_end(&mut input);
+    let input = super::hook::hook_input(MAX_HOOK_INPUT_BYTES);
+    if input.is_empty() && std::io::stdin().is_terminal() {
+        ui::error(
+            "hook session-end reads the JSON an agent gives its SessionEnd hook on stdin; nothing captured (to capture a transcript by hand: git lore capture --transcript FILE)",
+        );
+        return;
+    }
     if !ctx.repo.join("HEAD").exists() {
         return; // no lesson repository: nothing to capture into
     }

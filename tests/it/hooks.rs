@@ -13,6 +13,7 @@ fn hook(env: &TestEnv, name: &str, extra: &[(&str, String)]) -> Run {
         .envs(env.vars())
         .envs(extra.iter().map(|(k, v)| (*k, v)))
         .current_dir(env.path())
+        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     Run {
@@ -358,4 +359,95 @@ fn session_end_writes_nothing_into_a_repository_that_is_not_a_lesson_repository(
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(before, after);
+}
+
+/// Runs `git-lore hook NAME` with a stdin that stays open and says
+/// nothing: a pseudo-terminal (util-linux `script`, as a person at a
+/// prompt) or a pipe (an agent that never closes it). Its output, or
+/// `None` when it was still waiting after 20 s (and was killed).
+fn hook_on_open_stdin(env: &TestEnv, name: &str, terminal: bool) -> Option<Run> {
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_git-lore");
+    let mut c = if terminal {
+        let mut c = Command::new("script");
+        c.args(["-qec", &format!("{bin} hook {name}"), "/dev/null"]);
+        c
+    } else {
+        let mut c = Command::new(bin);
+        c.args(["hook", name]);
+        c
+    };
+    let mut child = c
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Held, never written to or closed, until the command is done.
+    let stdin = child.stdin.take();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    Some(Run {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).replace('\r', ""),
+        stderr: String::from_utf8_lossy(&o.stderr).replace('\r', ""),
+    })
+}
+
+/// A hook run by hand on a terminal does not wait for JSON nobody will
+/// type; one whose agent never closes its stdin does not hold the session
+/// past its deadline.
+#[test]
+fn hooks_never_wait_on_a_stdin_that_stays_open() {
+    let env = TestEnv::new();
+    env.init();
+    let f = env.artifacts_file("a.jsonl", &[proposable(51, 1)]);
+    env.lore(&["ingest", f.to_str().unwrap()]).ok();
+    let before = env.ledger_commits();
+
+    let r = hook_on_open_stdin(&env, "session-start", true).expect("returns at once");
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("1 lesson awaits your decision"),
+        "{}",
+        r.stdout
+    );
+    let r = hook_on_open_stdin(&env, "session-end", true).expect("returns at once");
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout.contains(
+            "hook session-end reads the JSON an agent gives its SessionEnd hook on stdin; nothing captured"
+        ),
+        "{}",
+        r.stdout
+    );
+    let r = hook_on_open_stdin(&env, "pre-push", true).expect("returns at once");
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("hook pre-push reads the lines git gives"),
+        "{}",
+        r.stdout
+    );
+
+    // A pipe left open: the session starts after the deadline, told why.
+    let r = hook_on_open_stdin(&env, "session-start", false).expect("within the deadline");
+    assert_eq!(r.code, 0);
+    let j: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        j["systemMessage"],
+        "git-lore: no lessons this session (recall took too long)"
+    );
+    assert_eq!(env.ledger_commits(), before, "nothing written");
 }
