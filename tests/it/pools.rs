@@ -1762,16 +1762,21 @@ fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
     b.assert_verifies();
 }
 
-#[test]
-fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
-    let Separate { t, b, own, before } = separate();
-    // The first signature the sync asks for (promoting `own` again on the
-    // remote's history) first retracts `own` in another process: a write
-    // landing after sync decided on `before` and before it moved the branch.
-    // (A public key as `user.signingkey` sends signing to `gpg.ssh.program`;
-    // the stub signs with the private key, as an agent would.)
-    let private = b.git(&["config", "user.signingkey"]).ok().trim().to_owned();
-    let public = b.env.write(
+/// A signing program for `u` that, asked for its first signature, first
+/// runs `git lore <write>` in another process (signed as usual), then signs:
+/// a write landing after the command being tested decided on the pool and
+/// before it moved the branch. (A public key as `user.signingkey` sends
+/// signing to `gpg.ssh.program`; the stub signs with the private key, as an
+/// agent would.)
+struct Racing {
+    /// Exists once the racing write ran.
+    mark: PathBuf,
+    private: String,
+}
+
+fn racing_signer(u: &User, write: &str) -> Racing {
+    let private = u.git(&["config", "user.signingkey"]).ok().trim().to_owned();
+    let public = u.env.write(
         "signing-key.pub",
         String::from_utf8(
             Command::new("ssh-keygen")
@@ -1783,21 +1788,41 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         .unwrap()
         .trim(),
     );
-    let mark = b.env.path().join("raced");
-    let stub = b.env.stub(
+    let mark = u.env.path().join("raced");
+    let stub = u.env.stub(
         "racing-ssh-keygen",
         &format!(
-            "if [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  GIT_LORE_RANDOMNESS_SEED=4242 '{exe}' retract {own} --reason 'withdrawn while sync ran' >/dev/null || exit 1\nfi\nfor last; do :; done\nexec ssh-keygen -Y sign -n git -f '{private}' \"$last\"",
+            "if [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  GIT_LORE_RANDOMNESS_SEED=4242 '{exe}' {write} >/dev/null || exit 1\nfi\nfor last; do :; done\nexec ssh-keygen -Y sign -n git -f '{private}' \"$last\"",
             mark = mark.display(),
             exe = env!("CARGO_BIN_EXE_git-lore"),
         ),
     );
-    b.git(&["config", "gpg.ssh.program", stub.to_str().unwrap()])
+    u.git(&["config", "gpg.ssh.program", stub.to_str().unwrap()])
         .ok();
-    b.git(&["config", "user.signingkey", public.to_str().unwrap()])
+    u.git(&["config", "user.signingkey", public.to_str().unwrap()])
         .ok();
+    Racing { mark, private }
+}
+
+impl Racing {
+    /// Signing as it was.
+    fn stop(&self, u: &User) {
+        u.git(&["config", "--unset", "gpg.ssh.program"]).ok();
+        u.git(&["config", "user.signingkey", &self.private]).ok();
+    }
+}
+
+#[test]
+fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
+    let Separate { t, b, own, before } = separate();
+    // The first signature the sync asks for (promoting `own` again on the
+    // remote's history) first retracts `own` in another process.
+    let racing = racing_signer(
+        &b,
+        &format!("retract {own} --reason 'withdrawn while sync ran'"),
+    );
     let r = b.lore(&["sync", "org"]);
-    assert!(mark.exists(), "the racing write ran");
+    assert!(racing.mark.exists(), "the racing write ran");
     assert_eq!(
         b.entry("org", &own).unwrap()["status"],
         "retracted",
@@ -1837,9 +1862,101 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
             .ok(),
         format!("retract {own} in pool/org\npromote {own} into pool/org\n")
     );
-    b.git(&["config", "--unset", "gpg.ssh.program"]).ok();
-    b.git(&["config", "user.signingkey", &private]).ok();
+    racing.stop(&b);
     b.assert_verifies();
+}
+
+/// Ana promotes one lesson twice (the same claim from two sessions) and
+/// publishes; Ben syncs them. Then Ana's offline relation judge merges the
+/// second into the first (the first entry becomes `superseded`) and she
+/// publishes that too, not synced by Ben yet. The two ids, in that order.
+fn duplicates_superseded_at_the_remote(t: &Team) -> (String, String) {
+    let arts: Vec<Value> = (1..=2)
+        .map(|n| {
+            let mut a = crate::common::artifact(
+                &crate::common::ulid(9, n),
+                "vite 5.4.0 dev server crashes on start",
+                "The loader rejects the config file on boot. Fixed by setting server.hmr.timeout to 30 in vite.config.ts.",
+            );
+            a["session_id"] = format!("sess-{n}").into();
+            a
+        })
+        .collect();
+    let file = t.a.env.artifacts_file("duplicates.jsonl", &arts);
+    let out =
+        t.a.lore(&["ingest", file.to_str().unwrap()])
+            .ok()
+            .to_owned();
+    let [first, second] =
+        [0, 1].map(|i| crate::common::lesson_for(&out, arts[i]["id"].as_str().unwrap()));
+    for id in [&first, &second] {
+        t.a.env.confirm(id, "org");
+        t.a.approve(id, "org");
+    }
+    t.a.lore(&["publish", "org"]).ok();
+    t.b.lore(&["sync", "org"]).ok();
+    assert_eq!(t.b.entry("org", &first).unwrap()["status"], "active");
+    t.a.env.config("lore.relate.backend", "offline");
+    t.a.lore(&["relate", &second]).ok();
+    assert_eq!(t.a.entry("org", &first).unwrap()["status"], "superseded");
+    t.a.lore(&["publish", "org"]).ok();
+    (first, second)
+}
+
+#[test]
+fn a_write_landing_while_sync_merges_is_decided_again_not_dropped() {
+    let t = team();
+    t.trust_ben();
+    let (first, second) = duplicates_superseded_at_the_remote(&t);
+    // Both sides moved: Ben promoted a lesson of his own, and the remote
+    // superseded `first`. The merge's signature first retracts `first` here,
+    // in another process: built on the tip it was decided on, the merge
+    // would take the remote's `superseded` over a retraction it never saw.
+    let b2 = t.b.org_lesson();
+    let decided_on = t.b.tip("pool/org").unwrap();
+    let racing = racing_signer(
+        &t.b,
+        &format!("retract {first} --reason 'withdrawn while sync ran'"),
+    );
+    let r = t.b.lore(&["sync", "org"]);
+    assert!(racing.mark.exists(), "the racing write ran");
+    racing.stop(&t.b);
+    let merge = t.b.tip("pool/org").unwrap();
+    assert_eq!(
+        r.ok(),
+        format!(
+            "pool/org: 2 verified commits from {} merged ({}), 0 new lessons\n  {first}: kept retracted (local) over superseded\n",
+            t.url,
+            &merge[..12]
+        )
+    );
+    // The merge was built on the retraction, itself on the tip sync first
+    // decided on.
+    let parents =
+        t.b.git(&["rev-parse", "pool/org^1", "pool/org^2"])
+            .ok()
+            .to_owned();
+    let [ours, theirs] = parents.lines().collect::<Vec<_>>()[..] else {
+        panic!("not a merge: {parents}")
+    };
+    assert_eq!(Some(theirs), t.host_tip("pool/org").as_deref());
+    assert_eq!(
+        t.b.git(&["log", "--format=%s", &format!("{decided_on}..{ours}")])
+            .ok(),
+        format!("retract {first} in pool/org\n")
+    );
+    assert_eq!(t.b.entry("org", &first).unwrap()["status"], "retracted");
+    assert_eq!(t.b.entry("org", &second).unwrap()["status"], "active");
+    assert_eq!(
+        t.b.entry("org", &second).unwrap(),
+        t.a.entry("org", &second).unwrap(),
+        "the remote's side of the relation came in"
+    );
+    for id in [&t.a1, &b2] {
+        assert_eq!(t.b.entry("org", id).unwrap()["status"], "active");
+    }
+    t.b.assert_verifies();
+    t.b.assert_stock_git_verifies("org");
 }
 
 #[test]
