@@ -1960,6 +1960,81 @@ fn a_write_landing_while_sync_merges_is_decided_again_not_dropped() {
 }
 
 #[test]
+fn a_write_landing_before_sync_fast_forwards_is_decided_again_as_a_merge() {
+    use git_lore::ops::sync::{self, Integration};
+    use rand::SeedableRng;
+
+    let t = team();
+    t.trust_ben();
+    let a2 = t.a.org_lesson();
+    t.a.lore(&["publish", "org"]).ok();
+    let decided_on = t.b.tip("pool/org").unwrap();
+    let remote_tip = t.host_tip("pool/org").unwrap();
+    // Ben's pool is behind the remote's: sync decides to fast-forward, and
+    // right then Ben retracts Ana's first lesson in another process. No
+    // program runs in that window, so sync runs in this process with the
+    // window opened (`sync_racing`).
+    let genv = git_lore::ops::Env::new(
+        crate::common::NOW.parse().unwrap(),
+        Some(t.b.env.home()),
+        t.b.env.vars(),
+    );
+    let mut lore =
+        git_lore::ops::Lore::open(&t.b.env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7))
+            .unwrap();
+    let mut decided = Vec::new();
+    let report = sync::sync_racing(
+        &mut lore,
+        git_lore::model::Source::Org,
+        &sync::Options::default(),
+        &mut |kind| {
+            if decided.is_empty() {
+                t.b.lore(&["retract", &t.a1, "--reason", "withdrawn while sync ran"])
+                    .ok();
+            }
+            decided.push(kind.to_owned());
+            Ok(())
+        },
+    )
+    .unwrap();
+    drop(lore);
+    assert_eq!(t.b.entry("org", &t.a1).unwrap()["status"], "retracted");
+    assert!(
+        t.b.entry("org", &a2).is_some(),
+        "the remote's lesson is lost"
+    );
+    assert_eq!(decided, ["fast-forward", "merge"]);
+    let merge = t.b.tip("pool/org").unwrap();
+    assert_eq!(
+        report.integration,
+        Some(Integration::Merged {
+            commit: merge.clone()
+        })
+    );
+    assert_eq!((report.verified, report.new_entries), (1, 1));
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    // The merge joins the retraction, written on the tip sync first decided
+    // on, and the remote's tip.
+    let parents =
+        t.b.git(&["rev-parse", "pool/org^1", "pool/org^2"])
+            .ok()
+            .to_owned();
+    let [ours, theirs] = parents.lines().collect::<Vec<_>>()[..] else {
+        panic!("not a merge: {parents}")
+    };
+    assert_eq!(theirs, remote_tip);
+    assert_eq!(
+        t.b.git(&["log", "--format=%s", &format!("{decided_on}..{ours}")])
+            .ok(),
+        format!("retract {} in pool/org\n", t.a1)
+    );
+    assert_eq!(t.b.entry("org", &a2).unwrap()["status"], "active");
+    assert_eq!(t.b.tip("refs/lore/remotes/org"), Some(remote_tip));
+    t.b.assert_verifies();
+    t.b.assert_stock_git_verifies("org");
+}
+
+#[test]
 fn a_second_adopt_keeps_the_first_ones_backup() {
     let t = team();
     // Ben is no signer yet: each sync after he promotes adopts the remote's
