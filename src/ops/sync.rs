@@ -24,7 +24,9 @@
 //! Every integration is built on the local tip it was decided on: when
 //! another write (a `promote`, a `retract`) moves the branch meanwhile,
 //! nothing is written and the decision is made again on the new tip, so
-//! that write is never dropped.
+//! that write is never dropped. An adopt refused that way deletes the
+//! backup it wrote while the branch still reaches the old tip (nothing was
+//! replaced); [`sync_racing`] lets a test land a write in that window.
 
 use std::collections::BTreeMap;
 
@@ -740,6 +742,27 @@ fn merge(
     Ok(r.commits.last().copied())
 }
 
+/// Deletes the backup `kept_at` of `local` that an adopt refused (nothing
+/// replaced: the pool moved) wrote, while the branch still reaches `local`.
+/// Anything that replaces the branch from here on first backs up a tip that
+/// reaches `local`, so `local` stays named throughout. When the branch does
+/// not reach it (another adopt replaced it meanwhile), the backup stays.
+fn forget_backup(
+    lore: &Lore,
+    branch: Branch,
+    local: ObjectId,
+    kept_at: &str,
+) -> Result<(), LoreError> {
+    let store = &lore.store;
+    let Some(tip) = store.tip(branch)? else {
+        return Ok(());
+    };
+    if store.merge_base(tip, local)? == Some(local) {
+        store.delete_ref(kept_at)?;
+    }
+    Ok(())
+}
+
 /// Takes the remote's history and applies the local pool's own changes
 /// again on top of it, signed now: each entry the remote lacks is promoted
 /// again (and retracted again if it was), and each entry the local pool
@@ -789,13 +812,14 @@ fn adopt(
             _ => {}
         }
     }
-    // The backup stands before the history is replaced; a refused
-    // replacement leaves it naming a commit the branch still reaches.
+    // The backup stands before the history is replaced.
     let kept_at = before_sync_ref(tier, local);
     move_legacy_backup(lore, tier)?;
+    let store = &lore.store;
+    let made_here = store.ref_tip(&kept_at)?.is_none();
     store.set_ref_durably(&kept_at, local, lore.env.now)?;
     let readded = own.iter().filter(|(_, new)| *new).count();
-    lore.transact_onto(branch, Some(local), theirs, |tx| {
+    let written = lore.transact_onto(branch, Some(local), theirs, |tx| {
         for (l, new) in &own {
             let path = layout::lesson_path(l.id);
             let mut entry = match new {
@@ -849,7 +873,11 @@ fn adopt(
             }
         }
         Ok(())
-    })?;
+    });
+    if let (Err(LoreError::Store(StoreError::Moved { .. })), true) = (&written, made_here) {
+        forget_backup(lore, branch, local, &kept_at)?;
+    }
+    written?;
     Ok(Integration::Adopted {
         readded,
         kept_at,

@@ -11,6 +11,8 @@
 //!   another's).
 //! - Joining: a newcomer told how to become a signer, a teammate whose own
 //!   pool began separately.
+//! - A write landing while `sync` fast-forwards, merges or adopts: decided
+//!   on again, never dropped; which backups a refused adopt leaves.
 //! - Public lessons: the remote pool started, a lesson proposed as a
 //!   `review/<id>` branch with a pull-request body, merged back with a merge
 //!   commit (and refused when squashed); a planted credential never leaves.
@@ -1812,9 +1814,16 @@ impl Racing {
     }
 }
 
-#[test]
-fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
+/// A retraction lands while sync adopts the remote's history (its first
+/// signature). With `earlier_backup`, the tip sync first decided on was
+/// backed up already (by an earlier adopt): a backup the refused decision
+/// did not write itself is never taken away.
+fn adopt_race(earlier_backup: bool) {
     let Separate { t, b, own, before } = separate();
+    let before_ref = format!("refs/lore/before-sync/org/{before}");
+    if earlier_backup {
+        b.git(&["update-ref", &before_ref, &before]).ok();
+    }
     // The first signature the sync asks for (promoting `own` again on the
     // remote's history) first retracts `own` in another process.
     let racing = racing_signer(
@@ -1830,8 +1839,9 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         r.stdout,
         r.stderr
     );
-    // Both decisions kept the tip they were made on: `before` (whose
-    // replacement was refused) and the retraction.
+    // The second decision kept the tip it was made on, the retraction. The
+    // first one's backup of `before` went with its refused replacement
+    // (`before` is the retraction's parent, named through it).
     let kept = b
         .git(&[
             "for-each-ref",
@@ -1842,12 +1852,13 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         .to_owned();
     let kept: Vec<&str> = kept.lines().filter(|k| *k != before).collect();
     let [retracted] = kept[..] else {
-        panic!("one more backup than {before}: {kept:?}")
+        panic!("one backup besides {before}: {kept:?}")
     };
     let retracted = retracted.to_owned();
     assert_eq!(
-        b.tip(&format!("refs/lore/before-sync/org/{before}")),
-        Some(before.clone())
+        b.tip(&before_ref),
+        earlier_backup.then(|| before.clone()),
+        "{before_ref}"
     );
     assert_eq!(
         b.git(&["rev-parse", &format!("{retracted}^")]).ok().trim(),
@@ -1863,6 +1874,42 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         format!("retract {own} in pool/org\npromote {own} into pool/org\n")
     );
     racing.stop(&b);
+    b.assert_verifies();
+}
+
+#[test]
+fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
+    adopt_race(false);
+}
+
+#[test]
+fn a_refused_adopt_keeps_a_backup_it_did_not_write() {
+    adopt_race(true);
+}
+
+#[test]
+fn a_sync_whose_adopt_another_sync_won_keeps_the_backup() {
+    let Separate { t, b, own, before } = separate();
+    // While this sync signs its adopt, another sync makes the same adopt
+    // (its own signature no longer races) and wins: `before`, Ben's own
+    // history, is now reached by no branch, only by its backup, which this
+    // sync wrote and must leave standing.
+    let racing = racing_signer(&b, "sync org");
+    let r = b.lore(&["sync", "org"]);
+    assert!(racing.mark.exists(), "the racing write ran");
+    racing.stop(&b);
+    assert_eq!(r.ok(), format!("pool/org: up to date with {}\n", t.url));
+    assert_eq!(
+        b.tip(&format!("refs/lore/before-sync/org/{before}")),
+        Some(before.clone())
+    );
+    assert_eq!(
+        b.git(&["merge-base", "--is-ancestor", &before, "pool/org"])
+            .code,
+        1,
+        "the other adopt replaced the history"
+    );
+    assert_eq!(b.entry("org", &own).unwrap()["status"], "active");
     b.assert_verifies();
 }
 
