@@ -29,6 +29,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use git_lore::ops::sync::{self, Integration};
 use serde_json::Value;
 
 use crate::common::{fanout, proposable, record_text, Run, Sign, TestEnv};
@@ -2006,28 +2007,20 @@ fn a_write_landing_while_sync_merges_is_decided_again_not_dropped() {
     t.b.assert_stock_git_verifies("org");
 }
 
-#[test]
-fn a_write_landing_before_sync_fast_forwards_is_decided_again_as_a_merge() {
-    use git_lore::ops::sync::{self, Integration};
+/// `git lore sync org` as `u`, run in this process with `write` run once,
+/// after sync's first decision and before its write: no program runs in
+/// that window, so no stub can land a write there
+/// ([`sync::sync_racing`]). What sync reported, and the kind of each
+/// decision it made.
+fn sync_racing(u: &User, mut write: impl FnMut()) -> (sync::Report, Vec<String>) {
     use rand::SeedableRng;
-
-    let t = team();
-    t.trust_ben();
-    let a2 = t.a.org_lesson();
-    t.a.lore(&["publish", "org"]).ok();
-    let decided_on = t.b.tip("pool/org").unwrap();
-    let remote_tip = t.host_tip("pool/org").unwrap();
-    // Ben's pool is behind the remote's: sync decides to fast-forward, and
-    // right then Ben retracts Ana's first lesson in another process. No
-    // program runs in that window, so sync runs in this process with the
-    // window opened (`sync_racing`).
     let genv = git_lore::ops::Env::new(
         crate::common::NOW.parse().unwrap(),
-        Some(t.b.env.home()),
-        t.b.env.vars(),
+        Some(u.env.home()),
+        u.env.vars(),
     );
     let mut lore =
-        git_lore::ops::Lore::open(&t.b.env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7))
+        git_lore::ops::Lore::open(&u.env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7))
             .unwrap();
     let mut decided = Vec::new();
     let report = sync::sync_racing(
@@ -2036,15 +2029,62 @@ fn a_write_landing_before_sync_fast_forwards_is_decided_again_as_a_merge() {
         &sync::Options::default(),
         &mut |kind| {
             if decided.is_empty() {
-                t.b.lore(&["retract", &t.a1, "--reason", "withdrawn while sync ran"])
-                    .ok();
+                write();
             }
             decided.push(kind.to_owned());
             Ok(())
         },
     )
     .unwrap();
-    drop(lore);
+    (report, decided)
+}
+
+#[test]
+fn a_pool_begun_here_before_sync_creates_it_is_adopted_not_overwritten() {
+    // Ben pinned the remote but has no pool/org: sync decides to create it
+    // at the remote's tip, and right then Ben promotes a lesson of his own,
+    // which begins a pool/org here.
+    let t = team();
+    let b = ben();
+    b.pin_remote("org", &t.url, &t.a);
+    let mut own = None;
+    let (report, decided) = sync_racing(&b, || own = Some(b.org_lesson()));
+    let own = own.unwrap();
+    assert_eq!(b.entry("org", &own).unwrap()["status"], "active");
+    assert_eq!(b.entry("org", &t.a1).unwrap()["status"], "active");
+    assert_eq!(decided, ["fast-forward", "adopt"]);
+    let Some(Integration::Adopted {
+        readded: 1,
+        kept_at,
+        began_separately: true,
+    }) = &report.integration
+    else {
+        panic!("{:?}", report.integration)
+    };
+    let remote_tip = t.host_tip("pool/org").unwrap();
+    assert_eq!(
+        b.git(&["log", "--format=%s", &format!("{remote_tip}..pool/org")])
+            .ok(),
+        format!("promote {own} into pool/org\n")
+    );
+    assert!(b.tip(kept_at).is_some(), "{kept_at}");
+    b.assert_verifies();
+}
+
+#[test]
+fn a_write_landing_before_sync_fast_forwards_is_decided_again_as_a_merge() {
+    let t = team();
+    t.trust_ben();
+    let a2 = t.a.org_lesson();
+    t.a.lore(&["publish", "org"]).ok();
+    let decided_on = t.b.tip("pool/org").unwrap();
+    let remote_tip = t.host_tip("pool/org").unwrap();
+    // Ben's pool is behind the remote's: sync decides to fast-forward, and
+    // right then Ben retracts Ana's first lesson in another process.
+    let (report, decided) = sync_racing(&t.b, || {
+        t.b.lore(&["retract", &t.a1, "--reason", "withdrawn while sync ran"])
+            .ok();
+    });
     assert_eq!(t.b.entry("org", &t.a1).unwrap()["status"], "retracted");
     assert!(
         t.b.entry("org", &a2).is_some(),
