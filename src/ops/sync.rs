@@ -24,7 +24,9 @@
 //! Every integration is built on the local tip it was decided on: when
 //! another write (a `promote`, a `retract`) moves the branch meanwhile,
 //! nothing is written and the decision is made again on the new tip, so
-//! that write is never dropped.
+//! that write is never dropped. An adopt refused that way deletes the
+//! backup it wrote while the branch still reaches the old tip (nothing was
+//! replaced); [`sync_racing`] lets a test land a write in that window.
 
 use std::collections::BTreeMap;
 
@@ -352,13 +354,28 @@ impl Report {
 
 /// `git lore sync <tier>`. See the module documentation.
 pub fn sync(lore: &mut Lore, tier: Source, opts: &Options) -> Result<Report, LoreError> {
+    sync_racing(lore, tier, opts, &mut |_| Ok(()))
+}
+
+/// [`sync`], running `between` after each decision on the local pool and
+/// before its write (given the decision's kind: `fast-forward`, `merge` or
+/// `adopt`): the window in which another writer's commit must never be
+/// lost. Only for tests that make a write land exactly there; [`sync`] runs
+/// nothing in it.
+#[doc(hidden)]
+pub fn sync_racing(
+    lore: &mut Lore,
+    tier: Source,
+    opts: &Options,
+    between: &mut dyn FnMut(&str) -> Result<(), LoreError>,
+) -> Result<Report, LoreError> {
     let tier = remote::shared(tier)?;
     let url = remote::url_of(lore, tier)?;
     let mut report = Report::new(tier, &url);
     let Some(theirs) = fetch_verified(lore, tier, &url, opts, &mut report)? else {
         return Ok(report);
     };
-    integrate(lore, tier, theirs, &mut report)?;
+    integrate_racing(lore, tier, theirs, &mut report, between)?;
     super::signers::refresh_verify_file(lore)?;
     Ok(report)
 }
@@ -489,9 +506,20 @@ pub(crate) fn integrate(
     theirs: ObjectId,
     report: &mut Report,
 ) -> Result<(), LoreError> {
+    integrate_racing(lore, tier, theirs, report, &mut |_| Ok(()))
+}
+
+/// [`integrate`], with [`sync_racing`]'s `between`.
+fn integrate_racing(
+    lore: &mut Lore,
+    tier: Source,
+    theirs: ObjectId,
+    report: &mut Report,
+    between: &mut dyn FnMut(&str) -> Result<(), LoreError>,
+) -> Result<(), LoreError> {
     let mut decisions = 1;
     loop {
-        match integrate_once(lore, tier, theirs, report) {
+        match integrate_once(lore, tier, theirs, report, between) {
             Err(LoreError::Store(StoreError::Moved { branch })) => {
                 if decisions == MAX_DECISIONS {
                     return Err(StoreError::Contended {
@@ -507,6 +535,19 @@ pub(crate) fn integrate(
     }
 }
 
+/// What to do with the remote's tip, decided on the local tip as it is.
+#[derive(Clone, Copy, Debug)]
+enum Decision {
+    UpToDate,
+    /// Move the branch from this tip (none: the pool is new here).
+    FastForward(Option<ObjectId>),
+    /// Merge into this tip.
+    Merge(ObjectId),
+    /// Replace the history ending at this tip; whether it began
+    /// separately.
+    Adopt(ObjectId, bool),
+}
+
 /// One decision on the local tip as it is now, and its write: a
 /// [`StoreError::Moved`] when the tip moved meanwhile (nothing written).
 fn integrate_once(
@@ -514,36 +555,47 @@ fn integrate_once(
     tier: Source,
     theirs: ObjectId,
     report: &mut Report,
+    between: &mut dyn FnMut(&str) -> Result<(), LoreError>,
 ) -> Result<(), LoreError> {
     let branch = Branch::Pool(tier);
     let local = lore.store.tip(branch)?;
     let entries_before = entry_count(&lore.store, local)?;
-    let integration = match local {
-        None => {
-            fast_forward(lore, branch, None, theirs)?;
+    let decision = match local {
+        None => Decision::FastForward(None),
+        Some(local) if local == theirs => Decision::UpToDate,
+        Some(local) => match lore.store.merge_base(local, theirs)? {
+            Some(b) if b == theirs => Decision::UpToDate,
+            Some(b) if b == local => Decision::FastForward(Some(local)),
+            // Made before this key could sign the pool (or otherwise
+            // refused by the remote's rules where they stand): a merge
+            // would carry them, and nobody could ever accept it.
+            Some(_) if !own_commits_verify(lore, tier, local, theirs)? => {
+                Decision::Adopt(local, false)
+            }
+            Some(_) => Decision::Merge(local),
+            None => Decision::Adopt(local, true),
+        },
+    };
+    let integration = match decision {
+        Decision::UpToDate => Integration::UpToDate,
+        Decision::FastForward(from) => {
+            between("fast-forward")?;
+            fast_forward(lore, branch, from, theirs)?;
             Integration::FastForward
         }
-        Some(local) if local == theirs => Integration::UpToDate,
-        Some(local) => match lore.store.merge_base(local, theirs)? {
-            Some(b) if b == theirs => Integration::UpToDate,
-            Some(b) if b == local => {
-                fast_forward(lore, branch, Some(local), theirs)?;
-                Integration::FastForward
-            }
-            Some(_) if !own_commits_verify(lore, tier, local, theirs)? => {
-                // Made before this key could sign the pool (or otherwise
-                // refused by the remote's rules where they stand): a merge
-                // would carry them, and nobody could ever accept it.
-                adopt(lore, tier, local, theirs, false)?
-            }
-            Some(_) => match merge(lore, tier, local, theirs, report)? {
+        Decision::Merge(local) => {
+            between("merge")?;
+            match merge(lore, tier, local, theirs, report)? {
                 Some(commit) => Integration::Merged {
                     commit: commit.to_string(),
                 },
                 None => return Ok(()), // problems are in the report
-            },
-            None => adopt(lore, tier, local, theirs, true)?,
-        },
+            }
+        }
+        Decision::Adopt(local, began_separately) => {
+            between("adopt")?;
+            adopt(lore, tier, local, theirs, began_separately)?
+        }
     };
     let entries_after = entry_count(&lore.store, lore.store.tip(branch)?)?;
     report.new_entries = entries_after.saturating_sub(entries_before);
@@ -690,6 +742,27 @@ fn merge(
     Ok(r.commits.last().copied())
 }
 
+/// Deletes the backup `kept_at` of `local` that an adopt refused (nothing
+/// replaced: the pool moved) wrote, while the branch still reaches `local`.
+/// Anything that replaces the branch from here on first backs up a tip that
+/// reaches `local`, so `local` stays named throughout. When the branch does
+/// not reach it (another adopt replaced it meanwhile), the backup stays.
+fn forget_backup(
+    lore: &Lore,
+    branch: Branch,
+    local: ObjectId,
+    kept_at: &str,
+) -> Result<(), LoreError> {
+    let store = &lore.store;
+    let Some(tip) = store.tip(branch)? else {
+        return Ok(());
+    };
+    if store.merge_base(tip, local)? == Some(local) {
+        store.delete_ref(kept_at)?;
+    }
+    Ok(())
+}
+
 /// Takes the remote's history and applies the local pool's own changes
 /// again on top of it, signed now: each entry the remote lacks is promoted
 /// again (and retracted again if it was), and each entry the local pool
@@ -739,13 +812,14 @@ fn adopt(
             _ => {}
         }
     }
-    // The backup stands before the history is replaced; a refused
-    // replacement leaves it naming a commit the branch still reaches.
+    // The backup stands before the history is replaced.
     let kept_at = before_sync_ref(tier, local);
     move_legacy_backup(lore, tier)?;
+    let store = &lore.store;
+    let made_here = store.ref_tip(&kept_at)?.is_none();
     store.set_ref_durably(&kept_at, local, lore.env.now)?;
     let readded = own.iter().filter(|(_, new)| *new).count();
-    lore.transact_onto(branch, Some(local), theirs, |tx| {
+    let written = lore.transact_onto(branch, Some(local), theirs, |tx| {
         for (l, new) in &own {
             let path = layout::lesson_path(l.id);
             let mut entry = match new {
@@ -799,7 +873,11 @@ fn adopt(
             }
         }
         Ok(())
-    })?;
+    });
+    if let (Err(LoreError::Store(StoreError::Moved { .. })), true) = (&written, made_here) {
+        forget_backup(lore, branch, local, &kept_at)?;
+    }
+    written?;
     Ok(Integration::Adopted {
         readded,
         kept_at,

@@ -11,6 +11,8 @@
 //!   another's).
 //! - Joining: a newcomer told how to become a signer, a teammate whose own
 //!   pool began separately.
+//! - A write landing while `sync` fast-forwards, merges or adopts: decided
+//!   on again, never dropped; which backups a refused adopt leaves.
 //! - Public lessons: the remote pool started, a lesson proposed as a
 //!   `review/<id>` branch with a pull-request body, merged back with a merge
 //!   commit (and refused when squashed); a planted credential never leaves.
@@ -27,6 +29,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use git_lore::ops::sync::{self, Integration};
 use serde_json::Value;
 
 use crate::common::{fanout, proposable, record_text, Run, Sign, TestEnv};
@@ -1762,16 +1765,21 @@ fn a_teammate_whose_own_pool_began_separately_joins_without_losing_it() {
     b.assert_verifies();
 }
 
-#[test]
-fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
-    let Separate { t, b, own, before } = separate();
-    // The first signature the sync asks for (promoting `own` again on the
-    // remote's history) first retracts `own` in another process: a write
-    // landing after sync decided on `before` and before it moved the branch.
-    // (A public key as `user.signingkey` sends signing to `gpg.ssh.program`;
-    // the stub signs with the private key, as an agent would.)
-    let private = b.git(&["config", "user.signingkey"]).ok().trim().to_owned();
-    let public = b.env.write(
+/// A signing program for `u` that, asked for its first signature, first
+/// runs `git lore <write>` in another process (signed as usual), then signs:
+/// a write landing after the command being tested decided on the pool and
+/// before it moved the branch. (A public key as `user.signingkey` sends
+/// signing to `gpg.ssh.program`; the stub signs with the private key, as an
+/// agent would.)
+struct Racing {
+    /// Exists once the racing write ran.
+    mark: PathBuf,
+    private: String,
+}
+
+fn racing_signer(u: &User, write: &str) -> Racing {
+    let private = u.git(&["config", "user.signingkey"]).ok().trim().to_owned();
+    let public = u.env.write(
         "signing-key.pub",
         String::from_utf8(
             Command::new("ssh-keygen")
@@ -1783,21 +1791,48 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         .unwrap()
         .trim(),
     );
-    let mark = b.env.path().join("raced");
-    let stub = b.env.stub(
+    let mark = u.env.path().join("raced");
+    let stub = u.env.stub(
         "racing-ssh-keygen",
         &format!(
-            "if [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  GIT_LORE_RANDOMNESS_SEED=4242 '{exe}' retract {own} --reason 'withdrawn while sync ran' >/dev/null || exit 1\nfi\nfor last; do :; done\nexec ssh-keygen -Y sign -n git -f '{private}' \"$last\"",
+            "if [ ! -e '{mark}' ]; then\n  : > '{mark}'\n  GIT_LORE_RANDOMNESS_SEED=4242 '{exe}' {write} >/dev/null || exit 1\nfi\nfor last; do :; done\nexec ssh-keygen -Y sign -n git -f '{private}' \"$last\"",
             mark = mark.display(),
             exe = env!("CARGO_BIN_EXE_git-lore"),
         ),
     );
-    b.git(&["config", "gpg.ssh.program", stub.to_str().unwrap()])
+    u.git(&["config", "gpg.ssh.program", stub.to_str().unwrap()])
         .ok();
-    b.git(&["config", "user.signingkey", public.to_str().unwrap()])
+    u.git(&["config", "user.signingkey", public.to_str().unwrap()])
         .ok();
+    Racing { mark, private }
+}
+
+impl Racing {
+    /// Signing as it was.
+    fn stop(&self, u: &User) {
+        u.git(&["config", "--unset", "gpg.ssh.program"]).ok();
+        u.git(&["config", "user.signingkey", &self.private]).ok();
+    }
+}
+
+/// A retraction lands while sync adopts the remote's history (its first
+/// signature). With `earlier_backup`, the tip sync first decided on was
+/// backed up already (by an earlier adopt): a backup the refused decision
+/// did not write itself is never taken away.
+fn adopt_race(earlier_backup: bool) {
+    let Separate { t, b, own, before } = separate();
+    let before_ref = format!("refs/lore/before-sync/org/{before}");
+    if earlier_backup {
+        b.git(&["update-ref", &before_ref, &before]).ok();
+    }
+    // The first signature the sync asks for (promoting `own` again on the
+    // remote's history) first retracts `own` in another process.
+    let racing = racing_signer(
+        &b,
+        &format!("retract {own} --reason 'withdrawn while sync ran'"),
+    );
     let r = b.lore(&["sync", "org"]);
-    assert!(mark.exists(), "the racing write ran");
+    assert!(racing.mark.exists(), "the racing write ran");
     assert_eq!(
         b.entry("org", &own).unwrap()["status"],
         "retracted",
@@ -1805,8 +1840,9 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         r.stdout,
         r.stderr
     );
-    // Both decisions kept the tip they were made on: `before` (whose
-    // replacement was refused) and the retraction.
+    // The second decision kept the tip it was made on, the retraction. The
+    // first one's backup of `before` went with its refused replacement
+    // (`before` is the retraction's parent, named through it).
     let kept = b
         .git(&[
             "for-each-ref",
@@ -1817,12 +1853,13 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
         .to_owned();
     let kept: Vec<&str> = kept.lines().filter(|k| *k != before).collect();
     let [retracted] = kept[..] else {
-        panic!("one more backup than {before}: {kept:?}")
+        panic!("one backup besides {before}: {kept:?}")
     };
     let retracted = retracted.to_owned();
     assert_eq!(
-        b.tip(&format!("refs/lore/before-sync/org/{before}")),
-        Some(before.clone())
+        b.tip(&before_ref),
+        earlier_backup.then(|| before.clone()),
+        "{before_ref}"
     );
     assert_eq!(
         b.git(&["rev-parse", &format!("{retracted}^")]).ok().trim(),
@@ -1837,9 +1874,251 @@ fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
             .ok(),
         format!("retract {own} in pool/org\npromote {own} into pool/org\n")
     );
-    b.git(&["config", "--unset", "gpg.ssh.program"]).ok();
-    b.git(&["config", "user.signingkey", &private]).ok();
+    racing.stop(&b);
     b.assert_verifies();
+}
+
+#[test]
+fn a_write_landing_while_sync_adopts_is_decided_again_not_dropped() {
+    adopt_race(false);
+}
+
+#[test]
+fn a_refused_adopt_keeps_a_backup_it_did_not_write() {
+    adopt_race(true);
+}
+
+#[test]
+fn a_sync_whose_adopt_another_sync_won_keeps_the_backup() {
+    let Separate { t, b, own, before } = separate();
+    // While this sync signs its adopt, another sync makes the same adopt
+    // (its own signature no longer races) and wins: `before`, Ben's own
+    // history, is now reached by no branch, only by its backup, which this
+    // sync wrote and must leave standing.
+    let racing = racing_signer(&b, "sync org");
+    let r = b.lore(&["sync", "org"]);
+    assert!(racing.mark.exists(), "the racing write ran");
+    racing.stop(&b);
+    assert_eq!(r.ok(), format!("pool/org: up to date with {}\n", t.url));
+    assert_eq!(
+        b.tip(&format!("refs/lore/before-sync/org/{before}")),
+        Some(before.clone())
+    );
+    assert_eq!(
+        b.git(&["merge-base", "--is-ancestor", &before, "pool/org"])
+            .code,
+        1,
+        "the other adopt replaced the history"
+    );
+    assert_eq!(b.entry("org", &own).unwrap()["status"], "active");
+    b.assert_verifies();
+}
+
+/// Ana promotes one lesson twice (the same claim from two sessions) and
+/// publishes; Ben syncs them. Then Ana's offline relation judge merges the
+/// second into the first (the first entry becomes `superseded`) and she
+/// publishes that too, not synced by Ben yet. The two ids, in that order.
+fn duplicates_superseded_at_the_remote(t: &Team) -> (String, String) {
+    let arts: Vec<Value> = (1..=2)
+        .map(|n| {
+            let mut a = crate::common::artifact(
+                &crate::common::ulid(9, n),
+                "vite 5.4.0 dev server crashes on start",
+                "The loader rejects the config file on boot. Fixed by setting server.hmr.timeout to 30 in vite.config.ts.",
+            );
+            a["session_id"] = format!("sess-{n}").into();
+            a
+        })
+        .collect();
+    let file = t.a.env.artifacts_file("duplicates.jsonl", &arts);
+    let out =
+        t.a.lore(&["ingest", file.to_str().unwrap()])
+            .ok()
+            .to_owned();
+    let [first, second] =
+        [0, 1].map(|i| crate::common::lesson_for(&out, arts[i]["id"].as_str().unwrap()));
+    for id in [&first, &second] {
+        t.a.env.confirm(id, "org");
+        t.a.approve(id, "org");
+    }
+    t.a.lore(&["publish", "org"]).ok();
+    t.b.lore(&["sync", "org"]).ok();
+    assert_eq!(t.b.entry("org", &first).unwrap()["status"], "active");
+    t.a.env.config("lore.relate.backend", "offline");
+    t.a.lore(&["relate", &second]).ok();
+    assert_eq!(t.a.entry("org", &first).unwrap()["status"], "superseded");
+    t.a.lore(&["publish", "org"]).ok();
+    (first, second)
+}
+
+#[test]
+fn a_write_landing_while_sync_merges_is_decided_again_not_dropped() {
+    let t = team();
+    t.trust_ben();
+    let (first, second) = duplicates_superseded_at_the_remote(&t);
+    // Both sides moved: Ben promoted a lesson of his own, and the remote
+    // superseded `first`. The merge's signature first retracts `first` here,
+    // in another process: built on the tip it was decided on, the merge
+    // would take the remote's `superseded` over a retraction it never saw.
+    let b2 = t.b.org_lesson();
+    let decided_on = t.b.tip("pool/org").unwrap();
+    let racing = racing_signer(
+        &t.b,
+        &format!("retract {first} --reason 'withdrawn while sync ran'"),
+    );
+    let r = t.b.lore(&["sync", "org"]);
+    assert!(racing.mark.exists(), "the racing write ran");
+    racing.stop(&t.b);
+    let merge = t.b.tip("pool/org").unwrap();
+    assert_eq!(
+        r.ok(),
+        format!(
+            "pool/org: 2 verified commits from {} merged ({}), 0 new lessons\n  {first}: kept retracted (local) over superseded\n",
+            t.url,
+            &merge[..12]
+        )
+    );
+    // The merge was built on the retraction, itself on the tip sync first
+    // decided on.
+    let parents =
+        t.b.git(&["rev-parse", "pool/org^1", "pool/org^2"])
+            .ok()
+            .to_owned();
+    let [ours, theirs] = parents.lines().collect::<Vec<_>>()[..] else {
+        panic!("not a merge: {parents}")
+    };
+    assert_eq!(Some(theirs), t.host_tip("pool/org").as_deref());
+    assert_eq!(
+        t.b.git(&["log", "--format=%s", &format!("{decided_on}..{ours}")])
+            .ok(),
+        format!("retract {first} in pool/org\n")
+    );
+    assert_eq!(t.b.entry("org", &first).unwrap()["status"], "retracted");
+    assert_eq!(t.b.entry("org", &second).unwrap()["status"], "active");
+    assert_eq!(
+        t.b.entry("org", &second).unwrap(),
+        t.a.entry("org", &second).unwrap(),
+        "the remote's side of the relation came in"
+    );
+    for id in [&t.a1, &b2] {
+        assert_eq!(t.b.entry("org", id).unwrap()["status"], "active");
+    }
+    t.b.assert_verifies();
+    t.b.assert_stock_git_verifies("org");
+}
+
+/// `git lore sync org` as `u`, run in this process with `write` run once,
+/// after sync's first decision and before its write: no program runs in
+/// that window, so no stub can land a write there
+/// ([`sync::sync_racing`]). What sync reported, and the kind of each
+/// decision it made.
+fn sync_racing(u: &User, mut write: impl FnMut()) -> (sync::Report, Vec<String>) {
+    use rand::SeedableRng;
+    let genv = git_lore::ops::Env::new(
+        crate::common::NOW.parse().unwrap(),
+        Some(u.env.home()),
+        u.env.vars(),
+    );
+    let mut lore =
+        git_lore::ops::Lore::open(&u.env.repo(), genv, rand::rngs::StdRng::seed_from_u64(7))
+            .unwrap();
+    let mut decided = Vec::new();
+    let report = sync::sync_racing(
+        &mut lore,
+        git_lore::model::Source::Org,
+        &sync::Options::default(),
+        &mut |kind| {
+            if decided.is_empty() {
+                write();
+            }
+            decided.push(kind.to_owned());
+            Ok(())
+        },
+    )
+    .unwrap();
+    (report, decided)
+}
+
+#[test]
+fn a_pool_begun_here_before_sync_creates_it_is_adopted_not_overwritten() {
+    // Ben pinned the remote but has no pool/org: sync decides to create it
+    // at the remote's tip, and right then Ben promotes a lesson of his own,
+    // which begins a pool/org here.
+    let t = team();
+    let b = ben();
+    b.pin_remote("org", &t.url, &t.a);
+    let mut own = None;
+    let (report, decided) = sync_racing(&b, || own = Some(b.org_lesson()));
+    let own = own.unwrap();
+    assert_eq!(b.entry("org", &own).unwrap()["status"], "active");
+    assert_eq!(b.entry("org", &t.a1).unwrap()["status"], "active");
+    assert_eq!(decided, ["fast-forward", "adopt"]);
+    let Some(Integration::Adopted {
+        readded: 1,
+        kept_at,
+        began_separately: true,
+    }) = &report.integration
+    else {
+        panic!("{:?}", report.integration)
+    };
+    let remote_tip = t.host_tip("pool/org").unwrap();
+    assert_eq!(
+        b.git(&["log", "--format=%s", &format!("{remote_tip}..pool/org")])
+            .ok(),
+        format!("promote {own} into pool/org\n")
+    );
+    assert!(b.tip(kept_at).is_some(), "{kept_at}");
+    b.assert_verifies();
+}
+
+#[test]
+fn a_write_landing_before_sync_fast_forwards_is_decided_again_as_a_merge() {
+    let t = team();
+    t.trust_ben();
+    let a2 = t.a.org_lesson();
+    t.a.lore(&["publish", "org"]).ok();
+    let decided_on = t.b.tip("pool/org").unwrap();
+    let remote_tip = t.host_tip("pool/org").unwrap();
+    // Ben's pool is behind the remote's: sync decides to fast-forward, and
+    // right then Ben retracts Ana's first lesson in another process.
+    let (report, decided) = sync_racing(&t.b, || {
+        t.b.lore(&["retract", &t.a1, "--reason", "withdrawn while sync ran"])
+            .ok();
+    });
+    assert_eq!(t.b.entry("org", &t.a1).unwrap()["status"], "retracted");
+    assert!(
+        t.b.entry("org", &a2).is_some(),
+        "the remote's lesson is lost"
+    );
+    assert_eq!(decided, ["fast-forward", "merge"]);
+    let merge = t.b.tip("pool/org").unwrap();
+    assert_eq!(
+        report.integration,
+        Some(Integration::Merged {
+            commit: merge.clone()
+        })
+    );
+    assert_eq!((report.verified, report.new_entries), (1, 1));
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    // The merge joins the retraction, written on the tip sync first decided
+    // on, and the remote's tip.
+    let parents =
+        t.b.git(&["rev-parse", "pool/org^1", "pool/org^2"])
+            .ok()
+            .to_owned();
+    let [ours, theirs] = parents.lines().collect::<Vec<_>>()[..] else {
+        panic!("not a merge: {parents}")
+    };
+    assert_eq!(theirs, remote_tip);
+    assert_eq!(
+        t.b.git(&["log", "--format=%s", &format!("{decided_on}..{ours}")])
+            .ok(),
+        format!("retract {} in pool/org\n", t.a1)
+    );
+    assert_eq!(t.b.entry("org", &a2).unwrap()["status"], "active");
+    assert_eq!(t.b.tip("refs/lore/remotes/org"), Some(remote_tip));
+    t.b.assert_verifies();
+    t.b.assert_stock_git_verifies("org");
 }
 
 #[test]
