@@ -875,7 +875,9 @@ fn adopt(
         Ok(())
     });
     if let (Err(LoreError::Store(StoreError::Moved { .. })), true) = (&written, made_here) {
-        forget_backup(lore, branch, local, &kept_at)?;
+        // Best effort: a backup left behind names history the pool still
+        // has, as every refused adopt's did before; sync decides again.
+        let _ = forget_backup(lore, branch, local, &kept_at);
     }
     written?;
     Ok(Integration::Adopted {
