@@ -13,9 +13,13 @@
 # every queued lesson), sets lore.relate.backend offline, then times one
 # `git lore relate --all --yes` (process start included) under
 # /usr/bin/time. With OLD, both builds run on copies of one repository and
-# their output is compared.
-# Environment: N, OLD, GIT_LORE_BIN, POOL (the bench_pool example), W (work
-# dir; default on /dev/shm, deleted at the end). Needs a build of both:
+# their output is compared. With JUDGE=skip, a judge program that answers
+# `skip` for every lesson (lore.relate.command) replaces the offline judge:
+# every lesson is then related, one signed commit each, and no pool entry
+# changes (the run writes as a real one does).
+# Environment: N, OLD, JUDGE, GIT_LORE_BIN, POOL (the bench_pool example),
+# W (work dir; default on /dev/shm, deleted at the end unless KEEP=1).
+# Needs a build of both:
 #   cargo build --release --examples && cargo build --release
 # (the debug builds work too: GIT_LORE_BIN=target/debug/git-lore
 #  POOL=target/debug/examples/bench_pool).
@@ -35,7 +39,18 @@ LOG=/dev/null
 [ -x "$NEW" ] && [ -x "$POOL" ] || { echo "build first (see --help)" >&2; exit 1; }
 rm -rf "$W"; mkdir -p "$W/u"
 pool_at "$W/u" "$N" "$NEW" "$POOL"
-git -C "$W/u/lessons.git" config lore.relate.backend offline
+if [ "${JUDGE:-offline}" = skip ]; then
+    cat >"$W/skip-judge" <<'JUDGE'
+#!/bin/sh
+id=$(grep -o 'The candidate is [0-9A-Z]*' | head -1 | awk '{print $4}')
+printf '{"candidate_id":"%s","decisions":[{"decision":"skip","target_ids":[],"confidence":1}]}\n' "$id"
+JUDGE
+    chmod +x "$W/skip-judge"
+    git -C "$W/u/lessons.git" config lore.relate.command "$W/skip-judge"
+    git -C "$W/u/lessons.git" config lore.relate.backend command
+else
+    git -C "$W/u/lessons.git" config lore.relate.backend offline
+fi
 VERSIONS="new"; [ -n "$OLD" ] && VERSIONS="old new"
 for v in $VERSIONS; do
     cp -a "$W/u" "$W/$v"
@@ -53,8 +68,10 @@ for v in $VERSIONS; do
     echo "$v: exit $rc, wall $(( (t1 - t0) / 1000000 )) ms, $(grep -v '^Command exited' "$W/$v.time"); $(grep '^related:' "$W/$v.err" || true)"
 done
 if [ -n "$OLD" ]; then
-    if cmp -s "$W/old.out" "$W/new.out" && cmp -s "$W/old.err" "$W/new.err"; then
-        echo "old and new printed the same"
+    # The commits each run wrote differ by their time: compare without ids.
+    ids() { sed -E 's/^  [0-9a-f]{12}  /  <commit>  /' "$1"; }
+    if cmp -s <(ids "$W/old.out") <(ids "$W/new.out") && cmp -s "$W/old.err" "$W/new.err"; then
+        echo "old and new printed the same (commit ids aside)"
     else
         echo "old and new printed DIFFERENT output (kept in $W)"
         exit 1

@@ -248,15 +248,24 @@ fn entry_at(path: &str, bytes: &[u8]) -> Option<Lesson> {
 /// `bytes`: exactly what reading them again would give, without reading.
 /// A file that is no lesson entry changes nothing; one that no longer reads
 /// as its lesson drops it.
-fn fold_written(lessons: &mut Vec<Lesson>, path: &str, bytes: &[u8]) {
+/// Returns whether `lessons` changed.
+fn fold_written(lessons: &mut Vec<Lesson>, path: &str, bytes: &[u8]) -> bool {
     let at = lessons.binary_search_by(|l| layout::lesson_path(l.id).as_str().cmp(path));
     match (entry_at(path, bytes), at) {
-        (Some(l), Ok(i)) => lessons[i] = l,
-        (Some(l), Err(i)) => lessons.insert(i, l),
+        (Some(l), Ok(i)) => {
+            let changed = lessons[i] != l;
+            lessons[i] = l;
+            changed
+        }
+        (Some(l), Err(i)) => {
+            lessons.insert(i, l);
+            true
+        }
         (None, Ok(i)) => {
             lessons.remove(i);
+            true
         }
-        (None, Err(_)) => {}
+        (None, Err(_)) => false,
     }
 }
 
@@ -337,10 +346,15 @@ impl Pools {
             self.snaps.remove(i);
             return;
         }
+        let mut changed = false;
         for (path, bytes) in &landed.files {
-            fold_written(&mut snap.lessons, path, bytes);
+            changed |= fold_written(&mut snap.lessons, path, bytes);
         }
-        snap.tokens = OnceCell::new();
+        // Most verdicts (a `skip`, a relation record) change no entry: the
+        // tokens and weights still hold.
+        if changed {
+            snap.tokens = OnceCell::new();
+        }
         snap.tip = Some(landed.head);
     }
 }
@@ -943,6 +957,43 @@ mod tests {
             .collect()
     }
 
+    /// A verdict that changes no entry (a `skip`, a relation record)
+    /// keeps the pool's tokens; one that changes an entry lets them go.
+    #[test]
+    fn tokens_are_kept_across_writes_that_change_no_entry() {
+        let lessons: Vec<Lesson> = (1..=6).map(nth).collect();
+        let tip = |n: u8| ObjectId::from_bytes_or_panic(&[n; 20]);
+        let mut pools = Pools::new();
+        pools
+            .snaps
+            .push(Snapshot::new(Source::Org, Some(tip(1)), lessons));
+        pools.snaps[0].tokens();
+        let landed = |base: u8, head: u8, files: Vec<(String, Vec<u8>)>| Landed {
+            pool: Source::Org,
+            base: Some(tip(base)),
+            head: tip(head),
+            files,
+        };
+        pools.land(landed(
+            1,
+            2,
+            vec![
+                (records::related_path(test_id(1)), b"{}".to_vec()),
+                (layout::lesson_path(test_id(2)), canonical_json(&nth(2))),
+            ],
+        ));
+        assert!(pools.snaps[0].tokens.get().is_some(), "kept");
+        assert_eq!(pools.snaps[0].tip, Some(tip(2)));
+        let mut superseded = nth(3);
+        superseded.status = LessonStatus::Superseded;
+        pools.land(landed(
+            2,
+            3,
+            vec![(layout::lesson_path(test_id(3)), canonical_json(&superseded))],
+        ));
+        assert!(pools.snaps[0].tokens.get().is_none(), "let go");
+    }
+
     #[test]
     fn a_written_file_folds_in_as_reading_the_pool_again_would() {
         let mut files: BTreeMap<String, Vec<u8>> = (1..=12)
@@ -966,10 +1017,14 @@ mod tests {
             (records::related_path(test_id(1)), b"{}".to_vec()),
             (records::related_path(test_id(2)), canonical_json(&nth(2))),
         ];
-        for (path, bytes) in &writes {
+        // The same entry again: nothing changes.
+        let same = (layout::lesson_path(test_id(8)), canonical_json(&nth(8)));
+        for (path, bytes) in writes.iter().chain([&same]) {
             files.insert(path.clone(), bytes.clone());
-            fold_written(&mut lessons, path, bytes);
+            let before = lessons.clone();
+            let changed = fold_written(&mut lessons, path, bytes);
             assert_eq!(lessons, read(&files), "after {path}");
+            assert_eq!(changed, lessons != before, "what {path} changed is said");
         }
         let ids: Vec<Id> = lessons.iter().map(|l| l.id).collect();
         assert!(ids.contains(&test_id(40)) && !ids.contains(&test_id(5)));

@@ -315,6 +315,9 @@ fn tokens_shared_by_every_candidate_give_the_same_pools() {
     outside.id = Id::from_parts(1_799_000_000_000, 1);
     candidates.push(outside);
     let elsewhere = PoolTokens::new(&all[1..]);
+    // A pool of the same length where the retired entry is live again.
+    let mut revived = all.clone();
+    revived[3].status = LessonStatus::Active;
     let mut compared = 0;
     for cand in &candidates {
         let want = reference_neighbour_pool(cand, &all, &config);
@@ -328,6 +331,12 @@ fn tokens_shared_by_every_candidate_give_the_same_pools() {
             neighbour_pool_in(cand, &all, &elsewhere, &config),
             want,
             "{}",
+            cand.id
+        );
+        assert_eq!(
+            neighbour_pool_in(cand, &revived, &shared, &config),
+            reference_neighbour_pool(cand, &revived, &config),
+            "{}: tokens of a pool where an entry was not live",
             cand.id
         );
         compared += usize::from(want.is_ok_and(|p| !p.presented.is_empty()));

@@ -389,8 +389,9 @@ pub fn neighbour_pool(
 /// candidate tokenising the whole pool again.
 #[derive(Clone, Debug)]
 pub struct PoolTokens {
-    /// How many entries the pool it was built from has.
-    len: usize,
+    /// Each entry of the pool it was built from: its id and whether it was
+    /// live.
+    entries: Vec<(Id, bool)>,
     /// The live entries: their index in the pool and id.
     live: Vec<(usize, Id)>,
     /// Their token sets, in the same order.
@@ -410,21 +411,24 @@ impl PoolTokens {
             .collect();
         let tokens: Vec<BTreeSet<String>> = live.iter().map(|&(i, _)| tokens(&pool[i])).collect();
         PoolTokens {
-            len: pool.len(),
+            entries: pool.iter().map(|l| (l.id, is_live(l))).collect(),
             idf: Idf::new(&tokens),
             live,
             tokens,
         }
     }
 
-    /// Whether this was built from `pool` (by its length and the ids of its
-    /// live entries: cheap, not a proof that no entry's text changed).
+    /// Whether this was built from `pool`: the same entries, each as live
+    /// as it was (a look at every entry, far cheaper than tokenising them;
+    /// not a proof that no entry's text changed, which the caller that
+    /// keeps tokens across writes must know).
     fn of(&self, pool: &[Lesson]) -> bool {
-        self.len == pool.len()
+        self.entries.len() == pool.len()
             && self
-                .live
+                .entries
                 .iter()
-                .all(|&(i, id)| is_live(&pool[i]) && pool[i].id == id)
+                .zip(pool)
+                .all(|(&(id, live), l)| l.id == id && is_live(l) == live)
     }
 }
 
