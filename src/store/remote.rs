@@ -239,9 +239,15 @@ impl Store {
             })
         };
         let file = self.git_dir().join(name);
-        // A packed ref was written by a packing, which syncs its own file.
         if !file.is_file() {
-            return Ok(());
+            // Only in `packed-refs` (the write found the ref already at
+            // `new` and left it there): sync that file instead.
+            let packed = self.git_dir().join("packed-refs");
+            return if packed.is_file() {
+                sync(&packed)
+            } else {
+                Ok(())
+            };
         }
         sync(&file)?;
         let top = self.git_dir().join("refs");
