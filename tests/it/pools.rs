@@ -1980,13 +1980,8 @@ fn a_write_landing_while_sync_merges_is_decided_again_not_dropped() {
     );
     // The merge was built on the retraction, itself on the tip sync first
     // decided on.
-    let parents =
-        t.b.git(&["rev-parse", "pool/org^1", "pool/org^2"])
-            .ok()
-            .to_owned();
-    let [ours, theirs] = parents.lines().collect::<Vec<_>>()[..] else {
-        panic!("not a merge: {parents}")
-    };
+    let (ours, theirs) = merge_parents(&t.b.env, "pool/org");
+    let (ours, theirs) = (ours.as_str(), theirs.as_str());
     assert_eq!(Some(theirs), t.host_tip("pool/org").as_deref());
     assert_eq!(
         t.b.git(&["log", "--format=%s", &format!("{decided_on}..{ours}")])
@@ -2102,13 +2097,8 @@ fn a_write_landing_before_sync_fast_forwards_is_decided_again_as_a_merge() {
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     // The merge joins the retraction, written on the tip sync first decided
     // on, and the remote's tip.
-    let parents =
-        t.b.git(&["rev-parse", "pool/org^1", "pool/org^2"])
-            .ok()
-            .to_owned();
-    let [ours, theirs] = parents.lines().collect::<Vec<_>>()[..] else {
-        panic!("not a merge: {parents}")
-    };
+    let (ours, theirs) = merge_parents(&t.b.env, "pool/org");
+    let (ours, theirs) = (ours.as_str(), theirs.as_str());
     assert_eq!(theirs, remote_tip);
     assert_eq!(
         t.b.git(&["log", "--format=%s", &format!("{decided_on}..{ours}")])
@@ -2506,4 +2496,17 @@ fn a_signer_removed_mid_history_is_refused_from_then_on() {
         r.stdout
     );
     assert!(!r.stdout.contains(&while_trusted), "{}", r.stdout);
+}
+
+/// The two parents of the merge at `rev` in `env`'s repository.
+#[track_caller]
+fn merge_parents(env: &TestEnv, rev: &str) -> (String, String) {
+    let parents = env
+        .git(&["rev-parse", &format!("{rev}^1"), &format!("{rev}^2")])
+        .ok()
+        .to_owned();
+    match parents.lines().collect::<Vec<_>>()[..] {
+        [ours, theirs] => (ours.to_owned(), theirs.to_owned()),
+        _ => panic!("not a merge: {parents}"),
+    }
 }
