@@ -400,10 +400,10 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
                 self.pending.push((i, p));
             }
             Err(o) => {
-                if let (Some(c), Outcome::Untouched { why, .. }) = (self.claims.as_mut(), &o) {
-                    c.release(&id.to_string());
-                    self.outages.insert(id, why.clone());
-                } else if let Outcome::Untouched { why, .. } = &o {
+                if let Outcome::Untouched { why, .. } = &o {
+                    if let Some(c) = self.claims.as_mut() {
+                        c.release(&id.to_string());
+                    }
                     self.outages.insert(id, why.clone());
                 }
                 self.order.settle(i, o);

@@ -835,6 +835,53 @@ fn a_repeated_artifact_in_one_input_gets_its_first_copys_fate() {
     );
 }
 
+/// With a model, a copy is not asked about again: a copy of an artifact
+/// the model gave no answer for gets the same outage, and a copy of one
+/// written in an earlier chunk is `seen` (found by the index the run
+/// reloads after each write, or by the claim's look at history).
+#[test]
+fn a_copy_is_never_asked_again() {
+    let env = TestEnv::new();
+    env.init();
+    let calls = env.path().join("calls");
+    env.model_stub(&format!(
+        "cat >/dev/null; echo x >> {}; echo boom >&2; exit 3",
+        calls.display()
+    ));
+    let f = env.artifacts_file("outage.jsonl", &[proposable(9, 1), proposable(9, 1)]);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(r.code, 2);
+    let out = outcomes(&r.stdout);
+    let why = format!(
+        "untouched {} the model program failed (exited with status 3): boom\n",
+        ulid(9, 1)
+    );
+    assert_eq!(out, why.repeat(2));
+    assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 1);
+
+    // 256 artifacts fill the first chunk; the copy of the first comes after.
+    std::fs::remove_file(&calls).unwrap();
+    let answer = env.write("answer.json", CANDIDATE);
+    env.model_stub(&format!(
+        "cat >/dev/null; echo x >> {}; cat {}",
+        calls.display(),
+        answer.display()
+    ));
+    let mut arts: Vec<_> = (10..266).map(|n| proposable(9, n)).collect();
+    arts.push(proposable(9, 10));
+    let f = env.artifacts_file("chunks.jsonl", &arts);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    r.assert_stderr("ingest: 256 proposed, 0 declined, 1 skipped");
+    assert_eq!(
+        r.stdout.lines().last().map(outcomes),
+        Some(format!("skipped {} seen\n", ulid(9, 10)))
+    );
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap().lines().count(),
+        256
+    );
+}
+
 #[test]
 fn a_write_that_fails_mid_run_still_reports_every_artifact() {
     let env = TestEnv::new();
