@@ -652,31 +652,33 @@ impl Index {
 
     /// Every lesson with its entry, in id order.
     pub fn lessons(&self) -> Vec<(Id, LessonEntry)> {
-        let mut all: BTreeMap<Id, LessonEntry> = BTreeMap::new();
-        for l in &self.layers {
-            if let Some(recs) = l.all(LESN) {
-                all.extend(
-                    recs.chunks_exact(LES_WIDTH)
-                        .filter_map(|rec| Some((id_at(rec, 0), decode_lesson(rec)?))),
-                );
-            }
-        }
-        all.extend(self.mem.lessons.iter().map(|(k, v)| (*k, *v)));
-        all.into_iter().collect()
+        self.every(LESN, LES_WIDTH, decode_lesson, &self.mem.lessons)
     }
 
     /// Every artifact with its outcome, in id order.
     pub fn artifacts(&self) -> Vec<(Id, ArtifactOutcome)> {
-        let mut all: BTreeMap<Id, ArtifactOutcome> = BTreeMap::new();
+        self.every(ARTS, ART_WIDTH, decode_artifact, &self.mem.artifacts)
+    }
+
+    /// Every record of table `tag` (of `width` bytes, read by `decode`) of
+    /// every layer, newer over older, then what `mem` holds over them.
+    fn every<V: Copy>(
+        &self,
+        tag: Tag,
+        width: usize,
+        decode: fn(&[u8]) -> Option<V>,
+        mem: &BTreeMap<Id, V>,
+    ) -> Vec<(Id, V)> {
+        let mut all: BTreeMap<Id, V> = BTreeMap::new();
         for l in &self.layers {
-            if let Some(recs) = l.all(ARTS) {
+            if let Some(recs) = l.all(tag) {
                 all.extend(
-                    recs.chunks_exact(ART_WIDTH)
-                        .filter_map(|rec| Some((id_at(rec, 0), decode_artifact(rec)?))),
+                    recs.chunks_exact(width)
+                        .filter_map(|rec| Some((id_at(rec, 0), decode(rec)?))),
                 );
             }
         }
-        all.extend(self.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
+        all.extend(mem.iter().map(|(k, v)| (*k, *v)));
         all.into_iter().collect()
     }
 
