@@ -380,6 +380,12 @@ impl TestEnv {
     }
 
     /// Points the transform at a stub model that answers every call with
+    /// A counter of a stub program's calls, kept in the test directory
+    /// (see [`Calls::then`]).
+    pub fn calls(&self) -> Calls {
+        Calls(self.path().join("calls"))
+    }
+
     /// `candidate` (kept in `answer.json`).
     pub fn model_answers(&self, candidate: &str) {
         let answer = self.write("answer.json", candidate);
@@ -675,5 +681,32 @@ fn proposed(line: &str) -> Option<(&str, &str)> {
     match line.split_whitespace().collect::<Vec<_>>()[..] {
         ["proposed", artifact, "lesson", lesson, ..] => Some((artifact, lesson)),
         _ => None,
+    }
+}
+
+/// How many times a stub program was called.
+pub struct Calls(PathBuf);
+
+impl Calls {
+    /// A stub script that reads its stdin, notes the call, then runs `rest`.
+    pub fn then(&self, rest: &str) -> String {
+        format!("cat >/dev/null; echo x >> {}; {rest}", self.0.display())
+    }
+
+    /// The calls so far.
+    pub fn count(&self) -> usize {
+        std::fs::read_to_string(&self.0)
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    }
+
+    /// Starts counting again.
+    pub fn reset(&self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+
+    /// The file the calls are noted in.
+    pub fn path(&self) -> &Path {
+        &self.0
     }
 }

@@ -843,11 +843,8 @@ fn a_repeated_artifact_in_one_input_gets_its_first_copys_fate() {
 fn a_copy_is_never_asked_again() {
     let env = TestEnv::new();
     env.init();
-    let calls = env.path().join("calls");
-    env.model_stub(&format!(
-        "cat >/dev/null; echo x >> {}; echo boom >&2; exit 3",
-        calls.display()
-    ));
+    let calls = env.calls();
+    env.model_stub(&calls.then("echo boom >&2; exit 3"));
     let f = env.artifacts_file("outage.jsonl", &[proposable(9, 1), proposable(9, 1)]);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
     assert_eq!(r.code, 2);
@@ -857,16 +854,12 @@ fn a_copy_is_never_asked_again() {
         ulid(9, 1)
     );
     assert_eq!(out, why.repeat(2));
-    assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 1);
+    assert_eq!(calls.count(), 1);
 
     // 256 artifacts fill the first chunk; the copy of the first comes after.
-    std::fs::remove_file(&calls).unwrap();
+    calls.reset();
     let answer = env.write("answer.json", CANDIDATE);
-    env.model_stub(&format!(
-        "cat >/dev/null; echo x >> {}; cat {}",
-        calls.display(),
-        answer.display()
-    ));
+    env.model_stub(&calls.then(&format!("cat {}", answer.display())));
     let mut arts: Vec<_> = (10..266).map(|n| proposable(9, n)).collect();
     arts.push(proposable(9, 10));
     let f = env.artifacts_file("chunks.jsonl", &arts);
@@ -876,10 +869,7 @@ fn a_copy_is_never_asked_again() {
         r.stdout.lines().last().map(outcomes),
         Some(format!("skipped {} seen\n", ulid(9, 10)))
     );
-    assert_eq!(
-        std::fs::read_to_string(&calls).unwrap().lines().count(),
-        256
-    );
+    assert_eq!(calls.count(), 256);
 }
 
 #[test]
@@ -1050,11 +1040,10 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     // The model is slow enough for the runs to overlap, and counts its
     // calls: a run that asked printed the decline, one that found the
     // artifact claimed asked nothing.
-    let calls = env.path().join("calls");
-    env.model_stub(&format!(
-        r#"cat >/dev/null; echo x >> {}; sleep 1; echo '{{ "eligible": false, "reason": "no_resolution" }}'"#,
-        calls.display()
-    ));
+    let calls = env.calls();
+    env.model_stub(
+        &calls.then(r#"sleep 1; echo '{ "eligible": false, "reason": "no_resolution" }'"#),
+    );
     let commits = env.ledger_commits().len();
     let runs: Vec<_> = (0..4)
         .map(|_| env.spawn_lore(&["ingest", "--redo", &artifact]))
@@ -1071,7 +1060,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
             claimed += 1;
         }
     }
-    let asked = std::fs::read_to_string(&calls).unwrap().lines().count();
+    let asked = calls.count();
     assert_eq!(asked, declined, "one model call per run that redid it");
     assert_eq!(declined + claimed, 4);
     assert!(claimed >= 1, "overlapping runs leave it to the one asking");
@@ -1158,17 +1147,16 @@ fn a_redo_killed_midway_keeps_its_written_chunk() {
     let declined = env.ledger_commits().len();
 
     // The model now proposes, and the run dies during its 260th call.
-    let calls = env.path().join("calls");
+    let calls = env.calls();
     let pid = env.path().join("pid");
     let answer = env.write("answer.json", CANDIDATE);
-    env.model_stub(&format!(
-        "cat >/dev/null; echo x >> {calls}; \
-         if [ -e {pid} ] && [ $(wc -l < {calls}) -eq 260 ]; then kill -9 $(cat {pid}); sleep 5; fi; \
+    env.model_stub(&calls.then(&format!(
+        "if [ -e {pid} ] && [ $(wc -l < {calls}) -eq 260 ]; then kill -9 $(cat {pid}); sleep 5; fi; \
          cat {answer}",
-        calls = calls.display(),
+        calls = calls.path().display(),
         pid = pid.display(),
         answer = answer.display()
-    ));
+    )));
     let child = env.spawn_lore(&["ingest", "--redo-declined"]);
     std::fs::write(&pid, child.id().to_string()).unwrap();
     let o = child.wait_with_output().unwrap();
@@ -1184,12 +1172,12 @@ fn a_redo_killed_midway_keeps_its_written_chunk() {
 
     // The next run asks about what is left but the four the dead run held.
     std::fs::remove_file(&pid).unwrap();
-    std::fs::remove_file(&calls).unwrap();
+    calls.reset();
     let r = env.lore(&["ingest", "--redo-declined"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     r.assert_stderr("ingest: 16 proposed, 0 declined, 4 skipped, 0 untouched");
     assert_eq!(r.stdout.matches(" claimed\n").count(), 4, "{}", r.stdout);
-    assert_eq!(std::fs::read_to_string(&calls).unwrap().lines().count(), 16);
+    assert_eq!(calls.count(), 16);
     assert_eq!(env.ledger_commits().len(), declined + CHUNK + 16);
     env.assert_verifies();
 }
