@@ -20,7 +20,11 @@
 # GIT_CONFIG_NOSYSTEM=1, GIT_CONFIG_GLOBAL=/dev/null, GIT_LORE_REPO set,
 # no other GIT_* variable).
 #
-# The letters (a)-(h) are the ones docs/PERFORMANCE.md uses.
+# The letters (a)-(h) are the ones docs/PERFORMANCE.md uses. Issue 13's
+# goals have scripts of their own, each comparing in one run: bench/write.sh
+# (batch time, size at every moment and peak RSS against git fast-import, at
+# N=10000 and N=100000) and bench/short.sh (one-record commands against git
+# commit-tree + update-ref).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
