@@ -213,6 +213,7 @@ impl TestEnv {
 
     /// Runs `git lore verify` and checks that it verified everything,
     /// showing what it said when it did not.
+    #[track_caller]
     pub fn assert_verifies(&self) {
         let r = self.lore(&["verify"]);
         assert_eq!(r.code, 0, "verify: {}{}", r.stdout, r.stderr);
@@ -253,17 +254,23 @@ impl TestEnv {
     /// `git fsck --full` is clean (dangling objects of lost races are fine).
     #[track_caller]
     pub fn assert_fsck(&self) {
-        // A command that wrote may have started `git gc --auto` in the
-        // background; fsck while it swaps packs would see a moving target.
-        let pid = self.repo().join("gc.pid");
+        self.assert_fsck_at(&self.repo());
+    }
+
+    /// `git fsck --full` of the repository at `repo` is clean, once the
+    /// background gc and repack git-lore may have started there are done
+    /// (fsck while they swap packs would see a moving target).
+    #[track_caller]
+    pub fn assert_fsck_at(&self, repo: &Path) {
+        let pid = repo.join("gc.pid");
         for _ in 0..600 {
             if !pid.exists() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
-        self.wait_for_repack();
-        let r = self.git(&["fsck", "--full", "--no-dangling"]);
+        wait_for_repack_in(repo);
+        let r = self.git_in(repo, &["fsck", "--full", "--no-dangling"]);
         assert_eq!(r.code, 0, "fsck failed:\n{}\n{}", r.stdout, r.stderr);
         assert!(
             !r.stderr.contains("error"),
@@ -379,13 +386,13 @@ impl TestEnv {
         self.config("lore.transform.command", p.to_str().unwrap());
     }
 
-    /// Points the transform at a stub model that answers every call with
     /// A counter of a stub program's calls, kept in the test directory
     /// (see [`Calls::then`]).
     pub fn calls(&self) -> Calls {
         Calls(self.path().join("calls"))
     }
 
+    /// Points the transform at a stub model that answers every call with
     /// `candidate` (kept in `answer.json`).
     pub fn model_answers(&self, candidate: &str) {
         let answer = self.write("answer.json", candidate);

@@ -87,16 +87,12 @@ fn bare_remote(env: &TestEnv, name: &str) -> std::path::PathBuf {
     remote
 }
 
+/// The refs of `remote` (git must succeed: an empty answer from a failed
+/// git would pass for "nothing reached the remote").
 fn remote_refs(env: &TestEnv, remote: &std::path::Path) -> String {
-    let o = std::process::Command::new("git")
-        .arg("--git-dir")
-        .arg(remote)
-        .args(["for-each-ref", "--format=%(refname)"])
-        .env_clear()
-        .envs(env.vars())
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    env.git_in(remote, &["for-each-ref", "--format=%(refname)"])
+        .ok()
+        .to_owned()
 }
 
 #[test]

@@ -455,20 +455,7 @@ fn the_readme_tour_works_as_written() {
     );
     // The tour's repository sits at the default location, outside what
     // TestEnv checks when it is dropped.
-    crate::common::wait_for_repack_in(&repo);
-    let fsck = std::process::Command::new("git")
-        .arg("--git-dir")
-        .arg(&repo)
-        .args(["fsck", "--full", "--no-dangling"])
-        .env_clear()
-        .envs(env.vars())
-        .output()
-        .unwrap();
-    assert!(
-        fsck.status.success() && !String::from_utf8_lossy(&fsck.stderr).contains("error"),
-        "fsck of the tour's repository: {}",
-        String::from_utf8_lossy(&fsck.stderr)
-    );
+    env.assert_fsck_at(&repo);
     let settings = std::fs::read_to_string(clone.join(".claude/settings.json")).unwrap();
     assert!(
         settings.contains("SessionStart") && settings.contains("SessionEnd"),
