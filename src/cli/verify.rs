@@ -79,8 +79,6 @@ fn pre_receive(ctx: &Ctx) -> ui::Result {
     Ok(Exit::Refused)
 }
 
-/// `verify --pool TIER A..B`: a forge checkout's pull request, checked as
-/// a host would check the push.
 /// One GitHub Actions workflow command that annotates the check with a
 /// problem: `::error title=…::<message>` and a newline. Workflow commands
 /// end at a newline, so `%`, CR and LF in the message are escaped as GitHub
@@ -98,6 +96,8 @@ fn annotation(tier: impl std::fmt::Display, commit: &str, problem: &str) -> Stri
     )
 }
 
+/// `verify --pool TIER A..B`: a forge checkout's pull request, checked as
+/// a host would check the push.
 fn pool_range(ctx: &Ctx, tier: &str, range: &str, github: bool, json: bool) -> ui::Result {
     let tier = ui::parse_tier(tier, false)?;
     let store = git_lore::store::Store::open_receiving(&ctx.repo, ctx.env.host(), None)

@@ -810,14 +810,23 @@ fn check_replaces(
 ) -> Result<Vec<String>, LoreError> {
     // Only a commit this one descends from: a decline on another branch,
     // in quarantine or dangling is history nobody verified as this one's.
-    let named = store
-        .resolve(replaces.as_str())
-        .ok()
-        .filter(|&id| store.merge_base(id, info.id).ok().flatten() == Some(id))
-        .and_then(|id| store.commit_info(id).ok());
+    // A name that resolves to no commit is no decline; a store that cannot
+    // be read is an error, not a finding. The ancestry walk comes last, for
+    // a decline of the right artifact only.
+    let named = match store.resolve(replaces.as_str()).ok() {
+        Some(id) => Some((id, store.commit_info(id)?.event)),
+        None => None,
+    };
     let mut problems = Vec::new();
-    match named.map(|c| c.event) {
-        Some(Ok(Event::Decline { artifact: a, .. })) if a == artifact => {}
+    match named {
+        Some((id, Ok(Event::Decline { artifact: a, .. }))) if a == artifact => {
+            if store.merge_base(id, info.id)? != Some(id) {
+                problems.push(format!(
+                    "Lore-Replaces names {}, which is not in this commit's history",
+                    replaces.as_str()
+                ));
+            }
+        }
         Some(_) => problems.push(format!(
             "Lore-Replaces names {}, which is not a decline of artifact {artifact}",
             replaces.as_str()

@@ -399,14 +399,13 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
                 self.asked.insert(id, i);
                 self.pending.push((i, p));
             }
-            Err(o) => {
-                if let Outcome::Untouched { why, .. } = &o {
-                    if let Some(c) = self.claims.as_mut() {
-                        c.release(&id.to_string());
-                    }
-                    self.outages.insert(id, why.clone());
+            Err(why) => {
+                if let Some(c) = self.claims.as_mut() {
+                    c.release(&id.to_string());
                 }
-                self.order.settle(i, o);
+                self.outages.insert(id, why.clone());
+                self.order
+                    .settle(i, Outcome::Untouched { artifact: id, why });
             }
         }
     }
@@ -569,7 +568,7 @@ pub fn redo(
                 i,
                 Outcome::Untouched {
                     artifact: id,
-                    why: "not attempted: the run stopped at an earlier error".into(),
+                    why: NOT_ATTEMPTED.into(),
                 },
             );
             continue;
@@ -668,30 +667,32 @@ fn decline_commits(lore: &Lore, ids: &[Id]) -> Result<HashMap<Id, gix::ObjectId>
     Ok(found)
 }
 
+/// Why an item the run never got to has no outcome.
+const NOT_ATTEMPTED: &str = "not attempted: the run stopped at an earlier error";
+
 /// The outcome of an item the run never got to.
 fn not_attempted(item: Item) -> Outcome {
-    let why = "not attempted: the run stopped at an earlier error".to_owned();
     match item.artifact {
         Ok(a) => Outcome::Untouched {
             artifact: a.id,
-            why,
+            why: NOT_ATTEMPTED.into(),
         },
         Err(_) => Outcome::Invalid {
             source: item.source,
-            why: InputError::Type(why),
+            why: InputError::Type(NOT_ATTEMPTED.into()),
         },
     }
 }
 
-/// Asks the backend about one artifact: the determination to write, or the
-/// outcome of an outage (untouched).
+/// Asks the backend about one artifact: the determination to write, or why
+/// the model gave no answer (an outage: the artifact stays untouched).
 fn determine(
     lore: &mut Lore,
     backend: &Backend,
     template: &str,
     artifact: Box<Artifact>,
     redo: Option<Redo>,
-) -> Result<Pending, Outcome> {
+) -> Result<Pending, String> {
     let decided = match backend {
         Backend::Offline => {
             let text = pipeline::offline_transform::transform(&artifact);
@@ -703,12 +704,7 @@ fn determine(
             let prompt = transform::render_prompt(template, &artifact);
             match backend.ask(&prompt, &[]) {
                 Ok(answer) => transform::decide(&answer, &artifact),
-                Err(outage) => {
-                    return Err(Outcome::Untouched {
-                        artifact: artifact.id,
-                        why: outage.to_string(),
-                    })
-                }
+                Err(outage) => return Err(outage.to_string()),
             }
         }
     };
@@ -781,19 +777,28 @@ fn subject_text(s: &str, max: usize) -> String {
     }
 }
 
+/// Whether history already has what this run is determining: any outcome
+/// for a new artifact; for a redo, anything but the decline it read (a redo
+/// that proposed leaves the decline record, one that declined anew replaces
+/// it). `record` reads the artifact's decline record as history has it now.
+fn determined<E>(
+    outcome: Option<ArtifactOutcome>,
+    redo: Option<&Redo>,
+    record: impl FnOnce() -> Result<Option<Vec<u8>>, E>,
+) -> Result<bool, E> {
+    Ok(match redo {
+        None => outcome.is_some(),
+        Some(_) if !matches!(outcome, Some(ArtifactOutcome::Declined { .. })) => true,
+        Some(r) => record()?.as_deref() != Some(&r.record[..]),
+    })
+}
+
 /// Commits one determination, unless history already has the artifact.
 fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Outcome, LoreError> {
     let aid = p.artifact_id();
-    let current = match p.redo() {
-        // A redo replaces the decline it read, and only while it is the
-        // artifact's outcome (a redo that proposed leaves the record).
-        Some(redo) => {
-            !matches!(tx.artifact(aid), Some(ArtifactOutcome::Declined { .. }))
-                || tx.read(&layout::decline_path(aid))?.as_deref() != Some(&redo.record[..])
-        }
-        None => tx.artifact(aid).is_some(),
-    };
-    if current {
+    if determined(tx.artifact(aid), p.redo(), || {
+        tx.read(&layout::decline_path(aid))
+    })? {
         // Another writer determined it while we asked the model.
         return Ok(Outcome::Skipped {
             artifact: aid,
@@ -926,21 +931,13 @@ fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id, redo: Option<&Redo>) 
         Ok(Take::Taken) => {
             // Another run may have written it and let go since this run
             // read what it knows: ask history again before asking a model.
-            let outcome = Index::load(&lore.store)
-                .ok()
-                .and_then(|index| index.artifact(id));
-            let done = match redo {
-                // A redo that proposed leaves the decline record; one that
-                // declined anew replaces it.
-                Some(r) => {
-                    !matches!(outcome, Some(ArtifactOutcome::Declined { .. }))
-                        || lore
-                            .store
-                            .read(Branch::Ledger, &layout::decline_path(id))
-                            .is_ok_and(|now| now.as_deref() != Some(&r.record[..]))
-                }
-                None => outcome.is_some(),
-            };
+            // History that cannot be read is no answer: the model is asked,
+            // and the write checks again.
+            let index = Index::load(&lore.store).ok()?;
+            let done = determined(index.artifact(id), redo, || {
+                lore.store.read(Branch::Ledger, &layout::decline_path(id))
+            })
+            .unwrap_or(false);
             done.then(|| {
                 c.release(&id.to_string());
                 Outcome::Skipped {

@@ -56,7 +56,7 @@ fn id_field(v: &Option<Value>, key: &str) -> Option<String> {
 /// Whether `id`'s pool entry exists in the commit's tree.
 fn exists(store: &Store, info: &CommitInfo, id: Id) -> Result<bool, LoreError> {
     Ok(store
-        .read_in_tree(info.tree, &layout::lesson_path(id))?
+        .blob_id_in_tree(info.tree, &layout::lesson_path(id))?
         .is_some())
 }
 
