@@ -625,9 +625,9 @@ fn own_commits_verify(
 fn entry_count(store: &Store, tip: Option<ObjectId>) -> Result<usize, LoreError> {
     let Some(tip) = tip else { return Ok(0) };
     Ok(store
-        .diff(None, Some(store.tree_of(tip)?))?
+        .paths_at(tip, "lessons")?
         .iter()
-        .filter(|c| matches!(layout::classify(&c.path), Some(RecordPath::Lesson(_))))
+        .filter(|(path, _)| matches!(layout::classify(path), Some(RecordPath::Lesson(_))))
         .count())
 }
 

@@ -396,14 +396,19 @@ impl Store {
     }
 
     /// Another handle on the same repository, for another thread (a gix
-    /// repository is not shared between threads; its object store is).
-    pub fn handle(&self) -> Store {
-        // A clone of a gix repository gets the caches its configuration
-        // asks for, not the ones set on the original.
+    /// A clone of the repository with the caches the store sets: a clone
+    /// of a gix repository gets the caches its configuration asks for, not
+    /// the ones set on the original.
+    pub(crate) fn tuned_repo(&self) -> gix::Repository {
         let mut repo = self.repo.clone();
         tune_caches(&mut repo);
+        repo
+    }
+
+    /// repository is not shared between threads; its object store is).
+    pub fn handle(&self) -> Store {
         Store {
-            repo,
+            repo: self.tuned_repo(),
             git_dir: self.git_dir.clone(),
             host: self.host.clone(),
             batch: self.batch,

@@ -1,14 +1,14 @@
 //! Making a transaction's objects durable: one pack with its index, or loose
 //! objects when there are only a few.
 //!
-//! A transaction writes its blobs, trees and signed commits into memory
-//! (gix's object memory, so the transaction reads back what it wrote) and
-//! hands them here at the end of the attempt, before the compare-and-swap.
-//! Above [`LOOSE_MAX`] objects they become one pack (format version 2;
-//! trees as deltas of their previous version, records and commits as
-//! deltas of the one before them, within the pack) and its version-2
-//! index, written
-//! beside the object store: the pack first, then the index, each to a
+//! A transaction writes its blobs and signed commits into memory (gix's
+//! object memory, so the transaction reads back what it wrote) and its
+//! trees into [`super::trees`], and hands them here at the end of the
+//! attempt, before the compare-and-swap. Above [`LOOSE_MAX`] objects they
+//! become one pack (format version 2; each tree whole or, older versions,
+//! as the delta of its successor `trees` made; records and commits as
+//! deltas of the one before them, within the pack) and its version-2 index,
+//! written beside the object store: the pack first, then the index, each to a
 //! temporary file that is synced and renamed into place. git and gix only
 //! look at packs through their `.idx`, so a pack is invisible until its
 //! index is whole, and a crash at any instant leaves at worst an unindexed
