@@ -217,6 +217,12 @@ impl LoreError {
             LoreError::Store(
                 StoreError::Contended { .. } | StoreError::Moved { .. } | StoreError::Remote { .. },
             ) => Class::Undetermined,
+            // Another process holds a lock (the index's): retry.
+            LoreError::Store(StoreError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::WouldBlock =>
+            {
+                Class::Undetermined
+            }
             e if out_of_room(e) => Class::Undetermined,
             _ => Class::Refused,
         }

@@ -740,6 +740,34 @@ fn the_index_answers_the_same_after_deletion_and_after_a_rewrite() {
         r.ok(),
         "index: 4 artifacts, 4 lessons, 0 pool entries (rebuilt from history)\n"
     );
+
+    // Another process writing the index: a rebuild that could write
+    // nothing says so, instead of claiming it rebuilt.
+    let chain = std::fs::read(env.repo().join("lore/index")).unwrap();
+    let mut holder = std::process::Command::new("flock")
+        .arg(env.repo().join("lore/index.lock"))
+        .args(["sleep", "30"])
+        .spawn()
+        .unwrap();
+    while std::process::Command::new("flock")
+        .args(["-n"])
+        .arg(env.repo().join("lore/index.lock"))
+        .arg("true")
+        .status()
+        .unwrap()
+        .success()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let r = env.lore(&["index", "--rebuild"]);
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(r.code, 2, "contention: safe to retry; {}", r.stdout);
+    assert_eq!(r.stdout, "");
+    r.assert_stderr(
+        "another git-lore process is writing the index; run `git lore index --rebuild` again",
+    );
+    assert_eq!(std::fs::read(env.repo().join("lore/index")).unwrap(), chain);
 }
 
 /// The index's layer files, name and bytes, largest first.

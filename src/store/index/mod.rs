@@ -506,7 +506,13 @@ impl Index {
         let mut index = Index::empty(store.lore_dir().join("index"));
         index.catch_up(store)?;
         index.rebuilt = true;
-        index.persist()?;
+        // `catch_up` wrote it, unless another process held the lock.
+        if !index.persist()? {
+            return Err(StoreError::Io {
+                context: "another git-lore process is writing the index; run `git lore index --rebuild` again".into(),
+                source: std::io::Error::from(std::io::ErrorKind::WouldBlock),
+            });
+        }
         Ok(index)
     }
 
@@ -897,7 +903,10 @@ impl Index {
     /// leaves at worst a chain cut short (its checks fail, and the index is
     /// rebuilt), never one naming a layer whose data did not reach the
     /// disk.
-    fn persist(&mut self) -> Result<(), StoreError> {
+    ///
+    /// Returns whether the index on disk is now this one: `false` when the
+    /// lock was held or the chain had moved, and nothing was written.
+    fn persist(&mut self) -> Result<bool, StoreError> {
         let full = self.layers.is_empty();
         let refs: Vec<RefState> = self.refs.values().cloned().collect();
         if !full && self.mem.len() == 0 {
@@ -906,7 +915,7 @@ impl Index {
                 layers: self.layer_refs(self.layers.len()),
             });
             if self.chain.as_ref() == Some(&same) {
-                return Ok(());
+                return Ok(true);
             }
         }
         let dir = self
@@ -923,16 +932,16 @@ impl Index {
             format!("locking {}", lock_path.display())
         })?
         else {
-            return Ok(());
+            return Ok(false);
         };
         if !full && read_regular(&self.path, format::MAX_CHAIN) != self.chain {
-            return Ok(());
+            return Ok(false);
         }
         let mut start = self.layers.len();
         let mut new = None;
         if self.mem.len() > 0 {
             let Some(tables) = merge(&[], &self.mem, full) else {
-                return Ok(());
+                return Ok(false);
             };
             let fresh = format::encode_layer(tables);
             let mut sum = fresh.len() as u64;
@@ -944,7 +953,7 @@ impl Index {
                 fresh
             } else {
                 let Some(tables) = merge(&self.layers[start..], &self.mem, start == 0) else {
-                    return Ok(());
+                    return Ok(false);
                 };
                 format::encode_layer(tables)
             });
@@ -978,7 +987,7 @@ impl Index {
                 .map(str::to_owned);
             let Some(name) = name else {
                 let _ = fs::remove_file(&path);
-                return Ok(());
+                return Ok(false);
             };
             layers.push(LayerRef {
                 name: name.clone(),
@@ -1022,7 +1031,7 @@ impl Index {
         }
         self.chain = Some(chain);
         self.mem = Overlay::default();
-        Ok(())
+        Ok(true)
     }
 }
 
