@@ -179,33 +179,29 @@ impl<'s> Tx<'s> {
 
     /// Reads `path` as of this transaction's in-progress tree.
     pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let entry = self.editor.get(path.split('/')).map(|e| (e.mode, e.oid));
+        let entry = match self.editor.get(path.split('/')) {
+            Some(e) => Some((e.mode, e.oid)),
+            // The editor only knows trees it has loaded or written; look in
+            // the tree of the in-progress head.
+            None => match self.head {
+                Some(head) => {
+                    let tree = self
+                        .repo
+                        .find_commit(head)
+                        .ctx(|| format!("reading commit {head}"))?
+                        .tree_id()
+                        .ctx(|| format!("reading the tree of {head}"))?;
+                    self.trees.entry(tree.detach(), path)?
+                }
+                None => None,
+            },
+        };
         match entry {
             Some((mode, oid)) if mode.is_blob() => {
                 let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
                 Ok(Some(blob.data.clone()))
             }
-            Some(_) => Ok(None),
-            None => {
-                // The editor only knows trees it has loaded or written; fall
-                // back to the tree of the in-progress head.
-                let Some(head) = self.head else {
-                    return Ok(None);
-                };
-                let tree = self
-                    .repo
-                    .find_commit(head)
-                    .ctx(|| format!("reading commit {head}"))?
-                    .tree_id()
-                    .ctx(|| format!("reading the tree of {head}"))?;
-                match self.trees.entry(tree.detach(), path)? {
-                    Some((mode, oid)) if mode.is_blob() => {
-                        let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
-                        Ok(Some(blob.data.clone()))
-                    }
-                    _ => Ok(None),
-                }
-            }
+            _ => Ok(None),
         }
     }
 
