@@ -110,7 +110,8 @@ fn move_legacy_backup(lore: &Lore, tier: Source) -> Result<(), LoreError> {
         |(l, m)| LoreError::Input {
             what: format!("the backups of pool/{tier}"),
             why: format!(
-                "{legacy} ({l}) and {moving} ({m}) name different commits; keep both under other names and delete these two, then sync again"
+                "{legacy} ({l}) and {moving} ({m}) name different commits; keep each under its own tip's name, then sync again: g='git -C {repo}'; $g update-ref {legacy}.legacy {l} && $g update-ref -d {legacy} && $g update-ref {legacy}/{l} {l} && $g update-ref -d {legacy}.legacy && $g update-ref {legacy}/{m} {m} && $g update-ref -d {moving}",
+                repo = store.git_dir().display()
             ),
         },
     )?;
