@@ -99,15 +99,6 @@ ln -sf "$BIN" "$W/bin/git-lore"
 # lore_init DIR: a fresh lesson repository at DIR/lessons.git.
 lore_init() { (hermetic "$1" "$W/bin"; "$BIN" init >"$1/init.out" 2>&1) || die "init $1"; }
 
-# settle GITDIR: wait for a background `git gc --auto` started by git-lore.
-settle() {
-    local gd=$1
-    sleep 0.3
-    while [ -e "$gd/gc.pid" ] || pgrep -f -- "--git-dir $gd gc" >/dev/null 2>&1; do
-        sleep 0.2
-    done
-}
-
 # sizes GITDIR KEY WHAT: du -sk of objects/ plus loose/pack counts.
 sizes() {
     local gd=$1 key=$2 what=$3 kb co

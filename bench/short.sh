@@ -66,20 +66,14 @@ if [ "$BUILD" = 1 ] && [ -z "${GIT_LORE_BIN:-}" ]; then
 fi
 [ -x "$BIN" ] || die "no binary at $BIN"
 
-for v in $(compgen -e); do
-    case $v in GIT_*|XDG_*) unset "$v" ;; esac
-done
-mkdir -p "$W/home"
-export HOME=$W/home GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-export GIT_LORE_REPO=$W/lessons.git LC_ALL=C
+hermetic "$W"
 GD=$GIT_LORE_REPO
 
 say "N=$N RUNS=$RUNS out=$OUT; $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$LIB/gen_artifacts.py" --n "$N" --seed 1 --jsonl "$W/artifacts.jsonl" >/dev/null
 "$BIN" init >"$W/init.out" 2>&1 || die "init"
 "$BIN" ingest "$W/artifacts.jsonl" >"$W/ingest.out" 2>"$W/ingest.err" || die "ingest: $(tail -2 "$W/ingest.err")"
-pid=$(cat "$GD/lore/repack.pid" 2>/dev/null || echo)
-while [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null; do sleep 0.2; done
+settle "$GD"
 say "repository: $N lessons, $(ls "$GD/objects/pack" | grep -c '\.pack$') pack(s), objects/ $(du -sk "$GD/objects" | cut -f1) KiB, index $(stat -c %s "$GD/lore/index") bytes"
 
 awk '/^proposed/ {print $4}' "$W/ingest.out" >"$W/lessons"

@@ -87,8 +87,7 @@ wall=$(since "$t0")
 after=$(kb "$GD")
 co_after=$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')
 t1=$(now)
-pid=$(cat "$GD/lore/repack.pid" 2>/dev/null || echo)
-while [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null; do sleep 0.2; done
+settle "$GD"
 settle=$(since "$t1")
 kill "$SAMPLER" 2>/dev/null || true
 wait "$SAMPLER" 2>/dev/null || true

@@ -38,6 +38,20 @@ pool_at() {
     as "$d" "$bin" init --email ana@example.org >/dev/null 2>&1
     say "pool of $n"
     as "$d" "$gen" "$d/lessons.git" "$(dirname "$d")/project" "$n" >/dev/null 2>&1
-    # git-lore may be repacking in the background: gc until it succeeds.
-    until git -C "$d/lessons.git" gc --quiet 2>/dev/null; do sleep 2; done
+    settle "$d/lessons.git"
+    git -C "$d/lessons.git" gc --quiet || die "git gc of the pool"
+}
+
+# settle GITDIR: waits for the background work a git-lore command may
+# leave in GITDIR: a `git gc --auto` (gc.pid) and the repack or
+# commit-graph write named by lore/repack.pid (until it exits; a zombie
+# counts as done).
+settle() {
+    local gd=$1 pid
+    while [ -e "$gd/gc.pid" ]; do sleep 0.2; done
+    pid=$(cat "$gd/lore/repack.pid" 2>/dev/null || echo)
+    while [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null; do
+        sleep 0.2
+    done
+    while [ -e "$gd/gc.pid" ]; do sleep 0.2; done
 }
