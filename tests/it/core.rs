@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::TestEnv;
+use crate::common::{Sign, TestEnv};
 
 #[test]
 fn init_creates_a_repository_stock_git_verifies() {
@@ -197,67 +197,6 @@ fn a_relative_repository_path_works_from_anywhere() {
     assert_eq!(code, Some(0), "{err}");
 }
 
-/// Builds a commit on the ledger with plain git and moves the ledger to it.
-fn git_commit_on_ledger(
-    env: &TestEnv,
-    extra: &[&str],
-    message: &str,
-    add: Option<(&str, &str)>,
-) -> String {
-    let tree = match add {
-        None => env
-            .git(&["rev-parse", "ledger^{tree}"])
-            .ok()
-            .trim()
-            .to_owned(),
-        Some((path, content)) => {
-            let blob = env
-                .git_stdin(&["hash-object", "-w", "--stdin"], content)
-                .ok()
-                .trim()
-                .to_owned();
-            let index = env.path().join("tmp-index");
-            let idx = index.to_str().unwrap();
-            let with_index = |args: &[&str]| {
-                let mut c = std::process::Command::new("git");
-                c.arg("--git-dir")
-                    .arg(env.repo())
-                    .args(args)
-                    .env_clear()
-                    .envs(env.vars())
-                    .env("GIT_INDEX_FILE", idx);
-                let o = c.output().unwrap();
-                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-                String::from_utf8_lossy(&o.stdout).into_owned()
-            };
-            with_index(&["read-tree", "ledger"]);
-            with_index(&[
-                "update-index",
-                "--add",
-                "--cacheinfo",
-                &format!("100644,{blob},{path}"),
-            ]);
-            let t = with_index(&["write-tree"]);
-            let _ = std::fs::remove_file(&index);
-            t.trim().to_owned()
-        }
-    };
-    // A message starting with "-S\0" asks for a signed commit.
-    let (sign, message) = match message.strip_prefix("-S\0") {
-        Some(m) => (true, m),
-        None => (false, message),
-    };
-    let mut args = extra.to_vec();
-    args.extend(["commit-tree", tree.as_str(), "-p", "ledger"]);
-    if sign {
-        args.push("-S");
-    }
-    args.extend(["-m", message]);
-    let id = env.git(&args).ok().trim().to_owned();
-    env.git(&["update-ref", "refs/heads/ledger", &id]).ok();
-    id
-}
-
 #[test]
 fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
     let env = TestEnv::new();
@@ -269,7 +208,7 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
     );
 
     let config_msg = "config: tweak\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: rubrics";
-    let unsigned = git_commit_on_ledger(&env, &["-c", "commit.gpgSign=false"], config_msg, None);
+    let unsigned = env.forge("ledger", Some("ledger"), &[], config_msg, Sign::Unsigned);
 
     let other = env.path().join("other_key");
     let kg = std::process::Command::new("ssh-keygen")
@@ -278,20 +217,18 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         .status()
         .unwrap();
     assert!(kg.success());
-    let other_key = format!("user.signingkey={}", other.display());
-    let stranger = git_commit_on_ledger(
-        &env,
-        &["-c", &other_key],
-        &format!("-S\0{config_msg}"),
-        None,
-    );
+    let stranger = env.forge("ledger", Some("ledger"), &[], config_msg, Sign::Key(&other));
 
     // Signed by the right key, but says "config" while it adds a proposal.
-    let sneaky = git_commit_on_ledger(
-        &env,
-        &[],
-        &format!("-S\0{config_msg}"),
-        Some(("proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json", "{}\n")),
+    let sneaky = env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(
+            "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            Some("{}\n"),
+        )],
+        config_msg,
+        Sign::Repo,
     );
     assert_eq!(
         env.git(&["log", "-1", "--format=%G?", &sneaky]).ok(),
