@@ -378,29 +378,13 @@ fn an_artifact_stays_seen_after_its_record_is_deleted_from_the_tree() {
     let lesson = crate::common::lesson_of(out.ok());
     // Remove the proposal with a signed commit made by plain git.
     let path = fanout("proposals", &lesson);
-    let idx = env.path().join("idx");
-    let with_index = |args: &[&str]| {
-        let o = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(env.repo())
-            .args(args)
-            .env_clear()
-            .envs(env.vars())
-            .env("GIT_INDEX_FILE", &idx)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        String::from_utf8_lossy(&o.stdout).trim().to_owned()
-    };
-    with_index(&["read-tree", "ledger"]);
-    with_index(&["rm", "--cached", "-q", &path]);
-    let tree = with_index(&["write-tree"]);
-    let c = env
-        .git(&["commit-tree", "-S", &tree, "-p", "ledger", "-m", "drop it"])
-        .ok()
-        .trim()
-        .to_owned();
-    env.git(&["update-ref", "refs/heads/ledger", &c]).ok();
+    env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(&path, None)],
+        "drop it",
+        crate::common::Sign::Repo,
+    );
     assert!(env.ledger_file(&path).is_none());
     std::fs::remove_file(env.repo().join("lore/index")).ok();
 
