@@ -43,12 +43,12 @@ pub const LOOSE_MAX: usize = 64;
 /// Writes a transaction's objects durably into `repo`'s object store:
 /// `objects` (its blobs and commits) and `trees` (whole, and as deltas; see
 /// [`super::trees`]), all but those already on disk. Loose when there are
-/// at most [`LOOSE_MAX`], else as one pack. Returns how they were written.
+/// at most [`LOOSE_MAX`], else as one pack.
 pub fn persist(
     repo: &gix::Repository,
     objects: &gix::odb::memory::Storage,
     trees: &Written,
-) -> Result<Wrote, StoreError> {
+) -> Result<(), StoreError> {
     let whole_trees = || {
         trees
             .whole
@@ -57,7 +57,7 @@ pub fn persist(
     };
     let count = objects.len() + whole_trees().count() + trees.deltas.len();
     if count == 0 {
-        return Ok(Wrote::Nothing);
+        return Ok(());
     }
     // Trees become deltas only past LOOSE_MAX objects (`Trees::replaced`).
     if count <= LOOSE_MAX && trees.deltas.is_empty() {
@@ -83,7 +83,7 @@ pub fn persist(
             };
             debug_assert_eq!(written, *id);
         }
-        return Ok(Wrote::Loose(count));
+        return Ok(());
     }
     let dir = repo.objects.store_ref().path().join("pack");
     let mut order = plan(objects);
@@ -110,18 +110,8 @@ pub fn persist(
             },
         }));
     order.splice(trees_at..trees_at, tree_entries);
-    let name = write_pack(&dir, repo.object_hash(), order)?;
-    Ok(Wrote::Pack(name))
-}
-
-/// How [`persist`] wrote a transaction's objects.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Wrote {
-    Nothing,
-    /// This many loose objects.
-    Loose(usize),
-    /// One pack, named by its checksum.
-    Pack(ObjectId),
+    write_pack(&dir, repo.object_hash(), order)?;
+    Ok(())
 }
 
 /// The pack type numbers of git's pack format.

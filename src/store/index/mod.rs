@@ -516,8 +516,9 @@ impl Index {
         Ok(index)
     }
 
-    /// The refs this index reflects, by name.
-    pub fn refs(&self) -> impl Iterator<Item = &RefState> {
+    /// The refs this index reflects, by name (what the tests look at).
+    #[cfg(test)]
+    fn refs(&self) -> impl Iterator<Item = &RefState> {
         self.refs.values()
     }
 
