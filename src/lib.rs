@@ -10,6 +10,7 @@
 
 pub mod answer;
 pub mod event;
+pub mod facts;
 pub mod model;
 pub mod names;
 pub mod ops;
