@@ -46,6 +46,7 @@ fn change(
             from: from.map(str::to_owned),
             to: to.map(str::to_owned),
             quote: clip(quote, MAX_QUOTE_CHARS),
+            repo: None,
         }
     })
 }

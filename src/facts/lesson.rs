@@ -244,8 +244,12 @@ enum Remedy<'a> {
 fn remedy<'a>(r: &Requirement, dv: Option<&Point>, changes: &[&'a Change]) -> Option<Remedy<'a>> {
     let by = r.by.as_ref()?;
     let required = declared(r.ecosystem, r.required.as_deref()?)?;
-    // The last change of either package is where it ended up.
-    for c in changes.iter().rev() {
+    // The last change of either package is where it ended up; what a
+    // person did (a manifest edit, a command) tells it better than the
+    // installer's report of it.
+    let mut latest_first: Vec<&'a Change> = changes.iter().rev().copied().collect();
+    latest_first.sort_by_key(|c| c.via == Via::Installed);
+    for c in latest_first {
         let Some(to) = c.to.as_deref() else { continue };
         if same_package(r.ecosystem, &c.package, &by.name) {
             let Some(t) = lowest(c.ecosystem, to) else {
@@ -282,6 +286,15 @@ fn how(c: &Change) -> String {
             .as_deref()
             .map_or(String::new(), |f| format!(" in {f}")),
         _ => String::new(),
+    }
+}
+
+/// A requirement in words: `>=6.0` is "6.0 or newer"; others as declared.
+fn in_words(required: &str) -> String {
+    let r = required.trim();
+    match r.strip_prefix(">=") {
+        Some(v) if !v.contains([' ', ',', '<', '|']) => format!("{} or newer", v.trim()),
+        _ => r.to_owned(),
     }
 }
 
@@ -368,6 +381,11 @@ fn conflict_draft(
         RequirementKind::Peer => "requires (peer)",
         _ => "requires",
     };
+    let needs = in_words(required);
+    let into = match required.trim().strip_prefix(">=") {
+        Some(_) => format!("upgraded to {needs}"),
+        None => format!("moved into {required}"),
+    };
     let with = match found {
         Some(f) => format!("with {pkg} {}", version_text(f)),
         None => format!("with {pkg} {pkg_range}"),
@@ -375,25 +393,25 @@ fn conflict_draft(
     let (claim, resolution) = match remedy {
         Remedy::DependentUp { to, how: c } => (
             format!(
-                "{dep_at} {requires} {pkg} {required}; {with} use {dep} {}",
+                "{dep_at} {requires} {pkg} {needs}; {with} use {dep} {}",
                 to.text()
             ),
             format!("Upgrade {dep} to {}{}.", to.text(), how(c)),
         ),
         Remedy::DependentDown { to, how: c } => (
             format!(
-                "{dep_at} {requires} {pkg} {required}; {with} pin {dep} to {}",
+                "{dep_at} {requires} {pkg} {needs}; {with} pin {dep} to {}",
                 to.text()
             ),
             format!(
-                "Pin {dep} to {}{} until {pkg} is moved into {required}.",
+                "Pin {dep} to {}{} until {pkg} is {into}.",
                 to.text(),
                 how(c)
             ),
         ),
         Remedy::PackageInto { to, how: c } => (
             format!(
-                "{dep_at} {requires} {pkg} {required}, which {pkg} {} is outside",
+                "{dep_at} {requires} {pkg} {needs}, which {pkg} {} is outside",
                 found.map(version_text).unwrap_or("as installed")
             ),
             format!(

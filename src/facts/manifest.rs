@@ -594,6 +594,152 @@ pub fn diff(kind: Kind, path: &str, old: Option<&Manifest>, new: Option<&Manifes
             from: from.cloned(),
             to: to.cloned(),
             quote: super::clip(&quote, super::MAX_QUOTE_CHARS),
+            repo: None,
+        });
+    }
+    out
+}
+
+/// Keys of a package.json that are never dependencies.
+const NOT_DEPENDENCIES: &[&str] = &[
+    "name",
+    "version",
+    "description",
+    "main",
+    "module",
+    "types",
+    "typings",
+    "license",
+    "type",
+    "packageManager",
+    "author",
+    "homepage",
+    "private",
+    "browser",
+    "bin",
+    "files",
+    "sideEffects",
+];
+
+/// The `name → requirement` pairs a fragment of a manifest holds: what an
+/// editor's replaced or replacing text says, without the rest of the file.
+fn fragment_pairs(kind: Kind, text: &str) -> BTreeMap<String, String> {
+    let mut m = Manifest::default();
+    match kind {
+        Kind::PackageJson => {
+            static RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+            let Some(re) = RE
+                .get_or_init(|| {
+                    regex::Regex::new(r#""(?P<n>[^"\\]{1,214})"\s*:\s*"(?P<v>[^"\\]{1,128})""#).ok()
+                })
+                .as_ref()
+            else {
+                return BTreeMap::new();
+            };
+            for c in re.captures_iter(text) {
+                let (n, v) = (&c["n"], &c["v"]);
+                if NOT_DEPENDENCIES.contains(&n) {
+                    continue;
+                }
+                if let Some((name, range)) = npm_value(n, v) {
+                    // Only what reads as a version requirement: scripts and
+                    // other strings are not dependencies.
+                    let starts = range
+                        .trim_start()
+                        .starts_with(|c: char| c.is_ascii_digit() || "^~<>=*vxX".contains(c));
+                    if starts
+                        && crate::version::declared::Declared::parse(Ecosystem::Npm, range).is_ok()
+                    {
+                        m.add(Section::Dependencies, name, range);
+                    }
+                }
+            }
+        }
+        Kind::CargoToml | Kind::PyProject => {
+            static RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+            let Some(re) = RE
+                .get_or_init(|| {
+                    regex::Regex::new(r#"(?m)^\s*(?P<n>[A-Za-z0-9][A-Za-z0-9_.\-]*)\s*=\s*(?:"(?P<v>[^"]+)"|\{[^}\n]*\bversion\s*=\s*"(?P<w>[^"]+)")"#).ok()
+                })
+                .as_ref()
+            else {
+                return BTreeMap::new();
+            };
+            for c in re.captures_iter(text) {
+                let n = &c["n"];
+                if matches!(
+                    n,
+                    "name"
+                        | "version"
+                        | "edition"
+                        | "description"
+                        | "license"
+                        | "readme"
+                        | "authors"
+                ) {
+                    continue;
+                }
+                if let Some(v) = c.name("v").or_else(|| c.name("w")) {
+                    m.add(Section::Dependencies, n, v.as_str());
+                }
+            }
+            if kind == Kind::PyProject {
+                for quoted in text.split('"').skip(1).step_by(2) {
+                    requirement_line(quoted, Section::Dependencies, &mut m);
+                }
+            }
+        }
+        Kind::Requirements => {
+            for line in text.lines() {
+                requirement_line(line, Section::Dependencies, &mut m);
+            }
+        }
+        Kind::GoMod => {
+            for line in text.lines() {
+                let line = line.split("//").next().unwrap_or("").trim();
+                let line = line.strip_prefix("require").map_or(line, str::trim);
+                let mut it = line.split_whitespace();
+                if let (Some(path), Some(v)) = (it.next(), it.next()) {
+                    if v.starts_with('v') && path.contains('.') {
+                        m.add(Section::Dependencies, path, v);
+                    }
+                }
+            }
+        }
+        Kind::Gemfile => gemfile(text, &mut m),
+    }
+    m.deps.into_iter().map(|((_, n), v)| (n, v)).collect()
+}
+
+/// What an edit of a manifest changed: each package whose requirement the
+/// replacing text gives differently from the replaced text (absent from
+/// the replaced text: added).
+pub fn edit_changes(path: &str, old: &str, new: &str) -> Vec<Change> {
+    let Some(kind) = Kind::of_path(path) else {
+        return Vec::new();
+    };
+    let (o, n) = (fragment_pairs(kind, old), fragment_pairs(kind, new));
+    let mut out = Vec::new();
+    for (name, to) in &n {
+        let from = o.get(name);
+        if from == Some(to) {
+            continue;
+        }
+        let quote = format!(
+            "edited {path}: {name} {} -> {to}",
+            from.map_or("(none)", String::as_str)
+        );
+        out.push(Change {
+            ecosystem: kind.ecosystem(),
+            via: Via::Manifest,
+            section: None,
+            file: Some(path.to_owned()),
+            owner: None,
+            package: name.clone(),
+            from: from.cloned(),
+            to: Some(to.clone()),
+            quote: super::clip(&quote, super::MAX_QUOTE_CHARS),
+            repo: None,
         });
     }
     out
@@ -797,6 +943,50 @@ mod tests {
                 ch(Section::Engines, "ruby", Some(">= 3.1.0"), Some(">= 3.2.0")),
             ]
         );
+    }
+
+    #[test]
+    fn edits_of_fragments() {
+        let c = edit_changes(
+            "/home/dev/acme-web/package.json",
+            "\"vitest\": \"^4.0.5\",\n    \"@vitest/coverage-v8\": \"^4.0.5\"",
+            "\"vitest\": \"3.2.4\",\n    \"@vitest/coverage-v8\": \"3.2.4\"",
+        );
+        let seen: Vec<_> = c
+            .iter()
+            .map(|c| (c.package.as_str(), c.from.as_deref(), c.to.as_deref()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("@vitest/coverage-v8", Some("^4.0.5"), Some("3.2.4")),
+                ("vitest", Some("^4.0.5"), Some("3.2.4"))
+            ]
+        );
+        // Scripts are not dependencies.
+        assert_eq!(
+            edit_changes(
+                "package.json",
+                "",
+                "\"start\": \"node server.js --port 3000\", \"version\": \"1.2.3\""
+            ),
+            []
+        );
+        let c = edit_changes(
+            "Cargo.toml",
+            "serde = \"1.0.190\"\n",
+            "serde = { version = \"=1.0.150\", features = [\"derive\"] }\n",
+        );
+        assert_eq!(c[0].to.as_deref(), Some("=1.0.150"));
+        let c = edit_changes("requirements.txt", "urllib3==2.0.0\n", "urllib3==1.26.18\n");
+        assert_eq!(c[0].from.as_deref(), Some("==2.0.0"));
+        let c = edit_changes(
+            "go.mod",
+            "\tgithub.com/x/y v1.5.0\n",
+            "\tgithub.com/x/y v1.4.0\n",
+        );
+        assert_eq!(c[0].package, "github.com/x/y");
+        assert_eq!(edit_changes("notes.md", "a", "b"), []);
     }
 
     #[test]

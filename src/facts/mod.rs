@@ -170,6 +170,10 @@ pub struct Change {
     pub to: Option<String>,
     /// What it was read from (at most [`MAX_QUOTE_CHARS`]).
     pub quote: String,
+    /// `owner/name` of the repository whose manifest it is, when known (a
+    /// commit mined from a clone of a forge's repository).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
 }
 
 /// A later install, build or test run that succeeded.

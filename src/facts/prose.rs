@@ -318,6 +318,7 @@ pub fn changes(text: &str, ecosystem: Ecosystem) -> Vec<Change> {
             from: from.map(str::to_owned),
             to: Some(to.to_owned()),
             quote: clip(quote, MAX_QUOTE_CHARS),
+            repo: None,
         });
     };
     for sentence in sentences(text) {

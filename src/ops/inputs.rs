@@ -97,30 +97,34 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<Item>) 
 }
 
 /// The artifacts of a project's default branch, mined from its commits
-/// (see [`crate::store::mine`]).
+/// (see [`crate::store::mine`] and [`pipeline::commits`]).
 pub fn items_from_commits(
     lore: &Lore,
     dir: &Path,
     since: Option<&str>,
 ) -> Result<Vec<Item>, LoreError> {
-    // Paths are only worth a tree diff for commits with an artifact that
-    // history has not seen (the id depends on time and message alone).
+    // Paths are only worth a tree diff for commits whose artifact history
+    // has not seen (the id depends on time and message alone).
     let index = Index::load(&lore.store)?;
     let mut wants_paths = |time_ms: i64, message: &str| {
-        let probe = pipeline::MinedCommit {
-            sha: String::new(),
-            time_ms,
-            message: message.to_owned(),
-            changed_paths: Vec::new(),
-            project_key: "000000000000".into(),
-        };
-        match pipeline::artifacts_from_commit(&probe) {
-            Ok(list) => list.iter().any(|a| index.artifact(a.id).is_none()),
-            Err(_) => true,
-        }
+        let normal = pipeline::commits::normalize_message(message);
+        let id = pipeline::commits::artifact_id(
+            time_ms.unsigned_abs(),
+            &format!("{}{normal}", pipeline::commits::ID_PREFIX),
+        );
+        index.artifact(id).is_none()
     };
-    let mined = crate::store::mine::mine(dir, since, &mut wants_paths)?;
+    let mined = crate::store::mine::mine(
+        dir,
+        since,
+        &mut wants_paths,
+        &pipeline::commits::is_mined_manifest,
+    )?;
     let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
+    let repo = mined
+        .origin_url
+        .as_deref()
+        .and_then(pipeline::commits::repo_slug);
     let mut items = Vec::new();
     for c in mined.commits {
         let source = format!("commit {}", c.sha);
@@ -129,6 +133,12 @@ pub fn items_from_commits(
             time_ms: c.time_ms,
             message: c.message,
             changed_paths: c.changed_paths,
+            manifests: c
+                .blobs
+                .into_iter()
+                .map(|(path, old, new)| pipeline::commits::ManifestFile { path, old, new })
+                .collect(),
+            repo: repo.clone(),
             project_key: key.clone(),
         };
         match pipeline::artifacts_from_commit(&mc) {

@@ -110,7 +110,7 @@ fn engines_pnpm_pip_and_cargo() {
         None,
     )
     .unwrap();
-    assert_eq!(d.claim, "@salesforce/apex-node 1.6.0 requires Node.js >=16.13.0; with Node.js 14.17.6 pin @salesforce/apex-node to 1.5.0");
+    assert_eq!(d.claim, "@salesforce/apex-node 1.6.0 requires Node.js 16.13.0 or newer; with Node.js 14.17.6 pin @salesforce/apex-node to 1.5.0");
     assert_eq!(
         scope(&d),
         pairs(&[("@salesforce/apex-node", ">1.5.0"), ("node", "<16.13")])

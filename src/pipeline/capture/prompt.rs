@@ -350,6 +350,9 @@ fn moment(map: &Map<String, Value>, t: &Transcript) -> Result<Moment, MomentErro
         summary,
         detail,
         files,
+        // The session's own evidence around that event is attached by the
+        // caller (`crate::pipeline::capture::evidence`), never the model's.
+        facts: Vec::new(),
     };
     check(&m, t)?;
     Ok(m)
@@ -652,6 +655,7 @@ mod tests {
                     summary: "Pinned vitest to 3.2.4.".into(),
                     detail: None,
                     files: vec![],
+                    facts: Vec::new(),
                 },
                 Moment {
                     event: FINAL_EVENT.into(),
@@ -659,6 +663,7 @@ mod tests {
                     summary: "Why does Node v18 lack it?".into(),
                     detail: None,
                     files: vec![],
+                    facts: Vec::new(),
                 }
             ]
         );
