@@ -243,6 +243,85 @@ impl Fact {
     }
 }
 
+/// The facts an artifact carries, or, when it carries none, the facts its
+/// text holds: resolver errors pasted in its detail, requirements stated
+/// in words, install commands and version moves ("pinned vitest to
+/// 3.2.4"). Names read from words are taken as npm's (a bare key in a
+/// lesson matches any ecosystem's package of that name). A mined commit's
+/// facts are its manifest diff and nothing else.
+pub fn of_artifact(artifact: &crate::model::Artifact) -> Vec<Fact> {
+    if !artifact.facts.is_empty() || artifact.trigger.as_deref() == Some("commit") {
+        return artifact.facts.clone();
+    }
+    let text = match artifact.detail.as_deref() {
+        Some(d) => format!("{}\n{d}", artifact.summary),
+        None => artifact.summary.clone(),
+    };
+    let mut out: Vec<Fact> = Vec::new();
+    out.extend(
+        resolver::requirements(&text)
+            .into_iter()
+            .map(Fact::Requirement),
+    );
+    out.extend(
+        prose::requirements(&text, Ecosystem::Npm)
+            .into_iter()
+            .map(Fact::Requirement),
+    );
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches("$ ");
+        out.extend(
+            command::changes_in_command(line)
+                .into_iter()
+                .map(Fact::Change),
+        );
+    }
+    out.extend(
+        prose::changes(&text, Ecosystem::Npm)
+            .into_iter()
+            .map(Fact::Change),
+    );
+    out.truncate(MAX_FACTS);
+    out
+}
+
+/// Everything the facts say, as text: quotes, names, versions and ranges.
+/// What a judge checks a lesson's words against, beside the artifact.
+pub fn evidence_text(facts: &[Fact]) -> String {
+    let mut out = String::new();
+    for f in facts {
+        let parts: Vec<&str> = match f {
+            Fact::Requirement(r) => {
+                let mut v = vec![r.quote.as_str(), r.package.as_str()];
+                v.extend(r.required.as_deref());
+                v.extend(r.found.as_deref());
+                if let Some(b) = &r.by {
+                    v.push(&b.name);
+                    v.extend(b.version.as_deref());
+                }
+                v
+            }
+            Fact::Change(c) => {
+                let mut v = vec![c.quote.as_str(), c.package.as_str()];
+                v.extend(c.from.as_deref());
+                v.extend(c.to.as_deref());
+                v.extend(c.file.as_deref());
+                if let Some(o) = &c.owner {
+                    v.push(&o.name);
+                    v.extend(o.version.as_deref());
+                }
+                v
+            }
+            Fact::Outcome(o) => vec![o.command.as_str(), o.quote.as_str()],
+        };
+        for p in parts {
+            out.push_str(p);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// Whether two package names are the same package in `ecosystem`.
 pub fn same_package(ecosystem: Ecosystem, a: &str, b: &str) -> bool {
     ecosystem.normalize_name(a) == ecosystem.normalize_name(b)

@@ -66,9 +66,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::json;
 
-use crate::facts::{self, command, lesson, prose, resolver, wording, Fact};
+use crate::facts::{self, lesson, wording, Fact};
 use crate::model::Artifact;
-use crate::version::Ecosystem;
 
 /// The rules of the offline backend, as the module documentation states them.
 pub const RULES: &str = "\
@@ -417,45 +416,10 @@ pub fn analyse(artifact: &Artifact) -> Analysis {
     }
 }
 
-/// The facts an artifact carries, or, when it carries none, the facts its
-/// text holds: resolver errors pasted in its detail, requirements stated
-/// in words, install commands and version moves ("pinned vitest to
-/// 3.2.4"). Names read from words are taken as npm's (a bare key in a
-/// lesson matches any ecosystem's package of that name).
+/// The facts an artifact carries or its text holds
+/// ([`crate::facts::of_artifact`]).
 pub fn evidence(artifact: &Artifact) -> Vec<Fact> {
-    if !artifact.facts.is_empty() || artifact.trigger.as_deref() == Some("commit") {
-        return artifact.facts.clone();
-    }
-    let text = match artifact.detail.as_deref() {
-        Some(d) => format!("{}\n{d}", artifact.summary),
-        None => artifact.summary.clone(),
-    };
-    let mut out: Vec<Fact> = Vec::new();
-    out.extend(
-        resolver::requirements(&text)
-            .into_iter()
-            .map(Fact::Requirement),
-    );
-    out.extend(
-        prose::requirements(&text, Ecosystem::Npm)
-            .into_iter()
-            .map(Fact::Requirement),
-    );
-    for line in text.lines() {
-        let line = line.trim().trim_start_matches("$ ");
-        out.extend(
-            command::changes_in_command(line)
-                .into_iter()
-                .map(Fact::Change),
-        );
-    }
-    out.extend(
-        prose::changes(&text, Ecosystem::Npm)
-            .into_iter()
-            .map(Fact::Change),
-    );
-    out.truncate(facts::MAX_FACTS);
-    out
+    facts::of_artifact(artifact)
 }
 
 fn refusal(reason: &str) -> String {
