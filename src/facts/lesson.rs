@@ -593,12 +593,22 @@ fn why_suffix(w: &Why) -> String {
 }
 
 fn commit_rationale(c: &Change, m: &Message<'_>) -> String {
-    let subject = why_patterns().map_or(m.subject.to_owned(), |p| {
+    let p = why_patterns();
+    let subject = p.map_or(m.subject.to_owned(), |p| {
         p.pr_suffix.replace(m.subject, "").into_owned()
     });
+    // The pull request the subject names is where the discussion is.
+    let pr = p
+        .and_then(|p| p.pr_suffix.find(m.subject))
+        .map(|s| s.as_str().trim().trim_matches(['(', ')']).to_owned())
+        .map(|n| match m.repo {
+            Some(r) => format!(" ({r}{n})"),
+            None => format!(" ({n})"),
+        })
+        .unwrap_or_default();
     let whose = m.repo.map_or(String::new(), |r| format!(" in {r}"));
     format!(
-        "A commit{whose} changed {}: \"{}\".",
+        "A commit{whose}{pr} changed {}: \"{}\".",
         c.quote,
         super::clip(&subject, 200)
     )

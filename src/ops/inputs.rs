@@ -106,14 +106,12 @@ pub fn items_from_commits(
     // Paths are only worth a tree diff for commits whose artifact history
     // has not seen (the id depends on time and message alone).
     let index = Index::load(&lore.store)?;
-    let mut wants_paths = |time_ms: i64, message: &str| {
-        let normal = pipeline::commits::normalize_message(message);
-        let id = pipeline::commits::artifact_id(
-            time_ms.unsigned_abs(),
-            &format!("{}{normal}", pipeline::commits::ID_PREFIX),
-        );
-        index.artifact(id).is_none()
+    let seen = |time_ms: i64, message: &str| {
+        index
+            .artifact(pipeline::commits::id_of(time_ms, message))
+            .is_some()
     };
+    let mut wants_paths = |time_ms: i64, message: &str| !seen(time_ms, message);
     let mined = crate::store::mine::mine(
         dir,
         since,
@@ -141,7 +139,13 @@ pub fn items_from_commits(
             repo: repo.clone(),
             project_key: key.clone(),
         };
-        match pipeline::artifacts_from_commit(&mc) {
+        // A commit history has seen is told as seen, without its diff.
+        let made = if seen(mc.time_ms, &mc.message) {
+            pipeline::commits::seen_artifact(&mc).map(|a| a.into_iter().collect())
+        } else {
+            pipeline::artifacts_from_commit(&mc)
+        };
+        match made {
             Ok(list) => items.extend(list.into_iter().map(|a| Item {
                 source: source.clone(),
                 artifact: Ok(a),

@@ -106,6 +106,67 @@ pub fn is_mined_manifest(path: &str) -> bool {
         && !path.split('/').any(|dir| IGNORED_DIRS.contains(&dir))
 }
 
+/// The id a commit's artifact has (see the module doc), from its author
+/// time and message alone: what "has history seen it?" is asked with
+/// before the commit's diff is read.
+pub fn id_of(time_ms: i64, message: &str) -> Id {
+    artifact_id(
+        time_ms.unsigned_abs(),
+        &format!("{ID_PREFIX}{}", normalize_message(message)),
+    )
+}
+
+/// The artifact of a commit history has seen: its id and message, no
+/// facts (it is skipped as seen, never transformed). `None` for an empty
+/// message.
+pub fn seen_artifact(commit: &MinedCommit) -> Result<Option<Artifact>, CommitError> {
+    let (key, created_at) = checked(commit)?;
+    let text = commit.message.replace("\r\n", "\n").replace('\r', "\n");
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let Some(p) = piece(&lines) else {
+        return Ok(None);
+    };
+    Ok(Some(Artifact {
+        id: id_of(commit.time_ms, &commit.message),
+        kind: "decision".into(),
+        project_key: key,
+        source: Some("local".into()),
+        created_at: created_at.clone(),
+        updated_at: Some(created_at),
+        summary: p.summary,
+        detail: p.detail,
+        files: commit.changed_paths.clone(),
+        session_id: p.session.or_else(|| Some(format!("commit:{}", commit.sha))),
+        trigger: Some("commit".into()),
+        facts: Vec::new(),
+    }))
+}
+
+/// The checks every mined commit passes: a time a ULID holds, a 12-hex
+/// project key. Its key and its time as ISO 8601.
+fn checked(commit: &MinedCommit) -> Result<(String, String), CommitError> {
+    if !(0..=MAX_TIME_MS).contains(&commit.time_ms) {
+        return Err(CommitError::TimeOutOfRange {
+            sha: commit.sha.clone(),
+            time_ms: commit.time_ms,
+        });
+    }
+    let key = &commit.project_key;
+    if key.len() != 12 || !key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err(CommitError::BadProjectKey {
+            sha: commit.sha.clone(),
+            key: crate::schema::clip(key, 40),
+        });
+    }
+    let created_at = jiff::Timestamp::from_millisecond(commit.time_ms)
+        .map(iso)
+        .map_err(|_| CommitError::TimeOutOfRange {
+            sha: commit.sha.clone(),
+            time_ms: commit.time_ms,
+        })?;
+    Ok((key.clone(), created_at))
+}
+
 /// `owner/name` of a forge repository from its clone URL
 /// (`git@github.com:vitejs/vite.git`, `https://github.com/vitejs/vite`),
 /// to qualify bare `#123` references; `None` for anything else.
@@ -280,27 +341,7 @@ pub fn artifact_id(time_ms: u64, normalised: &str) -> Id {
 
 /// The artifacts of one commit, one per authored message, in message order.
 pub fn artifacts_from_commit(commit: &MinedCommit) -> Result<Vec<Artifact>, CommitError> {
-    if !(0..=MAX_TIME_MS).contains(&commit.time_ms) {
-        return Err(CommitError::TimeOutOfRange {
-            sha: commit.sha.clone(),
-            time_ms: commit.time_ms,
-        });
-    }
-    let key = &commit.project_key;
-    if key.len() != 12 || !key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-        return Err(CommitError::BadProjectKey {
-            sha: commit.sha.clone(),
-            key: crate::schema::clip(key, 40),
-        });
-    }
-    let time_ms = commit.time_ms.unsigned_abs();
-    let created_at = jiff::Timestamp::from_millisecond(commit.time_ms)
-        .map(iso)
-        .map_err(|_| CommitError::TimeOutOfRange {
-            sha: commit.sha.clone(),
-            time_ms: commit.time_ms,
-        })?;
-
+    let (key, created_at) = checked(commit)?;
     let facts = manifest_facts(commit);
     if facts.is_empty() {
         return Ok(Vec::new());
@@ -318,14 +359,10 @@ pub fn artifacts_from_commit(commit: &MinedCommit) -> Result<Vec<Artifact>, Comm
     if lesson::draft(&facts, Some(&message)).is_err() && lesson::why(&message).is_none() {
         return Ok(Vec::new());
     }
-    let id = artifact_id(
-        time_ms,
-        &format!("{ID_PREFIX}{}", normalised(&p.summary, p.detail.as_deref())),
-    );
     Ok(vec![Artifact {
-        id,
+        id: id_of(commit.time_ms, &commit.message),
         kind: "decision".into(),
-        project_key: key.clone(),
+        project_key: key,
         source: Some("local".into()),
         created_at: created_at.clone(),
         updated_at: Some(created_at),

@@ -646,7 +646,10 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
     use sha2::Digest;
     let key = hex::encode(sha2::Sha256::digest(b"remote:git@example.com:acme/app.git"));
     assert_eq!(p["candidate"]["evidence"]["project_key"], key[..12]);
-    assert_eq!(p["candidate"]["claim"], "react above 18.3.0 crashes");
+    assert_eq!(
+        p["candidate"]["claim"],
+        "react 18.3.1 and later crashes; react 18.3.0 does not"
+    );
     assert_eq!(
         p["candidate"]["applies_to"]["scope"]["versions"],
         serde_json::json!({"react": ">18.3.0"})
@@ -1269,4 +1272,111 @@ fn an_artifact_that_takes_a_lessons_id_is_refused() {
         format!("invalid twin.json: is not a valid artifact: its id {lesson} is already a lesson's id; an artifact needs an id of its own\n")
     );
     assert_eq!(env.ledger_commits().len(), commits, "nothing written");
+}
+
+/// Issue "lessons worth recalling": mining a history with a regression pin,
+/// a raised peer range and a plain bump proposes the first two, each scoped
+/// by the range its diff supports, and not the third.
+#[test]
+fn mining_proposes_a_regression_pin_and_a_raised_peer_range_but_not_a_bump() {
+    let env = TestEnv::new();
+    env.init();
+    let proj = env.path().join("plugin");
+    std::fs::create_dir_all(&proj).unwrap();
+    project_git(&proj, &env, &["init", "-q", "-b", "main"]);
+    project_git(
+        &proj,
+        &env,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/vite-plugin-x.git",
+        ],
+    );
+    let write = |deps: &str, peer: &str| {
+        std::fs::write(
+            proj.join("package.json"),
+            format!(
+                "{{\n  \"name\": \"vite-plugin-x\",\n  \"version\": \"1.4.0\",\n  \"dependencies\": {{{deps}}},\n  \"peerDependencies\": {{\"vite\": \"{peer}\"}}\n}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    let commit = |message: &str| {
+        project_git(&proj, &env, &["add", "."]);
+        project_git(&proj, &env, &["commit", "-q", "-m", message]);
+    };
+    write(
+        r#""esbuild": "^0.24.0", "rollup": "^4.20.0""#,
+        "^6.0.0 || ^7.0.0",
+    );
+    commit("Initial commit");
+    write(
+        r#""esbuild": "0.24.0", "rollup": "^4.20.0""#,
+        "^6.0.0 || ^7.0.0",
+    );
+    commit("fix: esbuild regression (pin to 0.24.0) (#19027)");
+    write(
+        r#""esbuild": "0.24.0", "rollup": "^4.20.0""#,
+        "^6.4.0 || ^7.0.0",
+    );
+    commit("feat!: require vite 6.4 (#10178)");
+    write(
+        r#""esbuild": "0.24.0", "rollup": "^4.21.0""#,
+        "^6.4.0 || ^7.0.0",
+    );
+    commit("chore(deps): update dependency rollup to v4.21.0 (#17945)");
+
+    let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lessons = crate::common::lessons_of(&r.stdout);
+    assert_eq!(
+        lessons.len(),
+        2,
+        "the pin and the peer range, not the bump: {}",
+        r.stdout
+    );
+    let pin = env.proposal(&lessons[0]);
+    assert_eq!(
+        pin["candidate"]["claim"],
+        "esbuild above 0.24.0 has a regression"
+    );
+    assert_eq!(
+        pin["candidate"]["rationale"],
+        "A commit in acme/vite-plugin-x (acme/vite-plugin-x#19027) changed package.json dependencies: esbuild ^0.24.0 -> 0.24.0: \"fix: esbuild regression (pin to 0.24.0)\"."
+    );
+    assert_eq!(
+        pin["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"esbuild": ">0.24.0"})
+    );
+    let peer = env.proposal(&lessons[1]);
+    assert_eq!(
+        peer["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"vite": ">=6 <6.4", "vite-plugin-x": ">1.4.0"})
+    );
+    for p in [&pin, &peer] {
+        let claim = p["candidate"]["claim"].as_str().unwrap();
+        assert!(
+            !claim.starts_with("fix") && !claim.starts_with("feat"),
+            "{claim}"
+        );
+        assert_ne!(
+            claim,
+            p["artifact"]["summary"].as_str().unwrap(),
+            "a claim is never the subject"
+        );
+    }
+    // Mining again writes nothing new.
+    let again = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    assert_eq!(
+        outcomes(again.ok())
+            .lines()
+            .filter(|l| l.ends_with(" seen"))
+            .count(),
+        2,
+        "{}",
+        again.stdout
+    );
+    env.assert_verifies();
 }
