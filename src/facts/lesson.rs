@@ -55,8 +55,6 @@ pub enum Template {
     /// A published package stopped supporting some versions of a peer or
     /// runtime.
     Narrowed,
-    /// A published package started supporting more versions of a peer.
-    Widened,
     /// An override forcing a version.
     Override,
 }
@@ -70,7 +68,6 @@ impl Template {
             Template::Downgrade => "downgrade",
             Template::Upgrade => "upgrade",
             Template::Narrowed => "narrowed",
-            Template::Widened => "widened",
             Template::Override => "override",
         }
     }
@@ -103,6 +100,17 @@ pub struct Message<'a> {
     pub body: Option<&'a str>,
     /// `owner/name` of the repository, to qualify bare `#123` references.
     pub repo: Option<&'a str>,
+}
+
+/// The releases of a package after the version its manifest names: above
+/// it, or from it when it is a pre-release of the next (`7.0.0-beta.0`:
+/// from 7.0.0 on).
+fn next_releases(owner: &super::Declarer, at: &Point) -> Interval {
+    if owner.version.as_deref().is_some_and(|v| v.contains('-')) {
+        from(at)
+    } else {
+        above(at)
+    }
 }
 
 /// The key a package has in a lesson's stack and scope: npm names and
@@ -471,16 +479,21 @@ pub struct Why {
     /// `vitejs/vite#19027`, `CVE-2024-47068`).
     pub refs: Vec<String>,
     /// The reason clause, as written, when there is one ("to avoid …",
-    /// "because …").
+    /// "because …", "so we don't …").
     pub clause: Option<String>,
+    /// Whether the message says what was wrong (a clause, a problem word,
+    /// a security marker), not only an issue number or a revert.
+    pub described: bool,
 }
 
 struct WhyPatterns {
     refs: Regex,
+    url_ref: Regex,
     cve: Regex,
     pr_suffix: Regex,
     clause: Regex,
     bot: Regex,
+    merge: Regex,
 }
 
 fn why_patterns() -> Option<&'static WhyPatterns> {
@@ -488,64 +501,130 @@ fn why_patterns() -> Option<&'static WhyPatterns> {
     P.get_or_init(|| {
         Some(WhyPatterns {
             refs: Regex::new(r"(?:^|[\s(\[,])(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*)?#(?P<n>[0-9]{1,7})\b").ok()?,
+            url_ref: Regex::new(r"https?://github\.com/(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*)/(?:issues|pull)/(?P<n>[0-9]{1,7})\b").ok()?,
             cve: Regex::new(r"\b(?:CVE-[0-9]{4}-[0-9]{4,7}|GHSA(?:-[0-9a-z]{4}){3})\b").ok()?,
             pr_suffix: Regex::new(r"\s*\(#[0-9]+\)\s*$").ok()?,
-            clause: Regex::new(r"(?i)\b(?:to avoid|to work around|to fix|to prevent|because(?: of)?|due to|caused by|since|as|until|which (?:breaks|broke|causes|caused))\s+(?P<c>[^.;\n]{3,160})").ok()?,
-            bot: Regex::new(r"(?i)^(?:(?:chore|build|fix|deps)(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)\s+(?:dependency\s+|dependencies\s+|the\s+\S+\s+group\s+)?\S+(?:\s+(?:from\s+\S+\s+)?to\s+v?\S+)?\s*(?:\(#[0-9]+\))?\s*$").ok()?,
+            clause: Regex::new(r"(?i)\b(?:to avoid|to work around|to fix|to prevent|to handle|to silence|because(?: of)?|due to|caused by|as it|since it|so (?:that )?(?:we|it|you) (?:don't|do not|can|can't|won't)|needed (?:to|by|for)|which (?:breaks|broke|causes|caused)|that (?:breaks|broke))\s+(?P<c>[^.;\n]{3,120})").ok()?,
+            bot: Regex::new(r"(?i)^(?:(?:chore|build|fix|deps)(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)\s+(?:dependency\s+|dependencies\s+|the\s+\S+\s+group\s+)?\S+(?:\s+(?:from\s+\S+\s+)?to\s+v?\S+)?\s*(?:\(#[0-9]+\))?\s*$|\b(?:dependabot|renovate)/|^\[Snyk\]").ok()?,
+            merge: Regex::new(r"^Merge (?:pull request #[0-9]+ from \S+|branch '[^']*'(?: into \S+)?)\s*$").ok()?,
         })
     })
     .as_ref()
 }
 
-/// The *why* of a commit message, if it gives one. A subject that only
-/// says what moved ("chore(deps): update dependency x to v1.2.3", "Bump x
-/// from 1 to 2") gives none, whatever the body (a bot's body is the
-/// upstream's release notes, full of "fix" and "bug").
+/// The sentence a message says its change in: the subject, or, for a
+/// merge commit ("Merge pull request #7459 from cli/bump-wincred"), the
+/// first line of its body (the pull request's title).
+fn effective_subject<'a>(m: &Message<'a>) -> &'a str {
+    match (why_patterns(), m.body) {
+        (Some(p), Some(body)) if p.merge.is_match(m.subject.trim()) => body
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or(m.subject),
+        _ => m.subject,
+    }
+}
+
+/// Whether the word at `at` in `lower` is negated by one of the four words
+/// before it ("no known bug", "not a regression"). A relative clause that
+/// describes the version chosen ("a version of zstd that doesn't break
+/// the build", "pin it so it doesn't crash") says the others do: that is
+/// not a negation.
+fn negated(lower: &str, at: usize) -> bool {
+    let before: Vec<&str> = lower[..at]
+        .split_whitespace()
+        .rev()
+        .take(4)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    before.iter().enumerate().any(|(i, w)| match *w {
+        "no" | "not" | "never" | "without" | "nor" | "isn't" | "wasn't" => true,
+        "doesn't" | "don't" | "didn't" | "won't" => !matches!(
+            before.get(i + 1).copied(),
+            Some("that" | "which" | "so" | "it" | "we")
+        ),
+        _ => false,
+    })
+}
+
+/// The *why* of a commit message, if it gives one. Only the subject and
+/// the first paragraph of the body are read (a pull request's long
+/// description is full of "fix", "bug" and "breaks" about other things).
+/// A subject that only says what moved ("chore(deps): update dependency x
+/// to v1.2.3", "Bump x from 1 to 2", a merge of a `dependabot/` branch)
+/// gives none, whatever its body (a bot's body is the upstream's release
+/// notes). A problem word that the message negates ("there is no known bug
+/// or security problem") does not count.
 pub fn why(m: &Message<'_>) -> Option<Why> {
     let p = why_patterns()?;
-    let subject = p.pr_suffix.replace(m.subject, "").into_owned();
-    let is_bot = p.bot.is_match(m.subject);
-    let text = if is_bot {
-        subject.clone()
+    let said = effective_subject(m);
+    let subject = p.pr_suffix.replace(said, "").into_owned();
+    if p.bot.is_match(said) || p.bot.is_match(m.subject) {
+        return None;
+    }
+    let first_paragraph = if std::ptr::eq(said, m.subject) {
+        m.body.unwrap_or("").split("\n\n").next().unwrap_or("")
     } else {
-        format!("{subject}\n{}", m.body.unwrap_or(""))
+        ""
     };
+    let first_paragraph: String = first_paragraph.chars().take(600).collect();
+    let text = format!("{subject}\n{first_paragraph}");
     let lower = text.to_lowercase();
-    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-    let problem = if has(&["xss", "cve-", "ghsa-", "security", "vulnerab"]) {
+    let has = |words: &[&str]| {
+        words
+            .iter()
+            .any(|w| lower.match_indices(w).any(|(at, _)| !negated(&lower, at)))
+    };
+    let security = has(&["xss", "cve-", "ghsa-", "security", "vulnerab"]);
+    let problem = if security {
         "has a security issue"
     } else if has(&["regression", "regress"]) {
         "has a regression"
-    } else if has(&["crash"]) {
+    } else if has(&["crash", "segfault", "panic"]) {
         "crashes"
-    } else if has(&["broke", "breaks", "broken", "breaking"]) {
+    } else if has(&["broke", "breaks", "broken", "breaking", "break "]) {
         "breaks the build"
+    } else if has(&["deadlock", "hang", "leak", "race condition"]) {
+        "has a bug"
     } else if has(&[
-        "deadlock",
-        "hang",
-        "leak",
         "avoid",
         "work around",
         "workaround",
         "bug",
-        "issue",
         "incompatib",
-        "revert",
         "fails",
         "failing",
         "error",
+        "for now",
+        "temporar",
     ]) {
         "has a bug"
+    } else if has(&["revert", "rollback", "roll back"]) {
+        "has a problem"
     } else {
         ""
     };
     let mut refs: Vec<String> = Vec::new();
+    let mut unqualified = false;
+    for c in p.url_ref.captures_iter(&text) {
+        let r = format!("{}#{}", &c["repo"], &c["n"]);
+        if !refs.contains(&r) {
+            refs.push(r);
+        }
+    }
     for c in p.refs.captures_iter(&text) {
         let n = &c["n"];
+        // A bare `#123` means nothing outside its repository: qualified
+        // when the repository is known, else left to the rationale (which
+        // quotes the subject).
         let r = match (c.name("repo"), m.repo) {
             (Some(repo), _) => format!("{}#{n}", repo.as_str()),
             (None, Some(repo)) => format!("{repo}#{n}"),
-            (None, None) => format!("#{n}"),
+            (None, None) => {
+                unqualified = true;
+                continue;
+            }
         };
         if !refs.contains(&r) {
             refs.push(r);
@@ -557,13 +636,18 @@ pub fn why(m: &Message<'_>) -> Option<Why> {
             refs.push(s);
         }
     }
-    let clause = p
-        .clause
-        .captures(&text)
-        .map(|c| c["c"].trim().trim_end_matches([',', ')']).trim().to_owned());
-    if problem.is_empty() && clause.is_none() && refs.is_empty() {
+    let clause = p.clause.captures(&text).map(|c| {
+        let c = c["c"].trim().trim_end_matches([',', ')']).trim();
+        p.url_ref
+            .replace_all(c, |u: &regex::Captures<'_>| {
+                format!("{}#{}", &u["repo"], &u["n"])
+            })
+            .into_owned()
+    });
+    if problem.is_empty() && clause.is_none() && refs.is_empty() && !unqualified {
         return None;
     }
+    let described = clause.is_some() || !matches!(problem, "" | "has a problem");
     Some(Why {
         problem: if problem.is_empty() {
             "has a bug".into()
@@ -572,6 +656,7 @@ pub fn why(m: &Message<'_>) -> Option<Why> {
         },
         refs,
         clause,
+        described,
     })
 }
 
@@ -620,6 +705,14 @@ fn both_sides(c: &Change) -> Option<(&str, &str)> {
     Some((c.from.as_deref()?, c.to.as_deref()?))
 }
 
+/// The versions a requirement text excludes one by one (`!=2.1.0`).
+fn excluded(text: &str) -> Vec<Point> {
+    text.split([',', ' '])
+        .filter_map(|t| t.trim().strip_prefix("!="))
+        .filter_map(|v| release_point(v.trim()))
+        .collect()
+}
+
 /// The change templates (a commit's manifest diff and its message).
 fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
     let changes: Vec<&Change> = facts
@@ -638,106 +731,172 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
             return d;
         }
     }
-    let w = why(m);
+    let said = effective_subject(m).to_lowercase();
+    let reverting = said.starts_with("revert") || said.contains("unpin");
+    let w = why(m).or_else(|| {
+        // `perf(x): downgrade y`: the newer y was slower.
+        said.starts_with("perf").then(|| Why {
+            problem: "is slower".into(),
+            refs: Vec::new(),
+            clause: None,
+            described: true,
+        })
+    });
+    let Some(w) = w else {
+        return Err(Refusal::NoResolution);
+    };
     let mut best: Option<Draft> = None;
     for c in &changes {
-        let Some((from_t, to_t)) = both_sides(c) else {
-            continue;
-        };
         if matches!(c.section, Some(Section::Peer | Section::Engines)) {
             continue;
         }
-        let Some(w) = w.as_ref() else { continue };
-        let eco = c.ecosystem;
-        let Some(from_d) = declared(eco, from_t) else {
+        let Some(to_t) = c.to.as_deref() else {
             continue;
         };
-        let (Some(from_low), Some(to_low)) = (lowest(eco, from_t), lowest(eco, to_t)) else {
+        let eco = c.ecosystem;
+        let Some(to_low) = lowest(eco, to_t) else {
             continue;
         };
         let pkg = key(eco, &c.package);
         let name = shown(&c.package);
-        let subject_words = m.subject.to_lowercase();
         let exact_to = is_exact(eco, to_t);
-        let draft = if exact_to
-            && !is_exact(eco, from_t)
-            && from_d.contains(&to_low)
-            && !to_low.compare(&from_low).is_gt()
-        {
-            // A range pinned to its own floor (`^0.24.0` → `0.24.0`).
-            let v = to_low.text();
+        let one = |template: Template,
+                   claim: String,
+                   resolution: String,
+                   range: Option<String>|
+         -> Option<Draft> {
             Some(Draft {
-                template: Template::Pin,
-                claim: format!("{name} above {v} {}{}", w.problem, why_suffix(w)),
+                template,
+                claim,
                 rationale: commit_rationale(c, m),
-                resolution: format!("Pin {name} to {v} until a release above {v} fixes it."),
+                resolution,
                 stack: vec![pkg.clone()],
-                versions: BTreeMap::from([(
-                    pkg.clone(),
-                    range_of(&above(&to_low)).ok_or(Refusal::NoVersions)?,
-                )]),
+                versions: BTreeMap::from([(pkg.clone(), range?)]),
             })
-        } else if to_low.compare(&from_low).is_lt() {
-            // Moved back: above the version it went back to (or above the
-            // new range) is what broke.
-            let broken = match highest_end(eco, to_t) {
-                Some(End::Excl(p)) => from(&p),
-                Some(End::Incl(p)) => above(&p),
-                _ => continue,
-            };
-            let back = if exact_to {
-                to_low.text()
-            } else {
-                to_t.trim().to_owned()
-            };
-            let since = from_low.text();
-            Some(Draft {
-                template: Template::Downgrade,
-                claim: format!(
-                    "{name} {since} and later {}{}; {name} {back} does not",
-                    w.problem,
-                    why_suffix(w)
-                ),
-                rationale: commit_rationale(c, m),
-                resolution: format!("Stay on {name} {back} until a release past {since} fixes it."),
-                stack: vec![pkg.clone()],
-                versions: BTreeMap::from([(
-                    pkg.clone(),
-                    range_of(&broken).ok_or(Refusal::NoVersions)?,
-                )]),
-            })
-        } else if to_low.compare(&from_low).is_gt()
-            && (subject_words.contains("fix")
-                || w.problem == "has a security issue"
-                || w.clause.is_some())
-        {
-            // Moved up to get a fix: below the new floor is what is broken.
-            let v = to_low.text();
-            Some(Draft {
-                template: if c.section == Some(Section::Overrides) {
-                    Template::Override
+        };
+        let draft = match c.from.as_deref() {
+            // A dependency added already pinned, with a reason: a pin.
+            None if exact_to => {
+                let v = to_low.text();
+                one(
+                    Template::Pin,
+                    format!("{name} above {v} {}{}", w.problem, why_suffix(&w)),
+                    format!("Pin {name} to {v} until a release above {v} fixes it."),
+                    range_of(&above(&to_low)),
+                )
+            }
+            None => None,
+            Some(from_t) => {
+                let Some(from_d) = declared(eco, from_t) else {
+                    continue;
+                };
+                let Some(from_low) = lowest(eco, from_t) else {
+                    continue;
+                };
+                let newly_excluded: Vec<Point> = excluded(to_t)
+                    .into_iter()
+                    .filter(|v| !excluded(from_t).iter().any(|o| o.compare(v).is_eq()))
+                    .collect();
+                let from_high = highest_end(eco, from_t);
+                let to_high = highest_end(eco, to_t);
+                let capped = match (&from_high, &to_high) {
+                    (Some(End::Open), Some(End::Excl(_) | End::Incl(_))) => true,
+                    (Some(End::Excl(f) | End::Incl(f)), Some(End::Excl(t) | End::Incl(t))) => {
+                        t.compare(f).is_lt()
+                    }
+                    _ => false,
+                };
+                if let Some(v) = newly_excluded.iter().max_by(|a, b| a.compare(b)) {
+                    // `!=2.1.0` added: exactly that version, and the lesson says so.
+                    let v = v.text();
+                    Some(Draft {
+                        template: Template::Pin,
+                        claim: format!("{name} {v} {}{}; other releases do not", w.problem, why_suffix(&w)),
+                        rationale: format!("{} Scoped to exactly {name} {v}: the change excludes that one release.", commit_rationale(c, m)),
+                        resolution: format!("Avoid {name} {v}: require a release other than {v}."),
+                        stack: vec![pkg.clone()],
+                        versions: BTreeMap::from([(pkg.clone(), format!("={v}"))]),
+                    })
+                } else if exact_to
+                    && !is_exact(eco, from_t)
+                    && from_d.contains(&to_low)
+                    && !reverting
+                {
+                    // A range pinned to one of its releases (`^0.24.0` →
+                    // `0.24.0`, `5.2` → `=5.2.4`): above it is what broke.
+                    let v = to_low.text();
+                    one(
+                        Template::Pin,
+                        format!("{name} above {v} {}{}", w.problem, why_suffix(&w)),
+                        format!("Pin {name} to {v} until a release above {v} fixes it."),
+                        range_of(&above(&to_low)),
+                    )
+                } else if to_low.compare(&from_low).is_lt() {
+                    // Moved back: above the version it went back to (or above
+                    // the new range) is what broke.
+                    let broken = match to_high.clone() {
+                        Some(End::Excl(p)) => from(&p),
+                        Some(End::Incl(p)) => above(&p),
+                        _ => continue,
+                    };
+                    let back = if exact_to {
+                        to_low.text()
+                    } else {
+                        to_t.trim().to_owned()
+                    };
+                    let since = from_low.text();
+                    one(
+                        Template::Downgrade,
+                        format!(
+                            "{name} {since} and later {}{}; {name} {back} does not",
+                            w.problem,
+                            why_suffix(&w)
+                        ),
+                        format!("Stay on {name} {back} until a release past {since} fixes it."),
+                        range_of(&broken),
+                    )
+                } else if capped && !to_low.compare(&from_low).is_gt() {
+                    // An upper bound added or lowered: from there on is what broke.
+                    let (broken, cap) = match to_high.clone() {
+                        Some(End::Excl(p)) => (from(&p), p.text()),
+                        Some(End::Incl(p)) => (above(&p), format!("above {}", p.text())),
+                        _ => continue,
+                    };
+                    one(
+                        Template::Downgrade,
+                        format!("{name} {cap} and later {}{}", w.problem, why_suffix(&w)),
+                        format!(
+                            "Keep {name} within {} until a later release fixes it.",
+                            to_t.trim()
+                        ),
+                        range_of(&broken),
+                    )
+                } else if to_low.compare(&from_low).is_gt() && w.described && !reverting {
+                    // Moved up to get a fix the message names: below the new
+                    // floor is what is broken.
+                    let v = to_low.text();
+                    one(
+                        if c.section == Some(Section::Overrides) {
+                            Template::Override
+                        } else {
+                            Template::Upgrade
+                        },
+                        format!("{name} below {v} {}{}", w.problem, why_suffix(&w)),
+                        format!("Upgrade {name} to {v} or later."),
+                        range_of(&below(&to_low)),
+                    )
                 } else {
-                    Template::Upgrade
-                },
-                claim: format!("{name} below {v} {}{}", w.problem, why_suffix(w)),
-                rationale: commit_rationale(c, m),
-                resolution: format!("Upgrade {name} to {v} or later."),
-                stack: vec![pkg.clone()],
-                versions: BTreeMap::from([(
-                    pkg.clone(),
-                    range_of(&below(&to_low)).ok_or(Refusal::NoVersions)?,
-                )]),
-            })
-        } else {
-            None
+                    None
+                }
+            }
         };
         if let Some(d) = draft {
-            // The first change the message names wins; else the first.
-            let named = subject_words.contains(&c.package.to_lowercase())
+            // The change the message names wins; else the first.
+            let named = said.contains(&c.package.to_lowercase())
                 || c.package
                     .rsplit('/')
-                    .next()
-                    .is_some_and(|n| subject_words.contains(&n.to_lowercase()));
+                    .find(|n| !n.starts_with('v') || n.len() > 3)
+                    .is_some_and(|n| said.contains(&n.to_lowercase()));
             if named || best.is_none() {
                 best = Some(d);
                 if named {
@@ -749,7 +908,9 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
     best.ok_or(Refusal::NoResolution)
 }
 
-/// A published package's peer or engine range narrowed or widened.
+/// A published package's peer or engine range narrowed. (Widened ranges —
+/// support added — are not lessons: the hand labels of real histories call
+/// them plain changes, and an install that needs them says so itself.)
 fn published_range(c: &Change) -> Option<Result<Draft, Refusal>> {
     let section = c.section?;
     if !matches!(section, Section::Peer | Section::Engines) {
@@ -760,7 +921,6 @@ fn published_range(c: &Change) -> Option<Result<Draft, Refusal>> {
     let eco = c.ecosystem;
     let (old, new) = (declared(eco, from_t)?, declared(eco, to_t)?);
     let dropped = old.minus(&new);
-    let added = new.minus(&old);
     let ov = owner.version.as_deref().and_then(release_point);
     let pkg = key(eco, &c.package);
     let owner_key = key(eco, &owner.name);
@@ -801,34 +961,7 @@ fn published_range(c: &Change) -> Option<Result<Draft, Refusal>> {
                 to_t.trim()
             ),
             stack: sorted(vec![pkg.clone(), owner_key.clone()]),
-            versions: BTreeMap::from([(pkg, gap_range), (owner_key, range_of(&above(&ov))?)]),
-        }));
-    }
-    if section == Section::Peer && !added.is_empty() {
-        let Some(ov) = ov else {
-            return Some(Err(Refusal::NoVersions));
-        };
-        let gap = added.intervals().last()?;
-        let gap_range = range_of(gap)?;
-        return Some(Ok(Draft {
-            template: Template::Widened,
-            claim: format!(
-                "{} {} and earlier do not support {name} {gap_range} as a peer; later releases accept {}",
-                owner.name,
-                ov.text(),
-                to_t.trim()
-            ),
-            rationale: format!(
-                "The manifest of {} {} widened its peer range for {name} from {} to {} ({}).",
-                owner.name,
-                ov.text(),
-                from_t.trim(),
-                to_t.trim(),
-                c.quote
-            ),
-            resolution: format!("With {name} {gap_range}, upgrade {} past {}.", owner.name, ov.text()),
-            stack: sorted(vec![pkg.clone(), owner_key.clone()]),
-            versions: BTreeMap::from([(pkg, gap_range), (owner_key, range_of(&up_to(&ov))?)]),
+            versions: BTreeMap::from([(pkg, gap_range), (owner_key, range_of(&next_releases(owner, &ov))?)]),
         }));
     }
     None

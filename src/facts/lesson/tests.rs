@@ -319,30 +319,135 @@ fn a_raised_peer_range_of_a_published_package() {
 }
 
 #[test]
-fn a_widened_peer_range_is_an_upgrade_lesson() {
+fn a_widened_peer_range_is_support_added_not_a_lesson() {
     let old = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.1.0-beta.0"}}"#;
-    let new = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.2.0 || ^5.0.0"}}"#;
+    let narrowed = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.2.0 || ^5.0.0"}}"#;
     let d = draft(
-        &commit("packages/plugin-react/package.json", old, new),
+        &commit("packages/plugin-react/package.json", old, narrowed),
         Some(&msg("feat: support vite 5 (#250)")),
     )
     .unwrap();
     assert_eq!(
         d.template,
         Template::Narrowed,
-        "4.1 was dropped too: that is told first"
+        "4.1 was dropped: that is a lesson"
     );
-    let new = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.1.0-beta.0 || ^5.0.0"}}"#;
+    let widened = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.1.0-beta.0 || ^5.0.0"}}"#;
+    assert_eq!(
+        draft(
+            &commit("packages/plugin-react/package.json", old, widened),
+            Some(&msg("feat: support vite 5 (#250)"))
+        ),
+        Err(Refusal::NoResolution)
+    );
+}
+
+#[test]
+fn caps_exclusions_added_pins_and_merges() {
+    // fastapi/fastapi e1a1a367a7: an upper bound added for a reason.
+    let py = |deps: &str| format!("[project]\nname = \"fastapi\"\ndependencies = [{deps}]\n");
+    let facts = commit(
+        "pyproject.toml",
+        &py("\"anyio >=3.4.0\""),
+        &py("\"anyio >=3.4.0,<4.0.0\""),
+    );
+    let d = draft(&facts, Some(&msg("📌 Pin AnyIO to < 4.0.0 to handle an incompatibility while upgrading to Starlette 0.31.1 (#10194)"))).unwrap();
+    assert_eq!(scope(&d), pairs(&[("pypi:anyio", ">=4")]));
+    // fastapi/fastapi 77d1f69b1f: one release excluded; the lesson says it is exact.
+    let facts = commit(
+        "pyproject.toml",
+        &py("\"pydantic >=1.7.4,<3.0.0\""),
+        &py("\"pydantic >=1.7.4,!=2.1.0,<3.0.0\""),
+    );
     let d = draft(
-        &commit("packages/plugin-react/package.json", old, new),
-        Some(&msg("feat: support vite 5 (#250)")),
+        &facts,
+        Some(&msg(
+            "📌 Do not allow Pydantic 2.1.0 that breaks (require 2.1.1) (#10012)",
+        )),
     )
     .unwrap();
-    assert_eq!(d.template, Template::Widened);
+    assert_eq!(scope(&d), pairs(&[("pypi:pydantic", "=2.1.0")]));
+    assert!(
+        d.rationale
+            .ends_with("Scoped to exactly pydantic 2.1.0: the change excludes that one release."),
+        "{}",
+        d.rationale
+    );
+    // nushell/nushell fd68767216: a dependency added already pinned.
+    let cargo = |deps: &str| {
+        format!("[package]\nname = \"nu-polars\"\nversion = \"0.72.0\"\n[dependencies]\n{deps}")
+    };
+    let facts = commit(
+        "crates/nu-polars/Cargo.toml",
+        &cargo("polars = \"0.25\"\n"),
+        &cargo("polars = \"0.25\"\nzstd-sys = \"=2.0.1+zstd.1.5.2\"\n"),
+    );
+    let d = draft(
+        &facts,
+        Some(&msg(
+            "pin to a version of zstd that doesn't break dataframe compilation (#7227)",
+        )),
+    )
+    .unwrap();
+    assert_eq!(scope(&d), pairs(&[("cargo:zstd-sys", ">2.0.1")]));
+    // cli/cli c5fc35527e: a merge says its why in its body's first line,
+    // and the change it names wins over the others.
+    let go = |a: &str, b: &str| {
+        format!("module github.com/cli/cli/v2\n\ngo 1.19\n\nrequire (\n\tgithub.com/stretchr/testify {a}\n\tgithub.com/danieljoos/wincred {b} // indirect\n)\n")
+    };
+    let facts = commit("go.mod", &go("v1.7.5", "v1.1.2"), &go("v1.8.1", "v1.2.0"));
+    let m = Message {
+        subject: "Merge pull request #7459 from cli/bump-wincred",
+        body: Some("Fix windows crash by bumping wincred"),
+        repo: Some("cli/cli"),
+    };
+    let d = draft(&facts, Some(&m)).unwrap();
     assert_eq!(
         scope(&d),
-        pairs(&[("@vitejs/plugin-react", "<=3.1.0"), ("vite", ">=5 <6")])
+        pairs(&[("go:github.com/danieljoos/wincred", "<1.2")])
     );
+    assert_eq!(d.claim, "github.com/danieljoos/wincred below 1.2.0 crashes");
+    // A merge of a bot's branch is a bot's change.
+    let bot = Message { subject: "Merge pull request #9001 from cli/dependabot/go_modules/github.com/danieljoos/wincred-1.2.0", body: Some("Bump github.com/danieljoos/wincred from 1.1.2 to 1.2.0"), repo: None };
+    assert_eq!(draft(&facts, Some(&bot)), Err(Refusal::NoResolution));
+}
+
+#[test]
+fn an_upgrade_needs_a_described_reason_and_a_negated_one_is_none() {
+    let facts = commit(
+        "packages/vite/package.json",
+        &vite_manifest(r#""esbuild":"^0.14.25""#),
+        &vite_manifest(r#""esbuild":"^0.14.27""#),
+    );
+    // vitejs/vite 65aaeeee87: only an issue number: not a lesson.
+    assert_eq!(
+        draft(
+            &facts,
+            Some(&msg("fix: update to esbuild 0.14.27, fix #6994 (#7320)"))
+        ),
+        Err(Refusal::NoResolution)
+    );
+    // vitejs/vite fd9de0473e: the bug is named.
+    let d = draft(
+        &facts,
+        Some(&msg(
+            "fix(esbuild): update esbuild to fix bug that could cause a deadlock (#16124)",
+        )),
+    )
+    .unwrap();
+    assert_eq!(scope(&d), pairs(&[("esbuild", "<0.14.27")]));
+    // nushell/nushell d3182a6737: "there is no known bug or security problem".
+    let m = Message {
+        subject: "Revert \"Bump regex from 1.9.6 to 1.10.2\" (#10818)",
+        body: Some("Reverts nushell/nushell#10716\n\nthere is no known bug or security problem we suffer from"),
+        repo: None,
+    };
+    let w = why(&m).unwrap();
+    assert_eq!(
+        w.problem, "has a problem",
+        "the revert, not the negated words"
+    );
+    assert!(!w.described);
 }
 
 #[test]
