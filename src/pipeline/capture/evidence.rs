@@ -122,6 +122,12 @@ pub fn is_check(command: &str) -> bool {
 #[derive(Default)]
 struct Episode {
     event: String,
+    /// Where it opened and the last event before the person's next prompt
+    /// (indexes into the transcript's events).
+    start: usize,
+    end: usize,
+    /// The run that closed it, when one did.
+    outcome: Option<Outcome>,
     facts: Vec<Fact>,
     texts: Vec<String>,
     files: Vec<String>,
@@ -185,7 +191,8 @@ impl Episode {
         }
     }
 
-    fn moment(mut self, outcome: Outcome) -> Option<Moment> {
+    fn moment(mut self) -> Option<Moment> {
+        let outcome = self.outcome.take()?;
         self.add(Fact::Outcome(outcome));
         self.refine_found();
         let d = lesson::draft(&self.facts, None).ok()?;
@@ -224,8 +231,8 @@ fn broken(r: &Requirement) -> bool {
     !d.contains(&p)
 }
 
-/// The moments the session's evidence makes, in transcript order.
-pub fn moments(t: &Transcript) -> Vec<Moment> {
+/// Every episode of the session, in transcript order.
+fn episodes(t: &Transcript) -> Vec<Episode> {
     let calls: HashMap<&str, (&str, &str)> = t
         .events
         .iter()
@@ -239,11 +246,22 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
         .collect();
     let cwd = t.cwd.as_deref();
     let mut open: Option<Episode> = None;
-    let mut out: Vec<Moment> = Vec::new();
-    for event in &t.events {
+    let mut out: Vec<Episode> = Vec::new();
+    for (i, event) in t.events.iter().enumerate() {
         if event.is_prompt() {
-            open = None;
+            out.extend(open.take());
             continue;
+        }
+        if let Some(ep) = out
+            .last_mut()
+            .filter(|ep| ep.outcome.is_some() && open.is_none())
+        {
+            // A closed episode reaches to the person's next prompt: the
+            // assistant's summary of the fix belongs to it.
+            ep.end = i;
+        }
+        if let Some(ep) = open.as_mut() {
+            ep.end = i;
         }
         for block in &event.blocks {
             match block {
@@ -301,6 +319,8 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
                     if open.is_none() && (conflict || failed_check) {
                         open = Some(Episode {
                             event: event.uuid.clone(),
+                            start: i,
+                            end: i,
                             ..Episode::default()
                         });
                     }
@@ -324,8 +344,9 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
                             command: facts::clip(command, 300),
                             quote: facts::clip(last, 200),
                         };
-                        if let Some(m) = open.take().and_then(|ep| ep.moment(outcome)) {
-                            out.push(m);
+                        if let Some(mut ep) = open.take() {
+                            ep.outcome = Some(outcome);
+                            out.push(ep);
                         }
                     }
                 }
@@ -333,7 +354,37 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
             }
         }
     }
+    out.extend(open);
     out
+}
+
+/// The moments the session's evidence makes, in transcript order: each
+/// closed episode whose facts draft a lesson.
+pub fn moments(t: &Transcript) -> Vec<Moment> {
+    episodes(t)
+        .into_iter()
+        .filter_map(Episode::moment)
+        .collect()
+}
+
+/// The facts of the episode around `event` (from its failure to the
+/// person's next prompt), for a moment a model cites there: a model's
+/// moment carries the session's own evidence, never the model's.
+pub fn facts_near(t: &Transcript, event: &str) -> Vec<Fact> {
+    let Some(at) = t.events.iter().position(|e| e.uuid == event) else {
+        return Vec::new();
+    };
+    episodes(t)
+        .into_iter()
+        .find(|ep| ep.start <= at && at <= ep.end)
+        .map(|mut ep| {
+            if let Some(o) = ep.outcome.take() {
+                ep.add(Fact::Outcome(o));
+            }
+            ep.refine_found();
+            ep.facts
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -379,6 +430,19 @@ mod tests {
         assert_eq!(m[0].summary, d.claim);
         assert_eq!(m[0].files, ["package.json"]);
         assert!(m[0].facts.iter().any(|f| matches!(f, Fact::Outcome(_))));
+    }
+
+    #[test]
+    fn a_model_moment_at_the_final_message_gets_the_episodes_facts() {
+        let t = transcript("version-mismatch");
+        let facts = facts_near(&t, "00000014-4c1d-4e2a-9b7f-a11ce0000014");
+        assert_eq!(facts, moments(&t)[0].facts);
+        assert_eq!(
+            facts_near(&t, "00000001-4c1d-4e2a-9b7f-a11ce0000001"),
+            [],
+            "before the failure"
+        );
+        assert_eq!(facts_near(&t, "no-such-event"), []);
     }
 
     #[test]
