@@ -526,6 +526,64 @@ fn effective_subject<'a>(m: &Message<'a>) -> &'a str {
     }
 }
 
+/// Whether a bot wrote the change: a subject that only says what moved
+/// (`chore(deps): update dependency x to v1.2.3`, `⬆ Bump x from 1 to 2`),
+/// a merge of a `dependabot/` or `renovate/` branch, or a body a bot signs
+/// (`Bumps [x](…) from 1 to 2.`, `dependabot[bot]`).
+fn is_bot(m: &Message<'_>) -> bool {
+    let Some(p) = why_patterns() else {
+        return true;
+    };
+    let strip = |s: &str| {
+        s.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '[')
+            .to_owned()
+    };
+    let said = effective_subject(m);
+    let body = m.body.unwrap_or("");
+    p.bot.is_match(&strip(said))
+        || p.bot.is_match(&strip(m.subject))
+        || body.trim_start().starts_with("Bumps [")
+        || body.contains("dependabot[bot]")
+        || body.contains("renovate[bot]")
+}
+
+/// The text a message gives its reasons in: the subject (a merge's pull
+/// request title) without its pull request number, and the first
+/// paragraph of the body, at most 600 characters.
+fn message_text(m: &Message<'_>) -> String {
+    let Some(p) = why_patterns() else {
+        return String::new();
+    };
+    let said = effective_subject(m);
+    let subject = p.pr_suffix.replace(said, "").into_owned();
+    let first_paragraph = if std::ptr::eq(said, m.subject) {
+        m.body.unwrap_or("").split("\n\n").next().unwrap_or("")
+    } else {
+        ""
+    };
+    let first_paragraph: String = first_paragraph.chars().take(600).collect();
+    format!("{subject}\n{first_paragraph}")
+}
+
+/// Name parts too common to say a message is about a package.
+const GENERIC_NAME_PARTS: &[&str] = &[
+    "plugin", "core", "utils", "util", "types", "github", "gitlab", "golang", "org", "com", "lib",
+    "libs", "sdk", "cli", "api", "http", "json", "test", "tests", "tools", "common", "node",
+    "rust", "python", "server", "client", "config", "vitejs", "build", "types",
+];
+
+/// Whether the message's text names the package: the whole name, or a
+/// distinctive part of it (`commonjs` of `@rollup/plugin-commonjs`,
+/// `wincred` of `github.com/danieljoos/wincred`, `zstd` of `zstd-sys`).
+/// A change the message does not name is incidental to it.
+fn names(text_lower: &str, package: &str) -> bool {
+    let p = package.to_lowercase();
+    text_lower.contains(&p)
+        || p.split(['/', '-', '_', '.', '@'])
+            .filter(|t| t.len() >= 4 && !GENERIC_NAME_PARTS.contains(t))
+            .any(|t| text_lower.contains(t))
+}
+
 /// Whether the word at `at` in `lower` is negated by one of the four words
 /// before it ("no known bug", "not a regression"). A relative clause that
 /// describes the version chosen ("a version of zstd that doesn't break
@@ -558,18 +616,10 @@ fn negated(lower: &str, at: usize) -> bool {
 /// or security problem") does not count.
 pub fn why(m: &Message<'_>) -> Option<Why> {
     let p = why_patterns()?;
-    let said = effective_subject(m);
-    let subject = p.pr_suffix.replace(said, "").into_owned();
-    if p.bot.is_match(said) || p.bot.is_match(m.subject) {
+    if is_bot(m) {
         return None;
     }
-    let first_paragraph = if std::ptr::eq(said, m.subject) {
-        m.body.unwrap_or("").split("\n\n").next().unwrap_or("")
-    } else {
-        ""
-    };
-    let first_paragraph: String = first_paragraph.chars().take(600).collect();
-    let text = format!("{subject}\n{first_paragraph}");
+    let text = message_text(m);
     let lower = text.to_lowercase();
     let has = |words: &[&str]| {
         words
@@ -705,6 +755,18 @@ fn both_sides(c: &Change) -> Option<(&str, &str)> {
     Some((c.from.as_deref()?, c.to.as_deref()?))
 }
 
+/// Whether a change moved a dependency down (its new lowest release below
+/// its old one).
+fn to_low_below(eco: Ecosystem, c: &Change) -> bool {
+    match (
+        c.from.as_deref().and_then(|f| lowest(eco, f)),
+        c.to.as_deref().and_then(|t| lowest(eco, t)),
+    ) {
+        (Some(f), Some(t)) => t.compare(&f).is_lt(),
+        _ => false,
+    }
+}
+
 /// The versions a requirement text excludes one by one (`!=2.1.0`).
 fn excluded(text: &str) -> Vec<Point> {
     text.split([',', ' '])
@@ -732,22 +794,26 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         }
     }
     let said = effective_subject(m).to_lowercase();
+    let text = message_text(m).to_lowercase();
     let reverting = said.starts_with("revert") || said.contains("unpin");
-    let w = why(m).or_else(|| {
-        // `perf(x): downgrade y`: the newer y was slower.
-        said.starts_with("perf").then(|| Why {
-            problem: "is slower".into(),
-            refs: Vec::new(),
-            clause: None,
-            described: true,
-        })
+    // `perf(x): downgrade y`: the newer y was slower (a downgrade only).
+    let slower = (said.starts_with("perf") && !is_bot(m)).then(|| Why {
+        problem: "is slower".into(),
+        refs: Vec::new(),
+        clause: None,
+        described: true,
     });
-    let Some(w) = w else {
+    let reason = why(m);
+    if reason.is_none() && slower.is_none() {
         return Err(Refusal::NoResolution);
-    };
+    }
     let mut best: Option<Draft> = None;
     for c in &changes {
         if matches!(c.section, Some(Section::Peer | Section::Engines)) {
+            continue;
+        }
+        // A change the message does not name is incidental to it.
+        if !names(&text, &c.package) {
             continue;
         }
         let Some(to_t) = c.to.as_deref() else {
@@ -760,6 +826,13 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         let pkg = key(eco, &c.package);
         let name = shown(&c.package);
         let exact_to = is_exact(eco, to_t);
+        // Every template but a downgrade needs the message's own reason.
+        let Some(w) = reason
+            .clone()
+            .or_else(|| (to_low_below(eco, c)).then(|| slower.clone()).flatten())
+        else {
+            continue;
+        };
         let one = |template: Template,
                    claim: String,
                    resolution: String,
@@ -891,18 +964,9 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
             }
         };
         if let Some(d) = draft {
-            // The change the message names wins; else the first.
-            let named = said.contains(&c.package.to_lowercase())
-                || c.package
-                    .rsplit('/')
-                    .find(|n| !n.starts_with('v') || n.len() > 3)
-                    .is_some_and(|n| said.contains(&n.to_lowercase()));
-            if named || best.is_none() {
-                best = Some(d);
-                if named {
-                    break;
-                }
-            }
+            // The first change the message names that makes a lesson.
+            best = Some(d);
+            break;
         }
     }
     best.ok_or(Refusal::NoResolution)

@@ -54,8 +54,11 @@ use crate::model::{iso, Artifact, Id};
 /// What a commit artifact's id hashes before its message.
 pub const ID_PREFIX: &str = "git-lore commit facts v1\n";
 
-/// Directories whose manifests describe no dependency of the project:
-/// installed packages and test fixtures.
+/// Directories whose manifests describe no dependency of what the
+/// project ships: installed packages, test fixtures, tests, examples,
+/// documentation sites, playgrounds and benchmarks. (In the labelled real
+/// histories, no lesson came from one of them, and many junk proposals
+/// did: an example pinned to what it demonstrates is no lesson.)
 pub const IGNORED_DIRS: &[&str] = &[
     "node_modules",
     "vendor",
@@ -64,6 +67,21 @@ pub const IGNORED_DIRS: &[&str] = &[
     "testdata",
     "test-fixtures",
     "__tests__",
+    "test",
+    "tests",
+    "e2e",
+    "example",
+    "examples",
+    "docs",
+    "doc",
+    "docs_src",
+    "playground",
+    "playgrounds",
+    "demo",
+    "demos",
+    "bench",
+    "benches",
+    "benchmarks",
 ];
 
 /// The trailer that names the agent session a commit came from.

@@ -55,8 +55,11 @@ pub fn mine(
     wants_paths: &mut dyn FnMut(i64, &str) -> bool,
     wants_blob: &dyn Fn(&str) -> bool,
 ) -> Result<Mined, StoreError> {
-    let repo = gix::discover(dir)
+    let mut repo = gix::discover(dir)
         .ctx(|| format!("opening the project repository at {}", dir.display()))?;
+    // Each tree is read twice (as a commit's and as its child's parent's):
+    // the store's delta-base cache keeps their bases.
+    super::tune_caches(&mut repo);
     let origin_url = repo
         .config_snapshot()
         .string("remote.origin.url")
