@@ -50,7 +50,7 @@ use super::transcript::Transcript;
 use super::{check, Kind, Moment, MomentError, Refused, MAX_FILE_CHARS};
 use crate::model::{iso, Artifact, Id};
 use crate::pipeline::commits::{artifact_id, MAX_TIME_MS};
-use crate::review::disclosure::FindingKind;
+use crate::scanner::FindingKind;
 use crate::schema::{self, SchemaKind};
 
 /// The first line of every normalised moment: a new scheme gets a new one.
@@ -304,7 +304,7 @@ mod tests {
     use crate::pipeline::capture::testdata::transcript;
     use crate::pipeline::transform::{decide, Determination as Outcome};
     use crate::pipeline::{offline_transform as transform_offline, pregate};
-    use crate::review::disclosure::scan;
+    use crate::scanner::scan;
     use serde_json::json;
     use sha2::{Digest, Sha256};
 
