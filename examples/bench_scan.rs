@@ -54,19 +54,29 @@ fn main() {
     );
     time("10 KB lesson, clean", &clean, 2000);
     time("10 KB lesson with two leaks", &with_leaks, 2000);
-    let cyrillic = "Вітест 4 не може імпортувати vite/module-runner на Vite 5; закріпіть 3.2.4. "
-        .repeat(80);
-    time("10 KB of Cyrillic prose (every character normalised)", &cyrillic, 2000);
+    let cyrillic =
+        "Вітест 4 не може імпортувати vite/module-runner на Vite 5; закріпіть 3.2.4. ".repeat(80);
+    time(
+        "10 KB of Cyrillic prose (every character normalised)",
+        &cyrillic,
+        2000,
+    );
     let cjk = "日本語のコメントは UTF-8 で保存すること。cp932 では文字化けする。".repeat(110);
     time("10 KB of Japanese prose", &cjk, 2000);
     let b64 = "aGFybWxlc3MgZGVjb2RlZCB3b3JkcyBoZXJl ".repeat(10_000 / 37);
     time("10 KB of base64 runs that decode to text", &b64, 500);
     let pct = "a%20b%2Fc%3Dd ".repeat(10_000 / 14);
     time("10 KB of percent-encoded runs", &pct, 500);
-    let emails: String = (0..400).map(|i| format!("user{i}@acme-corp.com ")).collect();
+    let emails: String = (0..400)
+        .map(|i| format!("user{i}@acme-corp.com "))
+        .collect();
     time("10 KB of 400 e-mail addresses", &emails, 200);
     let huge = clean.repeat(1000);
     time("10 MB of lesson text", &huge, 3);
     let huge_b64 = b64.repeat(1000);
-    time("10 MB of decodable base64 (past the decode budget)", &huge_b64, 3);
+    time(
+        "10 MB of decodable base64 (past the decode budget)",
+        &huge_b64,
+        3,
+    );
 }

@@ -441,7 +441,7 @@ fn requirepass(r: &Rules, text: &str, c: &Captures<'_>) -> Option<Hit> {
 /// Whether an assigned value can be a secret (the placeholder rule runs
 /// after this): not a type, code, URL, path, identifier, tag, encrypted
 /// value, duration or plain word.
-pub fn is_secret_value(v: &str) -> bool {
+fn is_secret_value(v: &str) -> bool {
     let n = v.chars().count();
     if n < 6 || v.bytes().all(|b| b.is_ascii_digit()) {
         return false;

@@ -46,6 +46,8 @@ pub enum RulesError {
         #[source]
         source: regex::Error,
     },
+    #[error("the patterns together are too large to compile as one set")]
+    SetTooLarge(#[source] regex::Error),
     #[error("the placeholder words do not compile")]
     BadWords(#[source] regex::Error),
 }
@@ -216,8 +218,8 @@ impl Rules {
                 return Err(RulesError::NoRule(kind));
             }
         }
-        let set = RegexSet::new(rules.iter().map(|r| r.re.as_str()))
-            .map_err(|source| RulesError::BadPattern { rule: 0, source })?;
+        let set =
+            RegexSet::new(rules.iter().map(|r| r.re.as_str())).map_err(RulesError::SetTooLarge)?;
         Ok(Rules {
             classes,
             rules,

@@ -155,12 +155,32 @@ fn a_rules_file_that_does_not_hold_together_is_refused() {
         err(&base.replacen("name = \"jwt\"", "name = \"private_key\"", 1)),
         "class private_key is listed twice"
     );
-    let no_email = base.replacen(
+    // Cut out a table: from its start to the next section.
+    let without = |start: &str, next: &str| {
+        let a = base.find(start).unwrap();
+        let b = a + base[a..].find(next).unwrap();
+        format!("{}{}", &base[..a], &base[b..])
+    };
+    assert_eq!(
+        err(&without(
+            "[[class]]\nname = \"spelled_email\"",
+            "# ---- the rules"
+        )),
+        "class spelled_email has no [[class]] table: add one with its cases"
+    );
+    assert_eq!(
+        err(&without(
+            "[[rule]]\nclass = \"spelled_email\"",
+            "# ---- placeholders"
+        )),
+        "class spelled_email has no rule"
+    );
+    let unknown = base.replacen(
         "[[class]]\nname = \"email\"",
         "[[nothing]]\nname = \"email\"",
         1,
     );
-    assert!(err(&no_email).starts_with("the rules file is not the expected TOML:"));
+    assert!(err(&unknown).starts_with("the rules file is not the expected TOML:"));
     assert!(err("class = []\nrule = []").starts_with("the rules file is not the expected TOML:"));
 }
 

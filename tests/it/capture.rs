@@ -225,7 +225,11 @@ fn a_home_path_in_tool_output_is_replaced_before_it_is_kept_or_sent() {
     let raw = std::fs::read_to_string(fixture("home-path-in-tool-output.jsonl")).unwrap();
     assert!(names.iter().all(|n| raw.contains(n)));
     // Kept: the artifact keeps the path and loses the name.
-    let dry = capture(&env, "home-path-in-tool-output.jsonl", &["--dry-run", "--json"]);
+    let dry = capture(
+        &env,
+        "home-path-in-tool-output.jsonl",
+        &["--dry-run", "--json"],
+    );
     let arts: serde_json::Value = serde_json::from_str(dry.ok()).unwrap();
     let detail = arts[0]["detail"].as_str().unwrap();
     assert!(
@@ -235,15 +239,17 @@ fn a_home_path_in_tool_output_is_replaced_before_it_is_kept_or_sent() {
         ),
         "{detail}"
     );
-    assert!(detail.ends_with(
-        "Redacted by git-lore capture: 2 disclosure scanner findings (home_path)."
-    ));
+    assert!(detail
+        .ends_with("Redacted by git-lore capture: 2 disclosure scanner findings (home_path)."));
     dry.assert_stderr("had secrets replaced: home_path");
     let r = capture(&env, "home-path-in-tool-output.jsonl", &[]);
     r.ok();
     let all = env.git(&["log", "-p", "ledger"]).stdout;
     assert!(all.contains("[redacted:home_path]/acme-api"), "{all}");
-    assert!(names.iter().all(|n| !all.contains(n)), "a name reached the ledger");
+    assert!(
+        names.iter().all(|n| !all.contains(n)),
+        "a name reached the ledger"
+    );
 
     // Sent: the capture model's prompt holds no name either.
     let env = TestEnv::new();
@@ -256,8 +262,14 @@ fn a_home_path_in_tool_output_is_replaced_before_it_is_kept_or_sent() {
     env.config("lore.capture.command", model.to_str().unwrap());
     capture(&env, "home-path-in-tool-output.jsonl", &[]).ok();
     let sent = std::fs::read_to_string(&prompt).unwrap();
-    assert!(sent.contains("Crash seen at [redacted:home_path]/acme-api/"), "{sent}");
-    assert!(names.iter().all(|n| !sent.contains(n)), "a name reached the model");
+    assert!(
+        sent.contains("Crash seen at [redacted:home_path]/acme-api/"),
+        "{sent}"
+    );
+    assert!(
+        names.iter().all(|n| !sent.contains(n)),
+        "a name reached the model"
+    );
 }
 
 #[test]
