@@ -374,8 +374,13 @@ fn url_credentials(r: &Rules, _: &str, c: &Captures<'_>) -> Option<Hit> {
     })
 }
 
-fn assignment(_: &Rules, text: &str, c: &Captures<'_>) -> Option<Hit> {
+fn assignment(r: &Rules, text: &str, c: &Captures<'_>) -> Option<Hit> {
     let (m, g) = (c.get(0)?, c.get(1)?);
+    // The value as written is judged first: trimming a sentence's closing
+    // punctuation must not turn `sk_live_...` into `sk_live_`.
+    if r.placeholder.is(g.as_str()) {
+        return None;
+    }
     let v = g.as_str().trim_end_matches(['.', ')', ']', '}']);
     // `SecretKey::from_slice`, `<I as Stream>::Token: AsChar`: paths and
     // bounds, not assignments.
