@@ -14,8 +14,8 @@
 //! look-alikes, the patterns in the order they are tried, the placeholder
 //! rule's values and the public names and addresses that are let through.
 //! Code holds only what a pattern cannot say: the named checks a match goes
-//! through ([`checks`]), the placeholder predicate ([`placeholder`]), and the
-//! steps below. docs/disclosure.md is the reader's version of the file.
+//! through ([`checks`], with `value` judging assigned values), the
+//! placeholder predicate ([`placeholder`]), and the steps below. docs/disclosure.md is the reader's version of the file.
 //!
 //! **How a text is read**, so that a secret survives no disguise:
 //! 1. **Normalised** ([`normalise`]): invisible characters (zero-width,
@@ -34,7 +34,7 @@
 //!    scan, as gitleaks and trufflehog do. A finding inside is reported at
 //!    the encoded text, naming its encodings.
 //! 4. A lesson is scanned field by field and **with its fields joined**
-//!    ([`lesson`]), so a key split across the claim and the rationale is
+//!    (`lesson.rs`), so a key split across the claim and the rationale is
 //!    found too.
 //!
 //! It never returns a secret: a [`Finding`]'s excerpt is the first four
@@ -52,6 +52,7 @@ pub mod placeholder;
 pub mod rules;
 #[cfg(test)]
 mod tests;
+mod value;
 
 use std::collections::BTreeMap;
 use std::fmt;
