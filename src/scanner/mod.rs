@@ -15,7 +15,8 @@
 //! rule's values and the public names and addresses that are let through.
 //! Code holds only what a pattern cannot say: the named checks a match goes
 //! through ([`checks`], with `value` judging assigned values), the
-//! placeholder predicate ([`placeholder`]), and the steps below. docs/disclosure.md is the reader's version of the file.
+//! placeholder predicate ([`placeholder`]), and the steps below.
+//! docs/disclosure.md is the reader's version of the file.
 //!
 //! **How a text is read**, so that a secret survives no disguise:
 //! 1. **Normalised** ([`normalise`]): invisible characters (zero-width,
@@ -37,8 +38,9 @@
 //!    (`lesson.rs`), so a key split across the claim and the rationale is
 //!    found too.
 //!
-//! It never returns a secret: a [`Finding`]'s excerpt is the first four
-//! characters and the length. It does not decide what a finding does to a
+//! It never returns a secret's text: a [`Finding`]'s excerpt is the first
+//! four characters and the length, and [`find`] gives positions in the
+//! caller's own text. It does not decide what a finding does to a
 //! verdict or to a transcript, it writes nothing, and it reads nothing but
 //! its embedded rules. Which characters may reach a terminal is not its
 //! question either; it only needs to see through them (its own minimal set
