@@ -256,7 +256,12 @@ pub(crate) fn short(id: &gix::ObjectId) -> String {
 /// (a temporary file's path error) keep the operating system's error only in
 /// their message, so that is read too: `(os error 28)`.
 fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
-    const CODES: [i32; 3] = [libc::ENOSPC, libc::EDQUOT, libc::EROFS];
+    use rustix::io::Errno;
+    const CODES: [i32; 3] = [
+        Errno::NOSPC.raw_os_error(),
+        Errno::DQUOT.raw_os_error(),
+        Errno::ROFS.raw_os_error(),
+    ];
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
         if let Some(io) = err.downcast_ref::<std::io::Error>() {
@@ -491,4 +496,25 @@ impl Lore {
 /// into hooks and prints for people to run.
 pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::out_of_room;
+
+    #[test]
+    fn a_full_disk_a_quota_and_a_read_only_file_system_are_out_of_room() {
+        for code in [28, 122, 30] {
+            assert!(
+                out_of_room(&std::io::Error::from_raw_os_error(code)),
+                "{code}"
+            );
+            let wrapped = std::io::Error::other(format!("writing x: (os error {code})"));
+            assert!(out_of_room(&wrapped), "{code} in a message");
+        }
+        assert!(
+            !out_of_room(&std::io::Error::from_raw_os_error(13)),
+            "permission denied"
+        );
+    }
 }
