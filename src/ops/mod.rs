@@ -41,7 +41,7 @@ use rand::rngs::StdRng;
 use crate::model::{Id, Source};
 use crate::review::ReviewError;
 use crate::signing::{self, Format, Signer, SigningConfig, SigningError};
-use crate::store::{Host, RetryPolicy, Store, StoreError};
+use crate::store::{Host, RetryPolicy, Store, StoreError, WriteContext};
 
 pub use backend::Outage;
 
@@ -418,15 +418,14 @@ impl Lore {
         let signer = self.signer.as_ref().expect("just loaded");
         let (store, env) = (&self.store, &self.env);
         let mut check = |base| trust::ensure(store, env, branch, base);
-        let r = store.transact(
-            branch,
+        let write = WriteContext {
             signer,
-            env.now,
-            &mut self.rng,
-            env.retry,
-            &mut check,
-            f,
-        )?;
+            now: env.now,
+            rng: &mut self.rng,
+            policy: env.retry,
+            check: &mut check,
+        };
+        let r = store.transact(branch, write, f)?;
         if let Some(&head) = r.commits.last() {
             // What this command wrote is as verified as what it built on.
             store.advance_anchor(branch, r.base, head, env.now)?;
@@ -452,17 +451,14 @@ impl Lore {
         let signer = self.signer.as_ref().expect("just loaded");
         let (store, env) = (&self.store, &self.env);
         let mut check = |base| trust::ensure(store, env, branch, base);
-        let r = store.transact_onto(
-            branch,
-            from,
-            onto,
+        let write = WriteContext {
             signer,
-            env.now,
-            &mut self.rng,
-            env.retry,
-            &mut check,
-            f,
-        )?;
+            now: env.now,
+            rng: &mut self.rng,
+            policy: env.retry,
+            check: &mut check,
+        };
+        let r = store.transact_onto(branch, from, onto, write, f)?;
         let head = r.commits.last().copied().unwrap_or(onto);
         store.reset_anchor(branch, head, env.now)?;
         self.wrote = true;
