@@ -717,3 +717,59 @@ impl Calls {
         &self.0
     }
 }
+
+/// A handshake between a test and a stub program through two marker files
+/// in the test directory: the stub notes that it is running, then waits
+/// until the test releases it. No step depends on how long anything takes;
+/// the waits are bounded only so that a handshake that never happens fails
+/// the test instead of hanging it.
+pub struct Gate {
+    started: PathBuf,
+    released: PathBuf,
+}
+
+/// How long a side of a [`Gate`] waits for the other before giving up.
+const GATE_BOUND_TENTHS: u32 = 1200;
+
+impl TestEnv {
+    /// A [`Gate`] named `name` (its marker files are `name.started` and
+    /// `name.released` in the test directory).
+    pub fn gate(&self, name: &str) -> Gate {
+        Gate {
+            started: self.path().join(format!("{name}.started")),
+            released: self.path().join(format!("{name}.released")),
+        }
+    }
+}
+
+impl Gate {
+    /// Shell for a stub program: note the start, then wait for the
+    /// release (two minutes at most) before going on.
+    pub fn script(&self) -> String {
+        format!(
+            ": > '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt {GATE_BOUND_TENTHS} ]; do sleep 0.1; i=$((i+1)); done",
+            self.started.display(),
+            self.released.display()
+        )
+    }
+
+    /// Waits until the stub has started; fails the test when it never does.
+    #[track_caller]
+    pub fn wait_started(&self) {
+        for _ in 0..GATE_BOUND_TENTHS {
+            if self.started.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!(
+            "the stub never reached its gate ({})",
+            self.started.display()
+        );
+    }
+
+    /// Lets the stub go on.
+    pub fn release(&self) {
+        std::fs::write(&self.released, "").unwrap();
+    }
+}

@@ -268,9 +268,35 @@ fn the_session_start_hook_never_fails_a_session() {
         "config: rubrics\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: rubrics\n",
         crate::common::Sign::Unsigned,
     );
-    let started = std::time::Instant::now();
+    // Nobody opens the FIFO for writing while the hook runs: it must answer
+    // on its own, with the read still blocked. (A guard opens the FIFO only
+    // if the hook has not answered after two minutes, so a hook that waits
+    // for the read fails this test instead of hanging it.)
+    let (answered, guard_wait) = std::sync::mpsc::channel::<()>();
+    let guard = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            if guard_wait
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .is_ok()
+            {
+                return false;
+            }
+            // Non-blocking: with no reader left, there is nothing to open.
+            use std::os::unix::fs::OpenOptionsExt;
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+                .open(&fifo);
+            true
+        })
+    };
     let r = session_start(&env, &project("vite5"));
-    assert!(started.elapsed() < std::time::Duration::from_secs(8));
+    let _ = answered.send(());
+    assert!(
+        !guard.join().unwrap(),
+        "the hook answered only once the FIFO it was reading was opened"
+    );
     assert_eq!(r.code, 0);
     let j: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
