@@ -616,8 +616,12 @@ fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
     let env = TestEnv::new();
     env.init();
     let fifo = env.path().join("t.fifo");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
     let dir = env.path().join("a-dir");
     std::fs::create_dir(&dir).unwrap();
     let hook = serde_json::json!({

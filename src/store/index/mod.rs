@@ -1172,33 +1172,25 @@ impl Drop for WriteLock {
     /// was held shares its open file until it execs, and closing our
     /// descriptor alone would leave the lock held until then.
     fn drop(&mut self) {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: `flock` on the descriptor this value owns.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+        let _ = rustix::fs::flock(&self.0, rustix::fs::FlockOperation::Unlock);
     }
 }
 
 impl WriteLock {
     /// The lock, or `None` when another writer holds it.
     fn try_take(path: &Path) -> std::io::Result<Option<WriteLock>> {
+        use rustix::fs::{FlockOperation, OFlags};
         use std::os::unix::fs::OpenOptionsExt;
-        use std::os::unix::io::AsRawFd;
         let file = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
             .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32)
             .open(path)?;
-        // SAFETY: `flock` on a descriptor this function owns; it touches no
-        // memory.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(Some(WriteLock(file)));
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() == std::io::ErrorKind::WouldBlock {
-            Ok(None)
-        } else {
-            Err(e)
+        match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(WriteLock(file))),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(None),
+            Err(e) => Err(e.into()),
         }
     }
 }
