@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod process;
 pub mod recall;
 pub mod review;
+pub mod scanner;
 pub mod schema;
 pub mod signing;
 pub mod store;

@@ -16,6 +16,7 @@ use super::{Lore, LoreError};
 use crate::event::{Event, Ruling};
 use crate::model::{Id, Proposal, ProposalStatus, Visibility};
 use crate::review::{self, Judged, RubricSet, UnjudgedReason};
+use crate::scanner;
 use crate::store::{Branch, CommitSpec};
 
 /// The reason a public lesson is blocked by the disclosure scanner.
@@ -53,7 +54,7 @@ pub fn judge(
         // The disclosure scanner runs on every public lesson, whatever the
         // judges said, and blocks it.
         if after.visibility == Some(Visibility::Public)
-            && !review::scan_lesson(&after.candidate).is_empty()
+            && !scanner::scan_lesson(&after.candidate).is_empty()
         {
             if let Some(v) = after.verdict.as_mut() {
                 if v.passed {

@@ -10,8 +10,6 @@
 //!   per-criterion aggregate and the gate.
 //! - [`offline_judges`]: the deterministic built-in judges
 //!   ([docs/offline.md](../../docs/offline.md)).
-//! - [`disclosure`]: the secret and leak scanner behind the `disclosure`
-//!   criterion.
 //! - [`promote`]: an approved proposal becomes a Lesson v2 pool entry
 //!   (its 13 keys and nothing else).
 //! - [`author_key`](mod@author_key): the per-visibility author key derived from the user's
@@ -31,7 +29,6 @@
 
 pub mod author_key;
 pub mod confirm;
-pub mod disclosure;
 pub mod jury;
 pub mod lifecycle;
 pub mod offline_judges;
@@ -44,7 +41,6 @@ pub mod signers;
 
 pub use author_key::{author_key, parse_secret, secret_from_random};
 pub use confirm::{confirm, pass, unconfirm, NoOp, Transition};
-pub use disclosure::{scan, scan_lesson, Finding, FindingKind};
 pub use jury::{
     consensus, judge, judge_proposal, panel_slot, parse_panel, Judged, JuryOutcome, UnjudgedReason,
 };
