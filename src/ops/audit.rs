@@ -24,17 +24,17 @@
 //! agree with the records). The relation actions' checks are in
 //! `audit/relation.rs`.
 
-mod relation;
-
 use std::collections::HashMap;
 
 use gix::ObjectId;
 use serde_json::Value;
 
 use super::{Env, Lore, LoreError};
-use crate::event::{CommitRef, ConfigTopic, Event, On, Op, PathKind, Root, Step};
-use crate::model::{Id, LessonStatus, ProposalStatus, Source};
-use crate::review::{lifecycle, signers, RubricSet};
+use crate::event::check::{Commit, Name, Record, Repo, Side};
+use crate::event::{CommitRef, Event, Op, PathKind, Root, RUBRICS};
+use crate::model::{Id, Source};
+use crate::review::relation::records::{self, RelationPath};
+use crate::review::RubricSet;
 use crate::schema::{self, SchemaKind};
 use crate::signing::{self, AllowedSigners, SignatureStatus};
 use crate::store::layout::{self, RecordPath, POOL_ALLOWED_SIGNERS};
@@ -502,11 +502,10 @@ fn is_pure_merge(store: &Store, info: &CommitInfo) -> Result<bool, LoreError> {
     })
 }
 
-/// A changed file, classified.
+/// A changed file, named.
 struct Touched<'a> {
-    kind: Option<PathKind>,
-    /// The id a record is named by.
-    id: Option<Id>,
+    /// What it is; `None` for a path that is no git-lore record.
+    name: Option<Name>,
     change: &'a ChangedPath,
 }
 
@@ -517,6 +516,51 @@ impl Touched<'_> {
             (Some(_), Some(_)) => Op::Modify,
             _ => Op::Any, // removed: only `Any` allows it
         }
+    }
+
+    fn kind(&self) -> Option<PathKind> {
+        self.name.as_ref().map(Name::kind)
+    }
+}
+
+/// What a path names, if it is a git-lore record or a `.lore/` file.
+fn name_of(path: &str) -> Option<Name> {
+    if path.starts_with(".lore/") {
+        return Some(Name::Config(path.to_owned()));
+    }
+    Some(match layout::classify(path) {
+        Some(RecordPath::Proposal(id)) => Name::Proposal(id),
+        Some(RecordPath::Decline(id)) => Name::Decline(id),
+        Some(RecordPath::Lesson(id)) => Name::Lesson(id),
+        None => match records::classify(path)? {
+            RelationPath::Relation { from, to } => Name::Relation { from, to },
+            RelationPath::CounterObservation {
+                lesson,
+                observation,
+            } => Name::CounterObservation {
+                lesson,
+                observation,
+            },
+            RelationPath::Related(id) => Name::Related(id),
+            RelationPath::Upheld { lesson, count } => Name::Upheld { lesson, count },
+        },
+    })
+}
+
+/// Where the file a name names lives.
+fn path_of(name: &Name) -> String {
+    match name {
+        Name::Proposal(id) => layout::proposal_path(*id),
+        Name::Decline(id) => layout::decline_path(*id),
+        Name::Lesson(id) => layout::lesson_path(*id),
+        Name::Relation { from, to } => records::relation_path(*from, *to),
+        Name::CounterObservation {
+            lesson,
+            observation,
+        } => records::counter_observation_path(*lesson, *observation),
+        Name::Related(id) => records::related_path(*id),
+        Name::Upheld { lesson, count } => records::upheld_path(*lesson, *count),
+        Name::Config(path) => path.clone(),
     }
 }
 
@@ -533,7 +577,75 @@ fn kind_name(k: PathKind) -> &'static str {
     }
 }
 
-/// Checks a single-parent commit's event against what it changed.
+/// The reads an action's check makes, over the store: the commit's tree
+/// and its first parent's.
+struct StoreRepo<'a> {
+    store: &'a Store,
+    info: &'a CommitInfo,
+}
+
+impl StoreRepo<'_> {
+    fn tree(&self, side: Side) -> Result<Option<ObjectId>, LoreError> {
+        Ok(match side {
+            Side::After => Some(self.info.tree),
+            Side::Before => match self.info.parents.first() {
+                Some(p) => Some(self.store.tree_of(*p)?),
+                None => None,
+            },
+        })
+    }
+}
+
+impl Repo for StoreRepo<'_> {
+    type Error = LoreError;
+
+    fn read(&self, side: Side, name: &Name) -> Result<Option<Vec<u8>>, LoreError> {
+        Ok(match self.tree(side)? {
+            Some(tree) => self.store.read_in_tree(tree, &path_of(name))?,
+            None => None,
+        })
+    }
+
+    fn exists(&self, side: Side, name: &Name) -> Result<bool, LoreError> {
+        Ok(match self.tree(side)? {
+            Some(tree) => self.store.blob_id_in_tree(tree, &path_of(name))?.is_some(),
+            None => false,
+        })
+    }
+
+    fn counter_observations(&self, lesson: Id) -> Result<Vec<Id>, LoreError> {
+        Ok(self
+            .store
+            .paths_at(self.info.id, &records::counter_observations_dir(lesson))?
+            .into_iter()
+            .filter_map(|(path, _)| match records::classify(&path) {
+                Some(RelationPath::CounterObservation { observation, .. }) => Some(observation),
+                _ => None,
+            })
+            .collect())
+    }
+
+    fn named(&self, commit: &CommitRef) -> Result<Option<Option<Event>>, LoreError> {
+        // A name that resolves to no commit is no commit; a store that
+        // cannot be read is an error, not a finding.
+        Ok(match self.store.resolve(commit.as_str()).ok() {
+            Some(id) => Some(self.store.commit_info(id)?.event.ok()),
+            None => None,
+        })
+    }
+
+    fn descends_from(&self, commit: &CommitRef) -> Result<bool, LoreError> {
+        Ok(match self.store.resolve(commit.as_str()).ok() {
+            Some(id) => self.store.merge_base(id, self.info.id)? == Some(id),
+            None => false,
+        })
+    }
+}
+
+/// Checks a single-parent commit's event against what it changed: what
+/// every action shares (its branch, whether it may be a first commit,
+/// exactly the files its rule names, each record valid), then the action's
+/// own check ([`Event::check`]).
 fn check_commit(
     store: &Store,
     branch: Branch,
@@ -544,11 +656,11 @@ fn check_commit(
     let action = event.action();
     let rule = event.rule();
     let mut problems = Vec::new();
-    let belongs = matches!(
-        (rule.on, branch),
-        (On::Either, _) | (On::Ledger, Branch::Ledger) | (On::Pool, Branch::Pool(_))
-    );
-    if !belongs {
+    let pool = match branch {
+        Branch::Ledger => None,
+        Branch::Pool(tier) => Some(tier),
+    };
+    if !rule.on.admits(pool) {
         problems.push(format!("action {action} does not belong on {branch}"));
         return Ok(problems);
     }
@@ -566,40 +678,21 @@ fn check_commit(
     let changes = store.changed_paths(info)?;
     let touched: Vec<Touched> = changes
         .iter()
-        .map(|c| {
-            if c.path.starts_with(".lore/") {
-                return Touched {
-                    kind: Some(PathKind::Config),
-                    id: None,
-                    change: c,
-                };
-            }
-            let (kind, id) = match layout::classify(&c.path) {
-                Some(RecordPath::Proposal(id)) => (Some(PathKind::Proposal), Some(id)),
-                Some(RecordPath::Decline(id)) => (Some(PathKind::Decline), Some(id)),
-                Some(RecordPath::Lesson(id)) => (Some(PathKind::Lesson), Some(id)),
-                None => relation::classify(&c.path),
-            };
-            Touched {
-                kind,
-                id,
-                change: c,
-            }
+        .map(|c| Touched {
+            name: name_of(&c.path),
+            change: c,
         })
         .collect();
 
     // The rule: exactly the listed files, each named by the event.
-    let named = match event {
-        Event::Decline { artifact, .. } => Some(*artifact),
-        _ => event.lesson(),
-    };
     let mut expected: Vec<(PathKind, Op, Option<Id>)> = event.touched();
+    let named = expected.iter().find_map(|(_, _, id)| *id);
     let mut matched: Vec<&Touched> = Vec::new();
     for t in &touched {
         let slot = expected.iter().position(|(k, op, id)| {
-            Some(*k) == t.kind
+            Some(*k) == t.kind()
                 && (*op == Op::Any || *op == t.op())
-                && (*k == PathKind::Config || t.id == *id)
+                && (*k == PathKind::Config || t.name.as_ref().and_then(Name::id) == *id)
         });
         match slot {
             Some(i) => {
@@ -608,7 +701,7 @@ fn check_commit(
                 }
                 matched.push(t);
             }
-            None => problems.push(match t.kind {
+            None => problems.push(match t.kind() {
                 None => format!(
                     "changed {} which is not a git-lore record path",
                     t.change.path
@@ -621,7 +714,7 @@ fn check_commit(
             }),
         }
     }
-    let config_touched = matched.iter().any(|t| t.kind == Some(PathKind::Config));
+    let config_touched = matched.iter().any(|t| t.kind() == Some(PathKind::Config));
     for (k, _, _) in &expected {
         if *k != PathKind::Config || !config_touched {
             problems.push(format!(
@@ -632,12 +725,25 @@ fn check_commit(
         }
     }
 
-    // Schema validity of every record written.
-    let mut records: HashMap<PathKind, (Option<Value>, Option<Value>)> = HashMap::new();
-    let mut each: Vec<relation::Record> = Vec::new();
+    // Every file written is valid: each record against its schema, the
+    // rubrics file as rubrics.
+    let mut records: Vec<Record> = Vec::with_capacity(matched.len());
     for t in &matched {
-        let Some(kind) = t.kind else { continue };
-        if kind == PathKind::Config {
+        let Some(name) = t.name.clone() else { continue };
+        if let Name::Config(path) = &name {
+            if path == RUBRICS && branch == Branch::Ledger {
+                if let Some(bytes) = store.read_in_tree(info.tree, path)? {
+                    if let Err(e) = RubricSet::parse(&String::from_utf8_lossy(&bytes)) {
+                        problems.push(format!("config rubrics: {path} is invalid: {e}"));
+                    }
+                }
+            }
+            records.push(Record {
+                path: t.change.path.clone(),
+                name,
+                old: None,
+                new: None,
+            });
             continue;
         }
         let read = |id: Option<ObjectId>| -> Result<Option<Value>, LoreError> {
@@ -652,87 +758,29 @@ fn check_commit(
                 problems.push(format!("{}: not valid JSON", t.change.path))
             }
             Some(v) => {
-                for p in schema_problems(branch, kind, v) {
+                for p in schema_problems(branch, name.kind(), v) {
                     problems.push(format!("{}: {p}", t.change.path));
                 }
             }
             None => {}
         }
-        each.push(relation::Record {
+        records.push(Record {
             path: t.change.path.clone(),
-            kind,
-            id: t.id,
-            old: old.clone(),
-            new: new.clone(),
+            name,
+            old,
+            new,
         });
-        records.insert(kind, (old, new));
     }
-    let record = |k: PathKind| records.get(&k).cloned().unwrap_or((None, None));
 
-    // One small check per event.
-    match event {
-        Event::Init => {}
-        Event::Propose {
-            artifact, replaces, ..
-        } => {
-            problems.extend(check_propose(*artifact, record(PathKind::Proposal).1));
-            if let Some(c) = replaces {
-                problems.extend(check_replaces(store, info, *artifact, c)?);
-            }
-        }
-        Event::Decline {
-            reason,
-            replaces,
-            artifact,
-            ..
-        } => {
-            if let Some(c) = replaces {
-                problems.extend(check_replaces(store, info, *artifact, c)?);
-            }
-            let new = record(PathKind::Decline).1;
-            if new
-                .as_ref()
-                .and_then(|v| v.get("reason")?.as_str().map(str::to_owned))
-                != Some(reason.as_str().to_owned())
-            {
-                problems.push("decline: Lore-Reason does not match the record's reason".into());
-            }
-        }
-        Event::Confirm { step, .. }
-        | Event::Unconfirm { step }
-        | Event::Pass { step, .. }
-        | Event::Judge { step, .. }
-        | Event::Stamp { step, .. } => {
-            let (old, new) = record(PathKind::Proposal);
-            problems.extend(check_step(event, step, old, new));
-        }
-        Event::Promote {
-            lesson,
-            visibility,
-            pool,
-            ..
-        } => {
-            let new = record(PathKind::Lesson).1;
-            problems.extend(check_promote(branch, *lesson, *visibility, *pool, new));
-        }
-        Event::Config { topic } => {
-            problems.extend(check_config(store, branch, info, *topic, &matched, signer)?)
-        }
-        Event::Retract {
-            lesson, from, pool, ..
-        } => {
-            let (old, new) = record(PathKind::Lesson);
-            problems.extend(check_retract(branch, *lesson, *from, *pool, old, new));
-        }
-        // A merge: never reaches here (checked whole in `check_commits`).
-        Event::Sync { .. } => problems.push("sync must be a merge commit".into()),
-        Event::Supersede { .. }
-        | Event::Merge { .. }
-        | Event::Refine { .. }
-        | Event::Contradict { .. }
-        | Event::Relate { .. }
-        | Event::Rejudge { .. } => problems.extend(relation::check(store, info, event, &each)?),
-    }
+    // What this action checks of its own records.
+    let commit = Commit {
+        pool,
+        root: is_root,
+        signer,
+        records: &records,
+        repo: &StoreRepo { store, info },
+    };
+    problems.extend(event.check(&commit)?);
     Ok(problems)
 }
 
@@ -793,245 +841,6 @@ fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String>
             .map(|v| format!("schema: {} at {:?}", v.message, v.instance_path))
             .collect(),
     }
-}
-
-fn status_of(v: &Option<Value>) -> Option<ProposalStatus> {
-    v.as_ref()?.get("status")?.as_str()?.parse().ok()
-}
-
-/// `Lore-Replaces` (an `ingest --redo` outcome) must name a decline of the
-/// same artifact in this commit's own history, and the artifact must be
-/// declined when the commit lands.
-fn check_replaces(
-    store: &Store,
-    info: &CommitInfo,
-    artifact: Id,
-    replaces: &CommitRef,
-) -> Result<Vec<String>, LoreError> {
-    // Only a commit this one descends from: a decline on another branch,
-    // in quarantine or dangling is history nobody verified as this one's.
-    // A name that resolves to no commit is no decline; a store that cannot
-    // be read is an error, not a finding. The ancestry walk comes last, for
-    // a decline of the right artifact only.
-    let named = match store.resolve(replaces.as_str()).ok() {
-        Some(id) => Some((id, store.commit_info(id)?.event)),
-        None => None,
-    };
-    let mut problems = Vec::new();
-    match named {
-        Some((id, Ok(Event::Decline { artifact: a, .. }))) if a == artifact => {
-            if store.merge_base(id, info.id)? != Some(id) {
-                problems.push(format!(
-                    "Lore-Replaces names {}, which is not in this commit's history",
-                    replaces.as_str()
-                ));
-            }
-        }
-        Some(_) => problems.push(format!(
-            "Lore-Replaces names {}, which is not a decline of artifact {artifact}",
-            replaces.as_str()
-        )),
-        None => problems.push(format!(
-            "Lore-Replaces names {}, which is not in this commit's history",
-            replaces.as_str()
-        )),
-    }
-    let declined = match info.parents.first() {
-        Some(p) => store
-            .read_at(*p, &layout::decline_path(artifact))?
-            .is_some(),
-        None => false,
-    };
-    if !declined {
-        problems.push(format!(
-            "Lore-Replaces: artifact {artifact} was not declined before this commit"
-        ));
-    }
-    Ok(problems)
-}
-
-fn check_propose(artifact: Id, new: Option<Value>) -> Vec<String> {
-    let mut problems = Vec::new();
-    let Some(v) = &new else { return problems };
-    if v.get("artifact_id").and_then(Value::as_str) != Some(artifact.to_string().as_str()) {
-        problems.push("propose: Lore-Artifact does not match the proposal's artifact_id".into());
-    }
-    if status_of(&new) != Some(ProposalStatus::Pending) {
-        problems.push("propose: a new proposal must be pending".into());
-    }
-    problems
-}
-
-fn check_step(event: &Event, step: &Step, old: Option<Value>, new: Option<Value>) -> Vec<String> {
-    let action = event.action();
-    let (Some(o), Some(n)) = (status_of(&old), status_of(&new)) else {
-        return if old.is_some() && new.is_some() {
-            vec![format!("{action}: proposal status unreadable")]
-        } else {
-            Vec::new() // the rule check already said what is missing
-        };
-    };
-    let mut problems = Vec::new();
-    if (step.from, step.to) != (o, n) {
-        problems.push(format!(
-            "{action}: trailers say {} -> {} but the record went {o} -> {n}",
-            step.from, step.to
-        ));
-    }
-    if !lifecycle::legal(action, o, n) {
-        problems.push(format!("{action}: illegal status transition {o} -> {n}"));
-    }
-    problems
-}
-
-fn check_promote(
-    branch: Branch,
-    lesson: Id,
-    visibility: crate::model::Visibility,
-    pool: Source,
-    new: Option<Value>,
-) -> Vec<String> {
-    let mut problems = Vec::new();
-    if branch != Branch::Pool(pool) || visibility.source() != pool {
-        problems.push(format!(
-            "promote: Lore-Pool {pool} and Lore-Visibility {visibility} do not match {branch}"
-        ));
-    }
-    let Some(v) = new else { return problems };
-    if v.get("id").and_then(Value::as_str) != Some(lesson.to_string().as_str()) {
-        problems.push("promote: the entry's id is not Lore-Lesson".into());
-    }
-    if v.get("status").and_then(Value::as_str) != Some(LessonStatus::Active.as_str()) {
-        problems.push("promote: a new pool entry must be active".into());
-    }
-    if v.get("visibility").and_then(Value::as_str) != Some(visibility.as_str()) {
-        problems.push("promote: the entry's visibility is not Lore-Visibility".into());
-    }
-    problems
-}
-
-fn check_config(
-    store: &Store,
-    branch: Branch,
-    info: &CommitInfo,
-    topic: ConfigTopic,
-    matched: &[&Touched],
-    signer: Option<&str>,
-) -> Result<Vec<String>, LoreError> {
-    let mut problems = Vec::new();
-    if topic == ConfigTopic::Rubrics {
-        let path = layout::RUBRICS_PATH;
-        for t in matched {
-            if t.change.path != path {
-                problems.push(format!(
-                    "config rubrics may change only {path}; it changed {}",
-                    t.change.path
-                ));
-            }
-        }
-        let Some(bytes) = store.read_in_tree(info.tree, path)? else {
-            problems.push(format!("config rubrics: {path} is missing"));
-            return Ok(problems);
-        };
-        if let Err(e) = RubricSet::parse(&String::from_utf8_lossy(&bytes)) {
-            problems.push(format!("config rubrics: {path} is invalid: {e}"));
-        }
-        return Ok(problems);
-    }
-    let Branch::Pool(tier) = branch else {
-        return Ok(problems); // the rule check said it does not belong here
-    };
-    for t in matched {
-        if !signers::FILES.contains(&t.change.path.as_str()) {
-            problems.push(format!(
-                "config {topic} may change only the signer files under .lore/; it changed {}",
-                t.change.path
-            ));
-        }
-    }
-    let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8_lossy(&b).into_owned());
-    let mut before = signers::State::default();
-    if let Some(p) = info.parents.first() {
-        let tree = store.tree_of(*p)?;
-        for (path, slot) in signers::FILES.iter().zip([
-            &mut before.allowed,
-            &mut before.threshold,
-            &mut before.proposed,
-            &mut before.proposed_threshold,
-            &mut before.acks,
-        ]) {
-            *slot = text(store.read_in_tree(tree, path)?);
-        }
-    }
-    let mut after = signers::State::default();
-    for (path, slot) in signers::FILES.iter().zip([
-        &mut after.allowed,
-        &mut after.threshold,
-        &mut after.proposed,
-        &mut after.proposed_threshold,
-        &mut after.acks,
-    ]) {
-        *slot = text(store.read_in_tree(info.tree, path)?);
-    }
-    problems.extend(signers::check(
-        tier,
-        topic,
-        &before,
-        &after,
-        signer,
-        info.parents.is_empty(),
-    ));
-    Ok(problems)
-}
-
-/// A retraction changes only the entry's status, to `retracted`, from the
-/// status the trailers name, by a legal move.
-fn check_retract(
-    branch: Branch,
-    lesson: Id,
-    from: LessonStatus,
-    pool: Source,
-    old: Option<Value>,
-    new: Option<Value>,
-) -> Vec<String> {
-    let mut problems = Vec::new();
-    if branch != Branch::Pool(pool) {
-        problems.push(format!("retract: Lore-Pool {pool} does not match {branch}"));
-    }
-    let (Some(old), Some(new)) = (old, new) else {
-        return problems; // the rule check said what is missing
-    };
-    let status = |v: &Value| v.get("status").and_then(Value::as_str).map(str::to_owned);
-    let was = status(&old);
-    if was.as_deref() != Some(from.as_str()) {
-        problems.push(format!(
-            "retract: Lore-From says {from} but the entry was {}",
-            was.as_deref().unwrap_or("unreadable")
-        ));
-    }
-    match was.as_deref().and_then(|w| w.parse::<LessonStatus>().ok()) {
-        Some(w)
-            if !lifecycle::legal_lesson(
-                crate::trailers::Action::Retract,
-                w,
-                LessonStatus::Retracted,
-            ) =>
-        {
-            problems.push(format!(
-                "retract: illegal status transition {w} -> retracted"
-            ))
-        }
-        _ => {}
-    }
-    if new.get("id").and_then(Value::as_str) != Some(lesson.to_string().as_str()) {
-        problems.push("retract: the entry's id is not Lore-Lesson".into());
-    }
-    let mut expected = old.clone();
-    expected["status"] = Value::from(LessonStatus::Retracted.as_str());
-    if new != expected {
-        problems.push("retract: it may change only the entry's status, to retracted".into());
-    }
-    problems
 }
 
 /// One record's change in one commit, as text for a diff.

@@ -274,7 +274,7 @@ fn record(
         }
         let path = layout::lesson_path(id);
         let change = if refuted {
-            debug_assert!(crate::review::lifecycle::legal_lesson(
+            debug_assert!(crate::event::lifecycle::legal_lesson(
                 Action::Judge,
                 LessonStatus::Active,
                 LessonStatus::Refuted

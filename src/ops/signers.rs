@@ -12,9 +12,9 @@
 use std::collections::BTreeSet;
 
 use super::{Lore, LoreError};
+use crate::event::signers::{self as policy, State};
 use crate::event::{ConfigTopic, Event};
 use crate::model::Source;
-use crate::review::signers::{self as policy, State};
 use crate::signing::{self, AllowedSigners, Signer};
 use crate::store::{Branch, Change, CommitSpec};
 

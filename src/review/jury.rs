@@ -156,7 +156,7 @@ pub fn judge_proposal(
     panel: &Result<Value, UnjudgedReason>,
     now: jiff::Timestamp,
 ) -> Result<Judged, ReviewError> {
-    if !super::lifecycle::may_start(crate::trailers::Action::Judge, p.status) {
+    if !crate::event::lifecycle::may_start(crate::trailers::Action::Judge, p.status) {
         return Err(ReviewError::NotConfirmed {
             id: p.id,
             status: p.status,

@@ -39,7 +39,7 @@ use gix::ObjectId;
 use self::format::{Bytes, Chain, LayerRef, RefState, TableData, TableDir, Tag};
 use super::layout::Branch;
 use super::{Store, StoreError};
-use crate::event::Event;
+use crate::event::{Event, Learn};
 use crate::model::{DeclineReason, Id, Lesson, ProposalStatus, Source, Visibility};
 use crate::recall::summary::Summary;
 use crate::store::layout;
@@ -130,68 +130,22 @@ impl Overlay {
         self.lessons.get(&id).copied()
     }
 
-    /// Learns from one commit's event on a ref of kind `on`. `base` answers
+    /// Learns from one commit's event on a ref of kind `on`: what the
+    /// event's action says it changed ([`Event::learn`]). `base` answers
     /// for lessons this overlay has not seen yet. An event on a ref where it
     /// does not belong teaches nothing (`verify` reports it).
     pub fn fold(&mut self, base: &dyn Fn(Id) -> Option<LessonEntry>, on: RefKind, e: &Event) {
-        match (on, e) {
-            (
-                RefKind::Ledger,
-                Event::Propose {
-                    lesson, artifact, ..
-                },
-            ) => {
-                self.artifacts
-                    .insert(*artifact, ArtifactOutcome::Proposed { lesson: *lesson });
-                self.lessons.insert(
-                    *lesson,
-                    LessonEntry {
-                        artifact: *artifact,
-                        status: ProposalStatus::Pending,
-                        visibility: None,
-                        pool: None,
-                        promoted: false,
-                    },
-                );
-            }
-            (
-                RefKind::Ledger,
-                Event::Decline {
-                    artifact, reason, ..
-                },
-            ) => {
-                self.artifacts.insert(
-                    *artifact,
-                    ArtifactOutcome::Declined {
-                        reason: Some(*reason),
-                    },
-                );
-            }
-            (
-                RefKind::Ledger,
-                Event::Confirm {
-                    step, visibility, ..
-                },
-            ) => self.update(base, step.lesson, |e| {
-                e.status = step.to;
-                e.visibility = Some(*visibility);
-            }),
-            (RefKind::Ledger, Event::Unconfirm { step }) => self.update(base, step.lesson, |e| {
-                e.status = step.to;
-                e.visibility = None;
-            }),
-            (RefKind::Ledger, Event::Pass { step, .. } | Event::Judge { step, .. }) => {
-                self.update(base, step.lesson, |e| e.status = step.to)
-            }
-            (RefKind::Ledger, Event::Stamp { step, .. }) => self.update(base, step.lesson, |e| {
-                e.status = step.to;
-                e.promoted = true;
-            }),
-            (RefKind::Pool(src), Event::Promote { lesson, .. }) => {
-                self.update(base, *lesson, |e| e.pool = Some(src))
-            }
-            _ => {}
-        }
+        let pool = match on {
+            RefKind::Ledger => None,
+            RefKind::Pool(tier) => Some(tier),
+        };
+        e.learn(
+            pool,
+            &mut Folding {
+                overlay: self,
+                base,
+            },
+        );
     }
 
     fn update(
@@ -217,6 +171,60 @@ impl Overlay {
 
     fn len(&self) -> usize {
         self.artifacts.len() + self.lessons.len() + self.summaries.len()
+    }
+}
+
+/// An overlay learning from events, with the layers' answers for lessons
+/// it has not seen.
+struct Folding<'a> {
+    overlay: &'a mut Overlay,
+    base: &'a dyn Fn(Id) -> Option<LessonEntry>,
+}
+
+impl Learn for Folding<'_> {
+    fn proposed(&mut self, lesson: Id, artifact: Id) {
+        let o = &mut *self.overlay;
+        o.artifacts
+            .insert(artifact, ArtifactOutcome::Proposed { lesson });
+        o.lessons.insert(
+            lesson,
+            LessonEntry {
+                artifact,
+                status: ProposalStatus::Pending,
+                visibility: None,
+                pool: None,
+                promoted: false,
+            },
+        );
+    }
+
+    fn declined(&mut self, artifact: Id, reason: DeclineReason) {
+        self.overlay.artifacts.insert(
+            artifact,
+            ArtifactOutcome::Declined {
+                reason: Some(reason),
+            },
+        );
+    }
+
+    fn status(&mut self, lesson: Id, status: ProposalStatus) {
+        self.overlay
+            .update(self.base, lesson, |e| e.status = status)
+    }
+
+    fn visibility(&mut self, lesson: Id, visibility: Option<Visibility>) {
+        self.overlay
+            .update(self.base, lesson, |e| e.visibility = visibility)
+    }
+
+    fn stamped(&mut self, lesson: Id) {
+        self.overlay
+            .update(self.base, lesson, |e| e.promoted = true)
+    }
+
+    fn pooled(&mut self, lesson: Id, pool: Source) {
+        self.overlay
+            .update(self.base, lesson, |e| e.pool = Some(pool))
     }
 }
 
