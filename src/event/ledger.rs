@@ -12,7 +12,6 @@ use serde_json::Value;
 
 use super::check::{text, Commit, Name, Repo, Side};
 use super::fields::Fields;
-use super::lifecycle;
 use super::{named, CommitRef, Event, Learn, Op, PathKind, Root, Rule, Ruling, Step};
 use crate::model::{Id, ProposalStatus};
 use crate::trailers::{Action, TrailerError};
@@ -382,7 +381,7 @@ fn check_step(
             step.from, step.to
         ));
     }
-    if !lifecycle::legal(action, o, n) {
+    if !MOVES.contains(&(action, o, n)) {
         problems.push(format!("{action}: illegal status transition {o} -> {n}"));
     }
     problems

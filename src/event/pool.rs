@@ -12,7 +12,6 @@ use serde_json::Value;
 
 use super::check::{text, Commit, Repo};
 use super::fields::Fields;
-use super::lifecycle;
 use super::{Event, Learn, Op, PathKind, Root, Rule};
 use crate::model::{Id, LessonStatus, Source, Visibility};
 use crate::trailers::{Action, TrailerError};
@@ -227,7 +226,7 @@ fn check_retract<R>(
         ));
     }
     match was.and_then(|w| w.parse::<LessonStatus>().ok()) {
-        Some(w) if !lifecycle::legal_lesson(Action::Retract, w, LessonStatus::Retracted) => {
+        Some(w) if !MOVES.contains(&(Action::Retract, w, LessonStatus::Retracted)) => {
             problems.push(format!(
                 "retract: illegal status transition {w} -> retracted"
             ))

@@ -14,7 +14,6 @@ use serde_json::Value;
 
 use super::check::{text, Commit, Name, Record, Repo, Side};
 use super::fields::Fields;
-use super::lifecycle;
 use super::{named, Event, Op, PathKind, Root, Rule, Ruling};
 use crate::model::{Id, LessonStatus};
 use crate::trailers::{Action, TrailerError};
@@ -286,7 +285,7 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
         let Some(r) = c.entry(id) else { return };
         let (from, to) = (status(r.old.as_ref()), status(r.new.as_ref()));
         match (from, to) {
-            (Some(f), Some(t)) if lifecycle::legal_lesson(action, f, t) => {}
+            (Some(f), Some(t)) if MOVES.contains(&(action, f, t)) => {}
             (f, t) => problems.push(format!(
                 "{action}: illegal status transition of {id}: {} -> {}",
                 f.map_or("unreadable", |s| s.as_str()),
@@ -462,7 +461,7 @@ fn check_rejudge<R: Repo>(
             let (from, to) = (status(r.old.as_ref()), status(r.new.as_ref()));
             match (from, to) {
                 (Some(f), Some(t))
-                    if lifecycle::legal_lesson(Action::Judge, f, t)
+                    if MOVES.contains(&(Action::Judge, f, t))
                         && t == LessonStatus::Refuted => {}
                 (f, t) => problems.push(format!(
                     "judge: illegal status transition of {lesson}: {} -> {}",
