@@ -20,6 +20,7 @@ pub mod review;
 pub mod schema;
 pub mod signing;
 pub mod store;
+pub mod summary;
 pub mod template;
 pub mod trailers;
 pub mod version;

@@ -226,11 +226,10 @@ fn check_retract<R>(
         ));
     }
     match was.and_then(|w| w.parse::<LessonStatus>().ok()) {
-        Some(w) if !MOVES.contains(&(Action::Retract, w, LessonStatus::Retracted)) => {
-            problems.push(format!(
+        Some(w) if !MOVES.contains(&(Action::Retract, w, LessonStatus::Retracted)) => problems
+            .push(format!(
                 "retract: illegal status transition {w} -> retracted"
-            ))
-        }
+            )),
         _ => {}
     }
     if text(Some(new), "id") != Some(lesson.to_string().as_str()) {

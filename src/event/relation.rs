@@ -461,8 +461,7 @@ fn check_rejudge<R: Repo>(
             let (from, to) = (status(r.old.as_ref()), status(r.new.as_ref()));
             match (from, to) {
                 (Some(f), Some(t))
-                    if MOVES.contains(&(Action::Judge, f, t))
-                        && t == LessonStatus::Refuted => {}
+                    if MOVES.contains(&(Action::Judge, f, t)) && t == LessonStatus::Refuted => {}
                 (f, t) => problems.push(format!(
                     "judge: illegal status transition of {lesson}: {} -> {}",
                     f.map_or("unreadable", |s| s.as_str()),
