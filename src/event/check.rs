@@ -149,6 +149,10 @@ impl<R> Commit<'_, R> {
     }
 }
 
+/// How a problem names the rule that a trailer contradicting the record it
+/// commits breaks (docs/trailers.md, "Unambiguous commits").
+pub const AGREE: &str = "rule: trailers agree with the record";
+
 /// A string field of a record.
 pub fn text<'v>(v: Option<&'v Value>, key: &str) -> Option<&'v str> {
     v?.get(key)?.as_str()

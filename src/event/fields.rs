@@ -32,8 +32,9 @@ pub(super) struct Fields {
     pub(super) judges: Vec<String>,
 }
 
-/// Single-valued keys, in the order they are written.
-const SINGLE: [&str; 16] = [
+/// Single-valued keys after `Lore-Format` and `Lore-Action`, in the order
+/// they are written.
+const SINGLE: [&str; 14] = [
     "Lore-Lesson",
     "Lore-Artifact",
     "Lore-From",
@@ -48,9 +49,26 @@ const SINGLE: [&str; 16] = [
     "Lore-Model",
     "Lore-Replaces",
     "Lore-Surface",
-    "Lore-Target",
-    "Lore-Judge",
 ];
+
+/// A known key given more than once, and how often. Only `Lore-Target`
+/// and `Lore-Judge` repeat (docs/trailers.md); every other key this format
+/// knows is given at most once, because stock git reads a repeated key as
+/// its values joined (`confirm,pass`): a commit that repeats one says two
+/// things. Unknown keys are not read, so not counted.
+fn repeated(lines: &[Trailer]) -> Option<(&'static str, usize)> {
+    ["Lore-Format", "Lore-Action"]
+        .iter()
+        .chain(SINGLE.iter())
+        .map(|&key| {
+            let times = lines
+                .iter()
+                .filter(|t| t.key.eq_ignore_ascii_case(key))
+                .count();
+            (key, times)
+        })
+        .find(|&(_, times)| times > 1)
+}
 
 impl Fields {
     /// The action: every parsed block has one.
@@ -110,6 +128,9 @@ impl Fields {
     }
 
     pub(super) fn parse(lines: &[Trailer]) -> Result<Fields, TrailerError> {
+        if let Some((key, times)) = repeated(lines) {
+            return Err(TrailerError::Repeated { key, times });
+        }
         let get = |k: &str| lines.iter().find(|t| t.key.eq_ignore_ascii_case(k));
         let format = get("Lore-Format").ok_or(TrailerError::Missing("Lore-Format"))?;
         let major = format.value.split('.').next().unwrap_or("");

@@ -10,10 +10,10 @@
 
 use serde_json::Value;
 
-use super::check::{text, Commit, Name, Repo, Side};
+use super::check::{text, Commit, Name, Repo, Side, AGREE};
 use super::fields::Fields;
 use super::{named, CommitRef, Event, Learn, Op, PathKind, Root, Rule, Ruling, Step};
-use crate::model::{Id, ProposalStatus};
+use crate::model::{Id, ProposalStatus, Verdict, Visibility};
 use crate::trailers::{Action, TrailerError};
 
 use ProposalStatus::*;
@@ -275,9 +275,29 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
     let mut problems = Vec::new();
     match e {
         Event::Propose {
-            artifact, replaces, ..
+            lesson,
+            artifact,
+            replaces,
+            model,
         } => {
-            problems.extend(check_propose(*artifact, c.record(PathKind::Proposal).1));
+            let new = c.record(PathKind::Proposal).1;
+            problems.extend(check_propose(*artifact, new));
+            if new.is_some() {
+                agree(
+                    &mut problems,
+                    "propose",
+                    "Lore-Lesson",
+                    text(new, "id"),
+                    Some(&lesson.to_string()),
+                );
+                agree(
+                    &mut problems,
+                    "propose",
+                    "Lore-Model",
+                    text(new, "model"),
+                    model.as_deref(),
+                );
+            }
             if let Some(r) = replaces {
                 problems.extend(check_replaces(c, *artifact, r)?);
             }
@@ -286,22 +306,133 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
             artifact,
             reason,
             replaces,
-            ..
+            model,
         } => {
             if let Some(r) = replaces {
                 problems.extend(check_replaces(c, *artifact, r)?);
             }
-            if text(c.record(PathKind::Decline).1, "reason") != Some(reason.as_str()) {
+            let new = c.record(PathKind::Decline).1;
+            if text(new, "reason") != Some(reason.as_str()) {
                 problems.push("decline: Lore-Reason does not match the record's reason".into());
+            }
+            if new.is_some() {
+                agree(
+                    &mut problems,
+                    "decline",
+                    "Lore-Artifact",
+                    text(new, "artifact_id"),
+                    Some(&artifact.to_string()),
+                );
+                agree(
+                    &mut problems,
+                    "decline",
+                    "Lore-Model",
+                    text(new, "model"),
+                    model.as_deref(),
+                );
             }
         }
         _ => {
             let step = step(e).expect("every other ledger event is a step");
             let (old, new) = c.record(PathKind::Proposal);
             problems.extend(check_step(action(e), step, old, new));
+            if new.is_some() {
+                problems.extend(check_agrees(e, step, new));
+            }
         }
     }
     Ok(problems)
+}
+
+/// `problems` gains one when the trailer `key` says `said` but the record
+/// holds `holds` (`None`: absent on that side).
+fn agree(
+    problems: &mut Vec<String>,
+    action: &str,
+    key: &str,
+    holds: Option<&str>,
+    said: Option<&str>,
+) {
+    if holds != said {
+        problems.push(format!(
+            "{action}: {key} says {} but the record holds {} ({AGREE})",
+            said.unwrap_or("nothing"),
+            holds.unwrap_or("nothing")
+        ));
+    }
+}
+
+/// What a transition's trailers say of the proposal it wrote, beyond its
+/// status: whose it is, at what visibility, the pass reason, the jury's
+/// ruling, the pool a stamp names.
+fn check_agrees(e: &Event, step: &Step, new: Option<&Value>) -> Vec<String> {
+    let action = action(e).as_str();
+    let mut problems = Vec::new();
+    let mut said = |key: &str, holds: Option<&str>, said: Option<&str>| {
+        agree(&mut problems, action, key, holds, said)
+    };
+    said(
+        "Lore-Lesson",
+        text(new, "id"),
+        Some(&step.lesson.to_string()),
+    );
+    said(
+        "Lore-Artifact",
+        text(new, "artifact_id"),
+        Some(&step.artifact.to_string()),
+    );
+    let visibility = text(new, "visibility");
+    match e {
+        Event::Confirm { visibility: v, .. } => {
+            said("Lore-Visibility", visibility, Some(v.as_str()))
+        }
+        Event::Unconfirm { .. } => said("Lore-Visibility", visibility, None),
+        Event::Pass { reason, .. } => {
+            // The trailer is the reason trimmed; none for a blank one.
+            let kept = text(new, "pass_reason")
+                .map(str::trim)
+                .filter(|r| !r.is_empty());
+            said("Lore-Reason", kept, reason.as_deref());
+        }
+        Event::Judge {
+            visibility: v,
+            ruling,
+            ..
+        } => {
+            said("Lore-Visibility", visibility, v.map(Visibility::as_str));
+            let recorded = new
+                .and_then(|r| r.get("verdict"))
+                .and_then(|v| serde_json::from_value::<Verdict>(v.clone()).ok());
+            if recorded.map(|v| Ruling::of(&v)).as_ref() != Some(ruling.as_ref()) {
+                problems.push(format!(
+                    "judge: the trailers' ruling (Lore-Rubric, Lore-Gate, Lore-Score, Lore-Reason, Lore-Judge) is not the verdict the record holds ({AGREE})"
+                ));
+            }
+        }
+        Event::Stamp {
+            visibility: v,
+            pool,
+            ..
+        } => {
+            said("Lore-Visibility", visibility, v.map(Visibility::as_str));
+            // An approved lesson's entry went to its visibility's pool; a
+            // rejected one went nowhere.
+            let expected = visibility
+                .and_then(|v| v.parse::<Visibility>().ok())
+                .filter(|_| step.to == Approved)
+                .map(|v| v.source());
+            if *pool != expected {
+                problems.push(format!(
+                    "promote: Lore-Pool says {} but the record's {} lesson goes to {} ({AGREE})",
+                    pool.map_or("nothing", |p| p.as_str()),
+                    step.to,
+                    expected.map_or("no pool", |p| p.as_str())
+                ));
+            }
+        }
+        _ => {}
+    }
+    problems
 }
 
 fn status_of(v: Option<&Value>) -> Option<ProposalStatus> {

@@ -36,7 +36,7 @@ pub use self::config::{signers, ConfigTopic, RUBRICS};
 
 use self::check::{Commit, Repo};
 use self::fields::Fields;
-use crate::model::{DeclineReason, Id, LessonStatus, ProposalStatus, Source, Visibility};
+use crate::model::{DeclineReason, Id, LessonStatus, ProposalStatus, Source, Verdict, Visibility};
 use crate::trailers::{Action, Trailer, TrailerError};
 
 /// A proposal's status before and after a ledger transition.
@@ -61,6 +61,32 @@ pub struct Ruling {
     pub reason: String,
     /// One `<judge_type> <score> pass|fail` line per judge, in panel order.
     pub judges: Vec<String>,
+}
+
+impl Ruling {
+    /// The ruling a recorded verdict is, as the `judge` trailers carry it:
+    /// its rubric, gate, score and reason, and one
+    /// `<judge_type> <score to 2 decimals> pass|fail` line per judge
+    /// (`standard 0.90 pass`; a judge without those fields, never in a
+    /// recorded verdict, is left out).
+    pub fn of(v: &Verdict) -> Ruling {
+        Ruling {
+            rubric: v.rubric_id.clone(),
+            gate: v.gate_policy.clone(),
+            score: v.aggregate_score,
+            reason: v.reason.clone(),
+            judges: v
+                .judges
+                .iter()
+                .filter_map(|j| {
+                    let t = j.get("judge_type")?.as_str()?;
+                    let s = j.get("score")?.as_f64()?;
+                    let p = j.get("passed")?.as_bool()?;
+                    Some(format!("{t} {s:.2} {}", if p { "pass" } else { "fail" }))
+                })
+                .collect(),
+        }
+    }
 }
 
 /// What one commit did.
@@ -942,5 +968,91 @@ mod tests {
         assert!(told.0.contains(&format!("visibility {L} Some(Org)")));
         assert!(told.0.contains(&format!("visibility {L} None")));
         assert!(told.0.contains(&format!("stamped {L}")));
+    }
+
+    #[test]
+    fn a_key_given_twice_is_refused_unless_it_repeats() {
+        let confirm = [
+            ("Lore-Format", "1"),
+            ("Lore-Action", "confirm"),
+            ("Lore-Lesson", L),
+            ("Lore-Artifact", A),
+            ("Lore-From", "pending"),
+            ("Lore-Status", "confirmed"),
+            ("Lore-Visibility", "org"),
+        ];
+        assert!(Event::from_trailers(&lines(&confirm)).is_ok());
+        for (key, again) in [
+            ("Lore-Action", "pass"),
+            ("lore-visibility", "public"),
+            ("Lore-Format", "1"),
+        ] {
+            let mut twice = confirm.to_vec();
+            twice.push((key, again));
+            let e = Event::from_trailers(&lines(&twice)).unwrap_err();
+            assert!(
+                matches!(e, TrailerError::Repeated { times: 2, key: k } if k.eq_ignore_ascii_case(key)),
+                "{key}: {e}"
+            );
+        }
+        assert_eq!(
+            TrailerError::Repeated {
+                key: "Lore-Action",
+                times: 2
+            }
+            .to_string(),
+            "trailer Lore-Action is given 2 times (rule: one value per key; of the Lore- keys only Lore-Target and Lore-Judge repeat)"
+        );
+        // Unknown keys are not read, so not counted.
+        let mut future = confirm.to_vec();
+        future.extend([("Lore-Future", "a"), ("Lore-Future", "b")]);
+        assert!(Event::from_trailers(&lines(&future)).is_ok());
+    }
+
+    /// A confirm's check, given the proposal before and after.
+    fn check_confirm(said: Visibility, before: &str, after: serde_json::Value) -> Vec<String> {
+        let e = Event::Confirm {
+            step: step(ProposalStatus::Pending, ProposalStatus::Confirmed),
+            visibility: said,
+            interactive: true,
+        };
+        let record =
+            |status: &str| serde_json::json!({"id": L, "artifact_id": A, "status": status});
+        let records = [check::Record {
+            path: "proposals/…".into(),
+            name: check::Name::Proposal(id(L)),
+            old: Some(record(before)),
+            new: Some(after),
+        }];
+        let c = Commit {
+            pool: None,
+            root: false,
+            signer: None,
+            records: &records,
+            repo: &Empty,
+        };
+        let Ok(problems) = e.check(&c);
+        problems
+    }
+
+    #[test]
+    fn a_confirm_agrees_with_the_proposal_it_writes() {
+        let confirmed = |visibility: &str, artifact: &str| serde_json::json!({"id": L, "artifact_id": artifact, "status": "confirmed", "visibility": visibility});
+        assert!(check_confirm(Visibility::Org, "pending", confirmed("org", A)).is_empty());
+        assert_eq!(
+            check_confirm(Visibility::Public, "pending", confirmed("org", A)),
+            ["confirm: Lore-Visibility says public but the record holds org (rule: trailers agree with the record)"]
+        );
+        assert_eq!(
+            check_confirm(Visibility::Org, "pending", confirmed("org", B)),
+            [format!("confirm: Lore-Artifact says {A} but the record holds {B} (rule: trailers agree with the record)")]
+        );
+        assert_eq!(
+            check_confirm(Visibility::Org, "confirmed", confirmed("org", A)),
+            [
+                "confirm: trailers say pending -> confirmed but the record went confirmed -> confirmed",
+                "confirm: illegal status transition confirmed -> confirmed"
+            ]
+        );
     }
 }

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::check::{text, Commit, Repo};
+use super::check::{text, Commit, Repo, AGREE};
 use super::fields::Fields;
 use super::{Event, Learn, Op, PathKind, Root, Rule};
 use crate::model::{Id, LessonStatus, Source, Visibility};
@@ -158,10 +158,10 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
     Ok(match e {
         Event::Promote {
             lesson,
+            artifact,
             visibility,
             pool,
-            ..
-        } => check_promote(c, *lesson, *visibility, *pool),
+        } => check_promote(c, *lesson, *artifact, *visibility, *pool),
         Event::Retract {
             lesson, from, pool, ..
         } => check_retract(c, *lesson, *from, *pool),
@@ -174,6 +174,7 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
 fn check_promote<R>(
     c: &Commit<'_, R>,
     lesson: Id,
+    artifact: Id,
     visibility: Visibility,
     pool: Source,
 ) -> Vec<String> {
@@ -196,6 +197,21 @@ fn check_promote<R>(
     }
     if text(new, "visibility") != Some(visibility.as_str()) {
         problems.push("promote: the entry's visibility is not Lore-Visibility".into());
+    }
+    if text(new, "source") != Some(pool.as_str()) {
+        problems.push(format!(
+            "promote: Lore-Pool says {pool} but the entry's source is {} ({AGREE})",
+            text(new, "source").unwrap_or("missing")
+        ));
+    }
+    let evidence: Vec<&str> = new
+        .and_then(|v| v.pointer("/evidence/artifact_ids")?.as_array())
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !evidence.contains(&artifact.to_string().as_str()) {
+        problems.push(format!(
+            "promote: Lore-Artifact says {artifact} but the entry's evidence does not name it ({AGREE})"
+        ));
     }
     problems
 }

@@ -12,10 +12,10 @@
 
 use serde_json::Value;
 
-use super::check::{text, Commit, Name, Record, Repo, Side};
+use super::check::{text, Commit, Name, Record, Repo, Side, AGREE};
 use super::fields::Fields;
 use super::{named, Event, Op, PathKind, Root, Rule, Ruling};
-use crate::model::{Id, LessonStatus};
+use crate::model::{Id, LessonStatus, Verdict};
 use crate::trailers::{Action, TrailerError};
 
 /// The entry moves of these actions: (action, from, to). Contradiction is
@@ -321,12 +321,26 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
             }
         }
         Event::Refine {
-            lesson, targets, ..
+            lesson,
+            targets,
+            surface,
+            model,
         } => {
             for r in c.all(PathKind::Relation) {
                 let Name::Relation { from, to } = r.name else {
                     continue;
                 };
+                // The trailer carries the decision's surface trimmed.
+                let recorded = text(r.new.as_ref(), "surface").map(str::trim);
+                if r.new.is_some()
+                    && (recorded != Some(surface.as_str())
+                        || text(r.new.as_ref(), "model") != Some(model.as_str()))
+                {
+                    problems.push(format!(
+                        "refine: {}: Lore-Surface and Lore-Model are not the record's surface and model ({AGREE})",
+                        r.path
+                    ));
+                }
                 if from != *lesson {
                     problems.push(format!(
                         "refine: {} is not a refinement by Lore-Lesson {lesson}",
@@ -374,9 +388,18 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
             }
         }
         Event::Relate {
-            lesson, targets, ..
+            lesson,
+            targets,
+            model,
         } => {
             for r in c.all(PathKind::Related) {
+                if r.new.is_some() && text(r.new.as_ref(), "model") != Some(model.as_str()) {
+                    problems.push(format!(
+                        "relate: {}: Lore-Model says {model} but the record's model is {} ({AGREE})",
+                        r.path,
+                        text(r.new.as_ref(), "model").unwrap_or("missing")
+                    ));
+                }
                 if id_field(r.new.as_ref(), "lesson_id") != Some(lesson.to_string()) {
                     problems.push(format!(
                         "relate: {}: lesson_id is not Lore-Lesson {lesson}",
@@ -531,13 +554,10 @@ fn check_rejudge<R: Repo>(
                 r.path
             ));
         }
-        let verdict = v.get("verdict");
-        let field = |k: &str| verdict.and_then(|d| d.get(k)).cloned();
-        let agrees = field("reason").and_then(|x| x.as_str().map(str::to_owned))
-            == Some(ruling.reason.clone())
-            && field("rubric_id").and_then(|x| x.as_str().map(str::to_owned)) == ruling.rubric
-            && field("gate_policy").and_then(|x| x.as_str().map(str::to_owned)) == ruling.gate
-            && field("aggregate_score").and_then(|x| x.as_f64()) == ruling.score
+        let verdict = v
+            .get("verdict")
+            .and_then(|d| serde_json::from_value::<Verdict>(d.clone()).ok());
+        let agrees = verdict.map(|d| Ruling::of(&d)).as_ref() == Some(ruling)
             && v.get("model").and_then(|x| x.as_str().map(str::to_owned)) == *model;
         if !agrees {
             problems.push(format!(

@@ -18,8 +18,8 @@ use crate::ops::LoreError;
 use crate::review::relation::records::{self, RelationPath};
 use crate::review::RubricSet;
 use crate::schema::{self, SchemaKind};
-use crate::signing::SignatureStatus;
-use crate::store::layout::{self, RecordPath};
+use crate::signing::{self, AllowedSigners, SignatureStatus};
+use crate::store::layout::{self, RecordPath, POOL_ALLOWED_SIGNERS};
 use crate::store::{Branch, ChangedPath, CommitInfo, Store};
 
 /// What one commit's own checks found, before its parents' trust is known.
@@ -47,13 +47,28 @@ pub(super) fn check_own(
         let info = store.commit_info(*id)?;
         let mut found: Vec<String> = Vec::new();
         let status = trust.status(*branch, &info)?;
-        let signed_by = match &status {
-            SignatureStatus::Good { fingerprint, .. } => Some(fingerprint.clone()),
-            _ => None,
+        let (signed_by, principals) = match &status {
+            SignatureStatus::Good {
+                fingerprint,
+                principal,
+            } => (
+                Some(fingerprint.clone()),
+                Some(principals_of(
+                    store,
+                    *branch,
+                    &info,
+                    fingerprint,
+                    principal,
+                )?),
+            ),
+            _ => (None, None),
         };
         let merge_ok = if info.parents.len() > 1 {
             Some(match (&info.event, *branch) {
                 (Ok(Event::Sync { pool, resolved }), Branch::Pool(tier)) if signed_by.is_some() => {
+                    if let Some(p) = &principals {
+                        found.extend(identity_problems(&info, p));
+                    }
                     if *pool != tier {
                         found.push(format!("sync: Lore-Pool {pool} does not match {branch}"));
                     }
@@ -85,6 +100,9 @@ pub(super) fn check_own(
                 }
                 found.push(p);
             }
+            if let Some(p) = &principals {
+                found.extend(identity_problems(&info, p));
+            }
             match &info.event {
                 Err(e) => found.push(format!("trailers unreadable: {e}")),
                 Ok(e) => found.extend(check_commit(
@@ -97,6 +115,7 @@ pub(super) fn check_own(
             }
             None
         };
+        found.extend(date_problems(store, &info, policy.now)?);
         out.push(Own {
             id: *id,
             branch: *branch,
@@ -107,6 +126,144 @@ pub(super) fn check_own(
         });
     }
     Ok(out)
+}
+
+/// How far a commit's dates may stray, in seconds: before its parents'
+/// (clocks of two machines), and after now (the checking machine's clock).
+pub const SKEW: i64 = 24 * 60 * 60;
+
+/// No git-lore commit is dated earlier: 2025-01-01T00:00:00Z, before this
+/// trailer format existed.
+const EARLIEST: i64 = 1_735_689_600;
+
+/// How a problem names the identity rule (docs/trailers.md).
+const SIGNER_IS_AUTHOR: &str = "rule: the signer is the author and committer";
+
+/// How a problem names the dates rule (docs/trailers.md).
+const DATES: &str = "rule: dates within a day of the parent and of now";
+
+/// Whom the signers file names for the key `fingerprint` that signed a
+/// commit with a good signature: the principal its signature verified for
+/// (the file in force at its parent), and for a pool's first commit first
+/// the principals the `.lore/allowed_signers` it writes lists for the key —
+/// a pin or a host's root signers only vouch for the key, under whatever
+/// name the pinning machine gave it.
+fn principals_of(
+    store: &Store,
+    branch: Branch,
+    info: &CommitInfo,
+    fingerprint: &str,
+    principal: &str,
+) -> Result<Vec<String>, LoreError> {
+    let mut out = Vec::new();
+    if info.parents.is_empty() && matches!(branch, Branch::Pool(_)) {
+        if let Some(bytes) = store.read_in_tree(info.tree, POOL_ALLOWED_SIGNERS)? {
+            let listed =
+                AllowedSigners::parse(&String::from_utf8_lossy(&bytes)).unwrap_or_default();
+            out.extend(
+                listed
+                    .keys()
+                    .into_iter()
+                    .filter(|(_, fp)| fp == fingerprint)
+                    .map(|(principals, _)| principals),
+            );
+        }
+    }
+    out.push(principal.to_owned());
+    Ok(out)
+}
+
+/// A commit whose signature counts is authored and committed by a
+/// principal the signers file lists its key for (an e-mail address, as ssh
+/// matches principals), author and committer the same person: `git log`
+/// must not name one person while another's key signed.
+fn identity_problems(info: &CommitInfo, principals: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let named = principals.first().map_or("", String::as_str);
+    for (role, name, email) in [
+        ("author", &info.author_name, &info.author_email),
+        ("committer", &info.committer_name, &info.committer_email),
+    ] {
+        if !principals
+            .iter()
+            .any(|p| signing::principal_names(p, email))
+        {
+            problems.push(format!(
+                "{role} {name} <{email}> is not {named}, whom the signing key is listed for ({SIGNER_IS_AUTHOR}); commit as the key's owner"
+            ));
+        }
+    }
+    if problems.is_empty()
+        && (info.author_name != info.committer_name || info.author_email != info.committer_email)
+    {
+        problems.push(format!(
+            "author {} <{}> is not the committer {} <{}> ({SIGNER_IS_AUTHOR})",
+            info.author_name, info.author_email, info.committer_name, info.committer_email
+        ));
+    }
+    problems
+}
+
+/// A commit's author and committer dates lie within [`SKEW`] of its
+/// parents' (not before them) and of `now` (not after it), and not before
+/// [`EARLIEST`]: a commit of 1970 or of 2099 says something untrue in `git
+/// log`, which orders and dates the audit trail by them.
+fn date_problems(
+    store: &Store,
+    info: &CommitInfo,
+    now: jiff::Timestamp,
+) -> Result<Vec<String>, LoreError> {
+    let mut latest_parent: Option<i64> = None;
+    for p in &info.parents {
+        let t = store.commit_time(*p)?;
+        latest_parent = Some(latest_parent.map_or(t, |l| l.max(t)));
+    }
+    Ok(dates_problems(
+        info.author_time,
+        info.time,
+        latest_parent,
+        now.as_second(),
+    ))
+}
+
+/// [`date_problems`] of an author and a committer date, given the latest
+/// parent's committer date (none for a first commit) and now, in seconds.
+fn dates_problems(
+    author: i64,
+    committer: i64,
+    latest_parent: Option<i64>,
+    now: i64,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (role, t) in [("author", author), ("committer", committer)] {
+        if t > now + SKEW {
+            problems.push(format!(
+                "{role} date {} is later than now ({}) by more than a day ({DATES})",
+                date(t),
+                date(now)
+            ));
+        } else if let Some(parent) = latest_parent.filter(|p| t < p - SKEW) {
+            problems.push(format!(
+                "{role} date {} is earlier than its parent's ({}) by more than a day ({DATES})",
+                date(t),
+                date(parent)
+            ));
+        } else if t < EARLIEST {
+            problems.push(format!(
+                "{role} date {} is before {}, earlier than any git-lore commit ({DATES})",
+                date(t),
+                date(EARLIEST)
+            ));
+        }
+    }
+    problems
+}
+
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+fn date(seconds: i64) -> String {
+    jiff::Timestamp::from_second(seconds)
+        .map(crate::model::iso)
+        .unwrap_or_else(|_| format!("{seconds} seconds after the epoch"))
 }
 
 /// Said of an untrusted commit on a shared pool: the usual cause.
@@ -349,51 +506,11 @@ fn check_commit(
         }
     }
 
-    // Every file written is valid: each record against its schema, the
-    // rubrics file as rubrics.
+    // Every file written is valid, whatever the action.
     let mut records: Vec<Record> = Vec::with_capacity(matched.len());
     for t in &matched {
         let Some(name) = t.name.clone() else { continue };
-        if let Name::Config(path) = &name {
-            if path == RUBRICS && branch == Branch::Ledger {
-                if let Some(bytes) = store.read_in_tree(info.tree, path)? {
-                    if let Err(e) = RubricSet::parse(&String::from_utf8_lossy(&bytes)) {
-                        problems.push(format!("config rubrics: {path} is invalid: {e}"));
-                    }
-                }
-            }
-            records.push(Record {
-                path: t.change.path.clone(),
-                name,
-                old: None,
-                new: None,
-            });
-            continue;
-        }
-        let read = |id: Option<ObjectId>| -> Result<Option<Value>, LoreError> {
-            Ok(match id {
-                None => None,
-                Some(id) => serde_json::from_slice(&store.blob(id)?).ok(),
-            })
-        };
-        let (old, new) = (read(t.change.old)?, read(t.change.new)?);
-        match &new {
-            None if t.change.new.is_some() => {
-                problems.push(format!("{}: not valid JSON", t.change.path))
-            }
-            Some(v) => {
-                for p in schema_problems(branch, name.kind(), v) {
-                    problems.push(format!("{}: {p}", t.change.path));
-                }
-            }
-            None => {}
-        }
-        records.push(Record {
-            path: t.change.path.clone(),
-            name,
-            old,
-            new,
-        });
+        records.push(written(store, branch, t.change, name, &mut problems)?);
     }
 
     // What this action checks of its own records.
@@ -406,6 +523,63 @@ fn check_commit(
     };
     problems.extend(event.check(&commit)?);
     Ok(problems)
+}
+
+/// One file a commit changed that its rule allows, read, with what is
+/// wrong with its content: a record must be JSON valid against its schema,
+/// `.lore/rubrics.json` a valid rubrics file. This is the one place a
+/// written file's content is checked, whatever the action (each action's
+/// own check then reads the [`Record`]): a policy for every file's
+/// characters, size, mode and path applies here, once per file.
+fn written(
+    store: &Store,
+    branch: Branch,
+    change: &ChangedPath,
+    name: Name,
+    problems: &mut Vec<String>,
+) -> Result<Record, LoreError> {
+    let path = &change.path;
+    let new_bytes = match change.new {
+        Some(id) => Some(store.blob(id)?),
+        None => None,
+    };
+    if let Name::Config(_) = name {
+        if path == RUBRICS && branch == Branch::Ledger {
+            if let Some(bytes) = &new_bytes {
+                if let Err(e) = RubricSet::parse(&String::from_utf8_lossy(bytes)) {
+                    problems.push(format!("config rubrics: {path} is invalid: {e}"));
+                }
+            }
+        }
+        return Ok(Record {
+            path: path.clone(),
+            name,
+            old: None,
+            new: None,
+        });
+    }
+    let old = match change.old {
+        Some(id) => serde_json::from_slice(&store.blob(id)?).ok(),
+        None => None,
+    };
+    let new: Option<Value> = new_bytes
+        .as_deref()
+        .and_then(|b| serde_json::from_slice(b).ok());
+    match &new {
+        None if new_bytes.is_some() => problems.push(format!("{path}: not valid JSON")),
+        Some(v) => {
+            for p in schema_problems(branch, name.kind(), v) {
+                problems.push(format!("{path}: {p}"));
+            }
+        }
+        None => {}
+    }
+    Ok(Record {
+        path: path.clone(),
+        name,
+        old,
+        new,
+    })
 }
 
 /// What a rule lets an action change, as words: `add a proposal 01K…`
@@ -464,5 +638,89 @@ fn schema_problems(branch: Branch, kind: PathKind, value: &Value) -> Vec<String>
             .take(3)
             .map(|v| format!("schema: {} at {:?}", v.message, v.instance_path))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-08-05T10:00:00Z.
+    const NOW: i64 = 1_785_924_000;
+    const DAY: i64 = 24 * 60 * 60;
+
+    #[test]
+    fn dates_stay_within_a_day_of_the_parent_and_of_now() {
+        // At now, a day after it, a day before the parent: fine.
+        assert!(dates_problems(NOW, NOW, Some(NOW - DAY), NOW).is_empty());
+        assert!(dates_problems(NOW + DAY, NOW + DAY, Some(NOW), NOW).is_empty());
+        assert!(dates_problems(NOW - DAY, NOW - DAY, Some(NOW), NOW).is_empty());
+        assert!(dates_problems(EARLIEST, EARLIEST, None, NOW).is_empty());
+        // A second past each bound: refused, author and committer each.
+        let later = dates_problems(NOW + DAY + 1, NOW, None, NOW);
+        assert_eq!(
+            later,
+            ["author date 2026-08-06T10:00:01Z is later than now (2026-08-05T10:00:00Z) by more than a day (rule: dates within a day of the parent and of now)"]
+        );
+        let earlier = dates_problems(NOW, NOW - DAY - 1, Some(NOW), NOW);
+        assert_eq!(
+            earlier,
+            ["committer date 2026-08-04T09:59:59Z is earlier than its parent's (2026-08-05T10:00:00Z) by more than a day (rule: dates within a day of the parent and of now)"]
+        );
+        // 1970: before its parent; a first commit of 1970, before git-lore.
+        assert_eq!(dates_problems(86_400, 86_400, Some(NOW), NOW).len(), 2);
+        assert_eq!(
+            dates_problems(86_400, NOW, None, NOW),
+            ["author date 1970-01-02T00:00:00Z is before 2025-01-01T00:00:00Z, earlier than any git-lore commit (rule: dates within a day of the parent and of now)"]
+        );
+        // 2099.
+        assert_eq!(
+            dates_problems(4_070_908_800, 4_070_908_800, Some(NOW), NOW).len(),
+            2
+        );
+    }
+
+    fn info(author: (&str, &str), committer: (&str, &str)) -> CommitInfo {
+        CommitInfo {
+            id: ObjectId::null(gix::hash::Kind::Sha1),
+            parents: Vec::new(),
+            tree: ObjectId::empty_tree(gix::hash::Kind::Sha1),
+            author_name: author.0.into(),
+            author_email: author.1.into(),
+            author_time: NOW,
+            committer_name: committer.0.into(),
+            committer_email: committer.1.into(),
+            time: NOW,
+            subject: String::new(),
+            message: String::new(),
+            event: Err(crate::trailers::TrailerError::Missing("Lore-Format")),
+            payload: Vec::new(),
+            signature: None,
+        }
+    }
+
+    #[test]
+    fn the_author_and_committer_are_the_signer() {
+        let ana = ("ana", "ana@example.com");
+        let listed = vec!["ana@example.com".to_owned()];
+        assert!(identity_problems(&info(ana, ana), &listed).is_empty());
+        // A pattern, as ssh matches principals.
+        assert!(identity_problems(&info(ana, ana), &["*@example.com".into()]).is_empty());
+        // A pinned placeholder first, the pool's own file's principal after.
+        assert!(identity_problems(
+            &info(ana, ana),
+            &["root@org".into(), "ana@example.com".into()]
+        )
+        .is_empty());
+        let mallory = ("Mallory", "mallory@example.org");
+        assert_eq!(
+            identity_problems(&info(mallory, ana), &listed),
+            ["author Mallory <mallory@example.org> is not ana@example.com, whom the signing key is listed for (rule: the signer is the author and committer); commit as the key's owner"]
+        );
+        assert_eq!(identity_problems(&info(mallory, mallory), &listed).len(), 2);
+        assert_eq!(
+            identity_problems(&info(("Mallory", "ana@example.com"), ana), &listed),
+            ["author Mallory <ana@example.com> is not the committer ana <ana@example.com> (rule: the signer is the author and committer)"]
+        );
     }
 }

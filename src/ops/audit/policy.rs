@@ -13,8 +13,9 @@ use crate::signing::{self, AllowedSigners, SignatureStatus};
 use crate::store::layout::POOL_ALLOWED_SIGNERS;
 use crate::store::{Branch, CommitInfo, Store};
 
-/// Whose signatures a check trusts beyond each pool's own list.
-#[derive(Clone, Debug, Default)]
+/// Whose signatures a check trusts beyond each pool's own list, and when
+/// it is checked.
+#[derive(Clone, Debug)]
 pub struct Policy {
     /// Keys that may sign each pool's first commit (the repository's own
     /// keys are added when [`Policy::own_keys`] is set).
@@ -25,6 +26,9 @@ pub struct Policy {
     pub own_keys: bool,
     /// The ledger's signers, when there is a ledger (not on a host).
     pub ledger: AllowedSigners,
+    /// Now, as the caller's clock says: no commit may be dated later than
+    /// this by more than the skew `commit.rs` allows.
+    pub now: jiff::Timestamp,
 }
 
 impl Policy {
@@ -34,7 +38,19 @@ impl Policy {
             roots: pins(store)?,
             own_keys: true,
             ledger: crate::ops::ledger_allowed_signers(store, env)?,
+            now: env.now,
         })
+    }
+
+    /// A pool host's policy: `roots` may sign each pool's first commit,
+    /// nobody's keys are trusted beyond each pool's own list.
+    pub fn host(roots: HashMap<Source, AllowedSigners>, now: jiff::Timestamp) -> Policy {
+        Policy {
+            roots,
+            own_keys: false,
+            ledger: AllowedSigners::default(),
+            now,
+        }
     }
 
     /// The policy for history shared with a remote: each pool's own list,

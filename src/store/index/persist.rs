@@ -363,11 +363,41 @@ mod tests {
             1 => vec![(a, ">=1")],
             _ => vec![(a, ">=1"), (b, "<9")],
         };
-        Summary::of(&crate::recall::select::tests::lesson(
-            n,
-            &versions,
-            "2026-08-05T10:00:00Z",
-        ))
+        use crate::model::{AppliesTo, LessonStatus, Scope};
+        let (stack, scope) = if versions.is_empty() {
+            (
+                vec!["vite".to_owned(), "webpack".to_owned()],
+                Scope::VersionIndependent {
+                    justification: "holds for every release".into(),
+                },
+            )
+        } else {
+            (
+                versions.iter().map(|(k, _)| (*k).to_owned()).collect(),
+                Scope::Versioned {
+                    versions: versions
+                        .iter()
+                        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                        .collect(),
+                },
+            )
+        };
+        Summary {
+            id: Id::from_parts(1_780_000_000_000 + u64::from(n), u128::from(n)),
+            status: LessonStatus::Active,
+            superseded_by: None,
+            promoted_at: "2026-08-05T10:00:00Z".into(),
+            source: Source::Org,
+            visibility: Visibility::Org,
+            applies_to: AppliesTo {
+                stack,
+                scope,
+                file_patterns: vec![],
+                task_kinds: vec![],
+            },
+            claim: format!("claim {n}"),
+            resolution: format!("resolution {n}"),
+        }
     }
 
     /// An index whose path is `dir/lore/index`, knowing `refs` at tip `t`.
