@@ -22,7 +22,8 @@
 //!
 //! The module is pure: it reads no repository. What a check needs beyond
 //! the records a commit changed it asks through [`check::Repo`], which the
-//! audit implements over the store.
+//! audit implements over the store. How to add an action:
+//! `docs/ARCHITECTURE.md`, "How to grow it".
 
 pub mod check;
 mod config;
