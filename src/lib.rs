@@ -21,6 +21,7 @@ pub mod scanner;
 pub mod schema;
 pub mod signing;
 pub mod store;
+pub mod summary;
 pub mod template;
 pub mod trailers;
 pub mod version;

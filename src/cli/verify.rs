@@ -65,7 +65,7 @@ fn pre_receive(ctx: &Ctx) -> ui::Result {
     let store =
         git_lore::store::Store::open_receiving(&ctx.repo, env.host(), quarantine.as_deref())
             .map_err(git_lore::ops::LoreError::from)?;
-    let problems = host::pre_receive(&store, &updates)?;
+    let problems = host::pre_receive(&store, &updates, ctx.env.now)?;
     if problems.is_empty() {
         return Ok(Exit::Done);
     }
@@ -105,7 +105,7 @@ fn pool_range(ctx: &Ctx, tier: &str, range: &str, github: bool, json: bool) -> u
     let (base, head) = range.split_once("..").ok_or_else(|| {
         CliError::Usage(format!("--pool needs a range BASE..HEAD, got {range:?}"))
     })?;
-    let (commits, problems) = host::verify_range(&store, tier, base, head)?;
+    let (commits, problems) = host::verify_range(&store, tier, base, head, ctx.env.now)?;
     if json {
         ui::out_json(&Report {
             commits,

@@ -156,17 +156,21 @@ fn tier_of(name: &str) -> Option<(Source, bool)> {
     }
 }
 
-/// `verify --pre-receive`: every problem with the pushed updates.
-pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, LoreError> {
+/// `verify --pre-receive`: every problem with the pushed updates, checked
+/// at `now` (the host's clock).
+pub fn pre_receive(
+    store: &Store,
+    updates: &[Update],
+    now: jiff::Timestamp,
+) -> Result<Vec<Problem>, LoreError> {
     let text = std::fs::read_to_string(store.git_dir().join(ROOT_SIGNERS)).unwrap_or_default();
     let roots = AllowedSigners::parse(&text).unwrap_or_default();
-    let policy = Policy {
-        roots: [(Source::Org, roots.clone()), (Source::Public, roots)]
+    let policy = Policy::host(
+        [(Source::Org, roots.clone()), (Source::Public, roots)]
             .into_iter()
             .collect(),
-        own_keys: false,
-        ledger: AllowedSigners::default(),
-    };
+        now,
+    );
     // What the repository already has on the same pool was checked, as
     // that pool's, when it came in. History of the other pool counts as
     // new: pool/org pushed as pool/public is checked as public (and
@@ -246,13 +250,14 @@ pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, Lo
 /// `verify --pool TIER BASE..HEAD`: the commits of HEAD that BASE lacks,
 /// checked as commits of `tier`'s pool by the host's rules (the root
 /// signers, when the range reaches a pool's first commit, are the
-/// repository's `lore/root_signers` if it has one). Returns how many
-/// commits were checked and the problems.
+/// repository's `lore/root_signers` if it has one), at `now`. Returns how
+/// many commits were checked and the problems.
 pub fn verify_range(
     store: &Store,
     tier: Source,
     base: &str,
     head: &str,
+    now: jiff::Timestamp,
 ) -> Result<(usize, Vec<Problem>), LoreError> {
     let resolve = |rev: &str| {
         store.resolve(rev).map_err(|e| LoreError::Input {
@@ -263,11 +268,7 @@ pub fn verify_range(
     let (base, head) = (resolve(base)?, resolve(head)?);
     let text = std::fs::read_to_string(store.git_dir().join(ROOT_SIGNERS)).unwrap_or_default();
     let roots = AllowedSigners::parse(&text).unwrap_or_default();
-    let policy = Policy {
-        roots: [(tier, roots)].into_iter().collect(),
-        own_keys: false,
-        ledger: AllowedSigners::default(),
-    };
+    let policy = Policy::host([(tier, roots)].into_iter().collect(), now);
     let branch = Branch::Pool(tier);
     let commits: Vec<(Branch, ObjectId)> = store
         .new_commits(head, &[base])?

@@ -70,13 +70,7 @@ pub fn judge(
         let event = Event::Judge {
             step: step(&before, &after),
             visibility: after.visibility,
-            ruling: Box::new(Ruling {
-                rubric: verdict.rubric_id.clone(),
-                gate: verdict.gate_policy.clone(),
-                score: verdict.aggregate_score,
-                reason: verdict.reason.clone(),
-                judges: review::jury::judge_lines(verdict),
-            }),
+            ruling: Box::new(Ruling::of(verdict)),
             model: model.map(str::to_owned),
         };
         let subject = format!(

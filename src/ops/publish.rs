@@ -190,7 +190,7 @@ pub fn publish_org(lore: &mut Lore, dry_run: bool) -> Result<OrgReport, LoreErro
         )? {
             Pushed::Done => {
                 lore.store
-                    .set_ref(&sync::verified_ref(tier), local, lore.env.now)?;
+                    .set_ref(&remote::verified_ref(tier), local, lore.env.now)?;
                 report.to = Some(local.to_string());
                 return Ok(report);
             }
@@ -436,7 +436,7 @@ fn start_public(
     )? {
         Pushed::Done => {
             lore.store
-                .set_ref(&sync::verified_ref(Source::Public), local, lore.env.now)?;
+                .set_ref(&remote::verified_ref(Source::Public), local, lore.env.now)?;
             report.started = true;
             Ok(report)
         }

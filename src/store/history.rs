@@ -33,6 +33,10 @@ pub struct CommitInfo {
     pub tree: ObjectId,
     pub author_name: String,
     pub author_email: String,
+    /// Author time, seconds since the epoch.
+    pub author_time: i64,
+    pub committer_name: String,
+    pub committer_email: String,
     /// Committer time, seconds since the epoch.
     pub time: i64,
     pub subject: String,
@@ -98,6 +102,17 @@ impl Store {
         Ok(out)
     }
 
+    /// A commit's committer time, seconds since the epoch (without reading
+    /// its message or signature).
+    pub fn commit_time(&self, id: ObjectId) -> Result<i64, StoreError> {
+        let commit = self
+            .repo()
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
+        let time = commit.time().ctx(|| format!("reading the time of {id}"))?;
+        Ok(time.seconds)
+    }
+
     /// Whether a commit has no parents (without decoding the rest of it).
     pub fn is_root(&self, id: ObjectId) -> Result<bool, StoreError> {
         let commit = self
@@ -147,6 +162,15 @@ impl Store {
             author_email: decoded
                 .author()
                 .map(|a| a.email.to_str_lossy().into_owned())
+                .unwrap_or_default(),
+            author_time: decoded.author().map(|a| a.seconds()).unwrap_or(0),
+            committer_name: decoded
+                .committer()
+                .map(|c| c.name.to_str_lossy().into_owned())
+                .unwrap_or_default(),
+            committer_email: decoded
+                .committer()
+                .map(|c| c.email.to_str_lossy().into_owned())
                 .unwrap_or_default(),
             time: decoded.committer().map(|c| c.seconds()).unwrap_or(0),
             subject,

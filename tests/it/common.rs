@@ -163,6 +163,11 @@ impl TestEnv {
             ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
             ("GIT_LORE_REPO".into(), self.repo().display().to_string()),
             ("GIT_LORE_NOW".into(), NOW.into()),
+            // What git writes is dated by the same clock as what git-lore
+            // writes: a commit made by hand in a test is never months
+            // away from "now" because the machine's clock is.
+            ("GIT_AUTHOR_DATE".into(), NOW.into()),
+            ("GIT_COMMITTER_DATE".into(), NOW.into()),
             ("LC_ALL".into(), "C".into()),
             ("TZ".into(), "UTC".into()),
         ]
@@ -409,11 +414,7 @@ impl TestEnv {
     /// test's environment, a fixed clock and randomness from `seed`.
     pub fn library(&self, seed: u64) -> git_lore::ops::Lore {
         use rand::SeedableRng;
-        let genv = git_lore::ops::Env::new(
-            jiff::Timestamp::from_second(1_785_000_000).unwrap(),
-            Some(self.home()),
-            self.vars(),
-        );
+        let genv = git_lore::ops::Env::new(NOW.parse().unwrap(), Some(self.home()), self.vars());
         git_lore::ops::Lore::open(&self.repo(), genv, rand::rngs::StdRng::seed_from_u64(seed))
             .unwrap()
     }
@@ -585,6 +586,21 @@ impl TestEnv {
         message: &str,
         sign: Sign<'_>,
     ) -> String {
+        self.forge_with(&[], branch, parent, changes, message, sign)
+    }
+
+    /// [`TestEnv::forge`], with `git`'s environment also holding `vars`:
+    /// another author or committer (`GIT_AUTHOR_NAME`, …), other dates
+    /// (`GIT_COMMITTER_DATE`, …).
+    pub fn forge_with(
+        &self,
+        vars: &[(&str, &str)],
+        branch: &str,
+        parent: Option<&str>,
+        changes: &[(&str, Option<&str>)],
+        message: &str,
+        sign: Sign<'_>,
+    ) -> String {
         let index = self.path().join("forge-index");
         let with_index = |args: &[&str], input: Option<&str>| -> String {
             let mut c = self.git_command(&self.repo(), args);
@@ -644,7 +660,12 @@ impl TestEnv {
             args.extend(["-p", p]);
         }
         args.extend(["-m", message]);
-        let id = self.git(&args).ok().trim().to_owned();
+        let mut c = self.git_command(&self.repo(), &args);
+        c.envs(vars.iter().copied());
+        let id = Run::from(c.output().expect("run git"))
+            .ok()
+            .trim()
+            .to_owned();
         self.git(&["update-ref", &format!("refs/heads/{branch}"), &id])
             .ok();
         id

@@ -8,7 +8,9 @@
 //!   commit, one by an unknown key, trailers that disagree with the change,
 //!   `.lore/` changed outside `config`, a squash, a rollback (and, on the
 //!   host, a pool started by an unknown key or one tier's history pushed as
-//!   another's).
+//!   another's); and, from a listed signer, an ambiguous commit: a second
+//!   `Lore-Action` or `Lore-Visibility`, a trailer that contradicts the
+//!   entry, an author who is not the signer, a date in 2099 or 1970.
 //! - Joining: a newcomer told how to become a signer, a teammate whose own
 //!   pool began separately.
 //! - A write landing while `sync` fast-forwards, merges or adopts: decided
@@ -736,6 +738,19 @@ enum Bad {
     TouchesLore,
     /// Two signed promotes squashed into one unsigned commit.
     Squash,
+    /// A promote by Ana whose trailers give `Lore-Action` twice (stock git
+    /// reads `promote,retract`).
+    TwoActions,
+    /// A promote by Ana whose trailers give `Lore-Visibility` twice.
+    TwoVisibilities,
+    /// A promote by Ana whose `Lore-Artifact` is not the entry's.
+    ContradictsEntry,
+    /// A promote signed with Ana's key, authored by Mallory.
+    NotTheSigner,
+    /// A promote by Ana dated 2099.
+    From2099,
+    /// A promote by Ana dated 1970.
+    From1970,
 }
 
 /// A new entry: a copy of Ana's first entry on `pool/<tier>` under `id`,
@@ -771,6 +786,25 @@ fn forge_bad(t: &Team, bad: Bad) -> (String, Vec<String>) {
     let promote = promote_message(a, "org", &t.a1, &x, &x);
     let stranger = a.env.stranger_key();
     let unsigned = "unsigned commit".to_owned();
+    // A promote of `x` by Ana, signed with her key, with `message` and
+    // `git`'s environment holding `vars`.
+    let by_ana = |message: &str, vars: &[(&str, &str)]| {
+        a.env.forge_with(
+            vars,
+            "forged",
+            Some("pool/org"),
+            &[(&path, Some(&entry))],
+            message,
+            Sign::Repo,
+        )
+    };
+    let dated = |when: &str| {
+        by_ana(
+            &promote,
+            &[("GIT_AUTHOR_DATE", when), ("GIT_COMMITTER_DATE", when)],
+        )
+    };
+    let dates = "(rule: dates within a day of the parent and of now)";
     let hint = "merge pull requests into a pool with a merge commit".to_owned();
     match bad {
         Bad::Unsigned => {
@@ -866,6 +900,70 @@ fn forge_bad(t: &Team, bad: Bad) -> (String, Vec<String>) {
             );
             (c, vec![unsigned, hint])
         }
+        Bad::TwoActions => {
+            let twice = promote.replace(
+                "Lore-Action: promote\n",
+                "Lore-Action: promote\nLore-Action: retract\n",
+            );
+            let c = by_ana(&twice, &[]);
+            let read = a.git(&[
+                "log",
+                "-1",
+                "--format=%(trailers:key=Lore-Action,valueonly,separator=%x2C)",
+                &c,
+            ]);
+            assert_eq!(read.ok().trim(), "promote,retract", "what stock git reads");
+            (
+                c,
+                vec!["trailers unreadable: trailer Lore-Action is given 2 times (rule: one value per key; of the Lore- keys only Lore-Target and Lore-Judge repeat)".into()],
+            )
+        }
+        Bad::TwoVisibilities => {
+            let twice = promote.replace(
+                "Lore-Visibility: org\n",
+                "Lore-Visibility: org\nLore-Visibility: public\n",
+            );
+            (
+                by_ana(&twice, &[]),
+                vec!["trailers unreadable: trailer Lore-Visibility is given 2 times (rule: one value per key".into()],
+            )
+        }
+        Bad::ContradictsEntry => {
+            let artifact = a.entry("org", &t.a1).unwrap()["evidence"]["artifact_ids"][0]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let other = crate::common::ulid(90, 3);
+            let message = promote.replace(
+                &format!("Lore-Artifact: {artifact}\n"),
+                &format!("Lore-Artifact: {other}\n"),
+            );
+            (
+                by_ana(&message, &[]),
+                vec![format!("promote: Lore-Artifact says {other} but the entry's evidence does not name it (rule: trailers agree with the record)")],
+            )
+        }
+        Bad::NotTheSigner => {
+            let c = by_ana(
+                &promote,
+                &[
+                    ("GIT_AUTHOR_NAME", "Mallory"),
+                    ("GIT_AUTHOR_EMAIL", "mallory@example.org"),
+                ],
+            );
+            (
+                c,
+                vec![format!("author Mallory <mallory@example.org> is not {}, whom the signing key is listed for (rule: the signer is the author and committer)", a.email)],
+            )
+        }
+        Bad::From2099 => (
+            dated("2099-01-01T00:00:00Z"),
+            vec![format!("committer date 2099-01-01T00:00:00Z is later than now ({}) by more than a day {dates}", crate::common::NOW)],
+        ),
+        Bad::From1970 => (
+            dated("1970-01-02T00:00:00Z"),
+            vec![format!("committer date 1970-01-02T00:00:00Z is earlier than its parent's ({}) by more than a day {dates}", crate::common::NOW)],
+        ),
     }
 }
 
@@ -1015,6 +1113,66 @@ fn sync_refuses_a_squash_of_signed_commits() {
     [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commits; nothing was integrated
     [exit 1]
     ");
+}
+
+#[test]
+fn the_host_refuses_a_second_lore_action() {
+    host_refuses(Bad::TwoActions);
+}
+
+#[test]
+fn the_host_refuses_a_second_lore_visibility() {
+    host_refuses(Bad::TwoVisibilities);
+}
+
+#[test]
+fn the_host_refuses_trailers_that_contradict_the_entry() {
+    host_refuses(Bad::ContradictsEntry);
+}
+
+#[test]
+fn the_host_refuses_an_author_who_is_not_the_signer() {
+    host_refuses(Bad::NotTheSigner);
+}
+
+#[test]
+fn the_host_refuses_a_commit_dated_2099() {
+    host_refuses(Bad::From2099);
+}
+
+#[test]
+fn the_host_refuses_a_commit_dated_1970() {
+    host_refuses(Bad::From1970);
+}
+
+#[test]
+fn sync_refuses_a_second_lore_action() {
+    sync_refuses(Bad::TwoActions);
+}
+
+#[test]
+fn sync_refuses_a_second_lore_visibility() {
+    sync_refuses(Bad::TwoVisibilities);
+}
+
+#[test]
+fn sync_refuses_trailers_that_contradict_the_entry() {
+    sync_refuses(Bad::ContradictsEntry);
+}
+
+#[test]
+fn sync_refuses_an_author_who_is_not_the_signer() {
+    sync_refuses(Bad::NotTheSigner);
+}
+
+#[test]
+fn sync_refuses_a_commit_dated_2099() {
+    sync_refuses(Bad::From2099);
+}
+
+#[test]
+fn sync_refuses_a_commit_dated_1970() {
+    sync_refuses(Bad::From1970);
 }
 
 #[test]
@@ -2677,9 +2835,17 @@ fn a_signer_removed_mid_history_is_refused_from_then_on() {
     t.trust_ben();
     let a = &t.a;
     let ben_key = t.b.env.repo().join("keys/lore_ed25519");
+    // Ben's commits, as Ben: his key, his identity.
+    let ben = [
+        ("GIT_AUTHOR_NAME", "git-lore"),
+        ("GIT_AUTHOR_EMAIL", t.b.email),
+        ("GIT_COMMITTER_NAME", "git-lore"),
+        ("GIT_COMMITTER_EMAIL", t.b.email),
+    ];
     let forge_by_ben = |n: u32| -> (String, String) {
         let x = crate::common::ulid(91, n);
-        let c = a.env.forge(
+        let c = a.env.forge_with(
+            &ben,
             "pool/org",
             Some("pool/org"),
             &[(
