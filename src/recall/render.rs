@@ -6,13 +6,15 @@
 //! package names, workspace labels) is hostile. Text and markdown output
 //! show it on one line: line breaks of every kind become spaces, control
 //! characters, bidirectional overrides and invisible format characters are
-//! dropped, long fields are cut. Markdown additionally escapes what could
+//! dropped (the table is `crate::content::text`'s), long fields are cut. Markdown additionally escapes what could
 //! change structure where it stands: `\`, `<` (no HTML, no comments, so no
 //! fake `<!-- git-lore:end -->`), `![` (no remote images), and a leading
 //! `#`, `>`, list or rule marker. A claim therefore cannot leave its list
 //! item, start a heading, or close the section it is in. JSON carries the
-//! text as stored (JSON escaping makes it inert; a consumer that renders it
-//! must treat it as untrusted).
+//! text as stored; printed, every control, bidi and invisible character in
+//! it is a `\uXXXX` escape (`crate::content::text::json`), so it is exact
+//! and still inert on a terminal (a consumer that renders it must treat it
+//! as untrusted).
 //!
 //! This module is pure. It does not decide what applies
 //! (`crate::recall::select`) or write files (`crate::recall::export`).
@@ -23,6 +25,7 @@ use serde_json::Value;
 use super::select::{Counts, Decision, Matched, Outcome, Selection, Specificity};
 use super::stack::{Stack, StackProblem};
 use super::Links;
+use crate::content::text::is_shown;
 use crate::model::{Id, Lesson, LessonStatus, Scope};
 
 /// The JSON format name and major version; bumped on any incompatible
@@ -37,18 +40,9 @@ pub const DEFAULT_BUDGET: usize = 9_000;
 /// characters.
 pub const MAX_FIELD_CHARS: usize = 300;
 
-/// Characters dropped from lesson text: bidirectional embeddings,
-/// overrides and isolates, directional marks, zero-width characters, the
-/// word joiner, the byte-order mark, interlinear annotation marks.
-fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{00AD}')
-}
-
 /// Lesson text on one line: every run of whitespace (including line and
-/// paragraph separators) becomes one space, control and invisible
-/// characters are dropped, the ends are trimmed, and at most `max_chars`
+/// paragraph separators) becomes one space, control, bidi and invisible
+/// characters are dropped ([`crate::content::text::is_shown`]), the ends are trimmed, and at most `max_chars`
 /// characters are kept (`…` marks a cut).
 pub fn plain(s: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars * 4));
@@ -59,7 +53,7 @@ pub fn plain(s: &str, max_chars: usize) -> String {
             pending_space = !out.is_empty();
             continue;
         }
-        if c.is_control() || is_invisible(c) {
+        if !is_shown(c) {
             continue;
         }
         if pending_space {
