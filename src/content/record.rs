@@ -188,15 +188,29 @@ pub fn check_entry(path: &str, mode: u32, size: u64) -> Result<(), Violation> {
     Ok(())
 }
 
+/// Where the lesson text of the record at `path` is, as a JSON pointer: the
+/// whole of a pool entry, a proposal's candidate; `None` for other records.
+fn lesson_text_at(path: &str) -> Option<&'static str> {
+    if path.starts_with("lessons/") {
+        Some("")
+    } else if path.starts_with("proposals/") {
+        Some("/candidate")
+    } else {
+        None
+    }
+}
+
+/// Whether [`check_record`] has rules for the record at `path` (else its
+/// bytes need not be read for it).
+pub fn has_text_rules(path: &str) -> bool {
+    lesson_text_at(path).is_some()
+}
+
 /// The rules on what an entry holds: for a pool entry, its whole text; for
 /// a proposal, its candidate's ([`check_lesson_text`]). Bytes that are not
 /// JSON break no rule here (the record's schema check says so).
 pub fn check_record(path: &str, bytes: &[u8]) -> Vec<Violation> {
-    let base = if path.starts_with("lessons/") {
-        ""
-    } else if path.starts_with("proposals/") {
-        "/candidate"
-    } else {
+    let Some(base) = lesson_text_at(path) else {
         return Vec::new();
     };
     let Ok(value) = serde_json::from_slice::<Value>(bytes) else {

@@ -637,6 +637,11 @@ fn check_commit(
     let mut each: Vec<relation::Record> = Vec::new();
     for t in &matched {
         let Some(kind) = t.kind else { continue };
+        let refused = super::admit::entry(store, t.change)?;
+        if !refused.is_empty() {
+            problems.extend(refused.iter().map(ToString::to_string));
+            continue;
+        }
         if kind == PathKind::Config {
             continue;
         }
