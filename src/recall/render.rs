@@ -652,6 +652,34 @@ mod tests {
         );
     }
 
+    /// What `recall --format json` prints of a lesson whose text holds a
+    /// bidi override (one that reached a pool before the content policy
+    /// refused it at the door): the escape, never the raw character, and
+    /// the same string once parsed.
+    #[test]
+    fn printed_json_escapes_bidi_and_parses_back() {
+        let mut l = lesson(1, &[("vite", "<6")], "2026-08-05T10:00:01Z");
+        l.claim = "Use vite\u{202E}6 not 5\u{202C} \u{200B}ok".into();
+        l.rationale = "line\nand \u{1b}[31mred\u{7f}".into();
+        let lessons = vec![l.clone()];
+        let stack = stack_of(&[("vite", "5.4.21", ".")]);
+        let sel = select(&lessons, &stack);
+        let printed =
+            crate::content::text::json(&json(&sel, &stack, &Links::new(), false)).unwrap();
+        assert!(
+            printed.contains(r#""claim": "Use vite\u202e6 not 5\u202c \u200bok""#),
+            "{printed}"
+        );
+        assert!(
+            printed.contains(r#""rationale": "line\nand \u001b[31mred\u007f""#),
+            "{printed}"
+        );
+        assert!(!printed.contains('\u{202E}') && !printed.contains('\u{7f}'));
+        let back: Value = serde_json::from_str(&printed).unwrap();
+        assert_eq!(back["lessons"][0]["claim"], l.claim);
+        assert_eq!(back["lessons"][0]["rationale"], l.rationale);
+    }
+
     #[test]
     fn json_is_versioned_and_complete() {
         let l = lesson(

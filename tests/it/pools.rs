@@ -828,7 +828,11 @@ fn forge_bad(t: &Team, bad: Bad) -> (String, Vec<String>) {
         }
         Bad::Symlink | Bad::Executable => {
             let (mode, content, words) = match bad {
-                Bad::Symlink => ("120000", "../../../.lore/allowed_signers", "a symbolic link"),
+                Bad::Symlink => (
+                    "120000",
+                    "../../../.lore/allowed_signers",
+                    "a symbolic link",
+                ),
                 _ => ("100755", entry.as_str(), "an executable file"),
             };
             let c = a.env.forge_modes(
