@@ -200,20 +200,19 @@ fn lesson_text_at(path: &str) -> Option<&'static str> {
     }
 }
 
-/// Whether [`check_record`] has rules for the record at `path` (else its
-/// bytes need not be read for it).
-pub fn has_text_rules(path: &str) -> bool {
-    lesson_text_at(path).is_some()
-}
-
 /// The rules on what an entry holds: for a pool entry, its whole text; for
 /// a proposal, its candidate's ([`check_lesson_text`]). Bytes that are not
 /// JSON break no rule here (the record's schema check says so).
 pub fn check_record(path: &str, bytes: &[u8]) -> Vec<Violation> {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(value) => check_value(path, &value),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// [`check_record`] of an entry already read as JSON.
+pub fn check_value(path: &str, value: &Value) -> Vec<Violation> {
     let Some(base) = lesson_text_at(path) else {
-        return Vec::new();
-    };
-    let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
         return Vec::new();
     };
     let Some(lesson) = value.pointer(base) else {
@@ -447,7 +446,9 @@ mod tests {
 
     #[test]
     fn each_character_rule_names_the_field() {
-        let cases: &[(&str, &str, &[(Rule, &str)])] = &[
+        /// A field, its text, and the rules it breaks where.
+        type Case<'a> = (&'a str, &'a str, &'a [(Rule, &'a str)]);
+        let cases: &[Case] = &[
             ("/claim", "a\u{1b}[31mb", &[(Rule::Control, "/claim")]),
             ("/claim", "a\0b\u{7}", &[(Rule::Control, "/claim")]),
             ("/claim", "two\nlines", &[(Rule::Control, "/claim")]),

@@ -1,5 +1,5 @@
 //! The content policy at the doors that read history: `verify`, `sync`,
-//! the host's pre-receive check and `verify --pool` all check each entry a
+//! the host's pre-receive check and `verify --pool` all read each entry a
 //! commit writes through [`entry`] (called from the audit's per-commit
 //! check), so they refuse the same entries for the same named rule.
 //!
@@ -8,17 +8,24 @@
 //! inflated — and asks [`crate::content::record`], which owns the rules. It
 //! decides nothing itself and never prints.
 
+use serde_json::Value;
+
 use super::LoreError;
 use crate::content::record::{self, Violation};
 use crate::store::{ChangedPath, Store};
 
-/// Everything the content policy refuses about the entry `change` writes:
-/// its mode, path and size ([`record::check_entry`]), then its text
-/// ([`record::check_record`]). Empty for a deletion and for an entry that
-/// breaks no rule.
-pub(crate) fn entry(store: &Store, change: &ChangedPath) -> Result<Vec<Violation>, LoreError> {
+/// Reads the entry `change` writes under the content policy: everything
+/// the policy refuses about it (its mode, path and size,
+/// [`record::check_entry`], before it is read; then its text,
+/// [`record::check_record`]), or the entry as JSON (`None` for a deletion,
+/// a file that is not `*.json`, or bytes that are not JSON, which the
+/// caller's schema check reports).
+pub(crate) fn entry(
+    store: &Store,
+    change: &ChangedPath,
+) -> Result<Result<Option<Value>, Vec<Violation>>, LoreError> {
     let Some(blob) = change.new else {
-        return Ok(Vec::new());
+        return Ok(Ok(None));
     };
     // A submodule's id names a commit this repository may not have: its
     // mode is refused before anything is read.
@@ -28,10 +35,18 @@ pub(crate) fn entry(store: &Store, change: &ChangedPath) -> Result<Vec<Violation
         0
     };
     if let Err(v) = record::check_entry(&change.path, change.mode, size) {
-        return Ok(vec![v]);
+        return Ok(Err(vec![v]));
     }
-    if !record::has_text_rules(&change.path) {
-        return Ok(Vec::new());
+    if !change.path.ends_with(".json") {
+        return Ok(Ok(None));
     }
-    Ok(record::check_record(&change.path, &store.blob(blob)?))
+    let Ok(value) = serde_json::from_slice::<Value>(&store.blob(blob)?) else {
+        return Ok(Ok(None));
+    };
+    let refused = record::check_value(&change.path, &value);
+    Ok(if refused.is_empty() {
+        Ok(Some(value))
+    } else {
+        Err(refused)
+    })
 }

@@ -637,11 +637,13 @@ fn check_commit(
     let mut each: Vec<relation::Record> = Vec::new();
     for t in &matched {
         let Some(kind) = t.kind else { continue };
-        let refused = super::admit::entry(store, t.change)?;
-        if !refused.is_empty() {
-            problems.extend(refused.iter().map(ToString::to_string));
-            continue;
-        }
+        let new = match super::admit::entry(store, t.change)? {
+            Ok(new) => new,
+            Err(refused) => {
+                problems.extend(refused.iter().map(ToString::to_string));
+                continue;
+            }
+        };
         if kind == PathKind::Config {
             continue;
         }
@@ -651,7 +653,7 @@ fn check_commit(
                 Some(id) => serde_json::from_slice(&store.blob(id)?).ok(),
             })
         };
-        let (old, new) = (read(t.change.old)?, read(t.change.new)?);
+        let old = read(t.change.old)?;
         match &new {
             None if t.change.new.is_some() => {
                 problems.push(format!("{}: not valid JSON", t.change.path))
