@@ -7,6 +7,7 @@
 //! reads the environment, the clock or randomness: everything arrives in
 //! [`Env`] and the caller's random generator.
 
+pub(crate) mod admit;
 pub mod audit;
 pub mod backend;
 pub mod capture;

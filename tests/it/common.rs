@@ -601,6 +601,33 @@ impl TestEnv {
         message: &str,
         sign: Sign<'_>,
     ) -> String {
+        let changes: Vec<(&str, &str, Option<&str>)> =
+            changes.iter().map(|(p, c)| (*p, "100644", *c)).collect();
+        self.forge_full(vars, branch, parent, &changes, message, sign)
+    }
+
+    /// [`TestEnv::forge`] with each file's mode given (`100644`, `100755`,
+    /// `120000`: a symbolic link whose target is the text).
+    pub fn forge_modes(
+        &self,
+        branch: &str,
+        parent: Option<&str>,
+        changes: &[(&str, &str, Option<&str>)],
+        message: &str,
+        sign: Sign<'_>,
+    ) -> String {
+        self.forge_full(&[], branch, parent, changes, message, sign)
+    }
+
+    fn forge_full(
+        &self,
+        vars: &[(&str, &str)],
+        branch: &str,
+        parent: Option<&str>,
+        changes: &[(&str, &str, Option<&str>)],
+        message: &str,
+        sign: Sign<'_>,
+    ) -> String {
         let index = self.path().join("forge-index");
         let with_index = |args: &[&str], input: Option<&str>| -> String {
             let mut c = self.git_command(&self.repo(), args);
@@ -617,7 +644,7 @@ impl TestEnv {
             Some(p) => with_index(&["read-tree", p], None),
             None => with_index(&["read-tree", "--empty"], None),
         };
-        for (path, content) in changes {
+        for (path, mode, content) in changes {
             match content {
                 Some(text) => {
                     let blob = with_index(&["hash-object", "-w", "--stdin"], Some(text));
@@ -626,7 +653,7 @@ impl TestEnv {
                             "update-index",
                             "--add",
                             "--cacheinfo",
-                            &format!("100644,{blob},{path}"),
+                            &format!("{mode},{blob},{path}"),
                         ],
                         None,
                     );

@@ -751,7 +751,21 @@ enum Bad {
     From2099,
     /// A promote by Ana dated 1970.
     From1970,
+    /// A promote by a listed signer whose entry's claim holds escape
+    /// sequences, a bidi override, NUL and BEL.
+    HostileClaim,
+    /// A promote by a listed signer whose entry is a symbolic link (mode
+    /// 120000).
+    Symlink,
+    /// A promote by a listed signer whose entry is executable (mode
+    /// 100755).
+    Executable,
+    /// A promote by a listed signer whose entry has a 60 MB rationale.
+    HugeRationale,
 }
+
+/// The size of [`Bad::HugeRationale`]'s rationale.
+const HUGE: usize = 60_000_000;
 
 /// A new entry: a copy of Ana's first entry on `pool/<tier>` under `id`,
 /// with `resolution` when given.
@@ -964,6 +978,67 @@ fn forge_bad(t: &Team, bad: Bad) -> (String, Vec<String>) {
             dated("1970-01-02T00:00:00Z"),
             vec![format!("committer date 1970-01-02T00:00:00Z is earlier than its parent's ({}) by more than a day {dates}", crate::common::NOW)],
         ),
+        Bad::HostileClaim => {
+            let mut e: Value = serde_json::from_str(&entry).unwrap();
+            e["claim"] =
+                "Vite 5 \u{1b}]0;pwned\u{7}\u{1b}[2J breaks \u{202e}gnp.exe\u{0} vitest".into();
+            let c = a.env.forge(
+                "forged",
+                Some("pool/org"),
+                &[(&path, Some(&record_text(&e)))],
+                &promote,
+                Sign::Repo,
+            );
+            (
+                c,
+                vec![
+                    format!("{path} /claim: contains the bidirectional control U+202E, which makes text display differently from what it says (content rule bidi)"),
+                    format!("{path} /claim: contains a control character or line break; it must be one line (content rule control)"),
+                ],
+            )
+        }
+        Bad::Symlink | Bad::Executable => {
+            let (mode, content, words) = match bad {
+                Bad::Symlink => (
+                    "120000",
+                    "../../../.lore/allowed_signers",
+                    "a symbolic link",
+                ),
+                _ => ("100755", entry.as_str(), "an executable file"),
+            };
+            let c = a.env.forge_modes(
+                "forged",
+                Some("pool/org"),
+                &[(&path, mode, Some(content))],
+                &promote,
+                Sign::Repo,
+            );
+            (
+                c,
+                vec![format!(
+                    "{path}: has mode {mode} ({words}); a record is a regular file, mode 100644 (content rule mode)"
+                )],
+            )
+        }
+        Bad::HugeRationale => {
+            let mut e: Value = serde_json::from_str(&entry).unwrap();
+            e["rationale"] = "a".repeat(HUGE).into();
+            let text = record_text(&e);
+            let c = a.env.forge(
+                "forged",
+                Some("pool/org"),
+                &[(&path, Some(&text))],
+                &promote,
+                Sign::Repo,
+            );
+            (
+                c,
+                vec![format!(
+                    "{path}: is {} bytes, over the limit of 2097152 bytes for a record (content rule record-size)",
+                    text.len()
+                )],
+            )
+        }
     }
 }
 
@@ -1004,16 +1079,24 @@ fn shown_forged(t: &Team, commit: &str, text: String) -> String {
 fn sync_refuses(bad: Bad) -> String {
     let t = team();
     let (commit, needles) = forge_bad(&t, bad);
-    t.plant_on_host(&commit);
+    sync_refuses_planted(&t, &commit, &needles)
+}
+
+/// The host's pool/org is moved to `commit` (on Ana's `forged`) behind the
+/// hook's back: Ben's sync says each of `needles` about it, integrates
+/// nothing and keeps nothing of it. Its transcript.
+#[track_caller]
+fn sync_refuses_planted(t: &Team, commit: &str, needles: &[String]) -> String {
+    t.plant_on_host(commit);
     let (tip, seen) = (t.b.tip("pool/org"), t.b.tip("refs/lore/remotes/org"));
     let r = t.b.lore(&["sync", "org"]);
-    assert_eq!(r.code, 1, "{bad:?}: {}{}", r.stdout, r.stderr);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let about: Vec<&str> = r
         .stdout
         .lines()
         .filter(|l| l.starts_with(&format!("{commit} (pool/org): ")))
         .collect();
-    for n in &needles {
+    for n in needles {
         assert!(
             about.iter().any(|l| l.contains(n.as_str())),
             "no {n:?} in:\n{}",
@@ -1026,8 +1109,8 @@ fn sync_refuses(bad: Bad) -> String {
     assert!(t.b.entry("org", &crate::common::ulid(90, 1)).is_none());
     t.b.assert_verifies();
     shown_forged(
-        &t,
-        &commit,
+        t,
+        commit,
         transcript(&["sync", "org"], &r, &[] as &[(&str, &str)]),
     )
 }
@@ -1061,6 +1144,69 @@ fn the_host_refuses_a_squash_of_signed_commits() {
     remote: git-lore: rejected [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
     remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/2/01J0000000B800000000000002.json
     ");
+}
+
+/// A listed signer's hostile entry, refused at every door that reads
+/// another person's history, each naming the rule and the commit: the
+/// host's pre-receive check (nothing of it kept), CI's `verify --pool`,
+/// Ben's `sync` from a host that took it behind the hook's back (his pool
+/// unchanged), and Ana's own `verify` once it is her pool/org's tip.
+fn every_door_refuses(bad: Bad) {
+    let t = team();
+    let before = t.host_tip("pool/org");
+    let (commit, needles) = forge_bad(&t, bad);
+    let rejected = format!("remote: git-lore: rejected {commit} (pool/org): ");
+    let mut says = vec!["pre-receive hook declined", rejected.as_str()];
+    says.extend(needles.iter().map(String::as_str));
+    t.a.push_refused(&t.host, "forged:refs/heads/pool/org", &says);
+    assert_eq!(t.host_tip("pool/org"), before, "the host's pool/org moved");
+    assert_not_at(&t.a.env, &t.host, &commit, "the refused commit");
+
+    let ci = t.a.lore(&["verify", "--pool", "org", "pool/org..forged"]);
+    assert_eq!(ci.code, 1, "{bad:?}: {}{}", ci.stdout, ci.stderr);
+    for n in &needles {
+        assert!(
+            ci.stdout.contains(&format!("{commit} (pool/org): {n}\n")),
+            "no {n:?} in:\n{}",
+            ci.stdout
+        );
+    }
+
+    sync_refuses_planted(&t, &commit, &needles);
+
+    let tip = t.a.tip("pool/org").unwrap();
+    t.a.git(&["update-ref", "refs/heads/pool/org", &commit, &tip])
+        .ok();
+    let r = t.a.lore(&["verify"]);
+    assert_eq!(r.code, 1, "{bad:?}: {}{}", r.stdout, r.stderr);
+    for n in &needles {
+        assert!(
+            r.stdout.contains(&format!("{commit} (pool/org): {n}\n")),
+            "no {n:?} in:\n{}",
+            r.stdout
+        );
+    }
+    assert!(!r.stdout.contains('\u{1b}') && !r.stdout.contains('\u{202e}'));
+}
+
+#[test]
+fn every_door_refuses_a_hostile_claim() {
+    every_door_refuses(Bad::HostileClaim);
+}
+
+#[test]
+fn every_door_refuses_an_entry_that_is_a_symbolic_link() {
+    every_door_refuses(Bad::Symlink);
+}
+
+#[test]
+fn every_door_refuses_an_executable_entry() {
+    every_door_refuses(Bad::Executable);
+}
+
+#[test]
+fn every_door_refuses_a_60_mb_rationale() {
+    every_door_refuses(Bad::HugeRationale);
 }
 
 #[test]

@@ -277,6 +277,51 @@ fn the_json_form_is_versioned_and_whole() {
     "#);
 }
 
+/// `--format json` is exact and inert on a terminal: a lesson's invisible
+/// characters and a workspace's bidi override come out as `\uXXXX`
+/// escapes, never raw, and parse back to the same strings.
+#[test]
+fn json_escapes_bidi_and_invisible_characters() {
+    let env = TestEnv::new();
+    env.init();
+    let mut c: Value = serde_json::from_str(CANDIDATE).unwrap();
+    let rationale = format!(
+        "{} Noted \u{2764}\u{fe0f} with a zero\u{200b}width space.",
+        c["rationale"].as_str().unwrap()
+    );
+    c["rationale"] = rationale.clone().into();
+    let id = approved(&env, 1, &c, None);
+    let dir = env.path().join("hostile");
+    let ws = dir.join("\u{202e}gnp.exe");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::copy(
+        format!("{}/package-lock.json", project("vite5")),
+        ws.join("package-lock.json"),
+    )
+    .unwrap();
+    let r = recall(
+        &env,
+        &["--project", dir.to_str().unwrap(), "--format", "json"],
+    );
+    let out = r.ok();
+    for raw in ['\u{202e}', '\u{200b}', '\u{fe0f}'] {
+        assert!(!out.contains(raw), "raw U+{:04X} in:\n{out}", raw as u32);
+    }
+    assert!(out.contains("\"\\u202egnp.exe\""), "{out}");
+    assert!(
+        out.contains("Noted ❤\\ufe0f with a zero\\u200bwidth space."),
+        "{out}"
+    );
+    let j: Value = serde_json::from_str(out).unwrap();
+    assert_eq!(j["lessons"][0]["id"], id.as_str());
+    assert_eq!(j["lessons"][0]["rationale"], rationale.as_str());
+    assert_eq!(j["stack"]["workspaces"], json!(["\u{202e}gnp.exe"]));
+    assert_eq!(
+        j["lessons"][0]["matched"][0]["workspace"],
+        "\u{202e}gnp.exe"
+    );
+}
+
 #[test]
 fn markdown_fits_its_budget_most_specific_first() {
     let w = world();

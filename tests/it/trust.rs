@@ -737,10 +737,11 @@ fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
     p["candidate"]["claim"] =
         "\u{1b}]0;pwned\u{7}title\u{1b}[2J\nfake 01KZ8NV680DDDDDDDDDDDDDD  row".into();
     p["candidate"]["rationale"] = "copy \u{1b}]52;c;cGF3bmVk\u{7} and \u{202e}gnp.exe".into();
-    w.env.forge(
+    let path = fanout("proposals", id);
+    let c = w.env.forge(
         "ledger",
         Some("ledger"),
-        &[(&fanout("proposals", id), Some(&record_text(&p)))],
+        &[(&path, Some(&record_text(&p)))],
         &format!(
             "propose {id}: \u{1b}[31mred\u{1b}[0m\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {id}\nLore-Artifact: 01M1GKTGT0CZM08AJC6X1VR4QZ\nLore-Status: pending\nLore-Model: {}\n",
             p["model"].as_str().unwrap()
@@ -759,9 +760,19 @@ fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
         short.len() >= 4 && short.len() < 26 && id.starts_with(short),
         "{row}"
     );
+    // The content policy refuses the candidate's text, so the row is
+    // marked and `verify` names each rule.
     assert_eq!(
         rest,
-        "\\x1b]0;pwned\\x07title\\x1b[2J\\nfake 01KZ8NV680DDDDDDDDDDDDDD  row"
+        "\\x1b]0;pwned\\x07title\\x1b[2J\\nfake 01KZ8NV680DDDDDDDDDDDDDD  row  [unverified]"
+    );
+    w.assert_problem(&c, &format!("{path} /candidate/claim: contains a control character or line break; it must be one line (content rule control)"));
+    w.assert_problem(&c, &format!("{path} /candidate/rationale: contains the bidirectional control U+202E, which makes text display differently from what it says (content rule bidi)"));
+    w.assert_problem(
+        &c,
+        &format!(
+            "{path} /candidate/rationale: contains a control character (content rule control)"
+        ),
     );
     assert!(
         !list.stdout.contains('\u{1b}'),

@@ -539,12 +539,27 @@ fn written(
     problems: &mut Vec<String>,
 ) -> Result<Record, LoreError> {
     let path = &change.path;
-    let new_bytes = match change.new {
-        Some(id) => Some(store.blob(id)?),
-        None => None,
+    // The content policy first (`crate::content::record`, through
+    // `ops::admit`): mode, path and size before anything is read, then
+    // the record's text.
+    let admitted = match crate::ops::admit::entry(store, change)? {
+        Ok(value) => value,
+        Err(refused) => {
+            problems.extend(refused.iter().map(ToString::to_string));
+            return Ok(Record {
+                path: path.clone(),
+                name,
+                old: None,
+                new: None,
+            });
+        }
     };
     if let Name::Config(_) = name {
         if path == RUBRICS && branch == Branch::Ledger {
+            let new_bytes = match change.new {
+                Some(id) => Some(store.blob(id)?),
+                None => None,
+            };
             if let Some(bytes) = &new_bytes {
                 if let Err(e) = RubricSet::parse(&String::from_utf8_lossy(bytes)) {
                     problems.push(format!("config rubrics: {path} is invalid: {e}"));
@@ -562,11 +577,9 @@ fn written(
         Some(id) => serde_json::from_slice(&store.blob(id)?).ok(),
         None => None,
     };
-    let new: Option<Value> = new_bytes
-        .as_deref()
-        .and_then(|b| serde_json::from_slice(b).ok());
+    let new: Option<Value> = admitted;
     match &new {
-        None if new_bytes.is_some() => problems.push(format!("{path}: not valid JSON")),
+        None if change.new.is_some() => problems.push(format!("{path}: not valid JSON")),
         Some(v) => {
             for p in schema_problems(branch, name.kind(), v) {
                 problems.push(format!("{path}: {p}"));

@@ -139,7 +139,7 @@ pub fn capture_id(time_ms: u64, session_id: &str, event: &str, kind: Kind, summa
 /// unusable, absolute outside `cwd` (or with no `cwd`), or climbs with `..`.
 pub fn relative_file(path: &str, cwd: Option<&str>) -> Option<String> {
     let path = path.trim();
-    if path.is_empty() || path.chars().any(char::is_control) {
+    if path.is_empty() || !path.chars().all(crate::content::text::is_shown) {
         return None;
     }
     let p = Path::new(path);
