@@ -21,8 +21,8 @@
 //!
 //! Only changed characters are recorded ([`Normalised::original`] maps a
 //! span back), so plain ASCII text costs nothing and memory is linear in
-//! the non-ASCII part. The invisible set is this module's own; the content
-//! policy's shared one will replace it.
+//! the non-ASCII part. What is invisible is the content policy's one table
+//! (`crate::content::text`).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -31,30 +31,11 @@ use unicode_normalization::char::{decompose_compatible, is_combining_mark};
 
 /// Whether a character is removed before matching.
 pub fn is_invisible(c: char) -> bool {
-    let u = u32::from(c);
-    if c.is_ascii() {
-        return c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
-    }
-    matches!(u,
-        0x80..=0x9F           // C1 controls
-        | 0xAD                // soft hyphen
-        | 0x34F               // combining grapheme joiner
-        | 0x61C               // Arabic letter mark
-        | 0x115F..=0x1160     // Hangul fillers
-        | 0x17B4..=0x17B5     // Khmer inherent vowels
-        | 0x180B..=0x180F     // Mongolian variation selectors, vowel separator
-        | 0x200B..=0x200F     // zero-width space, joiners, LRM, RLM
-        | 0x202A..=0x202E     // bidirectional embeddings and overrides
-        | 0x2060..=0x206F     // word joiner, invisible operators, isolates
-        | 0x3164              // Hangul filler
-        | 0xFE00..=0xFE0F     // variation selectors
-        | 0xFEFF              // byte-order mark
-        | 0xFFA0              // half-width Hangul filler
-        | 0xFFF0..=0xFFFB     // unassigned specials, interlinear annotation
-        | 0x1BCA0..=0x1BCA3   // shorthand format controls
-        | 0x1D173..=0x1D17A   // musical format controls
-        | 0xE0000..=0xE0FFF   // tags, variation selectors supplement
-    )
+    use crate::content::text::{class, Class};
+    // The one table of characters (`crate::content::text`): controls but
+    // the carriage return (kept, as the scanner's line handling reads it),
+    // bidi marks and the invisible set.
+    c != '\r' && matches!(class(c), Class::Control | Class::Bidi | Class::Invisible)
 }
 
 /// A character that changed, and where it was and is.
