@@ -9,6 +9,7 @@
 //! clock or randomness directly: callers pass them in.
 
 pub mod answer;
+pub mod content;
 pub mod event;
 pub mod facts;
 pub mod model;
@@ -18,9 +19,11 @@ pub mod pipeline;
 pub mod process;
 pub mod recall;
 pub mod review;
+pub mod scanner;
 pub mod schema;
 pub mod signing;
 pub mod store;
+pub mod summary;
 pub mod template;
 pub mod trailers;
 pub mod version;

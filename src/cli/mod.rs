@@ -21,6 +21,7 @@ mod judge;
 mod key;
 mod list;
 mod log;
+mod output;
 mod pass;
 mod promote;
 mod publish;

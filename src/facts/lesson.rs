@@ -635,9 +635,11 @@ pub fn why(m: &Message<'_>) -> Option<Why> {
         "crashes"
     } else if has(&["broke", "breaks", "broken", "breaking", "break "]) {
         "breaks the build"
-    } else if has(&["deadlock", "hang", "leak", "race condition"]) {
-        "has a bug"
     } else if has(&[
+        "deadlock",
+        "hang",
+        "leak",
+        "race condition",
         "avoid",
         "work around",
         "workaround",

@@ -763,12 +763,11 @@ fn write(
     Ok(())
 }
 
-/// Replaces control characters and cuts a text to one short subject line.
+/// One short subject line of a text: controls and line breaks read as
+/// spaces, bidi and invisible characters dropped
+/// ([`crate::content::text::spaced`]), white space collapsed, cut at `max`.
 fn subject_text(s: &str, max: usize) -> String {
-    let one: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let one = crate::content::text::spaced(s);
     let one = one.split_whitespace().collect::<Vec<_>>().join(" ");
     if one.chars().count() > max {
         format!("{}…", one.chars().take(max).collect::<String>())

@@ -134,7 +134,11 @@ pub fn items_from_commits(
             manifests: c
                 .blobs
                 .into_iter()
-                .map(|(path, old, new)| pipeline::commits::ManifestFile { path, old, new })
+                .map(|b| pipeline::commits::ManifestFile {
+                    path: b.path,
+                    old: b.old,
+                    new: b.new,
+                })
                 .collect(),
             repo: repo.clone(),
             project_key: key.clone(),

@@ -30,8 +30,8 @@
 
 use std::fmt;
 
-use super::lifecycle::may_start;
 use super::ReviewError;
+use crate::event::lifecycle::may_start;
 use crate::model::{iso, Candidate, Id, Proposal, ProposalStatus, Scope, Visibility};
 use crate::trailers::Action;
 

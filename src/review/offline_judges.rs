@@ -58,7 +58,7 @@
 //! (`I`, `we`, `our`, `my`, `let's`, …); the source's session id or artifact
 //! id. Each kind found costs 0.2 (standard) or 0.3 (adversarial) from 1.0.
 //!
-//! **disclosure** — [`super::disclosure::scan_lesson`]: 1.0 when clean, 0.0
+//! **disclosure** — [`crate::scanner::scan_lesson`]: 1.0 when clean, 0.0
 //! on any finding, for both judges.
 //!
 //! ## Evidence and junk
@@ -113,10 +113,10 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{json, Map, Value};
 
-use super::disclosure::scan_lesson;
 use super::rubric::Rubric;
 use super::{round6, ReviewError};
 use crate::model::{Proposal, Scope};
+use crate::scanner::scan_lesson;
 
 /// The judge types the offline backend provides.
 pub const OFFLINE_JUDGE_TYPES: [&str; 2] = ["standard", "adversarial"];

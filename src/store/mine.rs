@@ -24,9 +24,17 @@ pub struct RawCommit {
     pub message: String,
     /// Paths changed relative to the first parent.
     pub changed_paths: Vec<String>,
-    /// The changed paths the caller asked the bytes of, with their bytes
-    /// before (absent: added) and after (absent: deleted).
-    pub blobs: Vec<(String, Option<Vec<u8>>, Option<Vec<u8>>)>,
+    /// The changed paths the caller asked the bytes of.
+    pub blobs: Vec<ChangedBlob>,
+}
+
+/// A changed file's bytes before (absent: added) and after (absent:
+/// deleted).
+#[derive(Clone, Debug)]
+pub struct ChangedBlob {
+    pub path: String,
+    pub old: Option<Vec<u8>>,
+    pub new: Option<Vec<u8>>,
 }
 
 /// What the miner found.
@@ -127,7 +135,11 @@ pub fn mine(
             if (c.old.is_some() && old.is_none()) || (c.new.is_some() && new.is_none()) {
                 continue;
             }
-            blobs.push((c.path.clone(), old, new));
+            blobs.push(ChangedBlob {
+                path: c.path.clone(),
+                old,
+                new,
+            });
         }
         commits.push(RawCommit {
             sha: id.to_string(),

@@ -36,7 +36,7 @@ use crate::signing::SigningError;
 pub use history::{ChangedPath, CommitInfo, ObjectKind};
 pub use index::{ArtifactOutcome, Index, LessonEntry};
 pub use layout::Branch;
-pub use tx::{Change, CommitSpec, RetryPolicy, Tx};
+pub use tx::{Change, CommitSpec, RetryPolicy, Tx, WriteContext};
 
 /// Everything that can go wrong in the store.
 #[derive(Debug, thiserror::Error)]

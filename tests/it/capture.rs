@@ -218,6 +218,61 @@ fn a_secret_in_tool_output_never_reaches_the_ledger() {
 }
 
 #[test]
+fn a_home_path_in_tool_output_is_replaced_before_it_is_kept_or_sent() {
+    let env = TestEnv::new();
+    env.init();
+    let names = ["dana.ruiz", "druiz"];
+    let raw = std::fs::read_to_string(fixture("home-path-in-tool-output.jsonl")).unwrap();
+    assert!(names.iter().all(|n| raw.contains(n)));
+    // Kept: the artifact keeps the path and loses the name.
+    let dry = capture(
+        &env,
+        "home-path-in-tool-output.jsonl",
+        &["--dry-run", "--json"],
+    );
+    let arts: serde_json::Value = serde_json::from_str(dry.ok()).unwrap();
+    let detail = arts[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            "Crash seen at [redacted:home_path]/acme-api/node_modules/serverless-offline/dist/index.js:42 \
+             and in [redacted:home_path]\\acme-api on the Windows box."
+        ),
+        "{detail}"
+    );
+    assert!(detail
+        .ends_with("Redacted by git-lore capture: 2 disclosure scanner findings (home_path)."));
+    dry.assert_stderr("had secrets replaced: home_path");
+    let r = capture(&env, "home-path-in-tool-output.jsonl", &[]);
+    r.ok();
+    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    assert!(all.contains("[redacted:home_path]/acme-api"), "{all}");
+    assert!(
+        names.iter().all(|n| !all.contains(n)),
+        "a name reached the ledger"
+    );
+
+    // Sent: the capture model's prompt holds no name either.
+    let env = TestEnv::new();
+    env.init();
+    let prompt = env.path().join("prompt.txt");
+    let model = env.stub(
+        "capture-model",
+        &format!("cat > {}; echo '[]'", prompt.display()),
+    );
+    env.config("lore.capture.command", model.to_str().unwrap());
+    capture(&env, "home-path-in-tool-output.jsonl", &[]).ok();
+    let sent = std::fs::read_to_string(&prompt).unwrap();
+    assert!(
+        sent.contains("Crash seen at [redacted:home_path]/acme-api/"),
+        "{sent}"
+    );
+    assert!(
+        names.iter().all(|n| !sent.contains(n)),
+        "a name reached the model"
+    );
+}
+
+#[test]
 fn a_dry_run_prints_the_artifacts_and_writes_nothing() {
     let env = TestEnv::new();
     // No lesson repository is needed for the offline backend.
@@ -377,7 +432,7 @@ fn eight_concurrent_captures_make_the_model_calls_of_one() {
         assert!(
             out.starts_with("proposed ")
                 || out.ends_with(" seen\n")
-                || out.ends_with(" claimed\n")
+                || out.contains(" claimed (from capture:")
                 || err.contains("another run is asking the model about this transcript"),
             "{out}{err}"
         );
@@ -563,8 +618,12 @@ fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
     let env = TestEnv::new();
     env.init();
     let fifo = env.path().join("t.fifo");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
     let dir = env.path().join("a-dir");
     std::fs::create_dir(&dir).unwrap();
     let hook = serde_json::json!({

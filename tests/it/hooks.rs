@@ -108,21 +108,30 @@ fn log_says(env: &TestEnv, needle: &str) -> String {
 fn session_end_captures_the_session_detached_and_logs_with_timestamps() {
     let env = TestEnv::new();
     env.init();
-    // A slow model: the hook must not wait for it. It notes its session.
+    // A model held at a gate until the test lets it answer: the hook must
+    // not wait for it. It notes its session, and that it answered.
     let sid = env.path().join("model-sid");
+    let answered = env.path().join("model-answered");
+    let gate = env.gate("model");
     env.capture_stub(&format!(
-        "cat >/dev/null; ps -o sid= -p $$ > {}; sleep 2; echo '[]'",
-        sid.display()
+        "cat >/dev/null; ps -o sid= -p $$ > {}; {}; : > {}; echo '[]'",
+        sid.display(),
+        gate.script(),
+        answered.display()
     ));
+    // Its timeout outlasts the gate's bound: a hook that waited for it
+    // would return after it answered, not after it was killed.
+    env.config("lore.capture.timeout", "600");
     let input = session_end_input(&env, "no-lesson.jsonl");
-    let start = std::time::Instant::now();
     let r = env.lore_stdin(&["hook", "session-end"], input.as_bytes());
     assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+    // The hook has returned; the model it started is still at the gate.
+    gate.wait_started();
     assert!(
-        start.elapsed() < std::time::Duration::from_millis(1500),
-        "the hook returned only after {:?}",
-        start.elapsed()
+        !answered.exists(),
+        "the hook returned only after the model answered"
     );
+    gate.release();
     let log = log_says(&env, "0 artifacts found by the model");
     let line = log
         .lines()

@@ -6,19 +6,9 @@
 use crate::common::{lesson_for, TestEnv};
 
 /// Runs `git lore args…` and renders what it printed the way a terminal
-/// shows it: the command, stdout, then stderr, then the exit code when it
-/// is not 0. The test's directory reads as `[TMP]`.
+/// shows it ([`TestEnv::session`]).
 fn session(env: &TestEnv, args: &[&str]) -> String {
-    let r = env.lore(args);
-    let mut s = format!("$ git lore {}\n{}", args.join(" "), r.stdout);
-    for line in r.stderr.lines() {
-        s.push_str(&format!("[stderr] {line}\n"));
-    }
-    if r.code != 0 {
-        s.push_str(&format!("[exit {}]\n", r.code));
-    }
-    s.replace(&env.path().display().to_string(), "[TMP]")
-        .replace(env!("CARGO_MANIFEST_DIR"), "[REPO]")
+    env.session(args)
 }
 
 fn examples() -> String {

@@ -29,7 +29,9 @@
 //!   artifact schema's names; `commit` is the commit miner's).
 //! - **Text.** The summary with its white space collapsed; the detail
 //!   trimmed (null when empty).
-//! - **Files.** Made relative to the session's cwd; paths outside it, with a
+//! - **Files.** Made relative to the session's cwd (an absolute path before
+//!   it is redacted, so a cwd in a home directory leaves no redaction
+//!   behind); paths outside it, with a
 //!   `..` component, or unusable are dropped; duplicates dropped. Whether a
 //!   file still exists is the caller's to check.
 //! - **Secrets.** The summary, detail and files are redacted
@@ -51,7 +53,7 @@ use super::{check, Kind, Moment, MomentError, Refused, MAX_FILE_CHARS};
 use crate::facts::Fact;
 use crate::model::{iso, Artifact, Id};
 use crate::pipeline::commits::{artifact_id, MAX_TIME_MS};
-use crate::review::disclosure::FindingKind;
+use crate::scanner::FindingKind;
 use crate::schema::{self, SchemaKind};
 
 /// The first line of every normalised moment: a new scheme gets a new one.
@@ -138,7 +140,7 @@ pub fn capture_id(time_ms: u64, session_id: &str, event: &str, kind: Kind, summa
 /// unusable, absolute outside `cwd` (or with no `cwd`), or climbs with `..`.
 pub fn relative_file(path: &str, cwd: Option<&str>) -> Option<String> {
     let path = path.trim();
-    if path.is_empty() || path.chars().any(char::is_control) {
+    if path.is_empty() || !path.chars().all(crate::content::text::is_shown) {
         return None;
     }
     let p = Path::new(path);
@@ -261,11 +263,21 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
     };
     let mut files: Vec<String> = Vec::new();
     for f in &m.files {
-        // Redacted before it is made relative: normalising first turns
-        // `https://user:pw@host` into `https:/user:pw@host`, which no longer
-        // reads as a URL with credentials.
-        let f = clean(f)?;
-        if let Some(rel) = relative_file(&f, t.cwd.as_deref()) {
+        // An absolute path is made relative before it is redacted: the cwd
+        // is often a home directory (`/Users/alice/app/x.ts` is `x.ts`, not
+        // `[redacted:home_path]/app/x.ts`). Anything else is redacted
+        // first: normalising turns `https://user:pw@host` into
+        // `https:/user:pw@host`, which no longer reads as a URL with
+        // credentials.
+        let f = sanitize(f);
+        let rel = if Path::new(f.trim()).is_absolute() {
+            relative_file(&f, t.cwd.as_deref())
+                .map(|r| clean(&r))
+                .transpose()?
+        } else {
+            relative_file(&clean(&f)?, t.cwd.as_deref())
+        };
+        if let Some(rel) = rel {
             if !files.contains(&rel) {
                 files.push(rel);
             }
@@ -360,7 +372,7 @@ mod tests {
     use crate::pipeline::capture::testdata::transcript;
     use crate::pipeline::transform::{decide, Determination as Outcome};
     use crate::pipeline::{offline_transform as transform_offline, pregate};
-    use crate::review::disclosure::scan;
+    use crate::scanner::scan;
     use serde_json::json;
     use sha2::{Digest, Sha256};
 
@@ -595,6 +607,32 @@ mod tests {
             a.detail.as_deref(),
             Some("Redacted by git-lore capture: 2 disclosure scanner findings (github_token, email).")
         );
+    }
+
+    #[test]
+    fn files_under_a_cwd_in_a_home_directory_are_made_relative_first() {
+        let mut t = transcript("version-mismatch");
+        t.cwd = Some("/Users/alice.moreau/acme-web".into());
+        let m = Moment {
+            event: FINAL_EVENT.into(),
+            kind: Kind::Decision,
+            summary: "Pinned vitest to 3.2.4 in /Users/alice.moreau/acme-web/package.json.".into(),
+            detail: None,
+            files: vec![
+                "/Users/alice.moreau/acme-web/package.json".into(),
+                "/Users/alice.moreau/elsewhere/x.ts".into(),
+                "packages/ui/package.json".into(),
+            ],
+            facts: Vec::new(),
+        };
+        let built = build(&t, &[m], &hook()).unwrap();
+        let a = &built.artifacts[0].artifact;
+        assert_eq!(a.files, ["package.json", "packages/ui/package.json"]);
+        assert_eq!(
+            a.summary,
+            "Pinned vitest to 3.2.4 in [redacted:home_path]/acme-web/package.json."
+        );
+        assert_eq!(built.artifacts[0].redacted, [FindingKind::HomePath]);
     }
 
     #[test]

@@ -258,7 +258,7 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
     let covered: Vec<String> = evidence
         .iter()
         .flat_map(|m| m.facts.iter().flat_map(|f| f.packages()))
-        .map(|p| crate::facts::prose::canonical(p))
+        .map(crate::facts::prose::canonical)
         .collect();
     let prose: Vec<Moment> = prose_moments(t)
         .into_iter()

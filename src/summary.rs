@@ -7,6 +7,9 @@
 //! with the provenance, rationale and consensus left empty. Selection and
 //! the text and markdown renderers read only what a summary keeps; JSON
 //! output and exports read the whole entry from the pool instead.
+//!
+//! It sits with the records, below the store: the index (`store::index`)
+//! keeps summaries and recall reads them. Pure: no I/O.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,8 +19,10 @@ use crate::model::{
 use crate::version::coarse_name;
 
 /// The longest claim or resolution a summary keeps, in characters: what
-/// text and markdown output show of them.
-pub const KEPT_CHARS: usize = super::render::MAX_FIELD_CHARS + 1;
+/// text and markdown output show of them, and one more, so that output can
+/// tell a cut field (`crate::recall::render::MAX_FIELD_CHARS` plus one;
+/// a test in `recall` holds the two together).
+pub const KEPT_CHARS: usize = 301;
 
 /// A pool entry, as recall needs it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,10 +116,7 @@ mod tests {
     use super::*;
 
     fn entry() -> Lesson {
-        serde_json::from_str(include_str!(
-            "../review/testdata/pool-entry.approved-org.json"
-        ))
-        .unwrap()
+        serde_json::from_str(include_str!("review/testdata/pool-entry.approved-org.json")).unwrap()
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Who may sign a pool, and how that may change: the files under `.lore/`
-//! of a pool branch and the rules `config` commits follow.
+//! of a pool branch and the rules `config` commits follow (the `config`
+//! action's rule, which its check in `config/mod.rs` applies).
 //!
 //! - `.lore/allowed_signers`: the keys whose signatures the pool trusts
 //!   (OpenSSH allowed-signers format).
@@ -22,7 +23,7 @@
 //! The module is pure: callers read the files at a commit and pass the
 //! text in.
 
-use crate::event::ConfigTopic;
+use super::ConfigTopic;
 use crate::model::Source;
 use crate::signing::AllowedSigners;
 

@@ -1,58 +1,26 @@
-//! The one table of legal status transitions, for proposals on the ledger
-//! and for lessons in a pool.
+//! The legal status transitions, for proposals on the ledger and for
+//! lessons in a pool: the moves each action's unit declares, asked in one
+//! place.
 //!
-//! The lifecycle verbs ([`super::confirm`], [`super::judge_proposal`],
-//! [`super::mark_promoted`]) ask [`may_start`] before they change a record,
-//! and `git lore verify` asks [`legal`] of every commit in history, so a
-//! transition is allowed in exactly one place.
+//! The lifecycle verbs ([`crate::review::confirm`],
+//! [`crate::review::judge_proposal`], [`crate::review::mark_promoted`]) ask
+//! [`may_start`] before they change a record, the relation planner and
+//! `retract` ask [`legal_lesson`], and `git lore verify` asks [`legal`] and
+//! [`legal_lesson`] of every commit in history, so a transition is allowed
+//! in exactly one place: the rows of its action's unit
+//! (`ledger.rs`: proposals; `pool.rs` and `relation.rs`: pool entries).
 
 use crate::model::{LessonStatus, ProposalStatus};
 use crate::trailers::Action;
 
-use ProposalStatus::*;
-
 /// Every legal proposal transition: (action, from, to).
-pub const PROPOSAL_TRANSITIONS: &[(Action, ProposalStatus, ProposalStatus)] = &[
-    (Action::Confirm, Pending, Confirmed),
-    (Action::Unconfirm, Confirmed, Pending),
-    (Action::Pass, Pending, Passed),
-    (Action::Judge, Confirmed, Approved),
-    (Action::Judge, Confirmed, Rejected),
-    // Promote stamps the record; its status stays what the jury decided.
-    (Action::Promote, Approved, Approved),
-    (Action::Promote, Rejected, Rejected),
-];
+pub const PROPOSAL_TRANSITIONS: &[(Action, ProposalStatus, ProposalStatus)] = super::ledger::MOVES;
 
-/// Every legal pool-entry transition: (action, from, to). An entry is never
-/// deleted and never comes back to `active`.
-pub const LESSON_TRANSITIONS: &[(Action, LessonStatus, LessonStatus)] = &[
-    (
-        Action::Supersede,
-        LessonStatus::Active,
-        LessonStatus::Superseded,
-    ),
-    (
-        Action::Merge,
-        LessonStatus::Active,
-        LessonStatus::Superseded,
-    ),
-    (Action::Judge, LessonStatus::Active, LessonStatus::Refuted),
-    (
-        Action::Retract,
-        LessonStatus::Active,
-        LessonStatus::Retracted,
-    ),
-    (
-        Action::Retract,
-        LessonStatus::Superseded,
-        LessonStatus::Retracted,
-    ),
-    (
-        Action::Retract,
-        LessonStatus::Refuted,
-        LessonStatus::Retracted,
-    ),
-];
+/// The legal pool-entry transitions of every action: (action, from, to).
+/// An entry is never deleted and never comes back to `active`.
+pub fn lesson_transitions() -> impl Iterator<Item = &'static (Action, LessonStatus, LessonStatus)> {
+    super::pool::MOVES.iter().chain(super::relation::MOVES)
+}
 
 /// Whether `action` may move a proposal from `from` to `to`.
 pub fn legal(action: Action, from: ProposalStatus, to: ProposalStatus) -> bool {
@@ -68,12 +36,13 @@ pub fn may_start(action: Action, from: ProposalStatus) -> bool {
 
 /// Whether `action` may move a pool entry from `from` to `to`.
 pub fn legal_lesson(action: Action, from: LessonStatus, to: LessonStatus) -> bool {
-    LESSON_TRANSITIONS.contains(&(action, from, to))
+    lesson_transitions().any(|m| *m == (action, from, to))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ProposalStatus::*;
 
     #[test]
     fn the_table_is_the_lifecycle() {
@@ -108,5 +77,27 @@ mod tests {
             LessonStatus::Superseded,
             LessonStatus::Active
         ));
+        let mut entry_moves = Vec::new();
+        for &a in Action::ALL {
+            for &f in LessonStatus::ALL {
+                for &t in LessonStatus::ALL {
+                    if legal_lesson(a, f, t) {
+                        entry_moves.push(format!("{a} {f}->{t}"));
+                    }
+                }
+            }
+        }
+        entry_moves.sort();
+        assert_eq!(
+            entry_moves,
+            [
+                "judge active->refuted",
+                "merge active->superseded",
+                "retract active->retracted",
+                "retract refuted->retracted",
+                "retract superseded->retracted",
+                "supersede active->superseded",
+            ]
+        );
     }
 }
