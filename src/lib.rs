@@ -11,6 +11,7 @@
 pub mod answer;
 pub mod content;
 pub mod event;
+pub mod facts;
 pub mod model;
 pub mod names;
 pub mod ops;

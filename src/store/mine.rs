@@ -12,6 +12,9 @@ use gix::ObjectId;
 use super::history::diff_trees;
 use super::{GixContext, StoreError};
 
+/// The largest file whose bytes [`mine`] reads for the caller.
+pub const MAX_BLOB_BYTES: usize = 1 << 20;
+
 /// One commit of the project's default branch.
 #[derive(Clone, Debug)]
 pub struct RawCommit {
@@ -21,6 +24,17 @@ pub struct RawCommit {
     pub message: String,
     /// Paths changed relative to the first parent.
     pub changed_paths: Vec<String>,
+    /// The changed paths the caller asked the bytes of.
+    pub blobs: Vec<ChangedBlob>,
+}
+
+/// A changed file's bytes before (absent: added) and after (absent:
+/// deleted).
+#[derive(Clone, Debug)]
+pub struct ChangedBlob {
+    pub path: String,
+    pub old: Option<Vec<u8>>,
+    pub new: Option<Vec<u8>>,
 }
 
 /// What the miner found.
@@ -40,14 +54,20 @@ pub struct Mined {
 ///
 /// `wants_paths(time_ms, message)` says whether a commit's changed paths are
 /// needed; a commit whose artifacts history has already seen needs none, and
-/// diffing it would be wasted work.
+/// diffing it would be wasted work. `wants_blob(path)` says which changed
+/// paths' bytes to read (at most [`MAX_BLOB_BYTES`] each; a larger one is
+/// left out).
 pub fn mine(
     dir: &Path,
     since: Option<&str>,
     wants_paths: &mut dyn FnMut(i64, &str) -> bool,
+    wants_blob: &dyn Fn(&str) -> bool,
 ) -> Result<Mined, StoreError> {
-    let repo = gix::discover(dir)
+    let mut repo = gix::discover(dir)
         .ctx(|| format!("opening the project repository at {}", dir.display()))?;
+    // Each tree is read twice (as a commit's and as its child's parent's):
+    // the store's delta-base cache keeps their bases.
+    super::tune_caches(&mut repo);
     let origin_url = repo
         .config_snapshot()
         .string("remote.origin.url")
@@ -101,11 +121,32 @@ pub fn mine(
                 &mut changed,
             )?;
         }
+        let mut blobs = Vec::new();
+        for c in changed.iter().filter(|c| wants_blob(&c.path)) {
+            let read = |b: Option<ObjectId>| -> Result<Option<Vec<u8>>, StoreError> {
+                let Some(b) = b else { return Ok(None) };
+                let blob = repo
+                    .find_object(b)
+                    .ctx(|| format!("reading blob {b} ({})", c.path))?;
+                Ok((blob.data.len() <= MAX_BLOB_BYTES).then(|| blob.data.clone()))
+            };
+            let (old, new) = (read(c.old)?, read(c.new)?);
+            // Too large on a side that exists: left out, not read as absent.
+            if (c.old.is_some() && old.is_none()) || (c.new.is_some() && new.is_none()) {
+                continue;
+            }
+            blobs.push(ChangedBlob {
+                path: c.path.clone(),
+                old,
+                new,
+            });
+        }
         commits.push(RawCommit {
             sha: id.to_string(),
             time_ms,
             message,
             changed_paths: changed.into_iter().map(|c| c.path).collect(),
+            blobs,
         });
         next = parent;
     }

@@ -513,7 +513,9 @@ fn a_captured_session_becomes_an_approved_recalled_lesson_with_no_model() {
     env.lore_stdin(&["hook", "session-end"], input.as_bytes())
         .ok();
     let mut lesson = String::new();
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         let list: serde_json::Value =
             serde_json::from_str(env.lore(&["list", "--json"]).ok()).unwrap();
         if let Some(id) = list[0]["id"].as_str() {
@@ -671,4 +673,80 @@ fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
     }
     let r = Run::from(child.wait_with_output().unwrap());
     r.assert_refused("it is not a regular file");
+}
+
+/// Issue "lessons worth recalling": a session whose install fails with a
+/// real ERESOLVE and is then fixed becomes, offline, an approved lesson
+/// naming both packages, scoped by ranges; it is recalled for a project
+/// with the same conflict at other patch versions, and not for one with
+/// the fix installed.
+#[test]
+fn a_real_eresolve_fixed_in_a_session_becomes_a_lesson_scoped_by_ranges() {
+    let env = TestEnv::new();
+    env.init();
+    let transcript = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sessions/eresolve-plugin-legacy.jsonl"
+    );
+    let r = env.lore(&["capture", "--transcript", transcript]);
+    let lesson = crate::common::lesson_of(r.ok());
+    let p = env.proposal(&lesson);
+    let c = &p["candidate"];
+    assert_eq!(
+        c["claim"],
+        "@vitejs/plugin-legacy 6.0.0 requires (peer) vite ^6.0.0; with vite 7.1.11 use @vitejs/plugin-legacy 7.0.0"
+    );
+    assert_eq!(
+        c["evidence"]["resolution"],
+        "Upgrade @vitejs/plugin-legacy to 7.0.0 (`npm install -D @vitejs/plugin-legacy@7.0.0`)."
+    );
+    assert_eq!(
+        c["applies_to"]["stack"],
+        serde_json::json!(["@vitejs/plugin-legacy", "vite"])
+    );
+    assert_eq!(
+        c["applies_to"]["scope"]["versions"],
+        serde_json::json!({"@vitejs/plugin-legacy": "<7", "vite": ">=7"})
+    );
+    // The evidence travels with the proposal: the ERESOLVE edge, the
+    // command that fixed it and the build that passed after.
+    let facts = p["artifact"]["facts"].as_array().unwrap();
+    assert!(facts.iter().any(|f| f["fact"] == "requirement"
+        && f["package"] == "vite"
+        && f["required"] == "^6.0.0"
+        && f["found"] == "7.1.11"));
+    assert!(facts
+        .iter()
+        .any(|f| f["fact"] == "outcome"
+            && f["command"] == "npm install -D @vitejs/plugin-legacy@7.0.0"));
+
+    env.confirm(&lesson, "org");
+    let judged = env.lore(&["judge", "--all", "--yes"]);
+    judged.ok();
+    judged.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
+
+    // The same conflict at other patch versions: recalled.
+    let hit = env.lore(&[
+        "recall",
+        "--stack",
+        "vite@7.1.12",
+        "--stack",
+        "@vitejs/plugin-legacy@6.0.1",
+    ]);
+    assert!(hit.ok().starts_with(&lesson[..11]), "{}", hit.stdout);
+    assert!(
+        hit.stdout.contains("use @vitejs/plugin-legacy 7.0.0"),
+        "{}",
+        hit.stdout
+    );
+    // The fix installed: not recalled.
+    let fixed = env.lore(&[
+        "recall",
+        "--stack",
+        "vite@7.1.11",
+        "--stack",
+        "@vitejs/plugin-legacy@7.0.0",
+    ]);
+    assert_eq!(fixed.ok(), "");
+    env.assert_verifies();
 }

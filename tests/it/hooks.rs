@@ -62,7 +62,9 @@ fn session_end_ingests_in_the_background_and_returns_at_once() {
     // The detached ingest lands shortly after.
     let id = crate::common::ulid(51, 1);
     let mut answer = String::new();
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         answer = env.lore(&["seen", &id]).stdout;
         if answer.contains(" proposed ") {
             break;
@@ -90,7 +92,9 @@ fn session_end_input(env: &TestEnv, transcript: &str) -> String {
 fn log_says(env: &TestEnv, needle: &str) -> String {
     let path = env.repo().join("lore/session-end.log");
     let mut log = String::new();
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         log = std::fs::read_to_string(&path).unwrap_or_default();
         if log.contains(needle) {
             break;
@@ -301,7 +305,9 @@ fn every_agent_hook_is_a_no_op_under_the_marker() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     // (Waited for, up to 10 s: the worker and everything it started gone.)
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         if processes_for(&env.repo()).is_empty() {
             break;
         }

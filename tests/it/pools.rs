@@ -1481,7 +1481,7 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
     <!-- git-lore public lesson [p2]: rendered by `git lore publish public` -->
     ## widget12 1.12.0 crashes on start
 
-    **Why it holds:** The loader rejects the config file on boot.
+    **Why it holds:** The loader rejects the config file on boot. Scoped to exactly the versions seen (widget12 1.12.0): the text states no wider range.
 
     **What fixed it:** Fixed by setting the timeout to 30 in config.yml.
 
@@ -1764,7 +1764,7 @@ fn a_retraction_travels_to_every_teammate() {
     assert!(shown.contains("pool entry:  retracted\n"), "{shown}");
     insta::assert_snapshot!(t.a.session(&["publish", "org"], &n), @"
     $ git lore publish org
-    pool/org: pushed 1 commit to [ana]/srv/host.git (5171fbe4114d -> fa9a61e52820)
+    pool/org: pushed 1 commit to [ana]/srv/host.git (98af066898b1 -> bcd78341ec4c)
     ");
     insta::assert_snapshot!(t.b.session(&["sync", "org"], &n), @"
     $ git lore sync org
@@ -2696,7 +2696,7 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
     <!-- git-lore public lesson [p1]: rendered by `git lore publish public` -->
     ## widget11 1.11.0 crashes on start
 
-    **Why it holds:** The loader rejects the config file on boot.
+    **Why it holds:** The loader rejects the config file on boot. Scoped to exactly the versions seen (widget11 1.11.0): the text states no wider range.
 
     **What fixed it:** Fixed by setting the timeout to 30 in config.yml.
 

@@ -332,7 +332,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     visibility:  org
     artifact:    01J00000000W00000000000001
     claim:       vite 5.4.0 dev server crashes on start
-    rationale:   The loader rejects the config file on boot.
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
     resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
@@ -384,10 +384,10 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c, "--verdict", &format!("@{}", file.display())]), @"
     $ git lore relate [c] --verdict @[TMP]/v.json
     Lesson [c] related on pool/org by external (3 neighbours):
-      50065d777ef2  supersede [a]: superseded by [c]
-      0e520da7d8fd  refine [c]: refines [b]
-      fe6c075b7865  contradict [e]: counter-observation from [c]
-      bac51f735566  relate [c]: supersede, refine, contradict
+      686839eb5fc3  supersede [a]: superseded by [c]
+      55af4c2449ed  refine [c]: refines [b]
+      dfb1189f28e3  contradict [e]: counter-observation from [c]
+      0ae8b315ce84  relate [c]: supersede, refine, contradict
     ");
     let subjects = env
         .git(&["log", "pool/org", "--format=%s", "-4"])
@@ -470,7 +470,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     visibility:  org
     artifact:    01J00000000W00000000000002
     claim:       vite 5.4.0 dev server crashes on start
-    rationale:   The loader rejects the config file on boot.
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
     resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
@@ -489,7 +489,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     visibility:  org
     artifact:    01J00000000W00000000000003
     claim:       vite 5.4.0 dev server crashes on start when server.hmr is off
-    rationale:   With server.hmr disabled the dev server crashes on boot.
+    rationale:   With server.hmr disabled the dev server crashes on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
     resolution:  Fixed by setting server.hmr.timeout to 60 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
@@ -703,7 +703,7 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c]), @"
     $ git lore relate [c]
     Lesson [c] related on pool/org by judge-model-1 (3 neighbours):
-      b63f2411053a  relate [c]: skip
+      2c18665d379c  relate [c]: skip
     ");
     let prompt = std::fs::read_to_string(seen).unwrap();
     assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
@@ -1178,7 +1178,7 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let failing = panel(0.2, false);
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &failing, "refuted"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (86b2fd8c786b).
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (70051be32ba2).
     ");
     let t = assert_trailers(
         &env,
@@ -1247,7 +1247,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     let (env, p) = contradicted();
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &panel(0.95, true), "active"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (27339b0697ee); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (6a6d253143d2); it waits again when more are recorded.
     ");
     let rec = pool_file(
         &env,
@@ -1271,7 +1271,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     visibility:  org
     artifact:    01J00000000W00000000000001
     claim:       vite 5.4.0 dev server crashes on start
-    rationale:   The loader rejects the config file on boot.
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
     resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
@@ -1338,7 +1338,7 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
     ");
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes"]), @"
     $ git lore judge --contradicted --yes
-    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (80c934a699cb).
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (02e881834f86).
     [stderr] 1 contradicted lesson to judge again with the offline judges: [a]
     [stderr] judged again: 1 refuted, 0 upheld, 0 could not judge
     ");
@@ -1412,7 +1412,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     );
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes", "--backend", "command"]), @"
     $ git lore judge --contradicted --yes --backend command
-    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.9, gate_passed) against 2 counter-observations (9521def67f35); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.9, gate_passed) against 2 counter-observations (e56789d4c0af); it waits again when more are recorded.
     [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
     [stderr] judged again: 0 refuted, 1 upheld, 0 could not judge
     ");

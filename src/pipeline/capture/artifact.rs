@@ -50,6 +50,7 @@ use super::redact::redact;
 use super::text::{collapse, sanitize};
 use super::transcript::Transcript;
 use super::{check, Kind, Moment, MomentError, Refused, MAX_FILE_CHARS};
+use crate::facts::Fact;
 use crate::model::{iso, Artifact, Id};
 use crate::pipeline::commits::{artifact_id, MAX_TIME_MS};
 use crate::scanner::FindingKind;
@@ -175,6 +176,54 @@ fn redaction_note(kinds: &[FindingKind]) -> String {
     )
 }
 
+/// A fact with its free text redacted like the rest of the moment. A fact
+/// whose names or versions the scanner flags is left out: a lesson is not
+/// scoped by a secret. `Ok(None)` then; an error only when text cannot be
+/// made clean at all.
+fn clean_fact(
+    f: &Fact,
+    clean: &mut dyn FnMut(&str) -> Result<String, MomentError>,
+) -> Result<Option<Fact>, MomentError> {
+    let mut f = f.clone();
+    let same = |clean: &mut dyn FnMut(&str) -> Result<String, MomentError>,
+                s: &str|
+     -> Result<bool, MomentError> { Ok(clean(s)? == sanitize(s)) };
+    match &mut f {
+        Fact::Requirement(r) => {
+            let mut names: Vec<&str> = vec![&r.package];
+            names.extend(r.by.as_ref().map(|b| b.name.as_str()));
+            names.extend(r.by.as_ref().and_then(|b| b.version.as_deref()));
+            names.extend(r.required.as_deref());
+            names.extend(r.found.as_deref());
+            for n in names {
+                if !same(clean, n)? {
+                    return Ok(None);
+                }
+            }
+            r.quote = clean(&r.quote)?;
+        }
+        Fact::Change(c) => {
+            let mut names: Vec<&str> = vec![&c.package];
+            names.extend(c.from.as_deref());
+            names.extend(c.to.as_deref());
+            for n in names {
+                if !same(clean, n)? {
+                    return Ok(None);
+                }
+            }
+            c.quote = clean(&c.quote)?;
+            if let Some(file) = c.file.as_mut() {
+                *file = clean(file)?;
+            }
+        }
+        Fact::Outcome(o) => {
+            o.command = clean(&o.command)?;
+            o.quote = clean(&o.quote)?;
+        }
+    }
+    Ok(Some(f))
+}
+
 /// Builds the artifact of one moment.
 fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, MomentError> {
     check(m, t)?;
@@ -234,6 +283,12 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
             }
         }
     }
+    let mut facts = Vec::new();
+    for f in &m.facts {
+        if let Some(f) = clean_fact(f, &mut clean)? {
+            facts.push(f);
+        }
+    }
     let detail = if redacted.is_empty() {
         detail
     } else {
@@ -257,6 +312,7 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
         files,
         session_id: session.map(str::to_owned),
         trigger: Some(p.trigger.as_str().into()),
+        facts,
     };
     let value =
         serde_json::to_value(&artifact).map_err(|e| MomentError::SchemaInvalid(e.to_string()))?;
@@ -322,6 +378,9 @@ mod tests {
 
     const KEY: &str = "3f9c2a7b1d04";
     const FINAL_EVENT: &str = "00000014-4c1d-4e2a-9b7f-a11ce0000014";
+    /// The failed test run the session's evidence starts at.
+    const FAILED_TEST_EVENT: &str = "00000005-4c1d-4e2a-9b7f-a11ce0000005";
+    const CREATED: &str = "2026-06-10T08:30:20Z";
 
     fn hook() -> Provenance<'static> {
         Provenance {
@@ -351,7 +410,7 @@ mod tests {
         assert_eq!(all.len(), 1);
         let c = &all[0];
         let a = &c.artifact;
-        assert_eq!(c.event, FINAL_EVENT);
+        assert_eq!(c.event, FAILED_TEST_EVENT);
         assert_eq!(c.redacted, []);
         assert_eq!(a.kind, "decision");
         assert_eq!(a.project_key, KEY);
@@ -361,11 +420,12 @@ mod tests {
             a.session_id.as_deref(),
             Some("5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13")
         );
-        assert_eq!(a.created_at, "2026-06-10T08:30:55Z");
-        assert_eq!(a.updated_at.as_deref(), Some("2026-06-10T08:30:55Z"));
+        assert_eq!(a.created_at, CREATED);
+        assert_eq!(a.updated_at.as_deref(), Some(CREATED));
         assert_eq!(a.files, ["package.json"]);
+        assert!(!a.facts.is_empty(), "the session's evidence is kept");
         let ts = transcript("version-mismatch")
-            .event(FINAL_EVENT)
+            .event(FAILED_TEST_EVENT)
             .unwrap()
             .timestamp
             .unwrap();
@@ -385,15 +445,15 @@ mod tests {
             v["applies_to"],
             json!({
                 "stack": ["vite", "vitest"],
-                "scope": {"kind": "versioned", "versions": {"vite": "=5.4.21", "vitest": "=4.0.5"}},
+                "scope": {"kind": "versioned", "versions": {"vite": "<6", "vitest": ">=4"}},
                 "file_patterns": [],
                 "task_kinds": []
             })
         );
-        assert_eq!(v["evidence"]["resolution"], json!(a.summary));
+        assert_eq!(v["claim"], json!(a.summary));
         assert_eq!(
-            v["rationale"],
-            "Cause: vitest 4.0.5 imports vite/module-runner, an entry point that only exists from Vite 6, while this workspace is on vite 5.4.21."
+            v["evidence"]["resolution"],
+            "Pin vitest to 3.2.4 in package.json until vite is upgraded to 6.0 or newer."
         );
         assert_eq!(v["evidence"]["artifact_ids"], json!([a.id.to_string()]));
         assert_eq!(
@@ -406,7 +466,7 @@ mod tests {
     fn the_id_is_the_event_time_and_the_hash_of_the_normalised_moment() {
         let a = &captured("version-mismatch", &hook())[0].artifact;
         let normal = format!(
-            "git-lore capture v1\nsession 5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13\nevent {FINAL_EVENT}\nkind decision\nsummary {}",
+            "git-lore capture v1\nsession 5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13\nevent {FAILED_TEST_EVENT}\nkind decision\nsummary {}",
             a.summary
         );
         let digest = Sha256::digest(normal.as_bytes());
@@ -533,6 +593,7 @@ mod tests {
                 .into(),
             detail: None,
             files: vec!["notes/ops@acme-corp.com.md".into()],
+            facts: Vec::new(),
         };
         let built = build(&t, &[m], &hook()).unwrap();
         let a = &built.artifacts[0].artifact;
@@ -562,6 +623,7 @@ mod tests {
                 "/Users/alice.moreau/elsewhere/x.ts".into(),
                 "packages/ui/package.json".into(),
             ],
+            facts: Vec::new(),
         };
         let built = build(&t, &[m], &hook()).unwrap();
         let a = &built.artifacts[0].artifact;
@@ -684,6 +746,7 @@ mod tests {
             summary: "Clearing the pnpm store did not help.".into(),
             detail: None,
             files: vec![],
+            facts: Vec::new(),
         };
         let built = build(&t, &[m], &hook()).unwrap();
         let a = &built.artifacts[0].artifact;

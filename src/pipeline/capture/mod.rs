@@ -34,6 +34,7 @@
 //! and ingests the artifacts.
 
 pub mod artifact;
+pub mod evidence;
 pub mod hook;
 pub mod offline;
 pub mod prompt;
@@ -115,6 +116,9 @@ pub struct Moment {
     /// Files it concerns, as the backend gives them (made relative by
     /// [`artifact::build`]).
     pub files: Vec<String>,
+    /// The evidence read from the session (`crate::facts`): the resolver
+    /// error, what changed, what succeeded after.
+    pub facts: Vec<crate::facts::Fact>,
 }
 
 /// Why one moment yields no artifact. The other moments are unaffected.
@@ -296,6 +300,7 @@ mod tests {
             summary: "Pinned vitest to 3.2.4.".into(),
             detail: None,
             files: vec!["package.json".into()],
+            facts: Vec::new(),
         }
     }
 

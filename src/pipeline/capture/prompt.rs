@@ -350,6 +350,8 @@ fn moment(map: &Map<String, Value>, t: &Transcript) -> Result<Moment, MomentErro
         summary,
         detail,
         files,
+        // The session's own evidence around that event, never the model's.
+        facts: super::evidence::facts_near(t, event),
     };
     check(&m, t)?;
     Ok(m)
@@ -651,6 +653,11 @@ mod tests {
         ]"#
         );
         let a = answer(&raw).unwrap();
+        // A model's moment carries the session's own evidence around the
+        // event it cites, not anything the model said.
+        let evidence =
+            super::super::evidence::facts_near(&transcript("version-mismatch"), FINAL_EVENT);
+        assert!(!evidence.is_empty());
         assert_eq!(
             a.moments,
             [
@@ -660,6 +667,7 @@ mod tests {
                     summary: "Pinned vitest to 3.2.4.".into(),
                     detail: None,
                     files: vec![],
+                    facts: evidence.clone(),
                 },
                 Moment {
                     event: FINAL_EVENT.into(),
@@ -667,6 +675,7 @@ mod tests {
                     summary: "Why does Node v18 lack it?".into(),
                     detail: None,
                     files: vec![],
+                    facts: evidence,
                 }
             ]
         );
