@@ -4,13 +4,14 @@ use std::path::PathBuf;
 use clap::{Args as ClapArgs, Subcommand};
 
 use super::ui::{self, CliError, Ctx, Exit};
-use git_lore::ops::guard;
+use git_lore::ops::{guard, LoreError};
 
 /// What the hooks git-lore installs run; not for typing by hand.
 ///
 /// `hook pre-push REMOTE URL` reads git's pre-push lines on stdin and refuses
-/// (exit 1) any push that would send the history of the ledger or
-/// pool/local, under any ref name. `hook session-start` reads a coding
+/// (exit 1) any push that would send a record of the ledger or pool/local
+/// (any version of it, under any path and any ref name), a tree of theirs,
+/// or anything but a commit. `hook session-start` reads a coding
 /// agent's SessionStart hook input on stdin and prints, as the hook's JSON,
 /// the lessons that hold for the session's project (for the agent) and how
 /// many lessons await a decision (for the person); it always exits 0.
@@ -112,13 +113,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 .read_to_string(&mut text)
                 .map_err(|e| CliError::Usage(format!("reading the pre-push lines: {e}")))?;
             let lore = ctx.open()?;
-            let updates = guard::parse_pre_push(&text)?;
-            let refusals = guard::check_push(&lore, &updates)?;
+            let updates = guard::parse_pre_push(&text).map_err(LoreError::from)?;
+            let refusals = guard::check_push(&lore, &updates).map_err(LoreError::from)?;
             for r in &refusals {
-                ui::error(format!(
-                    "refusing to push {} to {}: {}; only pool/org and pool/public may be pushed",
-                    r.local_ref, r.remote_ref, r.why
-                ));
+                ui::error(refused(r));
             }
             Ok(if refusals.is_empty() {
                 Exit::Done
@@ -127,6 +125,24 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             })
         }
     }
+}
+
+/// One refused ref, and what to do about it.
+fn refused(r: &guard::Refusal) -> String {
+    let p = &r.problem;
+    let fix = match p.private_object() {
+        Some(id) => format!(
+            "Only pool/org and pool/public may leave (`git lore publish org`); to push this branch, take that object out of its history first (`git log --all --find-object={id}` lists the commits that hold it)"
+        ),
+        None => "Only pool/org and pool/public may leave: `git lore publish org` pushes them".into(),
+    };
+    format!(
+        "refusing to push {} to {}: {} (guard rule {}); nothing was pushed. {fix}",
+        ui::text(&r.local_ref),
+        ui::text(&r.remote_ref),
+        ui::text(&p.to_string()),
+        p.rule()
+    )
 }
 
 /// An agent hook never fails the session: arguments it does not know are

@@ -118,6 +118,9 @@ pub enum LoreError {
     /// A review step refused.
     #[error(transparent)]
     Review(#[from] ReviewError),
+    /// The pre-push guard could not decide.
+    #[error(transparent)]
+    Guard(#[from] guard::GuardError),
     /// A model gave no answer; nothing was written, retrying is safe.
     #[error(transparent)]
     Outage(#[from] Outage),

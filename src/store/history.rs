@@ -6,6 +6,7 @@
 //! agree with the change) belongs to the audit, not here.
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 
 use gix::bstr::ByteSlice;
 use gix::ObjectId;
@@ -52,6 +53,18 @@ pub struct CommitInfo {
     pub payload: Vec<u8>,
     /// The armored signature, if the commit is signed.
     pub signature: Option<String>,
+}
+
+/// One object a commit's tree holds at a path where none of its parents'
+/// trees holds that same object: part of what the commit brings beyond its
+/// parents ([`Store::introduced`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Introduced {
+    pub id: ObjectId,
+    /// Where the commit's tree holds it; empty for the root tree.
+    pub path: String,
+    /// A tree (else a blob: a file or a symbolic link).
+    pub tree: bool,
 }
 
 /// What an object id names.
@@ -379,6 +392,48 @@ impl Store {
             .size())
     }
 
+    /// Visits every object `commit`'s tree holds at a path where none of
+    /// its parents' trees holds that same object: the root tree (path "")
+    /// when it is none of theirs, a tree before what is under it. When the
+    /// remote has the parents, these are the trees and blobs a push of
+    /// `commit` sends; by induction over a history, every object any of
+    /// its trees ever held is visited at some commit. The work is the
+    /// trees on changed paths (a few per commit at any size of pool), and
+    /// the whole tree for a root commit. Submodule entries name no object
+    /// here and are passed over. Stops when `visit` breaks; returns
+    /// whether it did.
+    pub fn introduced(
+        &self,
+        commit: ObjectId,
+        visit: &mut dyn FnMut(&Introduced) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>, StoreError> {
+        let repo = self.repo();
+        let c = repo
+            .find_commit(commit)
+            .ctx(|| format!("reading commit {commit}"))?;
+        let tree = c
+            .tree_id()
+            .ctx(|| format!("reading the tree of {commit}"))?
+            .detach();
+        let parents: Vec<ObjectId> = c.parent_ids().map(|p| p.detach()).collect();
+        let mut theirs = Vec::with_capacity(parents.len());
+        for p in parents {
+            theirs.push(self.tree_of(p)?);
+        }
+        if theirs.contains(&tree) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        let root = Introduced {
+            id: tree,
+            path: String::new(),
+            tree: true,
+        };
+        if visit(&root).is_break() {
+            return Ok(ControlFlow::Break(()));
+        }
+        introduced_below(repo, tree, &theirs, "", visit)
+    }
+
     /// A blob's bytes.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
         Ok(self
@@ -413,6 +468,98 @@ pub(crate) fn tree_entries(
             )
         })
         .collect())
+}
+
+/// What a tree entry names, for [`Store::introduced`]: a tree, a blob, or
+/// nothing stored here (a submodule's commit).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Names {
+    Tree,
+    Blob,
+    Nothing,
+}
+
+/// A tree's entries, owned: name, object, what it names.
+fn owned_entries(
+    repo: &gix::Repository,
+    tree: ObjectId,
+) -> Result<Vec<(Vec<u8>, ObjectId, Names)>, StoreError> {
+    let t = repo
+        .find_tree(tree)
+        .ctx(|| format!("reading tree {tree}"))?;
+    let decoded = t.decode().ctx(|| format!("decoding tree {tree}"))?;
+    Ok(decoded
+        .entries
+        .iter()
+        .map(|e| {
+            let names = if e.mode.is_tree() {
+                Names::Tree
+            } else if e.mode.is_commit() {
+                Names::Nothing
+            } else {
+                Names::Blob
+            };
+            (e.filename.to_vec(), e.oid.to_owned(), names)
+        })
+        .collect())
+}
+
+/// [`Store::introduced`] below `tree` (at `prefix`), against the trees
+/// the parents hold at the same path.
+fn introduced_below(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    theirs: &[ObjectId],
+    prefix: &str,
+    visit: &mut dyn FnMut(&Introduced) -> ControlFlow<()>,
+) -> Result<ControlFlow<()>, StoreError> {
+    let mine = owned_entries(repo, tree)?;
+    let mut other: Vec<std::collections::HashMap<Vec<u8>, (ObjectId, Names)>> =
+        Vec::with_capacity(theirs.len());
+    for t in theirs {
+        other.push(
+            owned_entries(repo, *t)?
+                .into_iter()
+                .map(|(name, id, names)| (name, (id, names)))
+                .collect(),
+        );
+    }
+    for (raw, id, names) in mine {
+        if names == Names::Nothing
+            || other
+                .iter()
+                .any(|o| o.get(&raw).is_some_and(|(i, _)| *i == id))
+        {
+            continue;
+        }
+        let name = String::from_utf8_lossy(&raw);
+        let path = if prefix.is_empty() {
+            name.into_owned()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let item = Introduced {
+            id,
+            path,
+            tree: names == Names::Tree,
+        };
+        if visit(&item).is_break() {
+            return Ok(ControlFlow::Break(()));
+        }
+        if item.tree {
+            let below: Vec<ObjectId> = other
+                .iter()
+                .filter_map(|o| match o.get(&raw) {
+                    Some((i, Names::Tree)) => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            if introduced_below(repo, id, &below, &item.path, visit)?.is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+    }
+    Ok(ControlFlow::Continue(()))
 }
 
 /// A tree entry: its name, object id, whether it is a tree, and its mode.

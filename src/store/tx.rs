@@ -240,6 +240,9 @@ impl<'s> Tx<'s> {
     /// Writes one signed commit on top of the in-progress head.
     pub fn commit(&mut self, spec: CommitSpec) -> Result<ObjectId, StoreError> {
         let repo = self.repo;
+        // The blobs placed, with their paths: on a private branch, the
+        // index learns each one never leaves the machine.
+        let mut placed: Vec<(ObjectId, &str)> = Vec::new();
         for change in &spec.changes {
             let path = change.path();
             if !is_safe_path(path) {
@@ -261,8 +264,19 @@ impl<'s> Tx<'s> {
             self.editor
                 .upsert(path.split('/'), gix::objs::tree::EntryKind::Blob, blob)
                 .ctx(|| format!("placing {path}"))?;
+            placed.push((blob, path));
         }
         let trees = self.trees;
+        let parent_tree = match self.head {
+            Some(head) if super::index::is_private(self.branch) => Some(
+                repo.find_commit(head)
+                    .ctx(|| format!("reading commit {head}"))?
+                    .tree_id()
+                    .ctx(|| format!("reading the tree of {head}"))?
+                    .detach(),
+            ),
+            _ => None,
+        };
         let tree = self.editor.write(|t| trees.write(t))?;
         // The directories on the changed paths now hold their new trees;
         // their old ones become deltas.
@@ -316,6 +330,22 @@ impl<'s> Tx<'s> {
             Branch::Pool(s) => RefKind::Pool(s),
         };
         self.overlay.fold(&|id| index.lesson(id), on, &spec.event);
+        if super::index::is_private(self.branch) {
+            let private_tree = parent_tree != Some(tree)
+                && super::index::holds_records(
+                    trees
+                        .tree(tree)?
+                        .entries
+                        .iter()
+                        .map(|e| e.filename.as_slice()),
+                );
+            self.overlay.note_written(
+                self.branch,
+                id,
+                private_tree.then_some(tree),
+                placed.into_iter(),
+            );
+        }
         if let Branch::Pool(_) = self.branch {
             for change in &spec.changes {
                 let Some(super::layout::RecordPath::Lesson(id)) =

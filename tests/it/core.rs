@@ -95,9 +95,33 @@ fn remote_refs(env: &TestEnv, remote: &std::path::Path) -> String {
         .to_owned()
 }
 
-#[test]
-fn nothing_private_leaves_the_machine_under_any_name() {
-    let env = TestEnv::new();
+/// The objects `remote` holds, one `<id> <type>` line each (git must
+/// succeed, as for its refs).
+fn remote_objects(env: &TestEnv, remote: &std::path::Path) -> String {
+    env.git_in(
+        remote,
+        &[
+            "cat-file",
+            "--batch-all-objects",
+            "--batch-check=%(objectname) %(objecttype)",
+        ],
+    )
+    .ok()
+    .to_owned()
+}
+
+/// `rev-parse REV` in the lesson repository.
+fn rev(env: &TestEnv, rev: &str) -> String {
+    env.git_at(&env.repo(), &["rev-parse", rev])
+}
+
+fn short(id: &str) -> &str {
+    &id[..12]
+}
+
+/// A lesson repository with an org lesson on `pool/org` and a private one
+/// on `pool/local`, each judged and promoted: (org lesson, private lesson).
+fn two_pools(env: &TestEnv) -> (String, String) {
     env.init();
     let ingested = env.lore(&[
         "ingest",
@@ -112,6 +136,27 @@ fn nothing_private_leaves_the_machine_under_any_name() {
     env.confirm(&lessons[0], "org");
     env.confirm(&lessons[1], "private");
     env.lore(&["judge", "--all", "--yes"]).ok();
+    let promoted = env.git_at(&env.repo(), &["ls-tree", "-r", "--name-only", "pool/local"]);
+    assert!(
+        promoted.contains(&format!("{}.json", lessons[1])),
+        "{promoted}"
+    );
+    (lessons[0].clone(), lessons[1].clone())
+}
+
+/// The pre-push guard's refusal of one ref, as it prints it.
+fn refusal(local: &str, remote: &str, why: &str, rule: &str, object: Option<&str>) -> String {
+    let fix = match object {
+        Some(id) => format!("Only pool/org and pool/public may leave (`git lore publish org`); to push this branch, take that object out of its history first (`git log --all --find-object={id}` lists the commits that hold it)"),
+        None => "Only pool/org and pool/public may leave: `git lore publish org` pushes them".into(),
+    };
+    format!("git-lore: refusing to push {local} to {remote}: {why} (guard rule {rule}); nothing was pushed. {fix}\n")
+}
+
+#[test]
+fn nothing_private_leaves_the_machine_under_any_name() {
+    let env = TestEnv::new();
+    two_pools(&env);
     let remote = bare_remote(&env, "remote.git");
     let url = remote.to_str().unwrap();
     let ledger = env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
@@ -160,15 +205,275 @@ fn nothing_private_leaves_the_machine_under_any_name() {
         assert_eq!(remote_refs(&env, &remote), "", "{spec} reached the remote");
     }
     let r = env.git(&["push", url, "ledger"]);
-    r.assert_stderr("its history is the history of ledger, which never leaves this machine");
+    r.assert_stderr(&refusal(
+        "refs/heads/ledger",
+        "refs/heads/ledger",
+        &format!(
+            "commit {} is a commit of the ledger, which never leaves this machine",
+            short(&ledger)
+        ),
+        "private-tree",
+        None,
+    ));
+    let r = env.git(&["push", url, &format!("{local}:refs/heads/pool/org")]);
+    r.assert_stderr(&format!(
+        "commit {} is a commit of pool/local, which never leaves this machine (guard rule private-tree)",
+        short(&local)
+    ));
     let r = env.git(&["push", url, &format!("{copy}:refs/heads/x")]);
-    r.assert_stderr("holds ledger records (declined/), which never leave this machine");
+    r.assert_stderr(&refusal(
+        &copy,
+        "refs/heads/x",
+        &format!(
+            "the tree {} of commit {} is the tree of commit {} of the ledger, which never leaves this machine",
+            short(&ledger_tree),
+            short(&copy),
+            short(&ledger)
+        ),
+        "private-tree",
+        Some(&ledger_tree),
+    ));
     let r = env.git(&["push", url, &format!("{ledger_tree}:refs/tags/tree")]);
-    r.assert_stderr("it names a tree, and only commits of pool/org and pool/public may be pushed");
-    // The org pool may go.
+    r.assert_stderr(&refusal(
+        &ledger_tree,
+        "refs/tags/tree",
+        &format!(
+            "{} names a tree, and only commits of pool/org and pool/public may be pushed",
+            short(&ledger_tree)
+        ),
+        "commit-only",
+        None,
+    ));
+    assert_eq!(remote_objects(&env, &remote), "", "nothing was sent");
+    // The org pool may go, quietly.
     let r = env.git(&["push", url, "pool/org"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("git-lore:"), "quiet: {}", r.stderr);
     assert_eq!(remote_refs(&env, &remote), "refs/heads/pool/org\n");
+}
+
+/// The issue's case: a commit made by hand whose tree is `pool/local`'s,
+/// pushed with plain `git push` to a plain remote (no host check there).
+/// Refused by content, with the remote unchanged; and when the private
+/// blobs and subtrees already reached the remote another way, the tree
+/// alone is refused. Deleting the index changes no answer.
+#[test]
+fn a_hand_made_commit_of_pool_locals_tree_is_refused() {
+    let env = TestEnv::new();
+    two_pools(&env);
+    let remote = bare_remote(&env, "remote.git");
+    let url = remote.to_str().unwrap();
+    let local = rev(&env, "pool/local");
+    let tree = rev(&env, "pool/local^{tree}");
+    let made = env.git_at(&env.repo(), &["commit-tree", "-m", "notes", &tree]);
+    let says = refusal(
+        "refs/heads/notes",
+        "refs/heads/notes",
+        &format!(
+            "the tree {} of commit {} is the tree of commit {} of pool/local, which never leaves this machine",
+            short(&tree),
+            short(&made),
+            short(&local)
+        ),
+        "private-tree",
+        Some(&tree),
+    );
+    env.git(&["branch", "notes", &made]).ok();
+    let r = env.git(&["push", url, "notes"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&says);
+    assert_eq!(remote_refs(&env, &remote), "");
+    assert_eq!(remote_objects(&env, &remote), "", "nothing was sent");
+
+    // The index is a cache: without it, the same answer.
+    std::fs::remove_file(env.repo().join("lore/index")).unwrap();
+    std::fs::remove_dir_all(env.repo().join("lore/index.d")).unwrap();
+    let r = env.git(&["push", url, "notes"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&says);
+    assert_eq!(remote_objects(&env, &remote), "");
+
+    // Say pool/local's records reached the remote before, past the guard,
+    // in a tree of their own: pool/local's tree and one more file.
+    let extra = env
+        .git_stdin(&["hash-object", "-w", "--stdin"], "extra\n")
+        .ok()
+        .trim()
+        .to_owned();
+    let listing = format!(
+        "{}100644 blob {extra}\textra.txt\n",
+        env.git(&["ls-tree", &tree]).ok()
+    );
+    let wider = env.git_stdin(&["mktree"], &listing).ok().trim().to_owned();
+    let leak = env.git_at(&env.repo(), &["commit-tree", "-m", "leak", &wider]);
+    let r = env.git(&[
+        "push",
+        "--no-verify",
+        url,
+        &format!("{leak}:refs/heads/leak"),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Now a commit on it with pool/local's tree sends no new blob and no
+    // new subtree, only that tree: still refused.
+    let tidy = env.git_at(
+        &env.repo(),
+        &["commit-tree", "-m", "tidy", "-p", &leak, &tree],
+    );
+    let before = remote_objects(&env, &remote);
+    let r = env.git(&["push", url, &format!("{tidy}:refs/heads/leak")]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&refusal(
+        &tidy,
+        "refs/heads/leak",
+        &format!(
+            "the tree {} of commit {} is the tree of commit {} of pool/local, which never leaves this machine",
+            short(&tree),
+            short(&tidy),
+            short(&local)
+        ),
+        "private-tree",
+        Some(&tree),
+    ));
+    assert_eq!(
+        env.git_at(&remote, &["rev-parse", "refs/heads/leak"]),
+        leak,
+        "the remote ref did not move"
+    );
+    assert_eq!(remote_objects(&env, &remote), before, "nothing was sent");
+}
+
+/// A private record's blob under any path, in any version, on an
+/// innocent-looking branch: refused, naming the record. Pushes that send
+/// nothing private go, quietly.
+#[test]
+fn a_private_blob_under_another_path_is_refused_in_any_version() {
+    let env = TestEnv::new();
+    let (org_lesson, private_lesson) = two_pools(&env);
+    let remote = bare_remote(&env, "remote.git");
+    let url = remote.to_str().unwrap();
+    // The org pool goes, and so does a branch that adds a note to it.
+    let r = env.git(&["push", url, "pool/org"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("git-lore:"), "quiet: {}", r.stderr);
+    let org = rev(&env, "pool/org");
+    let note = env.forge(
+        "notes",
+        Some(&org),
+        &[("notes/readme.txt", Some("what we learned\n"))],
+        "a note",
+        Sign::Repo,
+    );
+    let r = env.git(&["push", url, "notes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("git-lore:"), "quiet: {}", r.stderr);
+
+    // One private lesson's blob, copied under another name.
+    let path = crate::common::fanout("lessons", &private_lesson);
+    let text = env
+        .git(&["cat-file", "-p", &format!("pool/local:{path}")])
+        .ok()
+        .to_owned();
+    let blob = rev(&env, &format!("pool/local:{path}"));
+    let copy = env.forge(
+        "innocent",
+        Some(&note),
+        &[("notes/copy.json", Some(&text))],
+        "more notes",
+        Sign::Repo,
+    );
+    assert_eq!(rev(&env, "innocent:notes/copy.json"), blob);
+    let before = remote_objects(&env, &remote);
+    for (spec, remote_ref) in [
+        ("innocent", "refs/heads/innocent"),
+        ("innocent:refs/heads/notes", "refs/heads/notes"),
+    ] {
+        let r = env.git(&["push", url, spec]);
+        assert_eq!(r.code, 1, "{spec}: {}", r.stderr);
+        r.assert_stderr(&refusal(
+            "refs/heads/innocent",
+            remote_ref,
+            &format!(
+                "blob {} at notes/copy.json in commit {} is a version of lesson {private_lesson} of pool/local, which never leaves this machine",
+                short(&blob),
+                short(&copy)
+            ),
+            "private-record",
+            Some(&blob),
+        ));
+        assert_eq!(
+            remote_objects(&env, &remote),
+            before,
+            "{spec}: nothing was sent"
+        );
+    }
+    assert_eq!(rev_at(&env, &remote, "refs/heads/notes"), note);
+
+    // A past version of a ledger record: the org lesson's proposal as it
+    // was when proposed, before confirm, judge and promote changed it.
+    let proposal = crate::common::fanout("proposals", &org_lesson);
+    let first = env.git_at(
+        &env.repo(),
+        &["log", "--format=%H", "--reverse", "ledger", "--", &proposal],
+    );
+    let first = first.lines().next().unwrap();
+    let old_blob = rev(&env, &format!("{first}:{proposal}"));
+    assert_ne!(
+        old_blob,
+        rev(&env, &format!("ledger:{proposal}")),
+        "a past version"
+    );
+    let old_text = env.git(&["cat-file", "-p", &old_blob]).ok().to_owned();
+    let past = env.forge(
+        "past",
+        Some(&note),
+        &[("archive/old.json", Some(&old_text))],
+        "archive",
+        Sign::Repo,
+    );
+    let r = env.git(&["push", url, "past:refs/heads/notes"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&refusal(
+        "refs/heads/past",
+        "refs/heads/notes",
+        &format!(
+            "blob {} at archive/old.json in commit {} is a version of proposal {org_lesson} of the ledger, which never leaves this machine",
+            short(&old_blob),
+            short(&past)
+        ),
+        "private-record",
+        Some(&old_blob),
+    ));
+
+    // Ledger records made by hand, in no private history: refused by
+    // where they lie.
+    let made = env.forge(
+        "made",
+        Some(&note),
+        &[("proposals/0/0/made.json", Some("{}\n"))],
+        "made up",
+        Sign::Repo,
+    );
+    let r = env.git(&["push", url, "made:refs/heads/notes"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_stderr(&refusal(
+        "refs/heads/made",
+        "refs/heads/notes",
+        &format!(
+            "commit {} holds ledger records (proposals/), which never leave this machine",
+            short(&made)
+        ),
+        "ledger-records",
+        None,
+    ));
+    assert_eq!(remote_objects(&env, &remote), before, "nothing was sent");
+    assert_eq!(
+        remote_refs(&env, &remote),
+        "refs/heads/notes\nrefs/heads/pool/org\n"
+    );
+}
+
+fn rev_at(env: &TestEnv, repo: &std::path::Path, rev: &str) -> String {
+    env.git_at(repo, &["rev-parse", rev])
 }
 
 #[test]

@@ -1676,19 +1676,26 @@ fn the_ledger_and_pool_local_pushed_by_hand_are_refused() {
     a.private_lesson();
     let host = host(&a);
     let url = host.to_str().unwrap();
-    for (private, host_says) in [
-        ("ledger", "(pool/org): action init does not belong on pool/org"),
+    for (private, named, host_says) in [
         (
+            "ledger",
+            "the ledger",
+            "(pool/org): action init does not belong on pool/org",
+        ),
+        (
+            "pool/local",
             "pool/local",
             "(pool/org): promote: Lore-Pool local and Lore-Visibility private do not match pool/org",
         ),
     ] {
         let spec = format!("{private}:refs/heads/pool/org");
+        let tip = a.tip(private).unwrap();
         // The pre-push guard of the lesson repository refuses it…
         let r = a.git(&["push", url, &spec]);
         assert_ne!(r.code, 0, "{private} was pushed");
         r.assert_stderr(&format!(
-            "git-lore: refusing to push refs/heads/{private} to refs/heads/pool/org: its history is the history of {private}, which never leaves this machine"
+            "git-lore: refusing to push refs/heads/{private} to refs/heads/pool/org: commit {} is a commit of {named}, which never leaves this machine (guard rule private-tree); nothing was pushed. Only pool/org and pool/public may leave: `git lore publish org` pushes them\n",
+            &tip[..12]
         ));
         assert!(
             !r.stderr.contains("remote: git-lore"),

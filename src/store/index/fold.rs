@@ -1,6 +1,7 @@
 //! What the index learns: the [`Overlay`] of changes on top of the
 //! layers, folded from each commit's event by what its action says it
-//! changed ([`crate::event::Learn`]); catching up with every lore ref from
+//! changed ([`crate::event::Learn`]) and, on the private branches, from
+//! the objects each commit holds (`private.rs`); catching up with every lore ref from
 //! the tips the chain records (or rebuilding, when history was rewritten);
 //! and remembering what a transaction published, as a new layer.
 
@@ -26,6 +27,8 @@ pub struct Overlay {
     /// Pool entries learned since the layers: their summaries (`None`: the
     /// entry is gone or does not read).
     pub(super) summaries: BTreeMap<Id, Option<Summary>>,
+    /// Objects of the private branches learned since the layers.
+    pub(super) private: BTreeMap<ObjectId, super::Private>,
 }
 
 impl Overlay {
@@ -77,7 +80,7 @@ impl Overlay {
     }
 
     pub(super) fn len(&self) -> usize {
-        self.artifacts.len() + self.lessons.len() + self.summaries.len()
+        self.artifacts.len() + self.lessons.len() + self.summaries.len() + self.private.len()
     }
 }
 
@@ -149,7 +152,7 @@ impl Index {
         if unchanged {
             return Ok(());
         }
-        let mut pending: Vec<(Branch, Vec<Event>)> = Vec::new();
+        let mut pending: Vec<(Branch, Vec<(ObjectId, Option<Event>)>)> = Vec::new();
         let mut rebuild = self.refs.keys().any(|n| !current.contains_key(n));
         for (name, (branch, tip)) in &current {
             if rebuild {
@@ -181,14 +184,25 @@ impl Index {
             {
                 let file = &*self;
                 let lookup = |id: Id| file.layer_lesson(id);
-                for e in &list {
+                for e in list.iter().filter_map(|(_, e)| e.as_ref()) {
                     mem.fold(&lookup, RefKind::of(branch), e);
+                }
+            }
+            // What a private branch's commits hold never leaves the
+            // machine: the guard looks each object up.
+            if super::is_private(branch) {
+                for (commit, _) in &list {
+                    super::private::learn_commit(store, branch, *commit, &mut mem)?;
                 }
             }
             // What recall knows of a pool entry is its content as the pool
             // stands now.
             if let (Branch::Pool(_), Some((_, tip))) = (branch, current.get(&branch.ref_name())) {
-                let touched: BTreeSet<Id> = list.iter().flat_map(Event::entries_changed).collect();
+                let touched: BTreeSet<Id> = list
+                    .iter()
+                    .filter_map(|(_, e)| e.as_ref())
+                    .flat_map(Event::entries_changed)
+                    .collect();
                 let tree = store.tree_of(*tip)?;
                 for id in touched {
                     let bytes = store.read_in_tree(tree, &layout::lesson_path(id))?;
@@ -243,6 +257,9 @@ impl Index {
         for (k, v) in &overlay.summaries {
             self.mem.summaries.insert(*k, v.clone());
         }
+        for (k, v) in &overlay.private {
+            self.mem.private.entry(*k).or_insert(*v);
+        }
         let verified = self.refs.get(&name).and_then(|r| r.verified);
         self.refs.insert(
             name.clone(),
@@ -256,20 +273,19 @@ impl Index {
     }
 }
 
-/// The events of every commit reachable from `tip` but not from `stop`,
+/// Every commit reachable from `tip` but not from `stop` with its event,
 /// parents before children. `None` when `stop` is given but is not an
-/// ancestor of `tip` (history was rewritten). Commits whose trailers do not
-/// read as an event (a forge's merge commit, say) contribute nothing.
+/// ancestor of `tip` (history was rewritten). A commit whose trailers do
+/// not read as an event (a forge's merge commit, say) has none.
 fn walk(
     store: &Store,
     tip: ObjectId,
     stop: Option<ObjectId>,
-) -> Result<Option<Vec<Event>>, StoreError> {
-    let events = store.walk_since(tip, stop, |_, message| {
+) -> Result<Option<Vec<(ObjectId, Option<Event>)>>, StoreError> {
+    store.walk_since(tip, stop, |id, message| {
         let (_, lines) = trailers::parse(&String::from_utf8_lossy(message));
-        Event::from_trailers(&lines).ok()
-    })?;
-    Ok(events.map(|list| list.into_iter().flatten().collect()))
+        (id, Event::from_trailers(&lines).ok())
+    })
 }
 
 #[cfg(test)]

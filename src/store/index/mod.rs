@@ -15,26 +15,32 @@
 //! ([`Overlay::fold`]); if a recorded tip is no longer an ancestor of its
 //! ref (history rewritten, or replaced by a fetch), or a file is of another
 //! version or damaged, it is rebuilt from scratch. Deleting the files
-//! changes no answer. Everything it knows comes from commit trailers, which
-//! `git lore verify` checks against what each commit changed.
+//! changes no answer. What it knows comes from commit trailers, which
+//! `git lore verify` checks against what each commit changed, and from the
+//! objects of commits (pool entries for recall, private objects for the
+//! pre-push guard).
 //!
 //! The file formats are [`format`]; the tables are `ARTS` (artifact →
-//! outcome), `LESN` (lesson → entry), and recall's three: `RCLK` (the coarse
+//! outcome), `LESN` (lesson → entry), recall's three: `RCLK` (the coarse
 //! name of every package a pool entry names → the entry), `RCLS` (entry →
-//! where its [`Summary`] lies) and `RCLH` (the summaries). The recall tables
-//! are the one place the index reads more than trailers: a pool entry's
-//! summary comes from its blob. A new table is a new tag: the format's table
-//! directory makes it an addition, not a break.
+//! where its [`Summary`] lies) and `RCLH` (the summaries), and `PRIV`
+//! (every object of the ledger and `pool/local` that never leaves the
+//! machine → what it is; `private.rs`). The recall tables read pool
+//! entries' blobs and `PRIV` reads the trees of private commits: the places
+//! the index reads more than trailers. A new table is a new tag: the
+//! format's table directory makes it an addition, not a break.
 //!
 //! Files: this one holds the tables' names and record codecs, the
 //! [`Index`] and its layers, and opening a chain; `fold.rs` what the index
 //! learns (the [`Overlay`], catching up with history, remembering a
 //! transaction); `persist.rs` writing a layer and merging layers under the
-//! writers' lock; `queries.rs` every answer, read across the layers.
+//! writers' lock; `queries.rs` every answer, read across the layers;
+//! `private.rs` the `PRIV` table, what it learns and its look-up.
 
 mod fold;
 pub mod format;
 mod persist;
+mod private;
 mod queries;
 
 use std::borrow::Cow;
@@ -45,6 +51,9 @@ use std::path::{Path, PathBuf};
 
 pub use self::fold::Overlay;
 use self::format::{Bytes, RefState, TableDir, Tag};
+pub(crate) use self::private::holds_records;
+pub use self::private::{is_private, Held, Private, Record};
+use self::private::{PRIV, PRIV_WIDTH};
 use super::layout::Branch;
 use super::{Store, StoreError};
 use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
@@ -64,12 +73,13 @@ const RCLS: Tag = *b"RCLS";
 const RCLS_WIDTH: usize = 28;
 const RCLH: Tag = *b"RCLH";
 /// Every table this build writes, with its record width.
-const TABLES: [(Tag, usize); 5] = [
+const TABLES: [(Tag, usize); 6] = [
     (ARTS, ART_WIDTH),
     (LESN, LES_WIDTH),
     (RCLK, RCLK_WIDTH),
     (RCLS, RCLS_WIDTH),
     (RCLH, 1),
+    (PRIV, PRIV_WIDTH),
 ];
 /// A summary length that marks a gone pool entry.
 const TOMBSTONE: u32 = u32::MAX;

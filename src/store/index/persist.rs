@@ -13,7 +13,7 @@ use super::format::{self, Chain, LayerRef, RefState, TableData};
 use super::{
     encode_artifact, encode_lesson, id_at, name_key, push_summary, push_tombstone, read_regular,
     slot, Bytes, Index, Layer, Overlay, StoreError, ARTS, ART_WIDTH, COMPACT_FACTOR, LESN,
-    LES_WIDTH, RCLH, RCLK, RCLK_WIDTH, RCLS, RCLS_WIDTH,
+    LES_WIDTH, PRIV, PRIV_WIDTH, RCLH, RCLK, RCLK_WIDTH, RCLS, RCLS_WIDTH,
 };
 use crate::model::Id;
 
@@ -288,6 +288,12 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
             width: LES_WIDTH,
             key: 16,
             records: lessons.values().flatten().copied().collect(),
+        },
+        TableData {
+            tag: PRIV,
+            width: PRIV_WIDTH,
+            key: 20,
+            records: super::private::merged(layers, mem)?,
         },
     ])
 }
