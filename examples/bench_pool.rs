@@ -15,7 +15,9 @@
 //! rest name only packages that are not installed. Everything is
 //! deterministic. With START, the lessons START..START+N are added to the
 //! pool another run made (for timing a sync of new commits into a large
-//! pool).
+//! pool). With `BENCH_POOL_TIER=local` in the environment the lessons are
+//! private ones on `pool/local` instead (for timing the pre-push guard
+//! against many private records).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -82,7 +84,7 @@ fn package_lock() -> String {
 
 /// Lesson `n`. When `n` is `relevant` or more, it names only packages that
 /// are not installed: the pool grows without the project's share growing.
-fn lesson(n: u64, relevant: u64, rng: &mut Rng) -> Lesson {
+fn lesson(n: u64, relevant: u64, tier: Source, rng: &mut Rng) -> Lesson {
     let keys = 1 + rng.below(2);
     let mut versions = BTreeMap::new();
     let mut stack = Vec::new();
@@ -128,17 +130,26 @@ fn lesson(n: u64, relevant: u64, rng: &mut Rng) -> Lesson {
             file_patterns: Vec::new(),
             task_kinds: Vec::new(),
         },
-        visibility: Visibility::Org,
+        visibility: visibility(tier),
+        // A private lesson has no jury.
         consensus: Consensus {
-            judges: 2,
-            agreed: 2,
+            judges: if tier == Source::Local { 0 } else { 2 },
+            agreed: if tier == Source::Local { 0 } else { 2 },
             decided_at: "2026-09-01T00:00:00Z".into(),
         },
         status: LessonStatus::Active,
         superseded_by: None,
-        source: Source::Org,
+        source: tier,
         author_key: "0".repeat(32),
         promoted_at: "2026-09-01T00:00:00Z".into(),
+    }
+}
+
+fn visibility(tier: Source) -> Visibility {
+    match tier {
+        Source::Local => Visibility::Private,
+        Source::Org => Visibility::Org,
+        Source::Public => Visibility::Public,
     }
 }
 
@@ -178,18 +189,23 @@ fn main() {
     .expect("a lesson repository (git lore init)");
     let signers =
         std::fs::read(PathBuf::from(repo).join("allowed_signers")).expect("allowed_signers");
+    let tier = match std::env::var("BENCH_POOL_TIER").as_deref() {
+        Ok("local") => Source::Local,
+        _ => Source::Org,
+    };
+    let pool = Branch::Pool(tier);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut next = start;
     let end = start + n;
     while next < end {
         let batch: Vec<Lesson> = (next..(next + PER_TRANSACTION as u64).min(end))
-            .map(|i| lesson(i, relevant, &mut rng))
+            .map(|i| lesson(i, relevant, tier, &mut rng))
             .collect();
         next += batch.len() as u64;
-        lore.transact(Branch::Pool(Source::Org), |tx| {
+        lore.transact(pool, |tx| {
             if tx.base().is_none() && tx.commits().is_empty() {
                 tx.commit(CommitSpec::new(
-                    "config: signers of pool/org",
+                    &format!("config: signers of {pool}"),
                     None,
                     Event::Config {
                         topic: ConfigTopic::Signers,
@@ -202,13 +218,13 @@ fn main() {
             }
             for l in &batch {
                 tx.commit(CommitSpec::new(
-                    &format!("promote {} into pool/org", l.id),
+                    &format!("promote {} into {pool}", l.id),
                     None,
                     Event::Promote {
                         lesson: l.id,
                         artifact: l.id,
-                        visibility: Visibility::Org,
-                        pool: Source::Org,
+                        visibility: visibility(tier),
+                        pool: tier,
                     },
                     vec![Change::Put {
                         path: layout::lesson_path(l.id),
@@ -220,5 +236,5 @@ fn main() {
         })
         .expect("writing the pool");
     }
-    eprintln!("pool/org: {n} lessons; {project}/package-lock.json: {INSTALLED} packages");
+    eprintln!("{pool}: {n} lessons; {project}/package-lock.json: {INSTALLED} packages");
 }

@@ -440,7 +440,12 @@ mod tests {
         );
         let copy = Problem::PrivateTree {
             commit: oid(4),
-            ..own.clone()
+            path: String::new(),
+            tree: oid(3),
+            private: Private {
+                branch: Branch::Ledger,
+                what: Held::Tree { commit: oid(2) },
+            },
         };
         assert_eq!(
             copy.to_string(),
