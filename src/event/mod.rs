@@ -8,8 +8,8 @@
 //! may make ([`lifecycle`]), what the index learns from it ([`Learn`]) and
 //! what `verify` checks of the records it wrote ([`check`]):
 //!
-//! - `ledger.rs`: `propose`, `decline`, `confirm`, `unconfirm`, `pass`,
-//!   `judge` and `promote`'s stamp: an artifact and its proposal;
+//! - `ledger.rs`: `propose`, `decline`, `confirm`, `unconfirm`, `edit`,
+//!   `pass`, `judge` and `promote`'s stamp: an artifact and its proposal;
 //! - `pool.rs`: `promote` (the entry), `retract`, `sync`: a pool's entries;
 //! - `relation.rs`: `supersede`, `merge`, `refine`, `contradict`, `relate`
 //!   and the jury's second look (`judge` on a pool);
@@ -125,6 +125,9 @@ pub enum Event {
     },
     /// A human took a confirmation back.
     Unconfirm { step: Step },
+    /// A human edited the words or the scope of a pending, or confirmed
+    /// but not yet judged, proposal; its status did not change.
+    Edit { step: Step },
     /// A human said "don't share".
     Pass { step: Step, reason: Option<String> },
     /// The jury's verdict was recorded.
@@ -353,6 +356,7 @@ impl Event {
             | Event::Decline { .. }
             | Event::Confirm { .. }
             | Event::Unconfirm { .. }
+            | Event::Edit { .. }
             | Event::Pass { .. }
             | Event::Judge { .. }
             | Event::Stamp { .. } => Group::Ledger,
@@ -554,6 +558,12 @@ mod tests {
             },
             Event::Unconfirm {
                 step: step(Confirmed, Pending),
+            },
+            Event::Edit {
+                step: step(Pending, Pending),
+            },
+            Event::Edit {
+                step: step(Confirmed, Confirmed),
             },
             Event::Pass {
                 step: step(Pending, Passed),
