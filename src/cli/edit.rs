@@ -82,7 +82,7 @@ pub enum EditorError {
     NoEditor {
         id: Id,
         #[source]
-        source: git_lore::ops::LoreError,
+        source: Box<git_lore::ops::LoreError>,
     },
     /// The file to edit could not be made, or read back.
     #[error("{what} {}: {source}", path.display())]
@@ -205,7 +205,10 @@ fn in_editor(
         return Err(EditorError::NoTerminal { id }.into());
     }
     let p = edit::editable(lore, id)?;
-    let editor = edit::editor(lore).map_err(|source| EditorError::NoEditor { id, source })?;
+    let editor = edit::editor(lore).map_err(|source| EditorError::NoEditor {
+        id,
+        source: Box::new(source),
+    })?;
     let file_error = |what, path: &std::path::Path| {
         let path = path.to_owned();
         move |source| EditorError::File { what, path, source }

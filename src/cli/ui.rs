@@ -47,7 +47,13 @@ pub enum CliError {
     Usage(String),
     /// `git lore edit` could not get an edit to make (exit 1).
     #[error(transparent)]
-    Edit(#[from] super::edit::EditorError),
+    Edit(Box<super::edit::EditorError>),
+}
+
+impl From<super::edit::EditorError> for CliError {
+    fn from(e: super::edit::EditorError) -> CliError {
+        CliError::Edit(Box::new(e))
+    }
 }
 
 impl CliError {

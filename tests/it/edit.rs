@@ -21,9 +21,9 @@ const RESOLUTION: &str = "Pin vitest to 3.x until Vite 6 lands.";
 const FIXED: &str =
     "Vitest 4 needs vite/module-runner, which ships in Vite 6; on Vite 5 use vitest 3";
 
-/// A repository with the fixture's pending lesson (scope `vite <6, vitest
-/// >=4`); the model stub fails loudly from then on (an edit never calls
-/// one). The lesson id.
+/// A repository with the fixture's pending lesson (scope
+/// `vite <6, vitest >=4`); the model stub fails loudly from then on (an
+/// edit never calls one). The lesson id.
 fn pending(env: &TestEnv) -> String {
     env.init();
     env.model_answers(CANDIDATE);
