@@ -1,3 +1,8 @@
+//! `git lore edit ID`: reads what a person wants changed — flags, JSON,
+//! or the file they saved in their editor — and hands it to
+//! `ops::edit`. The only command that starts an editor; it does so only
+//! on a terminal, and keeps the file when the edit is refused.
+
 use std::io::Write;
 use std::path::PathBuf;
 
