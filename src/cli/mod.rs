@@ -10,6 +10,7 @@ mod capture;
 mod confirm;
 mod contradictions;
 mod demo;
+mod edit;
 mod export;
 mod generate;
 mod hook;
@@ -84,6 +85,7 @@ enum Command {
     Confirm(confirm::Args),
     Pass(pass::Args),
     Unconfirm(unconfirm::Args),
+    Edit(edit::Args),
     Judge(judge::Args),
     Promote(promote::Args),
     Status(status::Args),
@@ -222,6 +224,7 @@ pub fn main() -> ExitCode {
         Command::Confirm(a) => confirm::run(a, &ctx),
         Command::Pass(a) => pass::run(a, &ctx),
         Command::Unconfirm(a) => unconfirm::run(a, &ctx),
+        Command::Edit(a) => edit::run(a, &ctx),
         Command::Judge(a) => judge::run(a, &ctx),
         Command::Promote(a) => promote::run(a, &ctx),
         Command::Status(a) => status::run(a, &ctx),

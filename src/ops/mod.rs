@@ -13,6 +13,7 @@ pub mod backend;
 pub mod capture;
 pub mod claim;
 pub mod confirm;
+pub mod edit;
 pub mod guard;
 pub mod host;
 pub mod ingest;

@@ -488,6 +488,15 @@ impl Store {
         (!value.is_empty()).then_some(value)
     }
 
+    /// The editor git would start to edit a commit message here, as `git
+    /// var GIT_EDITOR` says: `GIT_EDITOR`, `core.editor`, `VISUAL`,
+    /// `EDITOR`, else git's default (refused on a dumb terminal), from the
+    /// environment the caller handed in.
+    pub fn editor(&self) -> Result<String, StoreError> {
+        let out = self.run_git(&["var".as_ref(), "GIT_EDITOR".as_ref()])?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    }
+
     /// The commit a branch points at, if the branch exists.
     pub fn tip(&self, branch: Branch) -> Result<Option<ObjectId>, StoreError> {
         self.ref_tip(&branch.ref_name())

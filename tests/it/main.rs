@@ -6,6 +6,7 @@
 mod capture;
 mod common;
 mod core;
+mod edit;
 mod hooks;
 mod ingest;
 mod pools;
