@@ -30,6 +30,7 @@ mod relate;
 mod remote;
 mod retract;
 mod rubrics;
+mod search;
 mod seen;
 mod session_end;
 mod setup;
@@ -90,6 +91,7 @@ enum Command {
     Rubrics(rubrics::Args),
     Stack(stack::Args),
     Recall(recall::Args),
+    Search(search::Args),
     Export(export::Args),
     Seen(seen::Args),
     Log(log::Args),
@@ -228,6 +230,7 @@ pub fn main() -> ExitCode {
         Command::Rubrics(a) => rubrics::run(a, &ctx),
         Command::Stack(a) => stack::run(a, &ctx),
         Command::Recall(a) => recall::run(a, &ctx),
+        Command::Search(a) => search::run(a, &ctx),
         Command::Export(a) => export::run(a, &ctx),
         Command::Seen(a) => seen::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),

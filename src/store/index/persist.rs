@@ -400,6 +400,7 @@ mod tests {
             },
             claim: format!("claim {n}"),
             resolution: format!("resolution {n}"),
+            artifacts: vec![art(n)],
         }
     }
 
