@@ -12,6 +12,7 @@ mod pools;
 mod recall;
 mod relate;
 mod review;
+mod search;
 mod setup;
 mod tour;
 mod trust;
