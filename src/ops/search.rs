@@ -122,7 +122,12 @@ pub fn search_in(index: &Index, request: &Request) -> Result<Results, SearchErro
         .map(|(_, f)| f.key.id())
         .collect();
     ranked.retain(|(_, f)| f.key.is_entry() || !entries.contains(&f.key.id()));
-    ranked.sort_by(|(a, fa), (b, fb)| rank::better(a, b).then(fa.key.cmp(&fb.key)));
+    // Ties: the wider pool first (public, org, local, the queue), then by id.
+    ranked.sort_by(|(a, fa), (b, fb)| {
+        rank::better(a, b)
+            .then(fb.place.cmp(&fa.place))
+            .then(fa.key.cmp(&fb.key))
+    });
     let matched = ranked.len();
     ranked.truncate(request.limit.unwrap_or(usize::MAX));
     let ids: Vec<Id> = ranked

@@ -1,7 +1,7 @@
 //! How search ranks what matches: every word of the query must match
 //! ([`super::Group`]); then a lesson one of whose packages a query word
 //! names exactly comes first (more such words, earlier), then the higher
-//! BM25F score, then the smaller id.
+//! BM25F score (ties: the wider pool, then the smaller id; `ops::search`).
 //!
 //! BM25F (Robertson and Zaragoza, "The Probabilistic Relevance Framework:
 //! BM25 and Beyond", 2009), per term `t` found in a lesson:
