@@ -31,6 +31,7 @@ mod relate;
 mod remote;
 mod retract;
 mod rubrics;
+mod search;
 mod seen;
 mod session_end;
 mod setup;
@@ -92,6 +93,7 @@ enum Command {
     Rubrics(rubrics::Args),
     Stack(stack::Args),
     Recall(recall::Args),
+    Search(search::Args),
     Export(export::Args),
     Seen(seen::Args),
     Log(log::Args),
@@ -231,6 +233,7 @@ pub fn main() -> ExitCode {
         Command::Rubrics(a) => rubrics::run(a, &ctx),
         Command::Stack(a) => stack::run(a, &ctx),
         Command::Recall(a) => recall::run(a, &ctx),
+        Command::Search(a) => search::run(a, &ctx),
         Command::Export(a) => export::run(a, &ctx),
         Command::Seen(a) => seen::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),

@@ -30,6 +30,7 @@ pub mod relate;
 pub mod remote;
 pub mod retract;
 pub mod rubrics;
+pub mod search;
 pub mod setup;
 pub mod signers;
 pub mod sync;
@@ -122,6 +123,9 @@ pub enum LoreError {
     /// A model gave no answer; nothing was written, retrying is safe.
     #[error(transparent)]
     Outage(#[from] Outage),
+    /// A search that cannot run.
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
     /// No lesson has this id.
     #[error("lesson {id} not found")]
     NotFound { id: Id },

@@ -34,7 +34,7 @@ use gix::ObjectId;
 use crate::signing::SigningError;
 
 pub use history::{ChangedPath, CommitInfo, ObjectKind};
-pub use index::{ArtifactOutcome, Index, LessonEntry};
+pub use index::{ArtifactOutcome, DocKey, Found, Index, LessonEntry};
 pub use layout::Branch;
 pub use tx::{Change, CommitSpec, RetryPolicy, Tx, WriteContext};
 

@@ -13,6 +13,7 @@ mod pools;
 mod recall;
 mod relate;
 mod review;
+mod search;
 mod setup;
 mod tour;
 mod trust;
