@@ -42,6 +42,7 @@ pub mod format;
 mod persist;
 mod private;
 mod queries;
+mod search;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -54,6 +55,7 @@ use self::format::{Bytes, RefState, TableDir, Tag};
 pub(crate) use self::private::holds_records;
 pub use self::private::{is_private, Held, Private, Record};
 use self::private::{PRIV, PRIV_WIDTH};
+pub use self::search::{DocKey, Found};
 use super::layout::Branch;
 use super::{Store, StoreError};
 use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
@@ -73,12 +75,17 @@ const RCLS: Tag = *b"RCLS";
 const RCLS_WIDTH: usize = 28;
 const RCLH: Tag = *b"RCLH";
 /// Every table this build writes, with its record width.
-const TABLES: [(Tag, usize); 6] = [
+const TABLES: [(Tag, usize); 11] = [
     (ARTS, ART_WIDTH),
     (LESN, LES_WIDTH),
     (RCLK, RCLK_WIDTH),
     (RCLS, RCLS_WIDTH),
     (RCLH, 1),
+    (search::SRCD, search::SRCD_WIDTH),
+    (search::SRCP, search::SRCP_WIDTH),
+    (search::SRCH, 1),
+    (search::SRCT, search::SRCT_WIDTH),
+    (search::POOA, search::POOA_WIDTH),
     (PRIV, PRIV_WIDTH),
 ];
 /// A summary length that marks a gone pool entry.
