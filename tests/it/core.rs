@@ -293,6 +293,34 @@ fn a_hand_made_commit_of_pool_locals_tree_is_refused() {
     r.assert_stderr(&says);
     assert_eq!(remote_objects(&env, &remote), "");
 
+    // What the refusal points to goes through the same guard: `publish`
+    // pushes pool/org with git, the hook runs and lets it pass, and
+    // nothing of pool/local reaches the remote.
+    env.lore(&["remote", "add", "org", url]).ok();
+    let org = rev(&env, "pool/org");
+    let commits = env.git_at(&env.repo(), &["rev-list", "--count", "pool/org"]);
+    let r = env.lore(&["publish", "org"]);
+    assert_eq!(
+        r.ok(),
+        format!(
+            "pool/org: pushed {commits} commits to {url} (nothing -> {})\n",
+            short(&org)
+        )
+    );
+    assert!(!r.stderr.contains("refusing"), "{}", r.stderr);
+    assert_eq!(remote_refs(&env, &remote), "refs/heads/pool/org\n");
+    assert_eq!(rev_at(&env, &remote, "refs/heads/pool/org"), org);
+    let sent = remote_objects(&env, &remote);
+    let private = env.git_at(&env.repo(), &["ls-tree", "-r", "-t", "pool/local"]);
+    for line in private.lines().chain([format!("x x {tree}\t").as_str()]) {
+        let (meta, path) = line.split_once('\t').unwrap();
+        let id = meta.split(' ').nth(2).unwrap();
+        if path.starts_with(".lore") {
+            continue;
+        }
+        assert!(!sent.contains(id), "{path} ({id}) reached the remote");
+    }
+
     // Say pool/local's records reached the remote before, past the guard,
     // in a tree of their own: pool/local's tree and one more file.
     let extra = env
