@@ -177,7 +177,7 @@ for N in $SIZES; do
     tree=$($G rev-parse 'pool/local^{tree}')
     made=$($G commit-tree -m notes "$tree")
     echo "refs/heads/notes $made refs/heads/notes $zero" >"$D/r1"
-    lesson=$($G ls-tree -r --name-only pool/local -- lessons | head -1)
+    lesson=$($G ls-tree -r --name-only pool/local -- lessons | sed -n 1p)
     blob=$($G rev-parse "pool/local:$lesson")
     copy=$( ($G ls-tree "$new^{tree}"; printf '100644 blob %s\tcopy.json\n' "$blob") | $G mktree)
     innocent=$($G commit-tree -m copy -p "$new" "$copy")
