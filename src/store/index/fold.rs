@@ -170,7 +170,7 @@ impl Index {
         if unchanged {
             return Ok(());
         }
-        let mut pending: Vec<(Branch, Vec<(ObjectId, Option<Event>)>)> = Vec::new();
+        let mut pending: Vec<(Branch, Vec<Walked>)> = Vec::new();
         let mut rebuild = self.refs.keys().any(|n| !current.contains_key(n));
         for (name, (branch, tip)) in &current {
             if rebuild {
@@ -318,6 +318,10 @@ fn proposals_changed(e: &Event) -> Vec<Id> {
         .collect()
 }
 
+/// A commit [`walk`] found, with its event (`None`: its trailers do not
+/// read as one).
+type Walked = (ObjectId, Option<Event>);
+
 /// Every commit reachable from `tip` but not from `stop` with its event,
 /// parents before children. `None` when `stop` is given but is not an
 /// ancestor of `tip` (history was rewritten). A commit whose trailers do
@@ -326,7 +330,7 @@ fn walk(
     store: &Store,
     tip: ObjectId,
     stop: Option<ObjectId>,
-) -> Result<Option<Vec<(ObjectId, Option<Event>)>>, StoreError> {
+) -> Result<Option<Vec<Walked>>, StoreError> {
     store.walk_since(tip, stop, |id, message| {
         let (_, lines) = trailers::parse(&String::from_utf8_lossy(message));
         (id, Event::from_trailers(&lines).ok())
