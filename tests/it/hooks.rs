@@ -62,18 +62,21 @@ fn session_end_ingests_in_the_background_and_returns_at_once() {
     // The detached ingest lands shortly after.
     let id = crate::common::ulid(51, 1);
     let mut answer = String::new();
+    let mut log = String::new();
+    let logged = |log: &str| log.contains("proposed ") && log.contains(&id);
     // A bound only so a broken worker fails instead of hanging; a loaded
-    // machine may take seconds to start it.
+    // machine may take seconds to start it. The worker logs its outcome
+    // after the commit `seen` reads, so both are awaited.
     for _ in 0..4800 {
         answer = env.lore(&["seen", &id]).stdout;
-        if answer.contains(" proposed ") {
+        log = std::fs::read_to_string(env.repo().join("lore/session-end.log")).unwrap_or_default();
+        if answer.contains(" proposed ") && logged(&log) {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
     assert!(answer.contains(" proposed "), "{answer}");
-    let log = std::fs::read_to_string(env.repo().join("lore/session-end.log")).unwrap();
-    assert!(log.contains("proposed ") && log.contains(&id), "{log}");
+    assert!(logged(&log), "{log}");
 }
 
 /// The SessionEnd hook's input for a fixture transcript.
