@@ -253,33 +253,46 @@ pub(crate) fn short(id: &gix::ObjectId) -> String {
 }
 
 /// Whether an error was caused by a full disk, an exceeded quota or a
-/// read-only file system, anywhere in its chain of causes. Some wrappers
-/// (a temporary file's path error) keep the operating system's error only in
-/// their message, so that is read too: `(os error 28)`.
+/// read-only file system, anywhere in its chain of causes: an operating
+/// system error is found by its kind or its number, never by its message.
+/// An `io::Error` that wraps another error (a temporary file's path error)
+/// keeps the kind of the error it wraps, and is looked into as well.
 fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
+    use std::io::ErrorKind;
     use rustix::io::Errno;
     const CODES: [i32; 3] = [
         Errno::NOSPC.raw_os_error(),
         Errno::DQUOT.raw_os_error(),
         Errno::ROFS.raw_os_error(),
     ];
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(io) = err.downcast_ref::<std::io::Error>() {
-            if io.raw_os_error().is_some_and(|c| CODES.contains(&c)) {
-                return true;
-            }
-        }
-        let text = err.to_string();
-        if CODES
-            .iter()
-            .any(|c| text.contains(&format!("(os error {c})")))
-        {
-            return true;
-        }
-        cur = err.source();
-    }
-    false
+    const KINDS: [ErrorKind; 3] = [
+        ErrorKind::StorageFull,
+        ErrorKind::QuotaExceeded,
+        ErrorKind::ReadOnlyFilesystem,
+    ];
+    let full = |io: &std::io::Error| {
+        KINDS.contains(&io.kind()) || io.raw_os_error().is_some_and(|c| CODES.contains(&c))
+    };
+    causes(e).any(|err| match io_error(err) {
+        Some(io) => full(io) || io.get_ref().is_some_and(|inner| out_of_room(inner)),
+        None => false,
+    })
+}
+
+/// `e` and each of its causes, outermost first.
+pub(crate) fn causes<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e), |err| err.source())
+}
+
+/// The operating system's error an error is, when it is one (also when it is
+/// shared behind an `Arc`, as cloneable errors keep it).
+fn io_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
+    e.downcast_ref::<std::io::Error>().or_else(|| {
+        e.downcast_ref::<std::sync::Arc<std::io::Error>>()
+            .map(|a| &**a)
+    })
 }
 
 /// An open lesson repository with its signer: the handle every operation
@@ -501,17 +514,20 @@ mod tests {
 
     #[test]
     fn a_full_disk_a_quota_and_a_read_only_file_system_are_out_of_room() {
+        use std::io::{Error, ErrorKind};
         for code in [28, 122, 30] {
-            assert!(
-                out_of_room(&std::io::Error::from_raw_os_error(code)),
-                "{code}"
-            );
-            let wrapped = std::io::Error::other(format!("writing x: (os error {code})"));
-            assert!(out_of_room(&wrapped), "{code} in a message");
+            assert!(out_of_room(&Error::from_raw_os_error(code)), "{code}");
+            // A wrapper that keeps the kind but not the number (a temporary
+            // file's path error), found by its kind and by what it wraps.
+            let kind = Error::from_raw_os_error(code).kind();
+            assert!(out_of_room(&Error::new(kind, "writing x")), "{code} by kind");
+            let wrapped = Error::other(Error::from_raw_os_error(code));
+            assert!(out_of_room(&wrapped), "{code} inside another io error");
+            // Never by the message: a model's or a remote's text could say it.
+            let said = Error::other(format!("writing x: (os error {code})"));
+            assert!(!out_of_room(&said), "{code} only in a message");
         }
-        assert!(
-            !out_of_room(&std::io::Error::from_raw_os_error(13)),
-            "permission denied"
-        );
+        assert!(!out_of_room(&Error::from_raw_os_error(13)), "permission denied");
+        assert!(!out_of_room(&Error::new(ErrorKind::PermissionDenied, "x")));
     }
 }
