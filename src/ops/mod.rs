@@ -258,8 +258,8 @@ pub(crate) fn short(id: &gix::ObjectId) -> String {
 /// An `io::Error` that wraps another error (a temporary file's path error)
 /// keeps the kind of the error it wraps, and is looked into as well.
 fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
-    use std::io::ErrorKind;
     use rustix::io::Errno;
+    use std::io::ErrorKind;
     const CODES: [i32; 3] = [
         Errno::NOSPC.raw_os_error(),
         Errno::DQUOT.raw_os_error(),
@@ -520,14 +520,20 @@ mod tests {
             // A wrapper that keeps the kind but not the number (a temporary
             // file's path error), found by its kind and by what it wraps.
             let kind = Error::from_raw_os_error(code).kind();
-            assert!(out_of_room(&Error::new(kind, "writing x")), "{code} by kind");
+            assert!(
+                out_of_room(&Error::new(kind, "writing x")),
+                "{code} by kind"
+            );
             let wrapped = Error::other(Error::from_raw_os_error(code));
             assert!(out_of_room(&wrapped), "{code} inside another io error");
             // Never by the message: a model's or a remote's text could say it.
             let said = Error::other(format!("writing x: (os error {code})"));
             assert!(!out_of_room(&said), "{code} only in a message");
         }
-        assert!(!out_of_room(&Error::from_raw_os_error(13)), "permission denied");
+        assert!(
+            !out_of_room(&Error::from_raw_os_error(13)),
+            "permission denied"
+        );
         assert!(!out_of_room(&Error::new(ErrorKind::PermissionDenied, "x")));
     }
 }
