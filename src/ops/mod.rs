@@ -273,7 +273,7 @@ fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
     let full = |io: &std::io::Error| {
         KINDS.contains(&io.kind()) || io.raw_os_error().is_some_and(|c| CODES.contains(&c))
     };
-    causes(e).any(|err| match io_error(err) {
+    causes(e).any(|err| match err.downcast_ref::<std::io::Error>() {
         Some(io) => full(io) || io.get_ref().is_some_and(|inner| out_of_room(inner)),
         None => false,
     })
@@ -284,15 +284,6 @@ pub(crate) fn causes<'a>(
     e: &'a (dyn std::error::Error + 'static),
 ) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
     std::iter::successors(Some(e), |err| err.source())
-}
-
-/// The operating system's error an error is, when it is one (also when it is
-/// shared behind an `Arc`, as cloneable errors keep it).
-fn io_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a std::io::Error> {
-    e.downcast_ref::<std::io::Error>().or_else(|| {
-        e.downcast_ref::<std::sync::Arc<std::io::Error>>()
-            .map(|a| &**a)
-    })
 }
 
 /// An open lesson repository with its signer: the handle every operation
