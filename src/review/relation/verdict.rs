@@ -487,23 +487,44 @@ fn check(env: &Map<String, Value>, input: &JudgmentInput) -> Parsed {
     })
 }
 
+/// How an echoed fingerprint disagrees with the presented one; what the
+/// judge wrote is quoted bounded.
+#[derive(Debug, thiserror::Error)]
+enum EchoError {
+    #[error("digest {got} is not {want}")]
+    Digest { got: String, want: String },
+    #[error("the echoed object has no digest")]
+    NoDigest,
+    #[error("count {got} is not {want}")]
+    Count { got: String, want: usize },
+    #[error("ids {0} are not the presented ids")]
+    Ids(String),
+    #[error("expected the digest or an object, got {0}")]
+    NotAnEcho(&'static str),
+}
+
 /// Whether an echoed fingerprint agrees with the presented one.
-fn echo_agrees(echo: &Value, input: &JudgmentInput) -> Result<(), String> {
+fn echo_agrees(echo: &Value, input: &JudgmentInput) -> Result<(), EchoError> {
     let fp = input.corpus_fingerprint();
+    let digest = |got: String| EchoError::Digest {
+        got,
+        want: fp.digest().to_owned(),
+    };
     match echo {
         Value::String(s) if s == fp.digest() => Ok(()),
-        Value::String(s) => Err(format!("digest {:?} is not {}", clip(s, 32), fp.digest())),
+        Value::String(s) => Err(digest(format!("{:?}", clip(s, 32)))),
         Value::Object(m) => {
             match m.get("digest") {
                 Some(Value::String(s)) if s == fp.digest() => {}
-                Some(other) => {
-                    return Err(format!("digest {} is not {}", quote(other), fp.digest()))
-                }
-                None => return Err("the echoed object has no digest".to_owned()),
+                Some(other) => return Err(digest(quote(other))),
+                None => return Err(EchoError::NoDigest),
             }
             if let Some(count) = m.get("count") {
                 if count.as_u64() != Some(fp.count() as u64) {
-                    return Err(format!("count {} is not {}", quote(count), fp.count()));
+                    return Err(EchoError::Count {
+                        got: quote(count),
+                        want: fp.count(),
+                    });
                 }
             }
             if let Some(ids) = m.get("ids") {
@@ -513,15 +534,12 @@ fn echo_agrees(echo: &Value, input: &JudgmentInput) -> Result<(), String> {
                     .map(|id| Value::String(id.to_string()))
                     .collect();
                 if *ids != Value::Array(want) {
-                    return Err(format!("ids {} are not the presented ids", quote(ids)));
+                    return Err(EchoError::Ids(quote(ids)));
                 }
             }
             Ok(())
         }
-        other => Err(format!(
-            "expected the digest or an object, got {}",
-            crate::schema::json_type(other)
-        )),
+        other => Err(EchoError::NotAnEcho(crate::schema::json_type(other))),
     }
 }
 
