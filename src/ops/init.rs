@@ -52,14 +52,34 @@ pub fn pre_push_hook(exe: Option<&Path>) -> String {
     PRE_PUSH_HOOK.replace("@GIT_LORE@", &quoted)
 }
 
+/// Why a name or e-mail cannot be the identity.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error("it is empty")]
+    Empty,
+    #[error("it holds a control character")]
+    Control,
+    #[error("it must be usable as an allowed-signers principal: no blanks, quotes or commas, not starting with # or !")]
+    NotAPrincipal,
+}
+
+/// An identity refused, and the option that chooses another.
+#[derive(Debug, thiserror::Error)]
+#[error("{problem}; pass {option} to choose another")]
+struct Refused {
+    #[source]
+    problem: IdentityError,
+    option: &'static str,
+}
+
 /// Whether a name or e-mail can be the identity: one line of text, and for
 /// the e-mail also a principal of an allowed-signers line.
-fn check_identity(key: &str, value: &str) -> Result<(), String> {
+fn check_identity(key: &str, value: &str) -> Result<(), IdentityError> {
     if value.trim().is_empty() {
-        return Err("it is empty".into());
+        return Err(IdentityError::Empty);
     }
     if value.chars().any(char::is_control) {
-        return Err("it holds a control character".into());
+        return Err(IdentityError::Control);
     }
     if key == "user.email"
         && (value
@@ -67,10 +87,7 @@ fn check_identity(key: &str, value: &str) -> Result<(), String> {
             .any(|c| c.is_whitespace() || c == '"' || c == ',')
             || value.starts_with(['#', '!']))
     {
-        return Err(
-            "it must be usable as an allowed-signers principal: no blanks, quotes or commas, not starting with # or !"
-                .into(),
-        );
+        return Err(IdentityError::NotAPrincipal);
     }
     Ok(())
 }
@@ -214,18 +231,16 @@ fn init_once(
                     None => (fallback.to_owned(), key),
                 },
             };
-            if let Err(why) = check_identity(key, &value) {
-                return Err(LoreError::Input {
-                    what: format!("{from} {value:?}"),
-                    why: format!(
-                        "{why}; pass {} to choose another",
-                        if key == "user.name" {
-                            "--name"
-                        } else {
-                            "--email"
-                        }
-                    ),
-                });
+            if let Err(problem) = check_identity(key, &value) {
+                let option = if key == "user.name" {
+                    "--name"
+                } else {
+                    "--email"
+                };
+                return Err(LoreError::invalid(
+                    format!("{from} {value:?}"),
+                    Refused { problem, option },
+                ));
             }
             store.set_config(key, &value)?;
         }

@@ -106,7 +106,14 @@ pub enum Class {
     Undetermined,
 }
 
-/// Everything an operation can fail with.
+/// An error kept as the cause of another, whatever library it comes from:
+/// its message, its type (for `downcast_ref`) and its own causes.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Everything an operation can fail with. A variant built from another
+/// error keeps it as its `source()`, so the chain reaches the root cause
+/// (an `std::io::Error` and its kind); [`LoreError::class`] reads the chain,
+/// `cli::main` prints it ([`with_causes`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LoreError {
     #[error(transparent)]
@@ -142,12 +149,27 @@ pub enum LoreError {
         "lesson id {id} is already in use (the random source repeated itself); nothing was written"
     )]
     IdTaken { id: Id },
-    /// A configuration value that cannot be used.
+    /// A configuration value that cannot be used: `why` says why.
     #[error("{key} {why}")]
     Config { key: String, why: String },
+    /// A configuration value that cannot be used, as the error kept says.
+    #[error("{key} {source}")]
+    ConfigInvalid {
+        key: String,
+        #[source]
+        source: Cause,
+    },
     /// Input that cannot be used: `what` names it, `why` says why.
     #[error("{what}: {why}")]
     Input { what: String, why: String },
+    /// Input that cannot be used because reading, parsing or checking it
+    /// failed: `what` names it, the error kept says why.
+    #[error("{what}: {source}")]
+    Invalid {
+        what: String,
+        #[source]
+        source: Cause,
+    },
     /// A file git-lore needs could not be read or written.
     #[error("{what} {path}: {source}")]
     File {
@@ -181,6 +203,15 @@ pub enum LoreError {
     /// The pool entry promote would write is not valid.
     #[error("lesson {id}: the pool entry would not be valid; nothing written: {why}")]
     BadPoolEntry { id: Id, why: String },
+    /// A pool entry that does not read as a lesson; `said` comes before the
+    /// parse error (or is empty).
+    #[error("lesson {id}: the pool entry would not be valid; nothing written: {said}{source}")]
+    UnreadableEntry {
+        id: Id,
+        said: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
     /// A remote pool's tip does not descend from the last one verified.
     #[error("the remote pool/{tier} at {url} moved back from {} to {}, {dropped} commits dropped; nothing was integrated. If its owners rewrote it on purpose, accept it with `git lore sync {tier} --accept-rollback`", short(from), short(to))]
     RemoteRolledBack {
@@ -209,6 +240,14 @@ pub enum LoreError {
 }
 
 impl LoreError {
+    /// [`LoreError::Invalid`]: `what` cannot be used, as `source` says.
+    pub fn invalid(what: impl Into<String>, source: impl Into<Cause>) -> LoreError {
+        LoreError::Invalid {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
+
     /// Refusal or outage. Running out of space, or a read-only repository,
     /// is an outage too: nothing was written, and it is safe to retry once
     /// the disk has room.

@@ -278,10 +278,11 @@ pub fn publish_public(lore: &mut Lore, opts: &PublicOptions) -> Result<PublicRep
         else {
             continue;
         };
-        let entry: Lesson = serde_json::from_slice(&lore.store.blob(new)?).map_err(|e| {
-            LoreError::BadPoolEntry {
+        let entry: Lesson = serde_json::from_slice(&lore.store.blob(new)?).map_err(|source| {
+            LoreError::UnreadableEntry {
                 id,
-                why: e.to_string(),
+                said: "",
+                source,
             }
         })?;
         let change = match c.old {

@@ -97,10 +97,12 @@ fn read_case(store: &Store, pool: Source, tip: ObjectId, id: Id) -> Result<Case,
     let bytes = store
         .read_at(tip, &layout::lesson_path(id))?
         .ok_or(LoreError::NotFound { id })?;
-    let lesson: Lesson = serde_json::from_slice(&bytes).map_err(|e| LoreError::BadPoolEntry {
-        id,
-        why: format!("its pool entry does not read as a lesson: {e}"),
-    })?;
+    let lesson: Lesson =
+        serde_json::from_slice(&bytes).map_err(|source| LoreError::UnreadableEntry {
+            id,
+            said: "its pool entry does not read as a lesson: ",
+            source,
+        })?;
     let mut observations = observations_against(store, tip, id)?;
     observations.sort_by_key(|o| o.id);
     let upheld_at = upheld_at_for(store, tip, id)?;
@@ -282,9 +284,10 @@ fn record(
             // Only the status changes: every other byte of the entry stays.
             let bytes = tx.read(&path)?.ok_or(LoreError::NotFound { id })?;
             let mut entry: Value =
-                serde_json::from_slice(&bytes).map_err(|e| LoreError::BadPoolEntry {
+                serde_json::from_slice(&bytes).map_err(|source| LoreError::UnreadableEntry {
                     id,
-                    why: e.to_string(),
+                    said: "",
+                    source,
                 })?;
             entry["status"] = Value::from(LessonStatus::Refuted.as_str());
             Change::Put {

@@ -92,13 +92,13 @@ pub fn settings(lore: &Lore) -> Result<Settings, LoreError> {
             .parse::<f64>()
             .map_err(|_| bad("floor", format!("must be a number, got {v:?}")))?,
     };
-    let neighbours = NeighbourConfig::new(cap, floor).map_err(|e| LoreError::Config {
+    let neighbours = NeighbourConfig::new(cap, floor).map_err(|e| LoreError::ConfigInvalid {
         key: Role::Relate.key(if matches!(e, relation::NeighbourError::BadCap(_)) {
             "cap"
         } else {
             "floor"
         }),
-        why: e.to_string(),
+        source: e.into(),
     })?;
     let threshold = match cfg("threshold") {
         None => DEFAULT_CONTRADICTION_THRESHOLD,
@@ -408,13 +408,10 @@ fn candidate(snap: &Snapshot, id: Id) -> &Lesson {
 
 fn input_of(snap: &Snapshot, id: Id, settings: &Settings) -> Result<JudgmentInput, LoreError> {
     let cand = candidate(snap, id);
-    let refuse = |why: String| LoreError::Input {
-        what: format!("lesson {id} cannot be related"),
-        why,
-    };
+    let refuse = |e: super::Cause| LoreError::invalid(format!("lesson {id} cannot be related"), e);
     let pool = neighbour_pool_in(cand, &snap.lessons, snap.tokens(), &settings.neighbours)
-        .map_err(|e| refuse(e.to_string()))?;
-    JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.to_string()))
+        .map_err(|e| refuse(e.into()))?;
+    JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.into()))
 }
 
 fn already_related(store: &Store, snap: &Snapshot, id: Id) -> Result<bool, LoreError> {
@@ -521,10 +518,9 @@ fn plan(
 ) -> Result<Result<Vec<Effect>, Unapplied>, LoreError> {
     match plan_effects(batch, lessons, ctx) {
         Ok(effects) => Ok(Ok(effects)),
-        Err(e @ (EffectError::BadModel(_) | EffectError::BadClock(_))) => Err(LoreError::Input {
-            what: "relation judgment".into(),
-            why: e.to_string(),
-        }),
+        Err(e @ (EffectError::BadModel(_) | EffectError::BadClock(_))) => {
+            Err(LoreError::invalid("relation judgment", e))
+        }
         Err(e) => Ok(Err(Unapplied::Unresolvable { why: e.to_string() })),
     }
 }

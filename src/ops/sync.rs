@@ -627,11 +627,13 @@ fn adopt(
         let (Some(RecordPath::Lesson(id)), Some(blob)) = (layout::classify(&c.path), c.new) else {
             continue;
         };
-        let lesson: Lesson =
-            serde_json::from_slice(&store.blob(blob)?).map_err(|e| LoreError::BadPoolEntry {
+        let lesson: Lesson = serde_json::from_slice(&store.blob(blob)?).map_err(|source| {
+            LoreError::UnreadableEntry {
                 id,
-                why: e.to_string(),
-            })?;
+                said: "",
+                source,
+            }
+        })?;
         match c.old {
             // Active entries come back as they are, retracted ones as a
             // promote and its retraction. (Superseded and refuted entries
