@@ -182,6 +182,7 @@ pub enum LoreError {
     #[error("candidate of lesson {id} does not validate; not confirmed: {why}")]
     NotConfirmable {
         id: Id,
+        #[source]
         why: crate::pipeline::Invalid,
     },
     /// A commit on the branch a command would build on does not verify.
