@@ -141,6 +141,7 @@ pub fn items_from_commits(
                 })
                 .collect(),
             repo: repo.clone(),
+            released_before: c.released_before,
             project_key: key.clone(),
         };
         // A commit history has seen is told as seen, without its diff.

@@ -105,6 +105,9 @@ pub struct MinedCommit {
     pub manifests: Vec<ManifestFile>,
     /// `owner/name` of the repository, when its origin names one.
     pub repo: Option<String>,
+    /// The newest release before this commit (from its tags), the version
+    /// of a package whose manifest names none.
+    pub released_before: Option<String>,
     /// The project's 12-hex key.
     pub project_key: String,
 }
@@ -222,6 +225,12 @@ pub fn manifest_facts(commit: &MinedCommit) -> Vec<Fact> {
         };
         for mut c in manifest::diff(kind, &m.path, old.as_ref(), new.as_ref()) {
             c.repo = commit.repo.clone();
+            // A package whose manifest names no version (pyproject with a
+            // dynamic version, a Go module) was last released at the
+            // newest tag before this commit.
+            if let Some(owner) = c.owner.as_mut().filter(|o| o.version.is_none()) {
+                owner.version = commit.released_before.clone();
+            }
             if out.len() < facts::MAX_FACTS {
                 out.push(Fact::Change(c));
             }
@@ -417,6 +426,7 @@ mod tests {
                 new: Some(new.as_bytes().to_vec()),
             }],
             repo: Some("vitejs/vite".into()),
+            released_before: None,
             project_key: "3f9c2a7b1d04".into(),
         }
     }

@@ -26,6 +26,9 @@ pub struct RawCommit {
     pub changed_paths: Vec<String>,
     /// The changed paths the caller asked the bytes of.
     pub blobs: Vec<ChangedBlob>,
+    /// The version of the newest release tag (`v1.2.3`, `0.104.1`) on an
+    /// earlier commit of the walk: what was released before this commit.
+    pub released_before: Option<String>,
 }
 
 /// A changed file's bytes before (absent: added) and after (absent:
@@ -86,6 +89,7 @@ pub fn mine(
                 .detach(),
         ),
     };
+    let releases = release_tags(&repo)?;
     let mut commits = Vec::new();
     let mut next = tip;
     while let Some(id) = next {
@@ -147,10 +151,22 @@ pub fn mine(
             message,
             changed_paths: changed.into_iter().map(|c| c.path).collect(),
             blobs,
+            released_before: None,
         });
         next = parent;
     }
     commits.reverse();
+    // Oldest first: each commit gets the newest release tagged before it.
+    let mut last: Option<String> = None;
+    for c in &mut commits {
+        c.released_before = last.clone();
+        if let Some(v) = ObjectId::from_hex(c.sha.as_bytes())
+            .ok()
+            .and_then(|id| releases.get(&id))
+        {
+            last = Some(v.clone());
+        }
+    }
     Ok(Mined {
         origin_url,
         root,
@@ -178,6 +194,41 @@ pub fn identify(dir: &Path) -> (Option<String>, PathBuf) {
         .unwrap_or_else(|| repo.git_dir().to_owned());
     let root = std::fs::canonicalize(&root).unwrap_or(root);
     (origin_url, root)
+}
+
+/// The commits release tags point at, with the version each names: tags
+/// that are a version alone (`v1.2.3`, `1.2.3`, `v0.104`), peeled to their
+/// commit; the highest version where a commit has several.
+fn release_tags(
+    repo: &gix::Repository,
+) -> Result<std::collections::HashMap<ObjectId, String>, StoreError> {
+    let mut out: std::collections::HashMap<ObjectId, String> = std::collections::HashMap::new();
+    let refs = repo.references().ctx(|| "listing tags".into())?;
+    let tags = refs.tags().ctx(|| "listing tags".into())?;
+    for r in tags.flatten().take(100_000) {
+        let name = r.name().shorten().to_str_lossy().into_owned();
+        let version = name.strip_prefix('v').unwrap_or(&name);
+        let parts: Vec<&str> = version.split('.').collect();
+        if !(2..=3).contains(&parts.len())
+            || !parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            continue;
+        }
+        let mut r = r;
+        let Ok(id) = r.peel_to_id() else { continue };
+        let key = |v: &str| {
+            v.split('.')
+                .map(|p| p.parse::<u64>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        };
+        let slot = out.entry(id.detach()).or_insert_with(|| version.to_owned());
+        if key(version) > key(slot) {
+            *slot = version.to_owned();
+        }
+    }
+    Ok(out)
 }
 
 fn default_branch_tip(repo: &gix::Repository) -> Result<Option<ObjectId>, StoreError> {

@@ -1380,3 +1380,40 @@ fn mining_proposes_a_regression_pin_and_a_raised_peer_range_but_not_a_bump() {
     );
     env.assert_verifies();
 }
+
+/// A package whose manifest names no version (a Python project with a
+/// dynamic version) is scoped from the newest release tag before the
+/// commit that raised its Python requirement.
+#[test]
+fn a_raised_engine_range_is_scoped_after_the_last_release_tag() {
+    let env = TestEnv::new();
+    env.init();
+    let proj = env.path().join("pyapp");
+    std::fs::create_dir_all(&proj).unwrap();
+    project_git(&proj, &env, &["init", "-q", "-b", "main"]);
+    let write = |python: &str| {
+        std::fs::write(
+            proj.join("pyproject.toml"),
+            format!("[project]\nname = \"pyapp\"\ndynamic = [\"version\"]\nrequires-python = \"{python}\"\ndependencies = [\"starlette>=0.27.0\"]\n"),
+        )
+        .unwrap();
+    };
+    write(">=3.8");
+    project_git(&proj, &env, &["add", "."]);
+    project_git(&proj, &env, &["commit", "-q", "-m", "Initial commit"]);
+    project_git(&proj, &env, &["tag", "1.4.0"]);
+    write(">=3.9");
+    project_git(&proj, &env, &["add", "."]);
+    project_git(&proj, &env, &["commit", "-q", "-m", "Drop Python 3.8"]);
+    let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    let lesson = crate::common::lesson_of(r.ok());
+    let p = env.proposal(&lesson);
+    assert_eq!(
+        p["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"python": ">=3.8 <3.9", "pypi:pyapp": ">1.4.0"})
+    );
+    assert_eq!(
+        p["candidate"]["claim"],
+        "pyapp releases after 1.4.0 requires Python >=3.9; Python >=3.8 <3.9 is no longer supported"
+    );
+}
