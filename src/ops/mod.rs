@@ -546,7 +546,69 @@ pub fn shell_quote(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::out_of_room;
+    use super::{out_of_room, with_causes, Class, LoreError};
+    use crate::pipeline::InputError;
+    use crate::store::StoreError;
+    use std::error::Error as _;
+    use std::io;
+
+    /// The io error at the bottom of `e`'s causes, if any.
+    fn root_io<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a io::Error> {
+        super::causes(e).find_map(|c| c.downcast_ref::<io::Error>())
+    }
+
+    #[test]
+    fn a_wrapped_io_error_is_the_source_not_a_copy_of_its_words() {
+        let e = LoreError::File {
+            what: "cannot read",
+            path: "/x/config".into(),
+            source: io::Error::from_raw_os_error(13),
+        };
+        let source = e.source().and_then(|s| s.downcast_ref::<io::Error>());
+        assert_eq!(
+            source.map(io::Error::kind),
+            Some(io::ErrorKind::PermissionDenied)
+        );
+        assert_eq!(e.class(), Class::Refused);
+
+        // Through a store error, shared in a cloned input error, boxed as a
+        // cause: the chain still ends at the io error with its number.
+        let store = LoreError::from(StoreError::Io {
+            context: "writing the index".into(),
+            source: io::Error::from_raw_os_error(28),
+        });
+        assert_eq!(root_io(&store).and_then(io::Error::raw_os_error), Some(28));
+        assert_eq!(store.class(), Class::Undetermined);
+        let unreadable = InputError::Unreadable(io::Error::from_raw_os_error(28).into());
+        let e = LoreError::invalid("artifacts.jsonl", unreadable.clone());
+        assert_eq!(root_io(&e).and_then(io::Error::raw_os_error), Some(28));
+        assert_eq!(e.class(), Class::Undetermined, "a full disk is an outage");
+        // Each cause is said once: the message already holds the io error's.
+        let said = with_causes(&e);
+        assert_eq!(said.matches("No space left on device").count(), 1, "{said}");
+        assert_eq!(said, format!("artifacts.jsonl: {unreadable}"));
+    }
+
+    #[test]
+    fn an_unjudged_panel_keeps_what_the_judge_program_failed_with() {
+        use crate::cause::AnyCause;
+        use crate::review::UnjudgedReason;
+        let why = super::Outage::EmptyOutput;
+        let r = UnjudgedReason::NoAnswer {
+            judge_type: "generality".into(),
+            why: AnyCause::any(why),
+        };
+        assert_eq!(
+            r.to_string(),
+            format!("judge generality: {}", super::Outage::EmptyOutput)
+        );
+        let kept = crate::ops::causes(&r).find_map(|c| c.downcast_ref::<super::Outage>());
+        assert!(matches!(kept, Some(super::Outage::EmptyOutput)), "{kept:?}");
+        let not_json = crate::review::parse_panel("{").unwrap_err();
+        let parse =
+            crate::ops::causes(&not_json).find_map(|c| c.downcast_ref::<serde_json::Error>());
+        assert!(parse.is_some_and(serde_json::Error::is_eof), "{not_json:?}");
+    }
 
     #[test]
     fn a_full_disk_a_quota_and_a_read_only_file_system_are_out_of_room() {

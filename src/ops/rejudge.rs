@@ -33,6 +33,7 @@ use serde_json::Value;
 use super::backend::Backend;
 use super::relate::{observations_against, upheld_at_for, QUEUED_POOLS};
 use super::{Lore, LoreError};
+use crate::cause::AnyCause;
 use crate::event::{Event, Ruling};
 use crate::model::{canonical_json, iso, Id, Lesson, LessonStatus, Proposal, ProposalStatus};
 use crate::model::{Candidate, Source, Verdict};
@@ -215,15 +216,12 @@ pub fn run_panel(
     threshold: usize,
 ) -> Result<Value, UnjudgedReason> {
     let Some(rubric) = rubrics.rubric_for(c.lesson.visibility) else {
-        return Err(UnjudgedReason::UnusablePanel(format!(
-            "no rubric for {} lessons",
-            c.lesson.visibility
-        )));
+        return Err(UnjudgedReason::NoRubric(c.lesson.visibility));
     };
     let p = as_proposal(lore, c);
     if let Backend::Offline = backend {
         return review::offline_rejudge_panel(&p, rubric, c.observations.len(), threshold)
-            .map_err(|e| UnjudgedReason::UnusablePanel(e.to_string()));
+            .map_err(|e| UnjudgedReason::UnusablePanel(AnyCause::any(e)));
     }
     super::judge::ask_panel(rubric, backend, |judge_type| {
         review::rejudge_prompt(judge_type, &p, rubric, &c.observations)

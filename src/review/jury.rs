@@ -45,12 +45,11 @@
 //! recorded (exit 0), an unusable panel leaves the lesson confirmed with
 //! nothing written (exit 2) — a broken judge must never become a rejection.
 
-use std::fmt;
-
 use serde_json::Value;
 
 use super::rubric::{GatePolicy, Rubric, RubricSet};
 use super::{round6, ReviewError};
+use crate::cause::{AnyCause, Shared};
 use crate::model::{iso, Id, Proposal, ProposalStatus, Verdict, Visibility};
 
 /// What the jury decided.
@@ -64,20 +63,33 @@ pub enum JuryOutcome {
 
 /// Why a panel could not judge. `Display` omits the lesson id;
 /// [`UnjudgedReason::message`] gives the full sentence, naming the lesson.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum UnjudgedReason {
-    /// The verdicts given are not JSON; the parser's message.
-    NotJson(String),
-    /// The panel failed the usable-panel check; the string says how.
-    UnusablePanel(String),
+    /// The verdicts given are not JSON; the parser's error.
+    #[error("the verdicts are not JSON: {0}")]
+    NotJson(#[source] Shared<serde_json::Error>),
+    /// The panel failed the usable-panel check; the error says how.
+    #[error("the judge panel is unusable: {0}")]
+    UnusablePanel(#[source] AnyCause),
+    /// There is no rubric for lessons of this visibility.
+    #[error("the judge panel is unusable: no rubric for {0} lessons")]
+    NoRubric(Visibility),
     /// A judge program gave no answer (missing, hung, crashed, silent).
-    NoAnswer { judge_type: String, why: String },
+    #[error("judge {judge_type}: {why}")]
+    NoAnswer {
+        judge_type: String,
+        #[source]
+        why: AnyCause,
+    },
     /// The lesson changed while the jury deliberated: the verdict would
     /// apply to content the judges never read.
+    #[error("the lesson changed while the jury deliberated; its verdict is not applied")]
     Changed,
     /// Floored criteria that no judge scored, in rubric order.
+    #[error("no judge scored these floored criteria, so the panel cannot be trusted: {}", .0.join(", "))]
     UncoveredFloors(Vec<String>),
     /// The panel scored too little of the rubric weight.
+    #[error("the panel scored only {scored} of the rubric weight (minimum {minimum})")]
     LowCoverage { scored: f64, minimum: f64 },
 }
 
@@ -86,30 +98,6 @@ impl UnjudgedReason {
     /// only 0.45 of the rubric weight (minimum 0.6)`.
     pub fn message(&self, id: Id) -> String {
         format!("lesson {id}: {self}")
-    }
-}
-
-impl fmt::Display for UnjudgedReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UnjudgedReason::NotJson(why) => write!(f, "the verdicts are not JSON: {why}"),
-            UnjudgedReason::UnusablePanel(why) => write!(f, "the judge panel is unusable: {why}"),
-            UnjudgedReason::NoAnswer { judge_type, why } => write!(f, "judge {judge_type}: {why}"),
-            UnjudgedReason::Changed => f.write_str(
-                "the lesson changed while the jury deliberated; its verdict is not applied",
-            ),
-            UnjudgedReason::UncoveredFloors(names) => write!(
-                f,
-                "no judge scored these floored criteria, so the panel cannot be trusted: {}",
-                names.join(", ")
-            ),
-            UnjudgedReason::LowCoverage { scored, minimum } => {
-                write!(
-                    f,
-                    "the panel scored only {scored} of the rubric weight (minimum {minimum})"
-                )
-            }
-        }
     }
 }
 
@@ -129,7 +117,7 @@ pub enum Judged {
 /// judge", never a usage error: a judge that printed garbage must not turn
 /// into a rejection.
 pub fn parse_panel(text: &str) -> Result<Value, UnjudgedReason> {
-    serde_json::from_str(text).map_err(|e| UnjudgedReason::NotJson(e.to_string()))
+    serde_json::from_str(text).map_err(|e| UnjudgedReason::NotJson(e.into()))
 }
 
 /// One judge's slot in a panel, from its answer: the verdict object with
@@ -239,7 +227,9 @@ impl Judge<'_> {
 pub fn judge_with(rubric: &Rubric, min_criterion_coverage: f64, verdicts: &Value) -> JuryOutcome {
     let judges = match usable_panel(rubric, verdicts) {
         Ok(j) => j,
-        Err(why) => return JuryOutcome::Unjudged(UnjudgedReason::UnusablePanel(why.to_string())),
+        Err(why) => {
+            return JuryOutcome::Unjudged(UnjudgedReason::UnusablePanel(AnyCause::any(why)))
+        }
     };
 
     // Coverage.

@@ -99,13 +99,6 @@ pub enum StoreError {
     /// A remote could not be reached, or the transfer failed.
     #[error("talking to {url} failed: {message}")]
     Remote { url: String, message: String },
-    /// A record in the tree is not what it should be, said in words.
-    #[error("record {path} on {branch} is corrupt: {why}")]
-    CorruptRecord {
-        branch: String,
-        path: String,
-        why: String,
-    },
     /// A record in the tree does not parse as what it should be; `then`
     /// says what was not done because of it (or is empty).
     #[error("record {path} on {branch} is corrupt: {source}{then}")]
