@@ -72,7 +72,9 @@ fn session_end_ingests_in_the_background_and_returns_at_once() {
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
     assert!(answer.contains(" proposed "), "{answer}");
-    let log = std::fs::read_to_string(env.repo().join("lore/session-end.log")).unwrap();
+    // The worker logs what it did after the commit `seen` reads: wait for
+    // the line, not only for the commit.
+    let log = log_says(&env, "proposed ");
     assert!(log.contains("proposed ") && log.contains(&id), "{log}");
 }
 
