@@ -598,46 +598,7 @@ fn check_decision(
         )));
     }
 
-    let fp = input.corpus_fingerprint();
-    let mut targets = Vec::with_capacity(ids.len());
-    for tid in ids {
-        let text = match tid {
-            Value::String(s) if !s.trim().is_empty() => s.as_str(),
-            other => {
-                return Err(partial(format!(
-                    "has a target id that is not a non-blank string: {}",
-                    quote(other)
-                )))
-            }
-        };
-        if text == candidate_text {
-            return Err(void(
-                FailureMode::SelfReference,
-                format!("{at}.target_ids names the candidate itself ({candidate_text})"),
-            ));
-        }
-        let presented = fp
-            .contains_text(text)
-            .then(|| text.parse::<Id>().ok())
-            .flatten();
-        let Some(id) = presented else {
-            return Err(void(
-                FailureMode::PhantomId,
-                format!(
-                    "{at}.target_ids names an id that was never presented: {}",
-                    clip(text, 40)
-                ),
-            ));
-        };
-        if named.contains(&id) {
-            return Err(void(
-                FailureMode::DuplicateTarget,
-                format!("{at}.target_ids repeats {id}"),
-            ));
-        }
-        named.push(id);
-        targets.push(id);
-    }
+    let targets = targets_of(ids, &at, candidate_text, input, named)?;
 
     let text_of = |key: &str| match d.get(key) {
         Some(Value::String(s)) => s.clone(),
@@ -684,6 +645,62 @@ fn check_decision(
         rationale: text_of("rationale"),
         confidence,
     })
+}
+
+/// The ids a decision targets: each a non-blank string, presented to the
+/// judge, not the candidate, and named by no earlier target (`named`
+/// collects them across the batch).
+fn targets_of(
+    ids: &[Value],
+    at: &str,
+    candidate_text: &str,
+    input: &JudgmentInput,
+    named: &mut Vec<Id>,
+) -> Result<Vec<Id>, Parsed> {
+    let fp = input.corpus_fingerprint();
+    let mut targets = Vec::with_capacity(ids.len());
+    for tid in ids {
+        let text = match tid {
+            Value::String(s) if !s.trim().is_empty() => s.as_str(),
+            other => {
+                return Err(void(
+                    FailureMode::Partial,
+                    format!(
+                        "{at} has a target id that is not a non-blank string: {}",
+                        quote(other)
+                    ),
+                ))
+            }
+        };
+        if text == candidate_text {
+            return Err(void(
+                FailureMode::SelfReference,
+                format!("{at}.target_ids names the candidate itself ({candidate_text})"),
+            ));
+        }
+        let presented = fp
+            .contains_text(text)
+            .then(|| text.parse::<Id>().ok())
+            .flatten();
+        let Some(id) = presented else {
+            return Err(void(
+                FailureMode::PhantomId,
+                format!(
+                    "{at}.target_ids names an id that was never presented: {}",
+                    clip(text, 40)
+                ),
+            ));
+        };
+        if named.contains(&id) {
+            return Err(void(
+                FailureMode::DuplicateTarget,
+                format!("{at}.target_ids repeats {id}"),
+            ));
+        }
+        named.push(id);
+        targets.push(id);
+    }
+    Ok(targets)
 }
 
 /// A JSON value read with one rule more than serde_json's own: an object
