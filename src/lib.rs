@@ -9,6 +9,7 @@
 //! clock or randomness directly: callers pass them in.
 
 pub mod answer;
+pub mod cause;
 pub mod content;
 pub mod event;
 pub mod facts;

@@ -34,6 +34,8 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Draft, Registry, ValidationError, Validator};
 use serde_json::Value;
 
+use crate::cause::{AnyCause, Shared};
+
 /// The base URI the embedded schemas are registered under. `.invalid` is a
 /// reserved top-level domain: nothing is ever fetched from it.
 pub const BASE_URI: &str = "https://git-lore.invalid/schema/";
@@ -210,13 +212,21 @@ impl fmt::Display for Violation {
 pub enum SchemaError {
     /// The embedded text is not JSON.
     #[error("embedded schema {file} is not valid JSON: {why}")]
-    NotJson { file: &'static str, why: String },
+    NotJson {
+        file: &'static str,
+        #[source]
+        why: Shared<serde_json::Error>,
+    },
     /// The schema registry could not be built.
     #[error("embedded schemas could not be registered: {0}")]
-    Registry(String),
+    Registry(#[source] AnyCause),
     /// The schema does not compile.
     #[error("embedded schema {file} does not compile: {why}")]
-    Compile { file: &'static str, why: String },
+    Compile {
+        file: &'static str,
+        #[source]
+        why: Shared<ValidationError<'static>>,
+    },
 }
 
 /// Cuts `s` to at most `max` characters, marking the cut with `…`.
@@ -239,7 +249,7 @@ fn doc(kind: SchemaKind) -> Result<&'static Value, SchemaError> {
         .get_or_init(|| {
             serde_json::from_str(kind.text()).map_err(|e| SchemaError::NotJson {
                 file: kind.file_name(),
-                why: e.to_string(),
+                why: e.into(),
             })
         })
         .as_ref()
@@ -282,7 +292,7 @@ fn compiled(kind: SchemaKind) -> &'static Result<Validator, SchemaError> {
         let registry = Registry::new()
             .extend(resources)
             .and_then(|builder| builder.prepare())
-            .map_err(|e| SchemaError::Registry(e.to_string()))?;
+            .map_err(|e| SchemaError::Registry(AnyCause::any(e)))?;
         jsonschema::options()
             .with_draft(Draft::Draft202012)
             .with_base_uri(format!("{BASE_URI}{}", kind.file_name()))
@@ -290,7 +300,7 @@ fn compiled(kind: SchemaKind) -> &'static Result<Validator, SchemaError> {
             .build(doc(kind)?)
             .map_err(|e| SchemaError::Compile {
                 file: kind.file_name(),
-                why: e.to_string(),
+                why: e.into(),
             })
     })
 }

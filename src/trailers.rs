@@ -52,6 +52,13 @@ pub enum TrailerError {
     /// A trailer whose value is not what the action needs.
     #[error("trailer {key}: {why}")]
     BadField { key: &'static str, why: String },
+    /// A trailer whose value does not parse as what the action needs.
+    #[error("trailer {key}: {why}")]
+    Unparsable {
+        key: &'static str,
+        #[source]
+        why: crate::cause::AnyCause,
+    },
     /// A key that is given once given more often: stock git would read its
     /// values joined, so the commit would say two things.
     #[error("trailer {key} is given {times} times (rule: one value per key; of the Lore- keys only Lore-Target and Lore-Judge repeat)")]

@@ -42,54 +42,56 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let tier = ui::parse_tier(&args.tier, false)?;
     let mut lore = ctx.open()?;
     if tier == Source::Org {
-        let r = publish::publish_org(&mut lore, args.dry_run)?;
-        let failed = !r.problems.is_empty();
-        if args.json {
-            ui::out_json(&r);
-        } else if failed {
-            ui::out(&output::problem_lines(&r.problems));
-            ui::status(format!(
-                "pool/org: nothing was pushed to {}",
-                ui::text(&r.url)
-            ));
-        } else {
-            for s in &r.synced {
-                ui::status(format!(
-                    "pool/org: the remote had moved; synced {} verified commits first",
-                    s.verified
-                ));
-            }
-            let short = |c: &Option<String>| {
-                c.as_deref()
-                    .map(|c| c[..12].to_owned())
-                    .unwrap_or_else(|| "nothing".into())
-            };
-            ui::out(&if r.from == r.to {
-                format!("pool/org: {} is up to date\n", ui::text(&r.url))
-            } else if r.dry_run {
-                format!(
-                    "pool/org: would push {} commit{} to {} ({} -> {})\n",
-                    r.commits,
-                    if r.commits == 1 { "" } else { "s" },
-                    ui::text(&r.url),
-                    short(&r.from),
-                    short(&r.to)
-                )
-            } else {
-                format!(
-                    "pool/org: pushed {} commit{} to {} ({} -> {})\n",
-                    r.commits,
-                    if r.commits == 1 { "" } else { "s" },
-                    ui::text(&r.url),
-                    short(&r.from),
-                    short(&r.to)
-                )
-            });
-        }
-        return Ok(if failed { Exit::Refused } else { Exit::Done });
+        return run_org(&mut lore, &args);
     }
+    run_public(&mut lore, &args)
+}
+
+/// `publish org`: pushes the local pool/org, or says why not.
+fn run_org(lore: &mut git_lore::ops::Lore, args: &Args) -> ui::Result {
+    let r = publish::publish_org(lore, args.dry_run)?;
+    let failed = !r.problems.is_empty();
+    if args.json {
+        ui::out_json(&r);
+    } else if failed {
+        ui::out(&output::problem_lines(&r.problems));
+        ui::status(format!(
+            "pool/org: nothing was pushed to {}",
+            ui::text(&r.url)
+        ));
+    } else {
+        for s in &r.synced {
+            ui::status(format!(
+                "pool/org: the remote had moved; synced {} verified commits first",
+                s.verified
+            ));
+        }
+        let short = |c: &Option<String>| {
+            c.as_deref()
+                .map(|c| c[..12].to_owned())
+                .unwrap_or_else(|| "nothing".into())
+        };
+        ui::out(&if r.from == r.to {
+            format!("pool/org: {} is up to date\n", ui::text(&r.url))
+        } else {
+            format!(
+                "pool/org: {} {} commit{} to {} ({} -> {})\n",
+                if r.dry_run { "would push" } else { "pushed" },
+                r.commits,
+                if r.commits == 1 { "" } else { "s" },
+                ui::text(&r.url),
+                short(&r.from),
+                short(&r.to)
+            )
+        });
+    }
+    Ok(if failed { Exit::Refused } else { Exit::Done })
+}
+
+/// `publish public`: proposes each change as a review branch on the remote.
+fn run_public(lore: &mut git_lore::ops::Lore, args: &Args) -> ui::Result {
     let r = publish::publish_public(
-        &mut lore,
+        lore,
         &PublicOptions {
             dry_run: args.dry_run,
             body_dir: args.pr_body_dir.clone(),
@@ -115,70 +117,82 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     }
     let gh = args.open && which("gh");
     for v in &r.reviews {
-        let what = match v.change {
-            "add" => "adds the lesson",
-            "retract" => "retracts the lesson",
-            _ => "changes who may sign",
-        };
-        let subject = v
-            .lesson
-            .map(|l| l.to_string())
-            .unwrap_or_else(|| "pool/public".to_owned());
-        match v.outcome {
-            "refused" => s.push_str(&format!(
-                "{subject}: not pushed: {}\n",
-                ui::text(v.why.as_deref().unwrap_or(""))
-            )),
-            "already_open" => s.push_str(&format!(
-                "{subject}: {} is already on {url}; its pull request {what}\n",
-                v.branch
-            )),
-            outcome => {
-                s.push_str(&format!(
-                    "{subject}: {} {} ({what})\n",
-                    if outcome == "pushed" {
-                        "pushed"
-                    } else {
-                        "would push"
-                    },
-                    v.branch
-                ));
-                if args.pr_body_dir.is_none() && outcome == "pushed" {
-                    // The body holds model text: each line reaches the
-                    // terminal as text (the file written for the forge is
-                    // markdown-escaped, not terminal-escaped).
-                    s.push('\n');
-                    for line in v.body.lines() {
-                        s.push_str(&ui::text(line));
-                        s.push('\n');
-                    }
-                }
-                s.push_str(&format!("  open the pull request: {}\n", v.command));
-                if gh && outcome == "pushed" {
-                    let ok = std::process::Command::new("gh")
-                        .args(
-                            shell_words::split(&v.command)
-                                .unwrap_or_default()
-                                .iter()
-                                .skip(1),
-                        )
-                        .status()
-                        .map(|st| st.success())
-                        .unwrap_or(false);
-                    s.push_str(if ok {
-                        "  opened with gh\n"
-                    } else {
-                        "  gh failed; open it by hand\n"
-                    });
-                }
-            }
-        }
+        s.push_str(&review_lines(v, &url, args, gh));
     }
     if args.open && !gh {
         ui::status("--open: `gh` is not on PATH; open the pull requests with the commands above");
     }
     ui::out(&s);
     Ok(if refused { Exit::Refused } else { Exit::Done })
+}
+
+/// What one review came to, for a person; opens its pull request with `gh`
+/// when asked and it was pushed.
+fn review_lines(v: &publish::Review, url: &str, args: &Args, gh: bool) -> String {
+    let what = match v.change {
+        "add" => "adds the lesson",
+        "retract" => "retracts the lesson",
+        _ => "changes who may sign",
+    };
+    let subject = v
+        .lesson
+        .map(|l| l.to_string())
+        .unwrap_or_else(|| "pool/public".to_owned());
+    let mut s = String::new();
+    match v.outcome {
+        "refused" => s.push_str(&format!(
+            "{subject}: not pushed: {}\n",
+            ui::text(v.why.as_deref().unwrap_or(""))
+        )),
+        "already_open" => s.push_str(&format!(
+            "{subject}: {} is already on {url}; its pull request {what}\n",
+            v.branch
+        )),
+        outcome => {
+            s.push_str(&format!(
+                "{subject}: {} {} ({what})\n",
+                if outcome == "pushed" {
+                    "pushed"
+                } else {
+                    "would push"
+                },
+                v.branch
+            ));
+            if args.pr_body_dir.is_none() && outcome == "pushed" {
+                // The body holds model text: each line reaches the
+                // terminal as text (the file written for the forge is
+                // markdown-escaped, not terminal-escaped).
+                s.push('\n');
+                for line in v.body.lines() {
+                    s.push_str(&ui::text(line));
+                    s.push('\n');
+                }
+            }
+            s.push_str(&format!("  open the pull request: {}\n", v.command));
+            if gh && outcome == "pushed" {
+                s.push_str(if open_with_gh(&v.command) {
+                    "  opened with gh\n"
+                } else {
+                    "  gh failed; open it by hand\n"
+                });
+            }
+        }
+    }
+    s
+}
+
+/// Runs `command` (a `gh pr create …` line) with `gh`: whether it worked.
+fn open_with_gh(command: &str) -> bool {
+    std::process::Command::new("gh")
+        .args(
+            shell_words::split(command)
+                .unwrap_or_default()
+                .iter()
+                .skip(1),
+        )
+        .status()
+        .map(|st| st.success())
+        .unwrap_or(false)
 }
 
 fn which(program: &str) -> bool {

@@ -5,6 +5,7 @@
 //! order, not what an action means.
 
 use super::{CommitRef, Ruling, Step};
+use crate::cause::AnyCause;
 use crate::model::Id;
 use crate::trailers::{Action, Trailer, TrailerError, FORMAT};
 
@@ -271,14 +272,14 @@ impl Fields {
         value: &Option<String>,
     ) -> Result<Option<T>, TrailerError>
     where
-        T::Err: std::fmt::Display,
+        T::Err: std::error::Error + Send + Sync + 'static,
     {
         value
             .as_deref()
             .map(|v| {
-                v.parse().map_err(|e: T::Err| TrailerError::BadField {
+                v.parse().map_err(|e: T::Err| TrailerError::Unparsable {
                     key,
-                    why: e.to_string(),
+                    why: AnyCause::any(e),
                 })
             })
             .transpose()
@@ -290,7 +291,7 @@ impl Fields {
         value: &Option<String>,
     ) -> Result<T, TrailerError>
     where
-        T::Err: std::fmt::Display,
+        T::Err: std::error::Error + Send + Sync + 'static,
     {
         self.optional(key, value)?.ok_or(TrailerError::Missing(key))
     }

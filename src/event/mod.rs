@@ -731,13 +731,26 @@ mod tests {
             ("Lore-Status", "confirmed"),
             ("Lore-Visibility", "everyone"),
         ]);
-        assert!(matches!(
-            Event::from_trailers(&lines(&bad)),
-            Err(TrailerError::BadField {
-                key: "Lore-Visibility",
-                ..
-            })
-        ));
+        let e = Event::from_trailers(&lines(&bad)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                TrailerError::Unparsable {
+                    key: "Lore-Visibility",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        // The value's own parse error is kept as the cause, not only said.
+        let cause = std::error::Error::source(&e).and_then(std::error::Error::source);
+        let name = cause
+            .and_then(|c| c.downcast_ref::<crate::names::NameError<crate::model::Visibility>>());
+        assert!(name.is_some(), "{e:?}");
+        assert!(
+            e.to_string().starts_with("trailer Lore-Visibility: "),
+            "{e}"
+        );
         let judge = [
             ("Lore-Format", "1"),
             ("Lore-Action", "judge"),

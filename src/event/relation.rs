@@ -278,34 +278,10 @@ fn exists<R: Repo>(c: &Commit<'_, R>, id: Id) -> Result<bool, R::Error> {
 }
 
 pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>, R::Error> {
-    let action = action(e);
     let mut problems = Vec::new();
-    // A lesson retired by `by`: active → superseded by `by`, nothing else.
-    let retired = |id: Id, by: Id, problems: &mut Vec<String>| {
-        let Some(r) = c.entry(id) else { return };
-        let (from, to) = (status(r.old.as_ref()), status(r.new.as_ref()));
-        match (from, to) {
-            (Some(f), Some(t)) if MOVES.contains(&(action, f, t)) => {}
-            (f, t) => problems.push(format!(
-                "{action}: illegal status transition of {id}: {} -> {}",
-                f.map_or("unreadable", |s| s.as_str()),
-                t.map_or("unreadable", |s| s.as_str())
-            )),
-        }
-        if let (Some(old), Some(new)) = (&r.old, &r.new) {
-            let mut expected = old.clone();
-            expected["status"] = Value::from(LessonStatus::Superseded.as_str());
-            expected["superseded_by"] = Value::from(by.to_string());
-            if *new != expected {
-                problems.push(format!(
-                    "{action}: {id} may change only its status, to superseded, and superseded_by, to {by}"
-                ));
-            }
-        }
-    };
     match e {
         Event::Supersede { lesson, by, .. } => {
-            retired(*lesson, *by, &mut problems);
+            check_retired(c, action(e), *lesson, *by, &mut problems);
             if !exists(c, *by)? {
                 problems.push(format!("supersede: the successor {by} is not in the pool"));
             }
@@ -314,7 +290,7 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
             lesson, sources, ..
         } => {
             for s in sources {
-                retired(*s, *lesson, &mut problems);
+                check_retired(c, action(e), *s, *lesson, &mut problems);
             }
             if let Some(r) = c.entry(*lesson) {
                 problems.extend(check_absorbed(c, *lesson, sources, r));
@@ -325,113 +301,13 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
             targets,
             surface,
             model,
-        } => {
-            for r in c.all(PathKind::Relation) {
-                let Name::Relation { from, to } = r.name else {
-                    continue;
-                };
-                // The trailer carries the decision's surface trimmed.
-                let recorded = text(r.new.as_ref(), "surface").map(str::trim);
-                if r.new.is_some()
-                    && (recorded != Some(surface.as_str())
-                        || text(r.new.as_ref(), "model") != Some(model.as_str()))
-                {
-                    problems.push(format!(
-                        "refine: {}: Lore-Surface and Lore-Model are not the record's surface and model ({AGREE})",
-                        r.path
-                    ));
-                }
-                if from != *lesson {
-                    problems.push(format!(
-                        "refine: {} is not a refinement by Lore-Lesson {lesson}",
-                        r.path
-                    ));
-                }
-                if id_field(r.new.as_ref(), "from") != Some(lesson.to_string())
-                    || id_field(r.new.as_ref(), "to") != Some(to.to_string())
-                {
-                    problems.push(format!(
-                        "refine: {}: from and to are not the path's",
-                        r.path
-                    ));
-                }
-            }
-            for id in std::iter::once(lesson).chain(targets) {
-                if !exists(c, *id)? {
-                    problems.push(format!("refine: {id} is not in the pool"));
-                }
-            }
-        }
-        Event::Contradict { lesson, by, .. } => {
-            for r in c.all(PathKind::CounterObservation) {
-                if id_field(r.new.as_ref(), "lesson_id") != Some(lesson.to_string()) {
-                    problems.push(format!(
-                        "contradict: {}: lesson_id is not Lore-Lesson {lesson}",
-                        r.path
-                    ));
-                }
-                let named_id = match r.name {
-                    Name::CounterObservation { observation, .. } => Some(observation.to_string()),
-                    _ => None,
-                };
-                if named_id != id_field(r.new.as_ref(), "id") {
-                    problems.push(format!(
-                        "contradict: {}: the record's id is not its file name",
-                        r.path
-                    ));
-                }
-            }
-            for id in [lesson, by] {
-                if !exists(c, *id)? {
-                    problems.push(format!("contradict: {id} is not in the pool"));
-                }
-            }
-        }
+        } => problems.extend(check_refine(c, *lesson, targets, surface, model)?),
+        Event::Contradict { lesson, by, .. } => problems.extend(check_contradict(c, *lesson, *by)?),
         Event::Relate {
             lesson,
             targets,
             model,
-        } => {
-            for r in c.all(PathKind::Related) {
-                if r.new.is_some() && text(r.new.as_ref(), "model") != Some(model.as_str()) {
-                    problems.push(format!(
-                        "relate: {}: Lore-Model says {model} but the record's model is {} ({AGREE})",
-                        r.path,
-                        text(r.new.as_ref(), "model").unwrap_or("missing")
-                    ));
-                }
-                if id_field(r.new.as_ref(), "lesson_id") != Some(lesson.to_string()) {
-                    problems.push(format!(
-                        "relate: {}: lesson_id is not Lore-Lesson {lesson}",
-                        r.path
-                    ));
-                }
-                let named: Vec<String> = r
-                    .new
-                    .as_ref()
-                    .and_then(|v| v.get("decisions")?.as_array().cloned())
-                    .unwrap_or_default()
-                    .iter()
-                    .flat_map(|d| {
-                        d.get("target_ids")
-                            .and_then(Value::as_array)
-                            .cloned()
-                            .unwrap_or_default()
-                    })
-                    .filter_map(|t| t.as_str().map(str::to_owned))
-                    .collect();
-                let trailers: Vec<String> = targets.iter().map(Id::to_string).collect();
-                if named != trailers {
-                    problems.push(
-                        "relate: Lore-Target does not list the ids the record's decisions name"
-                            .into(),
-                    );
-                }
-            }
-            if !exists(c, *lesson)? {
-                problems.push(format!("relate: {lesson} is not in the pool"));
-            }
-        }
+        } => problems.extend(check_relate(c, *lesson, targets, model)?),
         Event::Rejudge {
             lesson,
             refuted,
@@ -440,6 +316,168 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
             ..
         } => problems.extend(check_rejudge(c, *lesson, *refuted, ruling, model)?),
         _ => unreachable!("{e:?} is not a relation event"),
+    }
+    Ok(problems)
+}
+
+/// A lesson retired by `by`: active → superseded by `by`, nothing else.
+fn check_retired<R: Repo>(
+    c: &Commit<'_, R>,
+    action: Action,
+    id: Id,
+    by: Id,
+    problems: &mut Vec<String>,
+) {
+    let Some(r) = c.entry(id) else { return };
+    let (from, to) = (status(r.old.as_ref()), status(r.new.as_ref()));
+    match (from, to) {
+        (Some(f), Some(t)) if MOVES.contains(&(action, f, t)) => {}
+        (f, t) => problems.push(format!(
+            "{action}: illegal status transition of {id}: {} -> {}",
+            f.map_or("unreadable", |s| s.as_str()),
+            t.map_or("unreadable", |s| s.as_str())
+        )),
+    }
+    if let (Some(old), Some(new)) = (&r.old, &r.new) {
+        let mut expected = old.clone();
+        expected["status"] = Value::from(LessonStatus::Superseded.as_str());
+        expected["superseded_by"] = Value::from(by.to_string());
+        if *new != expected {
+            problems.push(format!(
+                "{action}: {id} may change only its status, to superseded, and superseded_by, to {by}"
+            ));
+        }
+    }
+}
+
+/// A `refine`: each relation record is by Lore-Lesson, its path's, with the
+/// trailers' surface and model; the lesson and its targets are in the pool.
+fn check_refine<R: Repo>(
+    c: &Commit<'_, R>,
+    lesson: Id,
+    targets: &[Id],
+    surface: &str,
+    model: &str,
+) -> Result<Vec<String>, R::Error> {
+    let mut problems = Vec::new();
+    for r in c.all(PathKind::Relation) {
+        let Name::Relation { from, to } = r.name else {
+            continue;
+        };
+        // The trailer carries the decision's surface trimmed.
+        let recorded = text(r.new.as_ref(), "surface").map(str::trim);
+        if r.new.is_some()
+            && (recorded != Some(surface) || text(r.new.as_ref(), "model") != Some(model))
+        {
+            problems.push(format!(
+                "refine: {}: Lore-Surface and Lore-Model are not the record's surface and model ({AGREE})",
+                r.path
+            ));
+        }
+        if from != lesson {
+            problems.push(format!(
+                "refine: {} is not a refinement by Lore-Lesson {lesson}",
+                r.path
+            ));
+        }
+        if id_field(r.new.as_ref(), "from") != Some(lesson.to_string())
+            || id_field(r.new.as_ref(), "to") != Some(to.to_string())
+        {
+            problems.push(format!(
+                "refine: {}: from and to are not the path's",
+                r.path
+            ));
+        }
+    }
+    for id in std::iter::once(&lesson).chain(targets) {
+        if !exists(c, *id)? {
+            problems.push(format!("refine: {id} is not in the pool"));
+        }
+    }
+    Ok(problems)
+}
+
+/// A `contradict`: each counter-observation names Lore-Lesson and is filed
+/// under its own id; the lesson and the contradicting one are in the pool.
+fn check_contradict<R: Repo>(
+    c: &Commit<'_, R>,
+    lesson: Id,
+    by: Id,
+) -> Result<Vec<String>, R::Error> {
+    let mut problems = Vec::new();
+    for r in c.all(PathKind::CounterObservation) {
+        if id_field(r.new.as_ref(), "lesson_id") != Some(lesson.to_string()) {
+            problems.push(format!(
+                "contradict: {}: lesson_id is not Lore-Lesson {lesson}",
+                r.path
+            ));
+        }
+        let named_id = match r.name {
+            Name::CounterObservation { observation, .. } => Some(observation.to_string()),
+            _ => None,
+        };
+        if named_id != id_field(r.new.as_ref(), "id") {
+            problems.push(format!(
+                "contradict: {}: the record's id is not its file name",
+                r.path
+            ));
+        }
+    }
+    for id in [lesson, by] {
+        if !exists(c, id)? {
+            problems.push(format!("contradict: {id} is not in the pool"));
+        }
+    }
+    Ok(problems)
+}
+
+/// A `relate`: each related record names Lore-Lesson, has the trailers'
+/// model, and its decisions name exactly Lore-Target; the lesson is in the
+/// pool.
+fn check_relate<R: Repo>(
+    c: &Commit<'_, R>,
+    lesson: Id,
+    targets: &[Id],
+    model: &str,
+) -> Result<Vec<String>, R::Error> {
+    let mut problems = Vec::new();
+    for r in c.all(PathKind::Related) {
+        if r.new.is_some() && text(r.new.as_ref(), "model") != Some(model) {
+            problems.push(format!(
+                "relate: {}: Lore-Model says {model} but the record's model is {} ({AGREE})",
+                r.path,
+                text(r.new.as_ref(), "model").unwrap_or("missing")
+            ));
+        }
+        if id_field(r.new.as_ref(), "lesson_id") != Some(lesson.to_string()) {
+            problems.push(format!(
+                "relate: {}: lesson_id is not Lore-Lesson {lesson}",
+                r.path
+            ));
+        }
+        let named: Vec<String> = r
+            .new
+            .as_ref()
+            .and_then(|v| v.get("decisions")?.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|d| {
+                d.get("target_ids")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter_map(|t| t.as_str().map(str::to_owned))
+            .collect();
+        let trailers: Vec<String> = targets.iter().map(Id::to_string).collect();
+        if named != trailers {
+            problems.push(
+                "relate: Lore-Target does not list the ids the record's decisions name".into(),
+            );
+        }
+    }
+    if !exists(c, lesson)? {
+        problems.push(format!("relate: {lesson} is not in the pool"));
     }
     Ok(problems)
 }

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 use super::{Lore, LoreError};
 use crate::answer::Answer;
+use crate::cause::IoCause;
+use crate::pipeline::capture::AnswerError;
 use crate::process::{self, Finished, Invocation, ProcessError};
 
 /// At most this much of a model's answer is kept.
@@ -86,6 +88,15 @@ impl Role {
     }
 }
 
+/// A configured command line that does not split into words.
+#[derive(Debug, thiserror::Error)]
+#[error("{text:?} does not parse: {source}")]
+pub struct Unparsable {
+    text: String,
+    #[source]
+    source: shell_words::ParseError,
+}
+
 /// Why a model gave no answer: nothing may be recorded, and the work must
 /// be tried again later.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -97,8 +108,12 @@ pub enum Outage {
     #[error("no model program is configured")]
     NoProgram,
     /// The program could not be started.
-    #[error("model program {program:?} could not be started: {why}")]
-    NotFound { program: String, why: String },
+    #[error("model program {program:?} could not be started: {source}")]
+    NotFound {
+        program: String,
+        #[source]
+        source: IoCause,
+    },
     /// The program ran past its deadline and was killed.
     #[error("model program {program:?} did not answer within {seconds}s and was killed")]
     TimedOut { program: String, seconds: f64 },
@@ -111,12 +126,16 @@ pub enum Outage {
         stderr: String,
     },
     /// Talking to the program failed.
-    #[error("i/o error talking to model program {program:?}: {why}")]
-    Io { program: String, why: String },
+    #[error("i/o error talking to model program {program:?}: {source}")]
+    Io {
+        program: String,
+        #[source]
+        source: IoCause,
+    },
     /// The program answered with something that is not an answer of the
     /// form asked for (prose, a truncated array): asking again may do.
-    #[error("the model's answer cannot be used: {why}")]
-    Unusable { why: String },
+    #[error("the model's answer cannot be used: {0}")]
+    Unusable(#[source] AnswerError),
 }
 
 /// Where one role's model work goes.
@@ -217,7 +236,13 @@ impl Backend {
                 }
                 let text = command.unwrap_or_else(|| role.default_command().to_owned());
                 let argv: Vec<String> = shell_words::split(&text)
-                    .map_err(|e| bad("command", format!("{text:?} does not parse: {e}")))?
+                    .map_err(|source| LoreError::ConfigInvalid {
+                        key: role.key("command"),
+                        source: Box::new(Unparsable {
+                            text: text.clone(),
+                            source,
+                        }),
+                    })?
                     .into_iter()
                     .map(|a| a.replace("{model}", &model))
                     .collect();
@@ -267,12 +292,12 @@ fn answer_of(run: Result<Finished, ProcessError>) -> Result<Answer, Outage> {
         ProcessError::NoProgram => Outage::NoProgram,
         ProcessError::NotFound { program, source } => Outage::NotFound {
             program,
-            why: source.to_string(),
+            source: source.into(),
         },
         ProcessError::TimedOut { program, seconds } => Outage::TimedOut { program, seconds },
         ProcessError::Io { program, source } => Outage::Io {
             program,
-            why: source.to_string(),
+            source: source.into(),
         },
     })?;
     if !finished.success() {

@@ -93,7 +93,8 @@ pub fn open_transcript(path: &Path) -> Result<Transcript, LoreError> {
     if !file.metadata().map_err(cannot_open)?.is_file() {
         return Err(refuse(not_regular));
     }
-    let t = read_transcript_tail(file, Limits::default()).map_err(|e| refuse(&e.to_string()))?;
+    let t = read_transcript_tail(file, Limits::default())
+        .map_err(|e| LoreError::invalid(format!("transcript {}", path.display()), e))?;
     if t.events.is_empty()
         && t.skipped_malformed + t.skipped_not_utf8 > usize::from(t.partial_last_line)
     {
@@ -171,7 +172,7 @@ pub fn find(
     let text = render_prompt(&template(lore)?, t, &ex);
     let answer = backend.ask(&text, &[])?;
     let raw = answer.raw().as_bytes();
-    let parsed = parse_answer(raw, t).map_err(|e| Outage::Unusable { why: e.to_string() })?;
+    let parsed = parse_answer(raw, t).map_err(Outage::Unusable)?;
     if remember {
         // Best effort: an answer not written down costs one more model call
         // on the next run of this transcript, nothing else.
@@ -259,10 +260,7 @@ pub fn build(t: &Transcript, moments: &[Moment], origin: &Origin) -> Result<Buil
             session_id: origin.session_id.as_deref(),
         },
     )
-    .map_err(|e| LoreError::Input {
-        what: "capture".into(),
-        why: e.to_string(),
-    })
+    .map_err(|e| LoreError::invalid("capture", e))
 }
 
 /// The artifacts as ingest items, each labelled

@@ -73,17 +73,12 @@ pub fn host(dir: &Path, signers: &[(String, String)], env: &Env) -> Result<Hoste
         "# Keys allowed to sign the first commit of a pool pushed here (git lore host).\n",
     );
     for (key, principal) in signers {
-        let pubkey = ssh_key::PublicKey::from_openssh(key).map_err(|e| LoreError::Input {
-            what: format!("key of {principal}"),
-            why: e.to_string(),
-        })?;
+        let pubkey = ssh_key::PublicKey::from_openssh(key)
+            .map_err(|e| LoreError::invalid(format!("key of {principal}"), e))?;
         text.push_str(&crate::signing::allowed_signers_line(principal, &pubkey)?);
         text.push('\n');
     }
-    let listed = AllowedSigners::parse(&text).map_err(|e| LoreError::Input {
-        what: "--signer".into(),
-        why: e.to_string(),
-    })?;
+    let listed = AllowedSigners::parse(&text).map_err(|e| LoreError::invalid("--signer", e))?;
     store.write_private_file(ROOT_SIGNERS, text.as_bytes(), 0o644, false)?;
     let hook = PRE_RECEIVE.replace(
         "@GIT_LORE@",
@@ -277,10 +272,9 @@ pub fn verify_range(
 ) -> Result<(usize, Vec<Problem>), LoreError> {
     let store = &Store::open_receiving(repo, env.host(), None)?;
     let resolve = |rev: &str| {
-        store.resolve(rev).map_err(|e| LoreError::Input {
-            what: format!("bad revision {rev:?}"),
-            why: e.to_string(),
-        })
+        store
+            .resolve(rev)
+            .map_err(|e| LoreError::invalid(format!("bad revision {rev:?}"), e))
     };
     let (base, head) = (resolve(base)?, resolve(head)?);
     let text = std::fs::read_to_string(store.git_dir().join(ROOT_SIGNERS)).unwrap_or_default();

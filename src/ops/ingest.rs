@@ -405,10 +405,11 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
                 self.asked.insert(id, i);
                 self.pending.push((i, p));
             }
-            Err(why) => {
+            Err(outage) => {
                 if let Some(c) = self.claims.as_mut() {
                     c.release(&id.to_string());
                 }
+                let why = outage.to_string();
                 self.outages.insert(id, why.clone());
                 self.order
                     .settle(i, Outcome::Untouched { artifact: id, why });
@@ -581,9 +582,13 @@ pub fn redo(
         }
         match redo_of(lore, id, commits.get(&id).copied()) {
             Ok((artifact, redo)) => run.ask(lore, i, artifact, Some(redo)),
-            Err(why) => run
-                .order
-                .settle(i, Outcome::Untouched { artifact: id, why }),
+            Err(e) => run.order.settle(
+                i,
+                Outcome::Untouched {
+                    artifact: id,
+                    why: e.to_string(),
+                },
+            ),
         }
         run.tick(lore);
     }
@@ -627,27 +632,35 @@ fn declined_since(lore: &Lore, ids: Vec<Id>, since: jiff::Timestamp) -> Result<V
     Ok(kept)
 }
 
+/// Why a declined artifact cannot be asked about again.
+#[derive(Debug, thiserror::Error)]
+pub enum RedoError {
+    /// The decline or its commit is missing or damaged (the error that
+    /// said so, when one did).
+    #[error("its decline record or commit could not be read; `git lore verify` says why")]
+    Unreadable(#[source] Option<super::Cause>),
+    /// A decline written before declines kept their artifact.
+    #[error("its decline record does not keep the artifact; ingest the artifact's file again")]
+    NoArtifact,
+}
+
 /// The artifact a decline keeps and the decline a redo of it replaces, read
 /// at the decline's own commit; else why it cannot be redone.
 fn redo_of(
     lore: &Lore,
     id: Id,
     commit: Option<gix::ObjectId>,
-) -> Result<(Box<Artifact>, Redo), String> {
-    let unreadable =
-        || "its decline record or commit could not be read; `git lore verify` says why".to_owned();
-    let commit = commit.ok_or_else(unreadable)?;
+) -> Result<(Box<Artifact>, Redo), RedoError> {
+    let commit = commit.ok_or(RedoError::Unreadable(None))?;
     let record = lore
         .store
         .read_at(commit, &layout::decline_path(id))
-        .ok()
-        .flatten()
-        .ok_or_else(unreadable)?;
-    let decline: Decline = serde_json::from_slice(&record).map_err(|_| unreadable())?;
-    let artifact = decline.artifact.ok_or_else(|| {
-        "its decline record does not keep the artifact; ingest the artifact's file again".to_owned()
-    })?;
-    let commit = CommitRef::parse(&commit.to_string()).ok_or_else(unreadable)?;
+        .map_err(|e| RedoError::Unreadable(Some(e.into())))?
+        .ok_or(RedoError::Unreadable(None))?;
+    let decline: Decline =
+        serde_json::from_slice(&record).map_err(|e| RedoError::Unreadable(Some(e.into())))?;
+    let artifact = decline.artifact.ok_or(RedoError::NoArtifact)?;
+    let commit = CommitRef::parse(&commit.to_string()).ok_or(RedoError::Unreadable(None))?;
     Ok((Box::new(artifact), Redo { commit, record }))
 }
 
@@ -698,7 +711,7 @@ fn determine(
     template: &str,
     artifact: Box<Artifact>,
     redo: Option<Redo>,
-) -> Result<Pending, String> {
+) -> Result<Pending, super::Outage> {
     let decided = match backend {
         Backend::Offline => {
             let text = pipeline::offline_transform::transform(&artifact);
@@ -710,7 +723,7 @@ fn determine(
             let prompt = transform::render_prompt(template, &artifact);
             match backend.ask(&prompt, &[]) {
                 Ok(answer) => transform::decide(&answer, &artifact),
-                Err(outage) => return Err(outage.to_string()),
+                Err(outage) => return Err(outage),
             }
         }
     };

@@ -52,14 +52,34 @@ pub fn pre_push_hook(exe: Option<&Path>) -> String {
     PRE_PUSH_HOOK.replace("@GIT_LORE@", &quoted)
 }
 
+/// Why a name or e-mail cannot be the identity.
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error("it is empty")]
+    Empty,
+    #[error("it holds a control character")]
+    Control,
+    #[error("it must be usable as an allowed-signers principal: no blanks, quotes or commas, not starting with # or !")]
+    NotAPrincipal,
+}
+
+/// An identity refused, and the option that chooses another.
+#[derive(Debug, thiserror::Error)]
+#[error("{problem}; pass {option} to choose another")]
+struct Refused {
+    #[source]
+    problem: IdentityError,
+    option: &'static str,
+}
+
 /// Whether a name or e-mail can be the identity: one line of text, and for
 /// the e-mail also a principal of an allowed-signers line.
-fn check_identity(key: &str, value: &str) -> Result<(), String> {
+fn check_identity(key: &str, value: &str) -> Result<(), IdentityError> {
     if value.trim().is_empty() {
-        return Err("it is empty".into());
+        return Err(IdentityError::Empty);
     }
     if value.chars().any(char::is_control) {
-        return Err("it holds a control character".into());
+        return Err(IdentityError::Control);
     }
     if key == "user.email"
         && (value
@@ -67,10 +87,7 @@ fn check_identity(key: &str, value: &str) -> Result<(), String> {
             .any(|c| c.is_whitespace() || c == '"' || c == ',')
             || value.starts_with(['#', '!']))
     {
-        return Err(
-            "it must be usable as an allowed-signers principal: no blanks, quotes or commas, not starting with # or !"
-                .into(),
-        );
+        return Err(IdentityError::NotAPrincipal);
     }
     Ok(())
 }
@@ -151,50 +168,95 @@ fn init_once(
 ) -> Result<(Lore, InitReport), LoreError> {
     let (mut store, outcome) = Store::create(path, env.host())?;
     if outcome == InitOutcome::AlreadyInitialised {
-        // The identity is in the allowed-signers lines and in every pool's
-        // signer list: it is never changed behind the user's back.
-        let current = store.identity();
-        for (asked, has, what) in [
-            (&who.name, &current.name, "name"),
-            (&who.email, &current.email, "email"),
-        ] {
-            if let Some(asked) = asked {
-                if asked != has {
-                    return Err(LoreError::Input {
-                        what: format!("--{what} {asked:?}"),
-                        why: format!(
-                            "the lesson repository already exists with {what} {has:?}, which init does not change"
-                        ),
-                    });
-                }
-            }
-        }
-        // Nothing to create; bring what init installs up to date (a guard
-        // from an older git-lore, a key path written relative, a reflog that
-        // an older git-lore did not ask for).
-        repair_key_paths(&store)?;
-        install_hooks(&store, &env)?;
-        if store.config_string("core.logAllRefUpdates").as_deref() != Some("always") {
-            store.set_config("core.logAllRefUpdates", "always")?;
-        }
-        let git_dir = store.git_dir().to_owned();
-        drop(store);
-        let lore = Lore::open(&git_dir, env, rng)?;
-        return Ok((
-            lore,
-            InitReport {
-                outcome,
-                git_dir,
-                created_key: None,
-            },
-        ));
+        return reopen(store, env, rng, who);
     }
-
     // Every step below is idempotent, so running init again finishes one
     // that was interrupted (the init commit is the last step).
-    // The identity: asked for, else the user's own (read this once; the
-    // lesson repository reads only its own config from now on), else a
-    // placeholder. A principal in a pool's signer list is then a person.
+    set_identity(&store, who)?;
+    // The key's principal below is read from this config.
+    store.reload()?;
+    let created_key = ensure_signing_key(&store, &mut rng)?;
+    // Anyone committing into this repository by hand signs too.
+    store.set_config("commit.gpgSign", "true")?;
+    // Every move of a branch is logged, so one that moves backwards can be
+    // traced even after it was accepted.
+    store.set_config("core.logAllRefUpdates", "always")?;
+    store.reload()?;
+
+    install_hooks(&store, &env)?;
+    ensure_author_secret(&store, &mut rng)?;
+
+    let signer = Some(Signer::from_config(&signing_config(&store, &env)?)?);
+    let git_dir = store.git_dir().to_owned();
+    let mut lore = Lore {
+        store,
+        signer,
+        env,
+        rng,
+        wrote: false,
+    };
+    commit_init(&mut lore)?;
+    Ok((
+        lore,
+        InitReport {
+            outcome,
+            git_dir,
+            created_key,
+        },
+    ))
+}
+
+/// An existing lesson repository: refuses an identity other than its own,
+/// and brings what init installs up to date, creating nothing.
+fn reopen(
+    store: Store,
+    env: Env,
+    rng: StdRng,
+    who: &IdentityChoice,
+) -> Result<(Lore, InitReport), LoreError> {
+    // The identity is in the allowed-signers lines and in every pool's
+    // signer list: it is never changed behind the user's back.
+    let current = store.identity();
+    for (asked, has, what) in [
+        (&who.name, &current.name, "name"),
+        (&who.email, &current.email, "email"),
+    ] {
+        if let Some(asked) = asked {
+            if asked != has {
+                return Err(LoreError::Input {
+                    what: format!("--{what} {asked:?}"),
+                    why: format!(
+                        "the lesson repository already exists with {what} {has:?}, which init does not change"
+                    ),
+                });
+            }
+        }
+    }
+    // Nothing to create; bring what init installs up to date (a guard
+    // from an older git-lore, a key path written relative, a reflog that
+    // an older git-lore did not ask for).
+    repair_key_paths(&store)?;
+    install_hooks(&store, &env)?;
+    if store.config_string("core.logAllRefUpdates").as_deref() != Some("always") {
+        store.set_config("core.logAllRefUpdates", "always")?;
+    }
+    let git_dir = store.git_dir().to_owned();
+    drop(store);
+    let lore = Lore::open(&git_dir, env, rng)?;
+    Ok((
+        lore,
+        InitReport {
+            outcome: InitOutcome::AlreadyInitialised,
+            git_dir,
+            created_key: None,
+        },
+    ))
+}
+
+/// The identity: asked for, else the user's own (read this once; the
+/// lesson repository reads only its own config from now on), else a
+/// placeholder. A principal in a pool's signer list is then a person.
+fn set_identity(store: &Store, who: &IdentityChoice) -> Result<(), LoreError> {
     for (key, asked, fallback) in [
         ("user.name", &who.name, "git-lore"),
         ("user.email", &who.email, "git-lore@localhost"),
@@ -214,90 +276,88 @@ fn init_once(
                     None => (fallback.to_owned(), key),
                 },
             };
-            if let Err(why) = check_identity(key, &value) {
-                return Err(LoreError::Input {
-                    what: format!("{from} {value:?}"),
-                    why: format!(
-                        "{why}; pass {} to choose another",
-                        if key == "user.name" {
-                            "--name"
-                        } else {
-                            "--email"
-                        }
-                    ),
-                });
+            if let Err(problem) = check_identity(key, &value) {
+                let option = if key == "user.name" {
+                    "--name"
+                } else {
+                    "--email"
+                };
+                return Err(LoreError::invalid(
+                    format!("{from} {value:?}"),
+                    Refused { problem, option },
+                ));
             }
             store.set_config(key, &value)?;
         }
     }
-    // The key's principal below is read from this config.
-    store.reload()?;
+    Ok(())
+}
+
+/// The signing key and the allowed-signers file naming it, unless one is
+/// configured already: the path of a key created now, if one was.
+fn ensure_signing_key(store: &Store, rng: &mut StdRng) -> Result<Option<PathBuf>, LoreError> {
+    if store.config_string("user.signingkey").is_some() {
+        return Ok(None);
+    }
     let mut created_key = None;
-    if store.config_string("user.signingkey").is_none() {
-        let key_path = store.git_dir().join(KEY_PATH);
-        let allowed = store.git_dir().join(ALLOWED_SIGNERS_PATH);
-        let email = store.identity().email;
-        let public = if key_path.exists() {
-            signing::read_public_key(&key_path)?
-        } else {
-            let keys_dir = store.git_dir().join("keys");
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&keys_dir)
-                .map_err(|source| LoreError::File {
-                    what: "cannot create",
-                    path: keys_dir.clone(),
-                    source,
-                })?;
-            let key = signing::generate_ed25519(&mut rng)?;
-            signing::write_key_pair(&key, &key_path, &email)?;
-            created_key = Some(key_path.clone());
-            key.public_key().clone()
-        };
-        if !allowed.exists() {
-            let line = signing::allowed_signers_line(&email, &public)?;
-            store.write_private_file(
-                ALLOWED_SIGNERS_PATH,
-                format!("{line}\n").as_bytes(),
-                0o644,
-                false,
-            )?;
-        }
-        store.set_config("gpg.format", "ssh")?;
-        store.set_config("user.signingkey", &key_path.to_string_lossy())?;
-        store.set_config("gpg.ssh.allowedSignersFile", &allowed.to_string_lossy())?;
-    }
-    // Anyone committing into this repository by hand signs too.
-    store.set_config("commit.gpgSign", "true")?;
-    // Every move of a branch is logged, so one that moves backwards can be
-    // traced even after it was accepted.
-    store.set_config("core.logAllRefUpdates", "always")?;
-    store.reload()?;
-
-    install_hooks(&store, &env)?;
-    if !store.git_dir().join(AUTHOR_SECRET_PATH).exists() {
-        let mut secret = [0u8; 32];
-        rng.fill_bytes(&mut secret);
-        let text = format!("{}\n", hex::encode(secret));
-        match store.write_private_file(AUTHOR_SECRET_PATH, text.as_bytes(), 0o600, true) {
-            Ok(_) => {}
-            // Created meanwhile by a concurrent init: never regenerate it.
-            Err(crate::store::StoreError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-
-    let signer = Some(Signer::from_config(&signing_config(&store, &env)?)?);
-    let git_dir = store.git_dir().to_owned();
-    let mut lore = Lore {
-        store,
-        signer,
-        env,
-        rng,
-        wrote: false,
+    let key_path = store.git_dir().join(KEY_PATH);
+    let allowed = store.git_dir().join(ALLOWED_SIGNERS_PATH);
+    let email = store.identity().email;
+    let public = if key_path.exists() {
+        signing::read_public_key(&key_path)?
+    } else {
+        let keys_dir = store.git_dir().join("keys");
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&keys_dir)
+            .map_err(|source| LoreError::File {
+                what: "cannot create",
+                path: keys_dir.clone(),
+                source,
+            })?;
+        let key = signing::generate_ed25519(rng)?;
+        signing::write_key_pair(&key, &key_path, &email)?;
+        created_key = Some(key_path.clone());
+        key.public_key().clone()
     };
+    if !allowed.exists() {
+        let line = signing::allowed_signers_line(&email, &public)?;
+        store.write_private_file(
+            ALLOWED_SIGNERS_PATH,
+            format!("{line}\n").as_bytes(),
+            0o644,
+            false,
+        )?;
+    }
+    store.set_config("gpg.format", "ssh")?;
+    store.set_config("user.signingkey", &key_path.to_string_lossy())?;
+    store.set_config("gpg.ssh.allowedSignersFile", &allowed.to_string_lossy())?;
+    Ok(created_key)
+}
+
+/// The secret author keys are derived from, made once and never replaced.
+fn ensure_author_secret(store: &Store, rng: &mut StdRng) -> Result<(), LoreError> {
+    if store.git_dir().join(AUTHOR_SECRET_PATH).exists() {
+        return Ok(());
+    }
+    let mut secret = [0u8; 32];
+    rng.fill_bytes(&mut secret);
+    let text = format!("{}\n", hex::encode(secret));
+    match store.write_private_file(AUTHOR_SECRET_PATH, text.as_bytes(), 0o600, true) {
+        Ok(_) => Ok(()),
+        // Created meanwhile by a concurrent init: never regenerate it.
+        Err(crate::store::StoreError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::AlreadyExists =>
+        {
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The ledger's first commit, the last step of init.
+fn commit_init(lore: &mut Lore) -> Result<(), LoreError> {
     lore.transact(Branch::Ledger, |tx| {
         if tx.base().is_some() {
             // A concurrent init won; its commit is as good as ours.
@@ -312,12 +372,5 @@ fn init_once(
         tx.commit(spec)?;
         Ok(())
     })?;
-    Ok((
-        lore,
-        InitReport {
-            outcome,
-            git_dir,
-            created_key,
-        },
-    ))
+    Ok(())
 }

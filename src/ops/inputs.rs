@@ -22,11 +22,11 @@ pub fn items_from_bytes(source: &str, bytes: &[u8]) -> Vec<Item> {
 /// cannot make it read forever.
 pub fn read_bounded(path: &Path) -> Result<Vec<u8>, InputError> {
     use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| InputError::Unreadable(e.to_string()))?;
+    let file = std::fs::File::open(path).map_err(|e| InputError::Unreadable(e.into()))?;
     let mut bytes = Vec::new();
     file.take(MAX_INPUT as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| InputError::Unreadable(e.to_string()))?;
+        .map_err(|e| InputError::Unreadable(e.into()))?;
     if bytes.len() > MAX_INPUT {
         return Err(InputError::InputTooLarge { limit: MAX_INPUT });
     }
@@ -51,7 +51,7 @@ pub fn stream_path(path: &Path) -> impl Iterator<Item = Item> {
             )),
             Err(e) => Box::new(std::iter::once(Item {
                 source,
-                artifact: Err(InputError::Unreadable(e.to_string())),
+                artifact: Err(InputError::Unreadable(e.into())),
             })),
         };
         items
@@ -63,21 +63,21 @@ pub fn stream_reader<R: std::io::BufRead>(source: &str, reader: R) -> impl Itera
     pipeline::input::ArtifactStream::new(source, reader)
 }
 
-fn unreadable(path: &Path, why: String) -> Item {
+fn unreadable(path: &Path, why: InputError) -> Item {
     Item {
         source: path.display().to_string(),
-        artifact: Err(InputError::Unreadable(why)),
+        artifact: Err(why),
     }
 }
 
 fn collect_files(path: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<Item>) {
     match std::fs::metadata(path) {
-        Err(e) => errors.push(unreadable(path, e.to_string())),
+        Err(e) => errors.push(unreadable(path, InputError::Unreadable(e.into()))),
         Ok(m) if m.is_dir() => {
             let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
                 Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
                 Err(e) => {
-                    errors.push(unreadable(path, format!("directory: {e}")));
+                    errors.push(unreadable(path, InputError::UnreadableDirectory(e.into())));
                     return;
                 }
             };

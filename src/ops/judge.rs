@@ -13,6 +13,7 @@ use super::backend::Backend;
 use super::ledger::{put, read, step};
 use super::promote::{promote, Promoted};
 use super::{Lore, LoreError};
+use crate::cause::AnyCause;
 use crate::event::{Event, Ruling};
 use crate::model::{Id, Proposal, ProposalStatus, Visibility};
 use crate::review::{self, Judged, RubricSet, UnjudgedReason};
@@ -100,7 +101,7 @@ pub fn run_panel(
     };
     if let Backend::Offline = backend {
         return review::offline_panel(p, rubric)
-            .map_err(|e| UnjudgedReason::UnusablePanel(e.to_string()));
+            .map_err(|e| UnjudgedReason::UnusablePanel(AnyCause::any(e)));
     }
     ask_panel(rubric, backend, |judge_type| {
         review::judge_prompt(judge_type, p, rubric)
@@ -116,14 +117,14 @@ pub(crate) fn ask_panel(
 ) -> Result<Value, UnjudgedReason> {
     let mut panel = Vec::new();
     for judge_type in &rubric.judge_types {
-        let no_answer = |why: String| UnjudgedReason::NoAnswer {
+        let no_answer = |why: AnyCause| UnjudgedReason::NoAnswer {
             judge_type: judge_type.clone(),
             why,
         };
-        let prompt = prompt(judge_type).map_err(|e| no_answer(e.to_string()))?;
+        let prompt = prompt(judge_type).map_err(|e| no_answer(AnyCause::any(e)))?;
         let answer = backend
             .ask(&prompt, &[("judge", judge_type)])
-            .map_err(|e| no_answer(e.to_string()))?;
+            .map_err(|e| no_answer(AnyCause::any(e)))?;
         panel.push(review::panel_slot(judge_type, &answer));
     }
     Ok(Value::Array(panel))

@@ -12,11 +12,12 @@ use crate::store::{layout, Branch, Change, CommitSpec, StoreError, Tx};
 pub(crate) fn read(tx: &Tx<'_>, id: Id) -> Result<Proposal, LoreError> {
     let path = layout::proposal_path(id);
     let bytes = tx.read(&path)?.ok_or(LoreError::NotFound { id })?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        StoreError::CorruptRecord {
+    serde_json::from_slice(&bytes).map_err(|source| {
+        StoreError::Unparsable {
             branch: Branch::Ledger.to_string(),
             path,
-            why: format!("{e}; refusing to change it"),
+            source,
+            then: "; refusing to change it",
         }
         .into()
     })

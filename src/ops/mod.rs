@@ -108,7 +108,14 @@ pub enum Class {
     Undetermined,
 }
 
-/// Everything an operation can fail with.
+/// An error kept as the cause of another, whatever library it comes from:
+/// its message, its type (for `downcast_ref`) and its own causes.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Everything an operation can fail with. A variant built from another
+/// error keeps it as its `source()`, so the chain reaches the root cause
+/// (an `std::io::Error` and its kind); [`LoreError::class`] reads the chain,
+/// `cli::main` prints it ([`with_causes`]).
 #[derive(Debug, thiserror::Error)]
 pub enum LoreError {
     #[error(transparent)]
@@ -150,12 +157,27 @@ pub enum LoreError {
         "lesson id {id} is already in use (the random source repeated itself); nothing was written"
     )]
     IdTaken { id: Id },
-    /// A configuration value that cannot be used.
+    /// A configuration value that cannot be used: `why` says why.
     #[error("{key} {why}")]
     Config { key: String, why: String },
+    /// A configuration value that cannot be used, as the error kept says.
+    #[error("{key} {source}")]
+    ConfigInvalid {
+        key: String,
+        #[source]
+        source: Cause,
+    },
     /// Input that cannot be used: `what` names it, `why` says why.
     #[error("{what}: {why}")]
     Input { what: String, why: String },
+    /// Input that cannot be used because reading, parsing or checking it
+    /// failed: `what` names it, the error kept says why.
+    #[error("{what}: {source}")]
+    Invalid {
+        what: String,
+        #[source]
+        source: Cause,
+    },
     /// A file git-lore needs could not be read or written.
     #[error("{what} {path}: {source}")]
     File {
@@ -168,6 +190,7 @@ pub enum LoreError {
     #[error("candidate of lesson {id} does not validate; not confirmed: {why}")]
     NotConfirmable {
         id: Id,
+        #[source]
         why: crate::pipeline::Invalid,
     },
     /// A commit on the branch a command would build on does not verify.
@@ -189,6 +212,15 @@ pub enum LoreError {
     /// The pool entry promote would write is not valid.
     #[error("lesson {id}: the pool entry would not be valid; nothing written: {why}")]
     BadPoolEntry { id: Id, why: String },
+    /// A pool entry that does not read as a lesson; `said` comes before the
+    /// parse error (or is empty).
+    #[error("lesson {id}: the pool entry would not be valid; nothing written: {said}{source}")]
+    UnreadableEntry {
+        id: Id,
+        said: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
     /// A remote pool's tip does not descend from the last one verified.
     #[error("the remote pool/{tier} at {url} moved back from {} to {}, {dropped} commits dropped; nothing was integrated. If its owners rewrote it on purpose, accept it with `git lore sync {tier} --accept-rollback`", short(from), short(to))]
     RemoteRolledBack {
@@ -217,6 +249,14 @@ pub enum LoreError {
 }
 
 impl LoreError {
+    /// [`LoreError::Invalid`]: `what` cannot be used, as `source` says.
+    pub fn invalid(what: impl Into<String>, source: impl Into<Cause>) -> LoreError {
+        LoreError::Invalid {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
+
     /// Refusal or outage. Running out of space, or a read-only repository,
     /// is an outage too: nothing was written, and it is safe to retry once
     /// the disk has room.
@@ -261,33 +301,37 @@ pub(crate) fn short(id: &gix::ObjectId) -> String {
 }
 
 /// Whether an error was caused by a full disk, an exceeded quota or a
-/// read-only file system, anywhere in its chain of causes. Some wrappers
-/// (a temporary file's path error) keep the operating system's error only in
-/// their message, so that is read too: `(os error 28)`.
+/// read-only file system, anywhere in its chain of causes: an operating
+/// system error is found by its kind or its number, never by its message.
+/// An `io::Error` that wraps another error (a temporary file's path error)
+/// keeps the kind of the error it wraps, and is looked into as well.
 fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
     use rustix::io::Errno;
+    use std::io::ErrorKind;
     const CODES: [i32; 3] = [
         Errno::NOSPC.raw_os_error(),
         Errno::DQUOT.raw_os_error(),
         Errno::ROFS.raw_os_error(),
     ];
-    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = cur {
-        if let Some(io) = err.downcast_ref::<std::io::Error>() {
-            if io.raw_os_error().is_some_and(|c| CODES.contains(&c)) {
-                return true;
-            }
-        }
-        let text = err.to_string();
-        if CODES
-            .iter()
-            .any(|c| text.contains(&format!("(os error {c})")))
-        {
-            return true;
-        }
-        cur = err.source();
-    }
-    false
+    const KINDS: [ErrorKind; 3] = [
+        ErrorKind::StorageFull,
+        ErrorKind::QuotaExceeded,
+        ErrorKind::ReadOnlyFilesystem,
+    ];
+    let full = |io: &std::io::Error| {
+        KINDS.contains(&io.kind()) || io.raw_os_error().is_some_and(|c| CODES.contains(&c))
+    };
+    causes(e).any(|err| match err.downcast_ref::<std::io::Error>() {
+        Some(io) => full(io) || io.get_ref().is_some_and(|inner| out_of_room(inner)),
+        None => false,
+    })
+}
+
+/// `e` and each of its causes, outermost first.
+pub(crate) fn causes<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> impl Iterator<Item = &'a (dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e), |err| err.source())
 }
 
 /// An open lesson repository with its signer: the handle every operation
@@ -505,21 +549,92 @@ pub fn shell_quote(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::out_of_room;
+    use super::{out_of_room, with_causes, Class, LoreError};
+    use crate::pipeline::InputError;
+    use crate::store::StoreError;
+    use std::error::Error as _;
+    use std::io;
+
+    /// The io error at the bottom of `e`'s causes, if any.
+    fn root_io<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a io::Error> {
+        super::causes(e).find_map(|c| c.downcast_ref::<io::Error>())
+    }
+
+    #[test]
+    fn a_wrapped_io_error_is_the_source_not_a_copy_of_its_words() {
+        let e = LoreError::File {
+            what: "cannot read",
+            path: "/x/config".into(),
+            source: io::Error::from_raw_os_error(13),
+        };
+        let source = e.source().and_then(|s| s.downcast_ref::<io::Error>());
+        assert_eq!(
+            source.map(io::Error::kind),
+            Some(io::ErrorKind::PermissionDenied)
+        );
+        assert_eq!(e.class(), Class::Refused);
+
+        // Through a store error, shared in a cloned input error, boxed as a
+        // cause: the chain still ends at the io error with its number.
+        let store = LoreError::from(StoreError::Io {
+            context: "writing the index".into(),
+            source: io::Error::from_raw_os_error(28),
+        });
+        assert_eq!(root_io(&store).and_then(io::Error::raw_os_error), Some(28));
+        assert_eq!(store.class(), Class::Undetermined);
+        let unreadable = InputError::Unreadable(io::Error::from_raw_os_error(28).into());
+        let e = LoreError::invalid("artifacts.jsonl", unreadable.clone());
+        assert_eq!(root_io(&e).and_then(io::Error::raw_os_error), Some(28));
+        assert_eq!(e.class(), Class::Undetermined, "a full disk is an outage");
+        // Each cause is said once: the message already holds the io error's.
+        let said = with_causes(&e);
+        assert_eq!(said.matches("No space left on device").count(), 1, "{said}");
+        assert_eq!(said, format!("artifacts.jsonl: {unreadable}"));
+    }
+
+    #[test]
+    fn an_unjudged_panel_keeps_what_the_judge_program_failed_with() {
+        use crate::cause::AnyCause;
+        use crate::review::UnjudgedReason;
+        let why = super::Outage::EmptyOutput;
+        let r = UnjudgedReason::NoAnswer {
+            judge_type: "generality".into(),
+            why: AnyCause::any(why),
+        };
+        assert_eq!(
+            r.to_string(),
+            format!("judge generality: {}", super::Outage::EmptyOutput)
+        );
+        let kept = crate::ops::causes(&r).find_map(|c| c.downcast_ref::<super::Outage>());
+        assert!(matches!(kept, Some(super::Outage::EmptyOutput)), "{kept:?}");
+        let not_json = crate::review::parse_panel("{").unwrap_err();
+        let parse =
+            crate::ops::causes(&not_json).find_map(|c| c.downcast_ref::<serde_json::Error>());
+        assert!(parse.is_some_and(serde_json::Error::is_eof), "{not_json:?}");
+    }
 
     #[test]
     fn a_full_disk_a_quota_and_a_read_only_file_system_are_out_of_room() {
+        use std::io::{Error, ErrorKind};
         for code in [28, 122, 30] {
+            assert!(out_of_room(&Error::from_raw_os_error(code)), "{code}");
+            // A wrapper that keeps the kind but not the number (a temporary
+            // file's path error), found by its kind and by what it wraps.
+            let kind = Error::from_raw_os_error(code).kind();
             assert!(
-                out_of_room(&std::io::Error::from_raw_os_error(code)),
-                "{code}"
+                out_of_room(&Error::new(kind, "writing x")),
+                "{code} by kind"
             );
-            let wrapped = std::io::Error::other(format!("writing x: (os error {code})"));
-            assert!(out_of_room(&wrapped), "{code} in a message");
+            let wrapped = Error::other(Error::from_raw_os_error(code));
+            assert!(out_of_room(&wrapped), "{code} inside another io error");
+            // Never by the message: a model's or a remote's text could say it.
+            let said = Error::other(format!("writing x: (os error {code})"));
+            assert!(!out_of_room(&said), "{code} only in a message");
         }
         assert!(
-            !out_of_room(&std::io::Error::from_raw_os_error(13)),
+            !out_of_room(&Error::from_raw_os_error(13)),
             "permission denied"
         );
+        assert!(!out_of_room(&Error::new(ErrorKind::PermissionDenied, "x")));
     }
 }

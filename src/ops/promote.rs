@@ -132,7 +132,7 @@ pub fn promote_all(
 /// refuses) and agree with itself (`agreed <= judges`).
 fn check_lesson(lesson: &Lesson) -> Result<(), LoreError> {
     let bad = |why: String| LoreError::BadPoolEntry { id: lesson.id, why };
-    let mut v = serde_json::to_value(lesson).map_err(|e| bad(e.to_string()))?;
+    let mut v = serde_json::to_value(lesson).expect("lessons serialise");
     if lesson.visibility == Visibility::Private {
         v["consensus"]["judges"] = Value::from(lesson.consensus.judges.max(1));
     }
@@ -172,8 +172,5 @@ fn author_secret(lore: &mut Lore) -> Result<String, LoreError> {
         path: path.clone(),
         source,
     })?;
-    review::parse_secret(&bytes).map_err(|e| LoreError::Input {
-        what: path.display().to_string(),
-        why: e.to_string(),
-    })
+    review::parse_secret(&bytes).map_err(|e| LoreError::invalid(path.display().to_string(), e))
 }

@@ -278,10 +278,11 @@ pub fn publish_public(lore: &mut Lore, opts: &PublicOptions) -> Result<PublicRep
         else {
             continue;
         };
-        let entry: Lesson = serde_json::from_slice(&lore.store.blob(new)?).map_err(|e| {
-            LoreError::BadPoolEntry {
+        let entry: Lesson = serde_json::from_slice(&lore.store.blob(new)?).map_err(|source| {
+            LoreError::UnreadableEntry {
                 id,
-                why: e.to_string(),
+                said: "",
+                source,
             }
         })?;
         let change = match c.old {
@@ -473,60 +474,21 @@ fn review_one(
 ) -> Result<Review, LoreError> {
     let id = entry.id;
     let review_ref = format!("refs/heads/review/{id}");
-    let short_branch = format!("review/{id}");
     let mut review = Review {
         lesson: Some(id),
         change,
         outcome: "refused",
-        branch: short_branch.clone(),
+        branch: format!("review/{id}"),
         why: None,
         body: String::new(),
         body_file: None,
         command: String::new(),
     };
-    if entry.visibility != Visibility::Public {
-        review.why = Some(format!(
-            "its visibility is {}, not public",
-            entry.visibility
-        ));
+    if let Some(why) = never_proposed(entry) {
+        review.why = Some(why);
         return Ok(review);
     }
-    let findings = scanner::scan_lesson(&candidate_of(entry));
-    if !findings.is_empty() {
-        review.why = Some(format!(
-            "flagged by the disclosure scanner, never pushed: {}",
-            findings
-                .iter()
-                .map(|f| f.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-        return Ok(review);
-    }
-    let verdict = super::query::proposal(lore, id)
-        .ok()
-        .and_then(|p| p.verdict);
-    let body = pull_request::body(
-        entry,
-        verdict.as_ref(),
-        &findings,
-        &pull_request::Signed {
-            principal: me.principal.clone(),
-            fingerprint: me.fingerprint.clone(),
-            status: "good: listed in the remote pool's allowed signers".into(),
-        },
-    );
-    review.body = body.clone();
-    let title = crate::recall::render::plain(&entry.claim, 120);
-    if let Some(dir) = &opts.body_dir {
-        let path = dir.join(format!("{id}.md"));
-        review.body_file = Some(path.display().to_string());
-    }
-    review.command = format!(
-        "gh pr create --base pool/public --head {short_branch} --title {} --body-file {}",
-        super::shell_quote(&title),
-        super::shell_quote(review.body_file.as_deref().unwrap_or("BODY.md"))
-    );
+    describe(lore, &mut review, entry, me, opts);
     if lore
         .store
         .ls_remote(url, &review_ref, TRANSFER_TIMEOUT)?
@@ -540,17 +502,7 @@ fn review_one(
         return Ok(review);
     }
     if let Some(dir) = &opts.body_dir {
-        std::fs::create_dir_all(dir).map_err(|source| LoreError::File {
-            what: "cannot create",
-            path: dir.clone(),
-            source,
-        })?;
-        let path = dir.join(format!("{id}.md"));
-        std::fs::write(&path, &body).map_err(|source| LoreError::File {
-            what: "cannot write",
-            path,
-            source,
-        })?;
+        write_body(dir, id, &review.body)?;
     }
     // A retraction goes out with the reason its author gave locally: the
     // newest retract of it on pool/public, walking back from the tip.
@@ -559,53 +511,10 @@ fn review_one(
     } else {
         retract_reason(lore, id)?.unwrap_or_else(|| "retracted by its author".into())
     };
-    let path = layout::lesson_path(id);
     let (_, commits) = lore.build_detached(Branch::Pool(Source::Public), theirs, |tx| {
         let spec = match change {
-            "add" => {
-                let mut added = entry.clone();
-                added.status = LessonStatus::Active;
-                added.superseded_by = None;
-                CommitSpec::new(
-                    &format!("promote {id} into pool/public"),
-                    None,
-                    Event::Promote {
-                        lesson: id,
-                        artifact: entry.evidence.artifact_ids.first().copied().unwrap_or(id),
-                        visibility: Visibility::Public,
-                        pool: Source::Public,
-                    },
-                    vec![Change::Put {
-                        path: path.clone(),
-                        bytes: canonical_json(&added),
-                    }],
-                )?
-            }
-            _ => {
-                let current: Lesson = tx
-                    .read(&path)?
-                    .and_then(|b| serde_json::from_slice(&b).ok())
-                    .ok_or_else(|| LoreError::BadPoolEntry {
-                        id,
-                        why: "the remote's entry does not read".into(),
-                    })?;
-                let mut retracted = current.clone();
-                retracted.status = LessonStatus::Retracted;
-                CommitSpec::new(
-                    &format!("retract {id} in pool/public"),
-                    None,
-                    Event::Retract {
-                        lesson: id,
-                        from: current.status,
-                        pool: Source::Public,
-                        reason: reason.clone(),
-                    },
-                    vec![Change::Put {
-                        path: path.clone(),
-                        bytes: canonical_json(&retracted),
-                    }],
-                )?
-            }
+            "add" => add_spec(entry)?,
+            _ => retract_spec(tx, id, &reason)?,
         };
         tx.commit(spec)?;
         Ok(())
@@ -624,6 +533,131 @@ fn review_one(
         }
     }
     Ok(review)
+}
+
+/// Why `entry` is never proposed to pool/public: a visibility other than
+/// public, or text the disclosure scanner flags.
+fn never_proposed(entry: &Lesson) -> Option<String> {
+    if entry.visibility != Visibility::Public {
+        return Some(format!(
+            "its visibility is {}, not public",
+            entry.visibility
+        ));
+    }
+    let findings = scanner::scan_lesson(&candidate_of(entry));
+    if !findings.is_empty() {
+        return Some(format!(
+            "flagged by the disclosure scanner, never pushed: {}",
+            findings
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    None
+}
+
+/// Fills in the pull request's body, where the body goes and the command
+/// that opens the pull request.
+fn describe(
+    lore: &Lore,
+    review: &mut Review,
+    entry: &Lesson,
+    me: &super::signers::Key,
+    opts: &PublicOptions,
+) {
+    let id = entry.id;
+    let verdict = super::query::proposal(lore, id)
+        .ok()
+        .and_then(|p| p.verdict);
+    review.body = pull_request::body(
+        entry,
+        verdict.as_ref(),
+        // No findings: an entry with any is never proposed.
+        &[],
+        &pull_request::Signed {
+            principal: me.principal.clone(),
+            fingerprint: me.fingerprint.clone(),
+            status: "good: listed in the remote pool's allowed signers".into(),
+        },
+    );
+    let title = crate::recall::render::plain(&entry.claim, 120);
+    if let Some(dir) = &opts.body_dir {
+        let path = dir.join(format!("{id}.md"));
+        review.body_file = Some(path.display().to_string());
+    }
+    review.command = format!(
+        "gh pr create --base pool/public --head {} --title {} --body-file {}",
+        review.branch,
+        super::shell_quote(&title),
+        super::shell_quote(review.body_file.as_deref().unwrap_or("BODY.md"))
+    );
+}
+
+/// Writes the pull request's body to `<dir>/<id>.md`.
+fn write_body(dir: &std::path::Path, id: Id, body: &str) -> Result<(), LoreError> {
+    std::fs::create_dir_all(dir).map_err(|source| LoreError::File {
+        what: "cannot create",
+        path: dir.to_owned(),
+        source,
+    })?;
+    let path = dir.join(format!("{id}.md"));
+    std::fs::write(&path, body).map_err(|source| LoreError::File {
+        what: "cannot write",
+        path,
+        source,
+    })
+}
+
+/// The commit that adds `entry` to pool/public, active.
+fn add_spec(entry: &Lesson) -> Result<CommitSpec, LoreError> {
+    let id = entry.id;
+    let mut added = entry.clone();
+    added.status = LessonStatus::Active;
+    added.superseded_by = None;
+    Ok(CommitSpec::new(
+        &format!("promote {id} into pool/public"),
+        None,
+        Event::Promote {
+            lesson: id,
+            artifact: entry.evidence.artifact_ids.first().copied().unwrap_or(id),
+            visibility: Visibility::Public,
+            pool: Source::Public,
+        },
+        vec![Change::Put {
+            path: layout::lesson_path(id),
+            bytes: canonical_json(&added),
+        }],
+    )?)
+}
+
+/// The commit that retracts the remote's entry of `id`, for `reason`.
+fn retract_spec(tx: &crate::store::Tx<'_>, id: Id, reason: &str) -> Result<CommitSpec, LoreError> {
+    let path = layout::lesson_path(id);
+    let current: Lesson = tx
+        .read(&path)?
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .ok_or_else(|| LoreError::BadPoolEntry {
+            id,
+            why: "the remote's entry does not read".into(),
+        })?;
+    let mut retracted = current.clone();
+    retracted.status = LessonStatus::Retracted;
+    Ok(CommitSpec::new(
+        &format!("retract {id} in pool/public"),
+        None,
+        Event::Retract {
+            lesson: id,
+            from: current.status,
+            pool: Source::Public,
+            reason: reason.to_owned(),
+        },
+        vec![Change::Put {
+            path,
+            bytes: canonical_json(&retracted),
+        }],
+    )?)
 }
 
 /// The reason of the newest `retract` of `id` on the local `pool/public`.

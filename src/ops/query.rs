@@ -112,11 +112,12 @@ pub fn read_proposal(lore: &Lore, id: Id) -> Result<Option<Proposal>, LoreError>
     let path = layout::proposal_path(id);
     match lore.store.read(Branch::Ledger, &path)? {
         None => Ok(None),
-        Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-            StoreError::CorruptRecord {
+        Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|source| {
+            StoreError::Unparsable {
                 branch: Branch::Ledger.to_string(),
                 path,
-                why: e.to_string(),
+                source,
+                then: "",
             }
             .into()
         }),

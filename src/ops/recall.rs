@@ -145,11 +145,12 @@ fn full(lore: &Lore, s: &Summary) -> Result<Option<Lesson>, LoreError> {
     let Some(bytes) = lore.store.read(branch, &path)? else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-        StoreError::CorruptRecord {
+    serde_json::from_slice(&bytes).map(Some).map_err(|source| {
+        StoreError::Unparsable {
             branch: branch.to_string(),
             path,
-            why: e.to_string(),
+            source,
+            then: "",
         }
         .into()
     })

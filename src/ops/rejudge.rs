@@ -33,6 +33,7 @@ use serde_json::Value;
 use super::backend::Backend;
 use super::relate::{observations_against, upheld_at_for, QUEUED_POOLS};
 use super::{Lore, LoreError};
+use crate::cause::AnyCause;
 use crate::event::{Event, Ruling};
 use crate::model::{canonical_json, iso, Id, Lesson, LessonStatus, Proposal, ProposalStatus};
 use crate::model::{Candidate, Source, Verdict};
@@ -97,10 +98,12 @@ fn read_case(store: &Store, pool: Source, tip: ObjectId, id: Id) -> Result<Case,
     let bytes = store
         .read_at(tip, &layout::lesson_path(id))?
         .ok_or(LoreError::NotFound { id })?;
-    let lesson: Lesson = serde_json::from_slice(&bytes).map_err(|e| LoreError::BadPoolEntry {
-        id,
-        why: format!("its pool entry does not read as a lesson: {e}"),
-    })?;
+    let lesson: Lesson =
+        serde_json::from_slice(&bytes).map_err(|source| LoreError::UnreadableEntry {
+            id,
+            said: "its pool entry does not read as a lesson: ",
+            source,
+        })?;
     let mut observations = observations_against(store, tip, id)?;
     observations.sort_by_key(|o| o.id);
     let upheld_at = upheld_at_for(store, tip, id)?;
@@ -213,15 +216,12 @@ pub fn run_panel(
     threshold: usize,
 ) -> Result<Value, UnjudgedReason> {
     let Some(rubric) = rubrics.rubric_for(c.lesson.visibility) else {
-        return Err(UnjudgedReason::UnusablePanel(format!(
-            "no rubric for {} lessons",
-            c.lesson.visibility
-        )));
+        return Err(UnjudgedReason::NoRubric(c.lesson.visibility));
     };
     let p = as_proposal(lore, c);
     if let Backend::Offline = backend {
         return review::offline_rejudge_panel(&p, rubric, c.observations.len(), threshold)
-            .map_err(|e| UnjudgedReason::UnusablePanel(e.to_string()));
+            .map_err(|e| UnjudgedReason::UnusablePanel(AnyCause::any(e)));
     }
     super::judge::ask_panel(rubric, backend, |judge_type| {
         review::rejudge_prompt(judge_type, &p, rubric, &c.observations)
@@ -282,9 +282,10 @@ fn record(
             // Only the status changes: every other byte of the entry stays.
             let bytes = tx.read(&path)?.ok_or(LoreError::NotFound { id })?;
             let mut entry: Value =
-                serde_json::from_slice(&bytes).map_err(|e| LoreError::BadPoolEntry {
+                serde_json::from_slice(&bytes).map_err(|source| LoreError::UnreadableEntry {
                     id,
-                    why: e.to_string(),
+                    said: "",
+                    source,
                 })?;
             entry["status"] = Value::from(LessonStatus::Refuted.as_str());
             Change::Put {

@@ -92,13 +92,13 @@ pub fn settings(lore: &Lore) -> Result<Settings, LoreError> {
             .parse::<f64>()
             .map_err(|_| bad("floor", format!("must be a number, got {v:?}")))?,
     };
-    let neighbours = NeighbourConfig::new(cap, floor).map_err(|e| LoreError::Config {
+    let neighbours = NeighbourConfig::new(cap, floor).map_err(|e| LoreError::ConfigInvalid {
         key: Role::Relate.key(if matches!(e, relation::NeighbourError::BadCap(_)) {
             "cap"
         } else {
             "floor"
         }),
-        why: e.to_string(),
+        source: e.into(),
     })?;
     let threshold = match cfg("threshold") {
         None => DEFAULT_CONTRADICTION_THRESHOLD,
@@ -275,8 +275,11 @@ struct Landed {
     pool: Source,
     base: Option<ObjectId>,
     head: ObjectId,
-    files: Vec<(String, Vec<u8>)>,
+    files: Files,
 }
+
+/// Files written, each its path and bytes.
+type Files = Vec<(String, Vec<u8>)>;
 
 /// The pools as last read, kept across the lessons of one `relate --all`
 /// run so that a pool is not read again for every lesson.
@@ -408,13 +411,10 @@ fn candidate(snap: &Snapshot, id: Id) -> &Lesson {
 
 fn input_of(snap: &Snapshot, id: Id, settings: &Settings) -> Result<JudgmentInput, LoreError> {
     let cand = candidate(snap, id);
-    let refuse = |why: String| LoreError::Input {
-        what: format!("lesson {id} cannot be related"),
-        why,
-    };
+    let refuse = |e: super::Cause| LoreError::invalid(format!("lesson {id} cannot be related"), e);
     let pool = neighbour_pool_in(cand, &snap.lessons, snap.tokens(), &settings.neighbours)
-        .map_err(|e| refuse(e.to_string()))?;
-    JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.to_string()))
+        .map_err(|e| refuse(e.into()))?;
+    JudgmentInput::from_pool(cand, &snap.lessons, &pool).map_err(|e| refuse(e.into()))
 }
 
 fn already_related(store: &Store, snap: &Snapshot, id: Id) -> Result<bool, LoreError> {
@@ -521,10 +521,9 @@ fn plan(
 ) -> Result<Result<Vec<Effect>, Unapplied>, LoreError> {
     match plan_effects(batch, lessons, ctx) {
         Ok(effects) => Ok(Ok(effects)),
-        Err(e @ (EffectError::BadModel(_) | EffectError::BadClock(_))) => Err(LoreError::Input {
-            what: "relation judgment".into(),
-            why: e.to_string(),
-        }),
+        Err(e @ (EffectError::BadModel(_) | EffectError::BadClock(_))) => {
+            Err(LoreError::invalid("relation judgment", e))
+        }
         Err(e) => Ok(Err(Unapplied::Unresolvable { why: e.to_string() })),
     }
 }
@@ -586,19 +585,8 @@ fn relate_in(
         written: Vec::new(),
         unapplied: None,
     };
-    let parsed = match from {
-        VerdictFrom::Judge(None) => {
-            out.unapplied = Some(Unapplied::NoJudge);
-            return Ok((out, None));
-        }
-        VerdictFrom::Judge(Some(backend)) => {
-            out.model = backend.model_name().to_owned();
-            ask(backend, &input)
-        }
-        VerdictFrom::Given(bytes) => {
-            out.model = EXTERNAL_MODEL.to_owned();
-            parse_verdict(RawVerdict::Bytes(bytes), &input)
-        }
+    let Some(parsed) = verdict(from, &input, &mut out) else {
+        return Ok((out, None));
     };
     count(lore, &parsed);
     let batch = match parsed {
@@ -628,73 +616,20 @@ fn relate_in(
         let lessons = if tx.base() == snap.tip {
             &snap.lessons
         } else {
-            let now_snap =
-                Snapshot::new(snap.pool, tx.base(), read_lessons(tx.store(), tx.base())?);
-            if !now_snap.lessons.iter().any(|l| l.id == id) {
-                return Ok(Err(Unapplied::Stale));
+            match lessons_now(tx, snap, id, &settings, &batch)? {
+                Some(l) => read = l,
+                None => return Ok(Err(Unapplied::Stale)),
             }
-            match input_of(&now_snap, id, &settings) {
-                Ok(i) if i.corpus_fingerprint().digest() == batch.corpus_digest() => {}
-                _ => return Ok(Err(Unapplied::Stale)),
-            }
-            read = now_snap.lessons;
             &read
         };
         let effects = match plan(&batch, lessons, &ctx)? {
             Ok(e) => e,
             Err(why) => return Ok(Err(why)),
         };
-        // Every file checked before the first commit: an added record
-        // must be new, a changed one must exist.
-        for e in &effects {
-            for c in &e.changes {
-                let exists = tx.read(&c.path)?.is_some();
-                let fine = match c.kind {
-                    relation::ChangeKind::Add => !exists,
-                    relation::ChangeKind::Modify => exists,
-                };
-                if !fine {
-                    return Ok(Err(Unapplied::Unresolvable {
-                        why: format!(
-                            "{} {}",
-                            c.path,
-                            if exists {
-                                "exists already"
-                            } else {
-                                "does not exist"
-                            }
-                        ),
-                    }));
-                }
-            }
+        if let Some(why) = unresolvable_change(tx, &effects)? {
+            return Ok(Err(why));
         }
-        let mut written = Vec::new();
-        let mut files = Vec::new();
-        for e in &effects {
-            let changes = e
-                .changes
-                .iter()
-                .map(|c| Change::Put {
-                    path: c.path.clone(),
-                    bytes: c.bytes.clone(),
-                })
-                .collect();
-            let commit = tx.commit(CommitSpec::new(
-                &e.subject,
-                None,
-                event_of(e, &model),
-                changes,
-            )?)?;
-            written.push(Written {
-                subject: e.subject.clone(),
-                action: e.action,
-                lesson: e.lesson,
-                targets: e.targets.clone(),
-                commit: commit.to_string(),
-            });
-            files.extend(e.changes.iter().map(|c| (c.path.clone(), c.bytes.clone())));
-        }
-        Ok(Ok((written, files)))
+        commit_effects(tx, &effects, &model).map(Ok)
     })?;
     let mut landed = None;
     match committed.value {
@@ -710,6 +645,112 @@ fn relate_in(
         Err(why) => out.unapplied = Some(why),
     }
     Ok((out, landed))
+}
+
+/// The verdict, asked for or as given, with the model it names in `out`;
+/// none (and `out` says why) when no judge is configured.
+fn verdict(from: VerdictFrom<'_>, input: &JudgmentInput, out: &mut Related) -> Option<Parsed> {
+    match from {
+        VerdictFrom::Judge(None) => {
+            out.unapplied = Some(Unapplied::NoJudge);
+            None
+        }
+        VerdictFrom::Judge(Some(backend)) => {
+            out.model = backend.model_name().to_owned();
+            Some(ask(backend, input))
+        }
+        VerdictFrom::Given(bytes) => {
+            out.model = EXTERNAL_MODEL.to_owned();
+            Some(parse_verdict(RawVerdict::Bytes(bytes), input))
+        }
+    }
+}
+
+/// The pool's lessons at the tip `tx` builds on, which moved since `snap`
+/// was read: none when the lesson left it or what the judge was shown
+/// changed (the verdict is stale).
+fn lessons_now(
+    tx: &crate::store::Tx<'_>,
+    snap: &Snapshot,
+    id: Id,
+    settings: &Settings,
+    batch: &ValidBatch,
+) -> Result<Option<Vec<Lesson>>, LoreError> {
+    let now_snap = Snapshot::new(snap.pool, tx.base(), read_lessons(tx.store(), tx.base())?);
+    if !now_snap.lessons.iter().any(|l| l.id == id) {
+        return Ok(None);
+    }
+    match input_of(&now_snap, id, settings) {
+        Ok(i) if i.corpus_fingerprint().digest() == batch.corpus_digest() => {}
+        _ => return Ok(None),
+    }
+    Ok(Some(now_snap.lessons))
+}
+
+/// Every file checked before the first commit: an added record must be
+/// new, a changed one must exist. The first that is not, as the reason.
+fn unresolvable_change(
+    tx: &crate::store::Tx<'_>,
+    effects: &[Effect],
+) -> Result<Option<Unapplied>, LoreError> {
+    for e in effects {
+        for c in &e.changes {
+            let exists = tx.read(&c.path)?.is_some();
+            let fine = match c.kind {
+                relation::ChangeKind::Add => !exists,
+                relation::ChangeKind::Modify => exists,
+            };
+            if !fine {
+                return Ok(Some(Unapplied::Unresolvable {
+                    why: format!(
+                        "{} {}",
+                        c.path,
+                        if exists {
+                            "exists already"
+                        } else {
+                            "does not exist"
+                        }
+                    ),
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// One commit per effect: what was written, and every file it wrote.
+fn commit_effects(
+    tx: &mut crate::store::Tx<'_>,
+    effects: &[Effect],
+    model: &str,
+) -> Result<(Vec<Written>, Files), LoreError> {
+    let mut written = Vec::new();
+    let mut files = Vec::new();
+    for e in effects {
+        let changes = e
+            .changes
+            .iter()
+            .map(|c| Change::Put {
+                path: c.path.clone(),
+                bytes: c.bytes.clone(),
+            })
+            .collect();
+        let commit = tx.commit(CommitSpec::new(
+            &e.subject,
+            None,
+            event_of(e, model),
+            changes,
+        )?)?;
+        written.push(Written {
+            subject: e.subject.clone(),
+            action: e.action,
+            lesson: e.lesson,
+            targets: e.targets.clone(),
+            commit: commit.to_string(),
+        });
+        files.extend(e.changes.iter().map(|c| (c.path.clone(), c.bytes.clone())));
+    }
+    Ok((written, files))
 }
 
 /// The lessons waiting for relation: active entries of the org and public

@@ -69,10 +69,8 @@ pub fn read_public_key(path: &Path, stdin: Option<&str>) -> Result<String, LoreE
     let text = match stdin {
         Some(t) if path == Path::new("-") => t.to_owned(),
         _ => {
-            let bytes = super::inputs::read_bounded(path).map_err(|e| LoreError::Input {
-                what: path.display().to_string(),
-                why: e.to_string(),
-            })?;
+            let bytes = super::inputs::read_bounded(path)
+                .map_err(|e| LoreError::invalid(path.display().to_string(), e))?;
             String::from_utf8_lossy(&bytes).into_owned()
         }
     };

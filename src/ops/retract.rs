@@ -64,9 +64,10 @@ pub fn retract(lore: &mut Lore, id: Id, reason: &str) -> Result<Vec<Retracted>, 
                 .read(&path)?
                 .expect("checked above, and entries are never deleted");
             let mut entry: Lesson =
-                serde_json::from_slice(&bytes).map_err(|e| LoreError::BadPoolEntry {
+                serde_json::from_slice(&bytes).map_err(|source| LoreError::UnreadableEntry {
                     id,
-                    why: e.to_string(),
+                    said: "",
+                    source,
                 })?;
             let from = entry.status;
             if from == LessonStatus::Retracted {

@@ -13,12 +13,8 @@ use crate::store::{layout, Branch, Change, CommitSpec};
 pub fn rubrics(lore: &Lore) -> Result<RubricSet, LoreError> {
     match lore.store.read(Branch::Ledger, layout::RUBRICS_PATH)? {
         None => Ok(RubricSet::builtin()),
-        Some(bytes) => {
-            RubricSet::parse(&String::from_utf8_lossy(&bytes)).map_err(|e| LoreError::Input {
-                what: format!("{} on the ledger", layout::RUBRICS_PATH),
-                why: e.to_string(),
-            })
-        }
+        Some(bytes) => RubricSet::parse(&String::from_utf8_lossy(&bytes))
+            .map_err(|e| LoreError::invalid(format!("{} on the ledger", layout::RUBRICS_PATH), e)),
     }
 }
 
@@ -26,12 +22,9 @@ pub fn rubrics(lore: &Lore) -> Result<RubricSet, LoreError> {
 /// `config` commit, audited like any verdict). `false` when the same
 /// rubrics are already in force.
 pub fn set_rubrics(lore: &mut Lore, text: &str) -> Result<bool, LoreError> {
-    let refused = |why: String| LoreError::Input {
-        what: "rubrics file refused".into(),
-        why,
-    };
-    let set = RubricSet::parse(text).map_err(|e| refused(e.to_string()))?;
-    let value: Value = serde_json::from_str(text).map_err(|e| refused(e.to_string()))?;
+    let refused = |e: super::Cause| LoreError::invalid("rubrics file refused", e);
+    let set = RubricSet::parse(text).map_err(|e| refused(e.into()))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| refused(e.into()))?;
     let bytes = canonical_json(&value);
     let r = lore.transact(Branch::Ledger, |tx| {
         if tx.read(layout::RUBRICS_PATH)?.as_deref() == Some(bytes.as_slice()) {

@@ -46,11 +46,17 @@ pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     #[error("it is not a JSON object ({0}); fix or move it, then run setup again")]
-    NotAnObject(String),
+    NotAnObject(#[source] serde_json::Error),
     #[error("it has a comment (line {0}), and comments are not JSON; setup will not rewrite it: take the comments out, or add the hooks by hand (see docs/hooks.md)")]
     Comment(usize),
     #[error("its {0} is not {1}; fix it by hand, then run setup again")]
     Shape(String, &'static str),
+    #[error("it is a symlink to {target}, which cannot be followed ({source}); create its target or remove the link, then run setup again")]
+    BrokenLink {
+        target: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The result of an edit.
@@ -136,7 +142,7 @@ fn parse(text: &str) -> Result<Parsed, SetupError> {
         if at == Some(b'/') {
             SetupError::Comment(e.line())
         } else {
-            SetupError::NotAnObject(e.to_string())
+            SetupError::NotAnObject(e)
         }
     })?;
     let hooks = match top.get("hooks") {
@@ -354,13 +360,14 @@ pub fn apply(
     // A symlink (a dotfile manager's) is written through, to its target.
     let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let real = if link {
-        std::fs::canonicalize(path).map_err(|e| {
+        std::fs::canonicalize(path).map_err(|source| {
             let target = std::fs::read_link(path)
                 .map(|t| t.display().to_string())
                 .unwrap_or_else(|_| "?".into());
-            refuse(format!(
-                "it is a symlink to {target}, which cannot be followed ({e}); create its target or remove the link, then run setup again"
-            ))
+            LoreError::invalid(
+                format!("settings file {}", path.display()),
+                SetupError::BrokenLink { target, source },
+            )
         })?
     } else {
         path.to_owned()
@@ -394,10 +401,7 @@ pub fn apply(
     } else {
         install(&old)
     }
-    .map_err(|e| LoreError::Input {
-        what: format!("settings file {}", path.display()),
-        why: e.to_string(),
-    })?;
+    .map_err(|e| LoreError::invalid(format!("settings file {}", path.display()), e))?;
     if edit.changes.is_empty() || dry_run {
         return Ok(Applied {
             old,
@@ -745,6 +749,7 @@ mod tests {
     fn refusal(r: Result<Applied, LoreError>) -> String {
         match r {
             Err(LoreError::Input { why, .. }) => why,
+            Err(LoreError::Invalid { source, .. }) => source.to_string(),
             other => panic!("not refused: {other:?}"),
         }
     }

@@ -306,10 +306,7 @@ pub fn add(
             .map(|_| format!("{principal} namespaces=\"git\" {key_line}"))?,
     };
     let fp = AllowedSigners::parse(&line)
-        .map_err(|e| LoreError::Input {
-            what: format!("key for {principal}"),
-            why: e.to_string(),
-        })?
+        .map_err(|e| LoreError::invalid(format!("key for {principal}"), e))?
         .fingerprints()
         .into_iter()
         .next()

@@ -619,7 +619,40 @@ fn adopt(
     began_separately: bool,
 ) -> Result<Integration, LoreError> {
     let branch = Branch::Pool(tier);
+    let own = own_entries(&lore.store, local, theirs)?;
+    // The backup stands before the history is replaced.
+    let kept_at = before_sync_ref(tier, local);
+    move_legacy_backup(lore, tier)?;
     let store = &lore.store;
+    let made_here = store.ref_tip(&kept_at)?.is_none();
+    store.set_ref_durably(&kept_at, local, lore.env.now)?;
+    let readded = own.iter().filter(|(_, new)| *new).count();
+    let written = lore.transact_onto(branch, Some(local), theirs, |tx| {
+        for (l, new) in &own {
+            replay(tx, tier, l, *new)?;
+        }
+        Ok(())
+    });
+    if let (Err(LoreError::Store(StoreError::Moved { .. })), true) = (&written, made_here) {
+        // Best effort: a backup left behind names history the pool still
+        // has, as every refused adopt's did before; sync decides again.
+        let _ = forget_backup(lore, branch, local, &kept_at);
+    }
+    written?;
+    Ok(Integration::Adopted {
+        readded,
+        kept_at,
+        began_separately,
+    })
+}
+
+/// The local pool's entries that adopting `theirs` would lose, as the
+/// local pool has them, each with whether the remote lacks it.
+fn own_entries(
+    store: &Store,
+    local: ObjectId,
+    theirs: ObjectId,
+) -> Result<Vec<(Lesson, bool)>, LoreError> {
     let remote_tree = store.tree_of(theirs)?;
     // (entry as the local pool has it, whether the remote lacks it)
     let mut own: Vec<(Lesson, bool)> = Vec::new();
@@ -627,11 +660,13 @@ fn adopt(
         let (Some(RecordPath::Lesson(id)), Some(blob)) = (layout::classify(&c.path), c.new) else {
             continue;
         };
-        let lesson: Lesson =
-            serde_json::from_slice(&store.blob(blob)?).map_err(|e| LoreError::BadPoolEntry {
+        let lesson: Lesson = serde_json::from_slice(&store.blob(blob)?).map_err(|source| {
+            LoreError::UnreadableEntry {
                 id,
-                why: e.to_string(),
-            })?;
+                said: "",
+                source,
+            }
+        })?;
         match c.old {
             // Active entries come back as they are, retracted ones as a
             // promote and its retraction. (Superseded and refuted entries
@@ -654,79 +689,67 @@ fn adopt(
             _ => {}
         }
     }
-    // The backup stands before the history is replaced.
-    let kept_at = before_sync_ref(tier, local);
-    move_legacy_backup(lore, tier)?;
-    let store = &lore.store;
-    let made_here = store.ref_tip(&kept_at)?.is_none();
-    store.set_ref_durably(&kept_at, local, lore.env.now)?;
-    let readded = own.iter().filter(|(_, new)| *new).count();
-    let written = lore.transact_onto(branch, Some(local), theirs, |tx| {
-        for (l, new) in &own {
-            let path = layout::lesson_path(l.id);
-            let mut entry = match new {
-                true => {
-                    let mut e = l.clone();
-                    e.status = LessonStatus::Active;
-                    e.superseded_by = None;
-                    tx.commit(CommitSpec::new(
-                        &format!("promote {} into pool/{tier}", l.id),
-                        Some(
-                            "promoted again on top of the remote pool's history by `git lore sync`",
-                        ),
-                        Event::Promote {
-                            lesson: l.id,
-                            artifact: l.evidence.artifact_ids.first().copied().unwrap_or(l.id),
-                            visibility: l.visibility,
-                            pool: tier,
-                        },
-                        vec![Change::Put {
-                            path: path.clone(),
-                            bytes: crate::model::canonical_json(&e),
-                        }],
-                    )?)?;
-                    e
-                }
-                false => tx
-                    .read(&path)?
-                    .and_then(|b| serde_json::from_slice::<Lesson>(&b).ok())
-                    .ok_or_else(|| LoreError::BadPoolEntry {
-                        id: l.id,
-                        why: "the remote's entry does not read".into(),
-                    })?,
-            };
-            if l.status == LessonStatus::Retracted {
-                let from = entry.status;
-                entry.status = LessonStatus::Retracted;
-                tx.commit(CommitSpec::new(
-                    &format!("retract {} in pool/{tier}", l.id),
-                    None,
-                    Event::Retract {
-                        lesson: l.id,
-                        from,
-                        pool: tier,
-                        reason: "retracted here before the pool was synced".into(),
-                    },
-                    vec![Change::Put {
-                        path,
-                        bytes: crate::model::canonical_json(&entry),
-                    }],
-                )?)?;
-            }
+    Ok(own)
+}
+
+/// Carries one of the local pool's entries onto the remote's history: an
+/// entry the remote lacks is promoted again, and a local retraction is
+/// retracted again.
+fn replay(
+    tx: &mut crate::store::Tx<'_>,
+    tier: Source,
+    l: &Lesson,
+    new: bool,
+) -> Result<(), LoreError> {
+    let path = layout::lesson_path(l.id);
+    let mut entry = match new {
+        true => {
+            let mut e = l.clone();
+            e.status = LessonStatus::Active;
+            e.superseded_by = None;
+            tx.commit(CommitSpec::new(
+                &format!("promote {} into pool/{tier}", l.id),
+                Some("promoted again on top of the remote pool's history by `git lore sync`"),
+                Event::Promote {
+                    lesson: l.id,
+                    artifact: l.evidence.artifact_ids.first().copied().unwrap_or(l.id),
+                    visibility: l.visibility,
+                    pool: tier,
+                },
+                vec![Change::Put {
+                    path: path.clone(),
+                    bytes: crate::model::canonical_json(&e),
+                }],
+            )?)?;
+            e
         }
-        Ok(())
-    });
-    if let (Err(LoreError::Store(StoreError::Moved { .. })), true) = (&written, made_here) {
-        // Best effort: a backup left behind names history the pool still
-        // has, as every refused adopt's did before; sync decides again.
-        let _ = forget_backup(lore, branch, local, &kept_at);
+        false => tx
+            .read(&path)?
+            .and_then(|b| serde_json::from_slice::<Lesson>(&b).ok())
+            .ok_or_else(|| LoreError::BadPoolEntry {
+                id: l.id,
+                why: "the remote's entry does not read".into(),
+            })?,
+    };
+    if l.status == LessonStatus::Retracted {
+        let from = entry.status;
+        entry.status = LessonStatus::Retracted;
+        tx.commit(CommitSpec::new(
+            &format!("retract {} in pool/{tier}", l.id),
+            None,
+            Event::Retract {
+                lesson: l.id,
+                from,
+                pool: tier,
+                reason: "retracted here before the pool was synced".into(),
+            },
+            vec![Change::Put {
+                path,
+                bytes: crate::model::canonical_json(&entry),
+            }],
+        )?)?;
     }
-    written?;
-    Ok(Integration::Adopted {
-        readded,
-        kept_at,
-        began_separately,
-    })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@
 
 use serde_json::Value;
 
+use crate::cause::IoCause;
 use crate::model::Artifact;
 use crate::schema::{self, SchemaKind};
 
@@ -62,9 +63,12 @@ pub enum InputError {
     /// Nothing but white space (and perhaps a byte-order mark).
     #[error("is empty: there are no artifacts in it")]
     Empty,
-    /// The file, directory or stream could not be read.
+    /// The file or stream could not be read.
     #[error("cannot read: {0}")]
-    Unreadable(String),
+    Unreadable(#[source] IoCause),
+    /// The directory could not be listed.
+    #[error("cannot read: directory: {0}")]
+    UnreadableDirectory(#[source] IoCause),
     /// A mined commit that cannot become an artifact.
     #[error(transparent)]
     Commit(#[from] crate::pipeline::commits::CommitError),
@@ -268,7 +272,7 @@ impl<R: std::io::BufRead> ArtifactStream<R> {
         self.state = StreamState::Done;
         self.ready.push_back(Item {
             source: format!("{}:{}", self.source, self.line + 1),
-            artifact: Err(InputError::Unreadable(e.to_string())),
+            artifact: Err(InputError::Unreadable(e.into())),
         });
     }
 

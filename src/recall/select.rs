@@ -53,7 +53,7 @@ use super::stack::{Installed, Stack};
 use crate::model::{Id, Lesson, LessonStatus, Scope};
 use crate::version::{
     coarse_name, decide, normalize_generic, read, read_generic, split_key, Ecosystem, Interval,
-    Match, Range, Reading,
+    Match, Range, RangeError, Reading,
 };
 
 /// One package that made a lesson apply.
@@ -371,7 +371,7 @@ struct Lookups<'k> {
     slots: HashMap<&'k str, usize>,
     hits: Vec<Vec<usize>>,
     range_slots: HashMap<&'k str, usize>,
-    ranges: Vec<Result<Prepared, String>>,
+    ranges: Vec<Result<Prepared, RangeError>>,
 }
 
 /// A lesson range, parsed, with its interval and canonical text.
@@ -397,13 +397,11 @@ impl<'k> Lookups<'k> {
         if let Some(&s) = self.range_slots.get(text) {
             return s;
         }
-        let prepared = Range::parse(text)
-            .map(|range| Prepared {
-                interval: Interval::of(&range),
-                text: range.to_string(),
-                range,
-            })
-            .map_err(|e| e.to_string());
+        let prepared = Range::parse(text).map(|range| Prepared {
+            interval: Interval::of(&range),
+            text: range.to_string(),
+            range,
+        });
         self.ranges.push(prepared);
         self.range_slots.insert(text, self.ranges.len() - 1);
         self.ranges.len() - 1

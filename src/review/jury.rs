@@ -45,12 +45,11 @@
 //! recorded (exit 0), an unusable panel leaves the lesson confirmed with
 //! nothing written (exit 2) — a broken judge must never become a rejection.
 
-use std::fmt;
-
 use serde_json::Value;
 
 use super::rubric::{GatePolicy, Rubric, RubricSet};
 use super::{round6, ReviewError};
+use crate::cause::{AnyCause, Shared};
 use crate::model::{iso, Id, Proposal, ProposalStatus, Verdict, Visibility};
 
 /// What the jury decided.
@@ -64,20 +63,33 @@ pub enum JuryOutcome {
 
 /// Why a panel could not judge. `Display` omits the lesson id;
 /// [`UnjudgedReason::message`] gives the full sentence, naming the lesson.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum UnjudgedReason {
-    /// The verdicts given are not JSON; the parser's message.
-    NotJson(String),
-    /// The panel failed the usable-panel check; the string says how.
-    UnusablePanel(String),
+    /// The verdicts given are not JSON; the parser's error.
+    #[error("the verdicts are not JSON: {0}")]
+    NotJson(#[source] Shared<serde_json::Error>),
+    /// The panel failed the usable-panel check; the error says how.
+    #[error("the judge panel is unusable: {0}")]
+    UnusablePanel(#[source] AnyCause),
+    /// There is no rubric for lessons of this visibility.
+    #[error("the judge panel is unusable: no rubric for {0} lessons")]
+    NoRubric(Visibility),
     /// A judge program gave no answer (missing, hung, crashed, silent).
-    NoAnswer { judge_type: String, why: String },
+    #[error("judge {judge_type}: {why}")]
+    NoAnswer {
+        judge_type: String,
+        #[source]
+        why: AnyCause,
+    },
     /// The lesson changed while the jury deliberated: the verdict would
     /// apply to content the judges never read.
+    #[error("the lesson changed while the jury deliberated; its verdict is not applied")]
     Changed,
     /// Floored criteria that no judge scored, in rubric order.
+    #[error("no judge scored these floored criteria, so the panel cannot be trusted: {}", .0.join(", "))]
     UncoveredFloors(Vec<String>),
     /// The panel scored too little of the rubric weight.
+    #[error("the panel scored only {scored} of the rubric weight (minimum {minimum})")]
     LowCoverage { scored: f64, minimum: f64 },
 }
 
@@ -86,30 +98,6 @@ impl UnjudgedReason {
     /// only 0.45 of the rubric weight (minimum 0.6)`.
     pub fn message(&self, id: Id) -> String {
         format!("lesson {id}: {self}")
-    }
-}
-
-impl fmt::Display for UnjudgedReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            UnjudgedReason::NotJson(why) => write!(f, "the verdicts are not JSON: {why}"),
-            UnjudgedReason::UnusablePanel(why) => write!(f, "the judge panel is unusable: {why}"),
-            UnjudgedReason::NoAnswer { judge_type, why } => write!(f, "judge {judge_type}: {why}"),
-            UnjudgedReason::Changed => f.write_str(
-                "the lesson changed while the jury deliberated; its verdict is not applied",
-            ),
-            UnjudgedReason::UncoveredFloors(names) => write!(
-                f,
-                "no judge scored these floored criteria, so the panel cannot be trusted: {}",
-                names.join(", ")
-            ),
-            UnjudgedReason::LowCoverage { scored, minimum } => {
-                write!(
-                    f,
-                    "the panel scored only {scored} of the rubric weight (minimum {minimum})"
-                )
-            }
-        }
     }
 }
 
@@ -129,7 +117,7 @@ pub enum Judged {
 /// judge", never a usage error: a judge that printed garbage must not turn
 /// into a rejection.
 pub fn parse_panel(text: &str) -> Result<Value, UnjudgedReason> {
-    serde_json::from_str(text).map_err(|e| UnjudgedReason::NotJson(e.to_string()))
+    serde_json::from_str(text).map_err(|e| UnjudgedReason::NotJson(e.into()))
 }
 
 /// One judge's slot in a panel, from its answer: the verdict object with
@@ -239,7 +227,9 @@ impl Judge<'_> {
 pub fn judge_with(rubric: &Rubric, min_criterion_coverage: f64, verdicts: &Value) -> JuryOutcome {
     let judges = match usable_panel(rubric, verdicts) {
         Ok(j) => j,
-        Err(why) => return JuryOutcome::Unjudged(UnjudgedReason::UnusablePanel(why)),
+        Err(why) => {
+            return JuryOutcome::Unjudged(UnjudgedReason::UnusablePanel(AnyCause::any(why)))
+        }
     };
 
     // Coverage.
@@ -381,57 +371,72 @@ fn kept(judge: &Value) -> Value {
     Value::Object(out)
 }
 
-fn usable_panel<'a>(rubric: &Rubric, verdicts: &'a Value) -> Result<Vec<Judge<'a>>, String> {
+/// Why a panel of verdicts cannot be judged at all.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum PanelError {
+    #[error("the verdicts are a JSON {0}, not an array")]
+    NotAnArray(&'static str),
+    #[error("the panel is empty")]
+    Empty,
+    #[error("the panel has {0} judges; a rubric has at most {MAX_JUDGES}")]
+    TooMany(usize),
+    #[error("judge {0} is a JSON {1}, not an object")]
+    NotAnObject(usize, &'static str),
+    #[error("judge {0} has no judge_type (a short name without control characters)")]
+    NoJudgeType(usize),
+    #[error("judge {0} ({1}) has no numeric score")]
+    NoScore(usize, String),
+    #[error("judge {0} ({1}) has score {2} outside [0, 1]")]
+    ScoreOutOfRange(usize, String, f64),
+    #[error("judge {0} ({1}) has no boolean passed")]
+    NoPassed(usize, String),
+    #[error("judge {0} ({1}) has criterion_scores that is a JSON {2}, not an object")]
+    CriterionScores(usize, String, &'static str),
+    #[error("the panel's judge types [{}] do not match the rubric's [{}]", .have.join(", "), .want.join(", "))]
+    JudgeTypes {
+        have: Vec<String>,
+        want: Vec<String>,
+    },
+}
+
+fn usable_panel<'a>(rubric: &Rubric, verdicts: &'a Value) -> Result<Vec<Judge<'a>>, PanelError> {
     let Some(panel) = verdicts.as_array() else {
-        return Err(format!(
-            "the verdicts are a JSON {}, not an array",
-            json_type(verdicts)
-        ));
+        return Err(PanelError::NotAnArray(json_type(verdicts)));
     };
     if panel.is_empty() {
-        return Err("the panel is empty".to_owned());
+        return Err(PanelError::Empty);
     }
     if panel.len() > MAX_JUDGES {
-        return Err(format!(
-            "the panel has {} judges; a rubric has at most {MAX_JUDGES}",
-            panel.len()
-        ));
+        return Err(PanelError::TooMany(panel.len()));
     }
     let mut judges = Vec::with_capacity(panel.len());
     for (i, v) in panel.iter().enumerate() {
         let n = i + 1;
         let Some(o) = v.as_object() else {
-            return Err(format!(
-                "judge {n} is a JSON {}, not an object",
-                json_type(v)
-            ));
+            return Err(PanelError::NotAnObject(n, json_type(v)));
         };
         let Some(judge_type) = o
             .get("judge_type")
             .and_then(Value::as_str)
             .filter(|t| t.len() <= 64 && !t.chars().any(char::is_control))
         else {
-            return Err(format!(
-                "judge {n} has no judge_type (a short name without control characters)"
-            ));
+            return Err(PanelError::NoJudgeType(n));
         };
+        let named = || judge_type.to_owned();
         let Some(score) = o.get("score").and_then(Value::as_f64) else {
-            return Err(format!("judge {n} ({judge_type}) has no numeric score"));
+            return Err(PanelError::NoScore(n, named()));
         };
         if !(0.0..=1.0).contains(&score) {
-            return Err(format!(
-                "judge {n} ({judge_type}) has score {score} outside [0, 1]"
-            ));
+            return Err(PanelError::ScoreOutOfRange(n, named(), score));
         }
         let Some(passed) = o.get("passed").and_then(Value::as_bool) else {
-            return Err(format!("judge {n} ({judge_type}) has no boolean passed"));
+            return Err(PanelError::NoPassed(n, named()));
         };
         let criterion_scores = match o.get("criterion_scores") {
             None | Some(Value::Null) => None,
             Some(Value::Object(m)) => Some(m),
             Some(other) => {
-                let t = json_type(other);
-                return Err(format!("judge {n} ({judge_type}) has criterion_scores that is a JSON {t}, not an object"));
+                return Err(PanelError::CriterionScores(n, named(), json_type(other)));
             }
         };
         judges.push(Judge {
@@ -446,11 +451,11 @@ fn usable_panel<'a>(rubric: &Rubric, verdicts: &'a Value) -> Result<Vec<Judge<'a
     have.sort_unstable();
     want.sort_unstable();
     if have != want {
-        return Err(format!(
-            "the panel's judge types [{}] do not match the rubric's [{}]",
-            have.join(", "),
-            want.join(", ")
-        ));
+        let owned = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect();
+        return Err(PanelError::JudgeTypes {
+            have: owned(have),
+            want: owned(want),
+        });
     }
     Ok(judges)
 }

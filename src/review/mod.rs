@@ -117,6 +117,10 @@ pub enum ReviewError {
     #[error("invalid rubrics: {0}")]
     InvalidRubrics(String),
 
+    /// A rubrics file that is not JSON of the rubrics file's shape.
+    #[error("invalid rubrics: not a rubrics file: {0}")]
+    NotRubrics(#[source] crate::cause::Shared<serde_json::Error>),
+
     /// The offline backend has judges for `standard` and `adversarial` only.
     #[error(
         "no offline judge for judge type {0:?} (the offline judges are: standard, adversarial)"

@@ -339,8 +339,8 @@ impl RubricSet {
 
     /// Parses and validates a rubrics file (JSON text).
     pub fn parse(text: &str) -> Result<RubricSet, ReviewError> {
-        let file: RubricFile = serde_json::from_str(text)
-            .map_err(|e| ReviewError::InvalidRubrics(format!("not a rubrics file: {e}")))?;
+        let file: RubricFile =
+            serde_json::from_str(text).map_err(|e| ReviewError::NotRubrics(e.into()))?;
         RubricSet::new(file.min_criterion_coverage, file.rubrics)
     }
 

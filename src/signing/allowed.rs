@@ -13,6 +13,53 @@ use jiff::Timestamp;
 use super::armor::{base64_decode, blob_key_type, fingerprint};
 use super::SigningError;
 
+/// Why a line of an allowed-signers file is malformed; the words are
+/// OpenSSH's where it has them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    #[error("unterminated quote in principals")]
+    UnterminatedPrincipals,
+    #[error("unexpected quote in principals")]
+    QuoteInPrincipals,
+    #[error("missing key after the principals")]
+    NoKeyAfterPrincipals,
+    #[error("invalid options: unterminated quote")]
+    UnterminatedOptions,
+    #[error("missing key after the options")]
+    NoKeyAfterOptions,
+    #[error("invalid key: unknown key type {0:?}")]
+    UnknownKeyType(String),
+    #[error("invalid key: no key data after {0:?}")]
+    NoKeyData(String),
+    #[error("invalid key: key data is not base64")]
+    NotBase64,
+    #[error("invalid key: key type {named:?} does not match key data of type {data:?}")]
+    TypeMismatch { named: String, data: String },
+    #[error("invalid key: malformed key data")]
+    MalformedKey,
+    #[error("bad options: {0}")]
+    Options(#[source] OptionError),
+}
+
+/// Why the options field of an allowed-signers line is malformed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error("multiple {0:?} clauses")]
+    Repeated(&'static str),
+    #[error("missing start quote")]
+    NoStartQuote,
+    #[error("missing end quote")]
+    NoEndQuote,
+    #[error("invalid {0:?} time")]
+    BadTime(&'static str),
+    #[error("unknown key option {0:?}")]
+    Unknown(String),
+    #[error("unexpected end-of-options")]
+    UnexpectedEnd,
+    #[error("\"valid-before\" time is before \"valid-after\"")]
+    BeforeAfter,
+}
+
 /// Key types OpenSSH accepts in a key line.
 const KEY_TYPES: &[&str] = &[
     "ssh-ed25519",
@@ -228,13 +275,13 @@ fn next_token(s: &str) -> (&str, &str) {
     (&s[..end], s[end..].trim_start_matches(is_blank))
 }
 
-fn parse_line(line: &str, number: usize) -> Result<Option<Entry>, String> {
+fn parse_line(line: &str, number: usize) -> Result<Option<Entry>, LineError> {
     let s = line.trim_start_matches(is_blank);
     if s.is_empty() || s.starts_with('#') {
         return Ok(None);
     }
     let (principals, rest) = if let Some(quoted) = s.strip_prefix('"') {
-        let close = quoted.find('"').ok_or("unterminated quote in principals")?;
+        let close = quoted.find('"').ok_or(LineError::UnterminatedPrincipals)?;
         (
             &quoted[..close],
             quoted[close + 1..].trim_start_matches(is_blank),
@@ -243,39 +290,40 @@ fn parse_line(line: &str, number: usize) -> Result<Option<Entry>, String> {
         next_token(s)
     };
     if principals.contains('"') && !s.starts_with('"') {
-        return Err("unexpected quote in principals".into());
+        return Err(LineError::QuoteInPrincipals);
     }
     if rest.is_empty() {
-        return Err("missing key after the principals".into());
+        return Err(LineError::NoKeyAfterPrincipals);
     }
     let (first, _) = next_token(rest);
     let (options, key_part) = if KEY_TYPES.contains(&first) {
         ("", rest)
     } else {
-        let end = options_end(rest).ok_or("invalid options: unterminated quote")?;
+        let end = options_end(rest).ok_or(LineError::UnterminatedOptions)?;
         let key_part = rest[end..].trim_start_matches(is_blank);
         if key_part.is_empty() {
-            return Err("missing key after the options".into());
+            return Err(LineError::NoKeyAfterOptions);
         }
         (&rest[..end], key_part)
     };
     let (key_type, after_type) = next_token(key_part);
     if !KEY_TYPES.contains(&key_type) {
-        return Err(format!("invalid key: unknown key type {key_type:?}"));
+        return Err(LineError::UnknownKeyType(key_type.to_owned()));
     }
     let (b64, _comment) = next_token(after_type);
     if b64.is_empty() {
-        return Err(format!("invalid key: no key data after {key_type:?}"));
+        return Err(LineError::NoKeyData(key_type.to_owned()));
     }
-    let key_blob = base64_decode(b64).ok_or("invalid key: key data is not base64")?;
+    let key_blob = base64_decode(b64).ok_or(LineError::NotBase64)?;
     match blob_key_type(&key_blob) {
         Some(t) if t == key_type => {}
         Some(t) => {
-            return Err(format!(
-                "invalid key: key type {key_type:?} does not match key data of type {t:?}"
-            ))
+            return Err(LineError::TypeMismatch {
+                named: key_type.to_owned(),
+                data: t,
+            })
         }
-        None => return Err("invalid key: malformed key data".into()),
+        None => return Err(LineError::MalformedKey),
     }
     let mut entry = Entry {
         line: number,
@@ -286,7 +334,7 @@ fn parse_line(line: &str, number: usize) -> Result<Option<Entry>, String> {
         valid_before: None,
         key_blob,
     };
-    parse_options(options, &mut entry)?;
+    parse_options(options, &mut entry).map_err(LineError::Options)?;
     Ok(Some(entry))
 }
 
@@ -319,8 +367,8 @@ fn strip_option<'a>(s: &'a str, name: &str) -> Option<&'a str> {
 }
 
 /// A double-quoted option value (`\"` escapes a quote), and the rest.
-fn dequote(s: &str) -> Result<(String, &str), String> {
-    let body = s.strip_prefix('"').ok_or("missing start quote")?;
+fn dequote(s: &str) -> Result<(String, &str), OptionError> {
+    let body = s.strip_prefix('"').ok_or(OptionError::NoStartQuote)?;
     let mut value = String::new();
     let mut chars = body.char_indices();
     while let Some((i, c)) = chars.next() {
@@ -333,11 +381,10 @@ fn dequote(s: &str) -> Result<(String, &str), String> {
             _ => value.push(c),
         }
     }
-    Err("missing end quote".into())
+    Err(OptionError::NoEndQuote)
 }
 
-fn parse_options(mut opts: &str, entry: &mut Entry) -> Result<(), String> {
-    let bad = |reason: &str| format!("bad options: {reason}");
+fn parse_options(mut opts: &str, entry: &mut Entry) -> Result<(), OptionError> {
     while !opts.is_empty() {
         if opts.len() >= 14
             && opts[..14].eq_ignore_ascii_case("cert-authority")
@@ -347,26 +394,26 @@ fn parse_options(mut opts: &str, entry: &mut Entry) -> Result<(), String> {
             opts = &opts[14..];
         } else if let Some(v) = strip_option(opts, "namespaces") {
             if entry.namespaces.is_some() {
-                return Err(bad("multiple \"namespaces\" clauses"));
+                return Err(OptionError::Repeated("namespaces"));
             }
-            let (value, rest) = dequote(v).map_err(|e| bad(&e))?;
+            let (value, rest) = dequote(v)?;
             entry.namespaces = Some(value);
             opts = rest;
         } else if let Some(v) = strip_option(opts, "valid-after") {
             if entry.valid_after.is_some() {
-                return Err(bad("multiple \"valid-after\" clauses"));
+                return Err(OptionError::Repeated("valid-after"));
             }
-            let (value, rest) = dequote(v).map_err(|e| bad(&e))?;
+            let (value, rest) = dequote(v)?;
             entry.valid_after =
-                Some(parse_time(&value).ok_or_else(|| bad("invalid \"valid-after\" time"))?);
+                Some(parse_time(&value).ok_or(OptionError::BadTime("valid-after"))?);
             opts = rest;
         } else if let Some(v) = strip_option(opts, "valid-before") {
             if entry.valid_before.is_some() {
-                return Err(bad("multiple \"valid-before\" clauses"));
+                return Err(OptionError::Repeated("valid-before"));
             }
-            let (value, rest) = dequote(v).map_err(|e| bad(&e))?;
+            let (value, rest) = dequote(v)?;
             entry.valid_before =
-                Some(parse_time(&value).ok_or_else(|| bad("invalid \"valid-before\" time"))?);
+                Some(parse_time(&value).ok_or(OptionError::BadTime("valid-before"))?);
             opts = rest;
         }
         if opts.is_empty() {
@@ -374,16 +421,16 @@ fn parse_options(mut opts: &str, entry: &mut Entry) -> Result<(), String> {
         }
         let Some(rest) = opts.strip_prefix(',') else {
             let unknown = opts.split(',').next().unwrap_or(opts);
-            return Err(bad(&format!("unknown key option {unknown:?}")));
+            return Err(OptionError::Unknown(unknown.to_owned()));
         };
         if rest.is_empty() {
-            return Err(bad("unexpected end-of-options"));
+            return Err(OptionError::UnexpectedEnd);
         }
         opts = rest;
     }
     if let (Some(after), Some(before)) = (entry.valid_after, entry.valid_before) {
         if before <= after {
-            return Err(bad("\"valid-before\" time is before \"valid-after\""));
+            return Err(OptionError::BeforeAfter);
         }
     }
     Ok(())
@@ -492,7 +539,7 @@ mod tests {
 
     fn err_line(text: &str) -> (usize, String) {
         match AllowedSigners::parse(text) {
-            Err(SigningError::AllowedSigners { line, reason }) => (line, reason),
+            Err(SigningError::AllowedSigners { line, reason }) => (line, reason.to_string()),
             other => panic!("expected a line error for {text:?}, got {other:?}"),
         }
     }

@@ -47,17 +47,28 @@ pub(crate) fn dearmor(text: &str, label: &str) -> Option<Vec<u8>> {
 /// preamble: `"SSHSIG"`, a version, then the public key. Enough to name the
 /// key and decide whether it can be verified here before the whole
 /// signature is decoded.
-pub(crate) fn sshsig_key(raw: &[u8]) -> Result<(Vec<u8>, String), String> {
-    let mut r = raw
-        .strip_prefix(b"SSHSIG")
-        .ok_or("ssh signature lacks the SSHSIG preamble")?;
-    let version = u32::decode(&mut r).map_err(|_| "truncated ssh signature")?;
+pub(crate) fn sshsig_key(raw: &[u8]) -> Result<(Vec<u8>, String), SshsigError> {
+    let mut r = raw.strip_prefix(b"SSHSIG").ok_or(SshsigError::NoPreamble)?;
+    let version = u32::decode(&mut r).map_err(SshsigError::Truncated)?;
     if version != 1 {
-        return Err(format!("unsupported ssh signature version {version}"));
+        return Err(SshsigError::Version(version));
     }
-    let key_blob = Vec::<u8>::decode(&mut r).map_err(|_| "truncated ssh signature")?;
-    let key_type = blob_key_type(&key_blob).ok_or("ssh signature holds a malformed public key")?;
+    let key_blob = Vec::<u8>::decode(&mut r).map_err(SshsigError::Truncated)?;
+    let key_type = blob_key_type(&key_blob).ok_or(SshsigError::MalformedKey)?;
     Ok((key_blob, key_type))
+}
+
+/// Why an SSHSIG blob's preamble cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SshsigError {
+    #[error("ssh signature lacks the SSHSIG preamble")]
+    NoPreamble,
+    #[error("truncated ssh signature")]
+    Truncated(#[source] ssh_encoding::Error),
+    #[error("unsupported ssh signature version {0}")]
+    Version(u32),
+    #[error("ssh signature holds a malformed public key")]
+    MalformedKey,
 }
 
 #[cfg(test)]
@@ -95,7 +106,7 @@ mod tests {
         let mut v2 = b"SSHSIG".to_vec();
         v2.extend_from_slice(&2u32.to_be_bytes());
         assert_eq!(
-            sshsig_key(&v2).unwrap_err(),
+            sshsig_key(&v2).unwrap_err().to_string(),
             "unsupported ssh signature version 2"
         );
         let mut ok = b"SSHSIG".to_vec();

@@ -13,9 +13,9 @@ use super::SigningError;
 /// Generates a new, unencrypted ed25519 key from the caller's random number
 /// generator.
 pub fn generate_ed25519(rng: &mut (impl RngCore + CryptoRng)) -> Result<PrivateKey, SigningError> {
-    PrivateKey::random(rng, Algorithm::Ed25519).map_err(|e| SigningError::Key {
+    PrivateKey::random(rng, Algorithm::Ed25519).map_err(|source| SigningError::Key {
         action: "generate an ed25519",
-        reason: e.to_string(),
+        source,
     })
 }
 
@@ -70,9 +70,9 @@ pub fn write_key_pair(key: &PrivateKey, path: &Path, comment: &str) -> Result<()
     }
     let mut key = key.clone();
     key.set_comment(comment);
-    let encode_error = |e: ssh_key::Error| SigningError::Key {
+    let encode_error = |source| SigningError::Key {
         action: "encode",
-        reason: e.to_string(),
+        source,
     };
     let private = key.to_openssh(LineEnding::LF).map_err(encode_error)?;
     let mut public = key.public_key().to_openssh().map_err(encode_error)?;
@@ -91,10 +91,11 @@ pub fn read_public_key(path: &Path) -> Result<PublicKey, SigningError> {
         path: path.to_path_buf(),
         source,
     })?;
-    let key = PrivateKey::from_openssh(text.as_bytes()).map_err(|e| SigningError::InvalidKey {
-        path: path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
+    let key =
+        PrivateKey::from_openssh(text.as_bytes()).map_err(|source| SigningError::InvalidKey {
+            path: path.to_path_buf(),
+            source,
+        })?;
     Ok(key.public_key().clone())
 }
 
@@ -120,9 +121,9 @@ pub fn allowed_signers_line(principal: &str, key: &PublicKey) -> Result<String, 
         return Err(invalid("it must not start with '#' or '!'"));
     }
     let bare = PublicKey::new(key.key_data().clone(), "");
-    let openssh = bare.to_openssh().map_err(|e| SigningError::Key {
+    let openssh = bare.to_openssh().map_err(|source| SigningError::Key {
         action: "encode",
-        reason: e.to_string(),
+        source,
     })?;
     Ok(format!("{principal} namespaces=\"git\" {openssh}"))
 }

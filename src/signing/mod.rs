@@ -40,10 +40,10 @@ use std::time::Duration;
 
 use crate::process::ProcessError;
 
-pub use allowed::{principal_names, AllowedSigners};
+pub use allowed::{principal_names, AllowedSigners, LineError, OptionError};
 pub use commit::{committer_timestamp, insert_gpgsig, split_signed_commit};
 pub use keys::{allowed_signers_line, generate_ed25519, read_public_key, write_key_pair};
-pub use sign::{public_key_line, Signer};
+pub use sign::{public_key_line, KeyLineError, Signer};
 pub use verify::{signature_key, status_letter, verify_commit, verify_ssh, SignatureStatus};
 
 /// How long an external signing program may run before it is killed, unless
@@ -180,14 +180,29 @@ pub enum SigningError {
     )]
     EncryptedKey { path: PathBuf },
     /// The key file looks like an OpenSSH private key but cannot be decoded.
-    #[error("ssh signing key {path} is not a valid openssh private key: {reason}")]
-    InvalidKey { path: PathBuf, reason: String },
+    #[error("ssh signing key {path} is not a valid openssh private key: {source}")]
+    InvalidKey {
+        path: PathBuf,
+        #[source]
+        source: ssh_key::Error,
+    },
+    /// An ed25519 key git-lore would sign with in-process that is not one.
+    #[error("ssh signing key {path} is not a valid openssh private key: only ed25519 keys are signed in-process")]
+    NotEd25519 { path: PathBuf },
     /// `user.signingkey` looks like a literal ssh public key but is not one.
     #[error("user.signingkey {value:?} is not a valid ssh public key literal: {reason}")]
-    InvalidKeyLiteral { value: String, reason: String },
+    InvalidKeyLiteral {
+        value: String,
+        #[source]
+        reason: KeyLineError,
+    },
     /// Signing in-process failed.
-    #[error("signing with ssh key {path} failed: {reason}")]
-    NativeSign { path: PathBuf, reason: String },
+    #[error("signing with ssh key {path} failed: {source}")]
+    NativeSign {
+        path: PathBuf,
+        #[source]
+        source: ssh_key::Error,
+    },
     /// The external signer ran past its deadline and was killed.
     #[error(
         "signing program {program:?} did not finish within {seconds}s and was killed: \
@@ -215,6 +230,14 @@ pub enum SigningError {
     /// The external signer's output is not a usable signature.
     #[error("signing program {program:?} produced no usable signature: {reason}")]
     BadSignatureOutput { program: String, reason: String },
+    /// The external ssh signer's signature file could not be read.
+    #[error("signing program {program:?} produced no usable signature: cannot read {}: {source}", path.display())]
+    ReadSignature {
+        program: String,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     /// A temporary file for the external ssh signer could not be made or read.
     #[error("temporary file for ssh signing in {dir}: {source}")]
     TempFile {
@@ -233,15 +256,20 @@ pub enum SigningError {
         source: std::io::Error,
     },
     /// Key generation or encoding failed.
-    #[error("cannot {action} ssh key: {reason}")]
+    #[error("cannot {action} ssh key: {source}")]
     Key {
         action: &'static str,
-        reason: String,
+        #[source]
+        source: ssh_key::Error,
     },
     /// A principal that cannot be written to an allowed-signers file.
     #[error("invalid allowed-signers principal {principal:?}: {reason}")]
     InvalidPrincipal { principal: String, reason: String },
     /// A malformed allowed-signers line (1-based line number).
     #[error("allowed signers line {line}: {reason}")]
-    AllowedSigners { line: usize, reason: String },
+    AllowedSigners {
+        line: usize,
+        #[source]
+        reason: LineError,
+    },
 }

@@ -91,17 +91,28 @@ fn key_path(spec: &str, config: &SigningConfig) -> Result<PathBuf, SigningError>
     Ok(config.base_dir.join(spec))
 }
 
+/// Why a line is not an OpenSSH public key line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KeyLineError {
+    #[error("it is empty")]
+    Empty,
+    #[error("the key data is missing or not base64")]
+    NoKeyData,
+    #[error("the key data is not a {0:?} key")]
+    WrongType(String),
+}
+
 /// The `SHA256:` fingerprint of an OpenSSH public key line, if it is one.
-fn public_key_line_fingerprint(line: &str) -> Result<String, String> {
+fn public_key_line_fingerprint(line: &str) -> Result<String, KeyLineError> {
     let mut fields = line.split_whitespace();
-    let key_type = fields.next().ok_or("it is empty")?;
+    let key_type = fields.next().ok_or(KeyLineError::Empty)?;
     let blob = fields
         .next()
         .and_then(base64_decode)
-        .ok_or("the key data is missing or not base64")?;
+        .ok_or(KeyLineError::NoKeyData)?;
     match blob_key_type(&blob) {
         Some(t) if t == key_type => Ok(fingerprint(&blob)),
-        _ => Err(format!("the key data is not a {key_type:?} key")),
+        _ => Err(KeyLineError::WrongType(key_type.to_owned())),
     }
 }
 
@@ -245,19 +256,14 @@ impl Signer {
                     let fp = key.fingerprint(HashAlg::Sha256);
                     let dalek = match key.key_data() {
                         ssh_key::private::KeypairData::Ed25519(pair) => {
-                            ed25519_dalek::SigningKey::try_from(pair).map_err(|e| {
+                            ed25519_dalek::SigningKey::try_from(pair).map_err(|source| {
                                 SigningError::InvalidKey {
                                     path: path.clone(),
-                                    reason: e.to_string(),
+                                    source,
                                 }
                             })?
                         }
-                        _ => {
-                            return Err(SigningError::InvalidKey {
-                                path,
-                                reason: "only ed25519 keys are signed in-process".into(),
-                            })
-                        }
+                        _ => return Err(SigningError::NotEd25519 { path }),
                     };
                     return Ok(Signer {
                         description: format!("ssh key {} ({fp})", path.display()),
@@ -299,9 +305,9 @@ impl Signer {
         match &self.inner {
             Inner::Native { key, dalek, path } => {
                 use ed25519_dalek::Signer as _;
-                let native_error = |e: ssh_key::Error| SigningError::NativeSign {
+                let native_error = |source| SigningError::NativeSign {
                     path: path.clone(),
-                    reason: e.to_string(),
+                    source,
                 };
                 // The SSHSIG blob, as PrivateKey::sign builds it, with the
                 // dalek key converted once instead of per signature.
@@ -428,9 +434,10 @@ fn sign_with_ssh_program(
         });
     }
     let sig_path = dir.path().join("buffer.sig");
-    let bytes = fs::read(&sig_path).map_err(|e| SigningError::BadSignatureOutput {
+    let bytes = fs::read(&sig_path).map_err(|source| SigningError::ReadSignature {
         program: program.to_string(),
-        reason: format!("cannot read {}: {e}", sig_path.display()),
+        path: sig_path.clone(),
+        source,
     })?;
     finish_signature(program, bytes, "-----BEGIN SSH SIGNATURE-----")
 }

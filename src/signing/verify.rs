@@ -110,7 +110,11 @@ pub fn verify_ssh(
     };
     let (key_blob, key_type) = match sshsig_key(&raw) {
         Ok(k) => k,
-        Err(reason) => return SignatureStatus::Bad { reason },
+        Err(e) => {
+            return SignatureStatus::Bad {
+                reason: e.to_string(),
+            }
+        }
     };
     let fp = fingerprint(&key_blob);
     if !NATIVE_KEY_TYPES.contains(&key_type.as_str()) {

@@ -77,18 +77,37 @@ pub enum StoreError {
     /// decided on ([`Store::transact_onto`]).
     #[error("{branch} moved while this change was being decided; nothing of it was written; run the command again")]
     Moved { branch: String },
-    /// A `git` subprocess failed.
+    /// A `git` subprocess failed; `message` is what it said.
     #[error("`git {args}` failed: {message}")]
     GitProgram { args: String, message: String },
+    /// A `git` subprocess could not be run to the end (not started, timed
+    /// out, its pipes broke).
+    #[error("`git {args}` failed: {source}")]
+    RunGit {
+        args: String,
+        #[source]
+        source: crate::process::ProcessError,
+    },
+    /// The `git` program could not be started.
+    #[error("`git {args}` failed: could not run {program}: {source}")]
+    SpawnGit {
+        args: String,
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
     /// A remote could not be reached, or the transfer failed.
     #[error("talking to {url} failed: {message}")]
     Remote { url: String, message: String },
-    /// A record in the tree is not what it should be.
-    #[error("record {path} on {branch} is corrupt: {why}")]
-    CorruptRecord {
+    /// A record in the tree does not parse as what it should be; `then`
+    /// says what was not done because of it (or is empty).
+    #[error("record {path} on {branch} is corrupt: {source}{then}")]
+    Unparsable {
         branch: String,
         path: String,
-        why: String,
+        #[source]
+        source: serde_json::Error,
+        then: &'static str,
     },
 }
 
@@ -848,9 +867,10 @@ pub(crate) fn run_git_in(
         .envs(host.git_env.iter().map(|(k, v)| (k, v)))
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| StoreError::GitProgram {
+        .map_err(|source| StoreError::SpawnGit {
             args: describe_args(args),
-            message: format!("could not run {}: {e}", host.git_program),
+            program: host.git_program.clone(),
+            source,
         })?;
     if !out.status.success() {
         return Err(StoreError::GitProgram {

@@ -70,9 +70,9 @@ impl Store {
             max_output: MAX_OUTPUT,
             new_session: true,
         };
-        process::run(&inv, b"").map_err(|e| StoreError::GitProgram {
+        process::run(&inv, b"").map_err(|source| StoreError::RunGit {
             args: args.join(" "),
-            message: e.to_string(),
+            source,
         })
     }
 
@@ -270,9 +270,10 @@ impl Store {
                 .envs(host.git_env.iter().map(|(k, v)| (k, v)))
                 .stdin(std::process::Stdio::null())
                 .output()
-                .map_err(|e| StoreError::GitProgram {
+                .map_err(|source| StoreError::SpawnGit {
                     args: "init --bare".into(),
-                    message: e.to_string(),
+                    program: host.git_program.clone(),
+                    source,
                 })?;
             if !out.status.success() {
                 return Err(StoreError::GitProgram {

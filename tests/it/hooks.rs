@@ -62,21 +62,20 @@ fn session_end_ingests_in_the_background_and_returns_at_once() {
     // The detached ingest lands shortly after.
     let id = crate::common::ulid(51, 1);
     let mut answer = String::new();
-    let mut log = String::new();
-    let logged = |log: &str| log.contains("proposed ") && log.contains(&id);
     // A bound only so a broken worker fails instead of hanging; a loaded
-    // machine may take seconds to start it. The worker logs its outcome
-    // after the commit `seen` reads, so both are awaited.
+    // machine may take seconds to start it.
     for _ in 0..4800 {
         answer = env.lore(&["seen", &id]).stdout;
-        log = std::fs::read_to_string(env.repo().join("lore/session-end.log")).unwrap_or_default();
-        if answer.contains(" proposed ") && logged(&log) {
+        if answer.contains(" proposed ") {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(25));
     }
     assert!(answer.contains(" proposed "), "{answer}");
-    assert!(logged(&log), "{log}");
+    // The worker logs what it did after the commit `seen` reads: wait for
+    // the line, not only for the commit.
+    let log = log_says(&env, "proposed ");
+    assert!(log.contains("proposed ") && log.contains(&id), "{log}");
 }
 
 /// The SessionEnd hook's input for a fixture transcript.

@@ -89,10 +89,8 @@ pub(crate) fn pins(store: &Store) -> Result<HashMap<Source, AllowedSigners>, Lor
                 })
             }
         };
-        let list = AllowedSigners::parse(&text).map_err(|e| LoreError::Input {
-            what: path.display().to_string(),
-            why: e.to_string(),
-        })?;
+        let list = AllowedSigners::parse(&text)
+            .map_err(|e| LoreError::invalid(path.display().to_string(), e))?;
         out.insert(tier, list);
     }
     Ok(out)

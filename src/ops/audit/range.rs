@@ -103,9 +103,8 @@ pub struct Verified {
 pub fn verify(lore: &Lore, scope: &Scope) -> Result<Verified, LoreError> {
     let all = lore.store.all_commits()?;
     let branch_of: HashMap<ObjectId, Branch> = all.iter().map(|(b, c)| (*c, *b)).collect();
-    let bad_rev = |rev: &str, e: crate::store::StoreError| LoreError::Input {
-        what: format!("bad revision {rev:?}"),
-        why: e.to_string(),
+    let bad_rev = |rev: &str, e: crate::store::StoreError| {
+        LoreError::invalid(format!("bad revision {rev:?}"), e)
     };
     let ids = match scope {
         Scope::All => None,

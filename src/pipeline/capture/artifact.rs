@@ -314,8 +314,7 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
         trigger: Some(p.trigger.as_str().into()),
         facts,
     };
-    let value =
-        serde_json::to_value(&artifact).map_err(|e| MomentError::SchemaInvalid(e.to_string()))?;
+    let value = serde_json::to_value(&artifact).expect("artifacts serialise");
     schema::validate(SchemaKind::Artifact, &value).map_err(|violations| {
         MomentError::SchemaInvalid(
             violations

@@ -56,7 +56,7 @@ impl HookInput {
 pub enum HookError {
     /// Reading stdin failed.
     #[error("could not read the hook input: {0}")]
-    Io(String),
+    Io(#[source] crate::cause::IoCause),
     /// More than the cap arrived.
     #[error("the hook input is over the limit of {limit} bytes; a Claude Code hook input is a few hundred")]
     TooLarge { limit: usize },
@@ -80,7 +80,7 @@ pub fn read_hook_input<R: Read>(reader: R) -> Result<HookInput, HookError> {
     reader
         .take(MAX_HOOK_INPUT_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| HookError::Io(e.to_string()))?;
+        .map_err(|e| HookError::Io(e.into()))?;
     parse_hook_input(&bytes)
 }
 

@@ -167,7 +167,7 @@ pub enum MomentError {
     TimeOutOfRange(String),
     /// Text the disclosure scanner flags could not be redacted.
     #[error("holds text the disclosure scanner flags and that could not be redacted: {0}")]
-    Secret(RedactError),
+    Secret(#[source] RedactError),
     /// The artifact built from it does not match the artifact schema.
     #[error("does not make a valid artifact: {0}")]
     SchemaInvalid(String),

@@ -112,12 +112,12 @@ impl Default for Limits {
 pub enum TranscriptError {
     /// The reader failed (not a malformed line: those are skipped).
     #[error("could not read the transcript: {0}")]
-    Io(String),
+    Io(#[source] crate::cause::IoCause),
 }
 
 impl From<io::Error> for TranscriptError {
     fn from(e: io::Error) -> TranscriptError {
-        TranscriptError::Io(e.to_string())
+        TranscriptError::Io(e.into())
     }
 }
 
@@ -1305,14 +1305,16 @@ mod tests {
 
     #[test]
     fn a_reader_error_fails_the_read() {
+        let fire = || TranscriptError::from(io::Error::other("disk on fire"));
+        assert_eq!(read_transcript(Failing(2), Limits::default()), Err(fire()));
         assert_eq!(
-            read_transcript(Failing(2), Limits::default()),
-            Err(TranscriptError::Io("disk on fire".into()))
-        );
-        assert_eq!(
-            TranscriptError::Io("disk on fire".into()).to_string(),
+            fire().to_string(),
             "could not read the transcript: disk on fire"
         );
+        let e = fire();
+        let cause = std::error::Error::source(&e).and_then(std::error::Error::source);
+        let io = cause.and_then(|c| c.downcast_ref::<io::Error>());
+        assert_eq!(io.map(io::Error::kind), Some(io::ErrorKind::Other));
     }
 
     #[test]

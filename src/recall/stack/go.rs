@@ -30,7 +30,10 @@ pub fn parse_mod(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let mut saw_module = false;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
-        let tokens = tokenize(raw).map_err(|why| StackError::Line { line: n, why })?;
+        let tokens = tokenize(raw).map_err(|why| StackError::Line {
+            line: n,
+            why: why.to_owned(),
+        })?;
         let Some(first) = tokens.first() else {
             continue;
         };
@@ -129,7 +132,7 @@ impl Replace {
 
 /// Splits a go.mod line into tokens: whitespace-separated words, `"…"` and
 /// `` `…` `` strings (unquoted), `//` comments dropped.
-fn tokenize(line: &str) -> Result<Vec<String>, String> {
+fn tokenize(line: &str) -> Result<Vec<String>, &'static str> {
     let mut out = Vec::new();
     let mut chars = line.char_indices().peekable();
     while let Some(&(i, c)) = chars.peek() {
@@ -155,7 +158,7 @@ fn tokenize(line: &str) -> Result<Vec<String>, String> {
                 s.push(d);
             }
             if !closed {
-                return Err("a quoted string is not closed".to_owned());
+                return Err("a quoted string is not closed");
             }
             out.push(s);
         } else {

@@ -76,7 +76,7 @@ pub enum StackError {
     Line { line: usize, why: String },
     /// The file could not be read at all.
     #[error("cannot read the file: {0}")]
-    Io(String),
+    Io(#[source] crate::cause::IoCause),
     /// A parser panicked (a bug; the scan catches it and goes on).
     #[error("the parser failed on this file; this is a bug in git-lore, please report it")]
     ParserPanic,

@@ -306,7 +306,7 @@ fn join(rel: &str, name: &str) -> String {
 
 /// Reads at most `cap` bytes; a longer file is [`StackError::TooLarge`].
 fn read_bounded(path: &Path, cap: usize) -> Result<Vec<u8>, StackError> {
-    let unreadable = |e: std::io::Error| StackError::Io(e.to_string());
+    let unreadable = |e: std::io::Error| StackError::Io(e.into());
     let file = fs::File::open(path).map_err(unreadable)?;
     let mut bytes = Vec::new();
     file.take(cap as u64 + 1)

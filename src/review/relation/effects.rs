@@ -281,7 +281,7 @@ fn checked<T: Serialize>(path: &str, kind: SchemaKind, record: &T) -> Result<Vec
         path: path.to_owned(),
         why: clip(&why, 300),
     };
-    let value = serde_json::to_value(record).map_err(|e| invalid(e.to_string()))?;
+    let value = serde_json::to_value(record).expect("records serialise");
     schema::validate(kind, &value).map_err(|violations| {
         invalid(
             violations

@@ -115,6 +115,7 @@ pub enum NeighbourError {
     CandidateRange {
         id: Id,
         key: String,
+        #[source]
         error: RangeError,
     },
 }

@@ -487,23 +487,44 @@ fn check(env: &Map<String, Value>, input: &JudgmentInput) -> Parsed {
     })
 }
 
+/// How an echoed fingerprint disagrees with the presented one; what the
+/// judge wrote is quoted bounded.
+#[derive(Debug, thiserror::Error)]
+enum EchoError {
+    #[error("digest {got} is not {want}")]
+    Digest { got: String, want: String },
+    #[error("the echoed object has no digest")]
+    NoDigest,
+    #[error("count {got} is not {want}")]
+    Count { got: String, want: usize },
+    #[error("ids {0} are not the presented ids")]
+    Ids(String),
+    #[error("expected the digest or an object, got {0}")]
+    NotAnEcho(&'static str),
+}
+
 /// Whether an echoed fingerprint agrees with the presented one.
-fn echo_agrees(echo: &Value, input: &JudgmentInput) -> Result<(), String> {
+fn echo_agrees(echo: &Value, input: &JudgmentInput) -> Result<(), EchoError> {
     let fp = input.corpus_fingerprint();
+    let digest = |got: String| EchoError::Digest {
+        got,
+        want: fp.digest().to_owned(),
+    };
     match echo {
         Value::String(s) if s == fp.digest() => Ok(()),
-        Value::String(s) => Err(format!("digest {:?} is not {}", clip(s, 32), fp.digest())),
+        Value::String(s) => Err(digest(format!("{:?}", clip(s, 32)))),
         Value::Object(m) => {
             match m.get("digest") {
                 Some(Value::String(s)) if s == fp.digest() => {}
-                Some(other) => {
-                    return Err(format!("digest {} is not {}", quote(other), fp.digest()))
-                }
-                None => return Err("the echoed object has no digest".to_owned()),
+                Some(other) => return Err(digest(quote(other))),
+                None => return Err(EchoError::NoDigest),
             }
             if let Some(count) = m.get("count") {
                 if count.as_u64() != Some(fp.count() as u64) {
-                    return Err(format!("count {} is not {}", quote(count), fp.count()));
+                    return Err(EchoError::Count {
+                        got: quote(count),
+                        want: fp.count(),
+                    });
                 }
             }
             if let Some(ids) = m.get("ids") {
@@ -513,15 +534,12 @@ fn echo_agrees(echo: &Value, input: &JudgmentInput) -> Result<(), String> {
                     .map(|id| Value::String(id.to_string()))
                     .collect();
                 if *ids != Value::Array(want) {
-                    return Err(format!("ids {} are not the presented ids", quote(ids)));
+                    return Err(EchoError::Ids(quote(ids)));
                 }
             }
             Ok(())
         }
-        other => Err(format!(
-            "expected the digest or an object, got {}",
-            crate::schema::json_type(other)
-        )),
+        other => Err(EchoError::NotAnEcho(crate::schema::json_type(other))),
     }
 }
 
@@ -580,46 +598,7 @@ fn check_decision(
         )));
     }
 
-    let fp = input.corpus_fingerprint();
-    let mut targets = Vec::with_capacity(ids.len());
-    for tid in ids {
-        let text = match tid {
-            Value::String(s) if !s.trim().is_empty() => s.as_str(),
-            other => {
-                return Err(partial(format!(
-                    "has a target id that is not a non-blank string: {}",
-                    quote(other)
-                )))
-            }
-        };
-        if text == candidate_text {
-            return Err(void(
-                FailureMode::SelfReference,
-                format!("{at}.target_ids names the candidate itself ({candidate_text})"),
-            ));
-        }
-        let presented = fp
-            .contains_text(text)
-            .then(|| text.parse::<Id>().ok())
-            .flatten();
-        let Some(id) = presented else {
-            return Err(void(
-                FailureMode::PhantomId,
-                format!(
-                    "{at}.target_ids names an id that was never presented: {}",
-                    clip(text, 40)
-                ),
-            ));
-        };
-        if named.contains(&id) {
-            return Err(void(
-                FailureMode::DuplicateTarget,
-                format!("{at}.target_ids repeats {id}"),
-            ));
-        }
-        named.push(id);
-        targets.push(id);
-    }
+    let targets = targets_of(ids, &at, candidate_text, input, named)?;
 
     let text_of = |key: &str| match d.get(key) {
         Some(Value::String(s)) => s.clone(),
@@ -666,6 +645,62 @@ fn check_decision(
         rationale: text_of("rationale"),
         confidence,
     })
+}
+
+/// The ids a decision targets: each a non-blank string, presented to the
+/// judge, not the candidate, and named by no earlier target (`named`
+/// collects them across the batch).
+fn targets_of(
+    ids: &[Value],
+    at: &str,
+    candidate_text: &str,
+    input: &JudgmentInput,
+    named: &mut Vec<Id>,
+) -> Result<Vec<Id>, Parsed> {
+    let fp = input.corpus_fingerprint();
+    let mut targets = Vec::with_capacity(ids.len());
+    for tid in ids {
+        let text = match tid {
+            Value::String(s) if !s.trim().is_empty() => s.as_str(),
+            other => {
+                return Err(void(
+                    FailureMode::Partial,
+                    format!(
+                        "{at} has a target id that is not a non-blank string: {}",
+                        quote(other)
+                    ),
+                ))
+            }
+        };
+        if text == candidate_text {
+            return Err(void(
+                FailureMode::SelfReference,
+                format!("{at}.target_ids names the candidate itself ({candidate_text})"),
+            ));
+        }
+        let presented = fp
+            .contains_text(text)
+            .then(|| text.parse::<Id>().ok())
+            .flatten();
+        let Some(id) = presented else {
+            return Err(void(
+                FailureMode::PhantomId,
+                format!(
+                    "{at}.target_ids names an id that was never presented: {}",
+                    clip(text, 40)
+                ),
+            ));
+        };
+        if named.contains(&id) {
+            return Err(void(
+                FailureMode::DuplicateTarget,
+                format!("{at}.target_ids repeats {id}"),
+            ));
+        }
+        named.push(id);
+        targets.push(id);
+    }
+    Ok(targets)
 }
 
 /// A JSON value read with one rule more than serde_json's own: an object

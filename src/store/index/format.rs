@@ -58,7 +58,7 @@ pub const MAX_CHAIN: u64 = 1 << 24;
 const DIR_ENTRY: usize = 28;
 
 /// Why an index file cannot be used.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error)]
 pub enum FormatError {
     #[error("not an index file of this version")]
     Version,
@@ -69,7 +69,7 @@ pub enum FormatError {
     #[error("inconsistent: {0}")]
     Inconsistent(String),
     #[error("cannot read the index: {0}")]
-    Io(String),
+    Io(#[source] std::io::Error),
 }
 
 /// A table's identity: four ASCII bytes.
@@ -278,10 +278,7 @@ impl Bytes {
         match self {
             Bytes::Memory(b) => Ok(b.len() as u64),
             Bytes::Map(m) => Ok(m.len() as u64),
-            Bytes::File(f) => f
-                .metadata()
-                .map(|m| m.len())
-                .map_err(|e| FormatError::Io(e.to_string())),
+            Bytes::File(f) => f.metadata().map(|m| m.len()).map_err(FormatError::Io),
         }
     }
 
@@ -546,10 +543,10 @@ mod tests {
     fn a_chain_round_trips() {
         let chain = sample_chain();
         let bytes = encode_chain(&chain);
-        assert_eq!(read_chain(&bytes), Ok(chain));
+        assert_eq!(read_chain(&bytes).unwrap(), chain);
         assert_eq!(
-            read_chain(&encode_chain(&Chain::default())),
-            Ok(Chain::default())
+            read_chain(&encode_chain(&Chain::default())).unwrap(),
+            Chain::default()
         );
     }
 
@@ -578,12 +575,12 @@ mod tests {
         }
         let mut old = whole.clone();
         old[7] = 2;
-        assert_eq!(read_chain(&old), Err(FormatError::Version));
+        assert!(matches!(read_chain(&old), Err(FormatError::Version)));
         // The whole-file index of version 2 is not a chain.
-        assert_eq!(
+        assert!(matches!(
             read_chain(b"LOREIDX\x02\0\0\0\0\0\0\0\0"),
             Err(FormatError::Version)
-        );
+        ));
     }
 
     #[test]
@@ -691,11 +688,14 @@ mod tests {
         }
         let mut old = whole.clone();
         old[7] = 2;
-        assert_eq!(read_layer(&Bytes::Memory(old)), Err(FormatError::Version));
+        assert!(matches!(
+            read_layer(&Bytes::Memory(old)),
+            Err(FormatError::Version)
+        ));
         // A chain is not a layer.
-        assert_eq!(
+        assert!(matches!(
             read_layer(&Bytes::Memory(encode_chain(&sample_chain()))),
             Err(FormatError::Version)
-        );
+        ));
     }
 }
