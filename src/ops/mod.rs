@@ -21,6 +21,7 @@ pub mod inputs;
 pub mod judge;
 mod ledger;
 pub mod promote;
+pub mod propose;
 pub mod publish;
 pub mod query;
 pub mod recall;
