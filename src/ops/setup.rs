@@ -51,6 +51,10 @@ pub enum SetupError {
     Comment(usize),
     #[error("its {0} is not {1}; fix it by hand, then run setup again")]
     Shape(String, &'static str),
+    #[error("it is not TOML (line {line}: {message}); fix or move it, then run setup again")]
+    NotToml { line: usize, message: String },
+    #[error("its {key} is another server (it runs `{command}`); rename or remove that entry, then run setup again")]
+    Taken { key: String, command: String },
 }
 
 /// The result of an edit.
@@ -342,6 +346,25 @@ pub fn apply(
     dry_run: bool,
     stamp: &str,
 ) -> Result<Applied, LoreError> {
+    apply_edit(path, dry_run, stamp, |old| {
+        if remove_them {
+            remove(old)
+        } else {
+            install(old)
+        }
+    })
+}
+
+/// Edits the file at `path` with `edit` (its text in, the new text out),
+/// the way [`apply`] does: a bounded read, the backup, the atomic replace.
+/// `setup mcp` edits an MCP client's configuration through it
+/// (`super::mcp_config`).
+pub fn apply_edit(
+    path: &Path,
+    dry_run: bool,
+    stamp: &str,
+    edit: impl FnOnce(&str) -> Result<Edit, SetupError>,
+) -> Result<Applied, LoreError> {
     use std::io::{Read, Write};
     let file_err = |what: &'static str, path: &Path| {
         let path = path.to_owned();
@@ -389,12 +412,7 @@ pub fn apply(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
         Err(e) => return Err(file_err("cannot read the settings file", path)(e)),
     };
-    let edit = if remove_them {
-        remove(&old)
-    } else {
-        install(&old)
-    }
-    .map_err(|e| LoreError::Input {
+    let edit = edit(&old).map_err(|e| LoreError::Input {
         what: format!("settings file {}", path.display()),
         why: e.to_string(),
     })?;
