@@ -121,7 +121,8 @@ impl Server {
 impl Server {
     #[tool(description = RECALL, annotations(title = "Recall lessons", read_only_hint = true, open_world_hint = false))]
     async fn recall(&self, Parameters(input): Parameters<RecallInput>) -> Result<String, String> {
-        self.blocking(move |ctx, s| tools::recall(ctx, s, input)).await
+        self.blocking(move |ctx, s| tools::recall(ctx, s, input))
+            .await
     }
 
     #[tool(description = SEARCH, annotations(title = "Search lessons", read_only_hint = true, open_world_hint = false))]
@@ -136,7 +137,8 @@ impl Server {
 
     #[tool(description = PROPOSE, annotations(title = "Propose a lesson (pending a person's confirmation)", read_only_hint = false, destructive_hint = false, idempotent_hint = true, open_world_hint = false))]
     async fn propose(&self, Parameters(input): Parameters<ProposeInput>) -> Result<String, String> {
-        self.blocking(move |ctx, s| tools::propose(ctx, s, input)).await
+        self.blocking(move |ctx, s| tools::propose(ctx, s, input))
+            .await
     }
 }
 
@@ -180,8 +182,11 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         Some(p) => p,
         None => std::path::PathBuf::from("."),
     };
-    let (input, output) = protocol_streams()
-        .map_err(|e| CliError::Usage(format!("cannot set up stdin and stdout for the protocol: {e}")))?;
+    let (input, output) = protocol_streams().map_err(|e| {
+        CliError::Usage(format!(
+            "cannot set up stdin and stdout for the protocol: {e}"
+        ))
+    })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -214,7 +219,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
 mod tests {
     use super::*;
     use git_lore::pipeline::capture::report::{MAX_EVIDENCE, MAX_EVIDENCE_CHARS};
-    use git_lore::pipeline::capture::{MAX_DETAIL_CHARS, MAX_FILES, MAX_FILE_CHARS, MAX_SUMMARY_CHARS};
+    use git_lore::pipeline::capture::{
+        MAX_DETAIL_CHARS, MAX_FILES, MAX_FILE_CHARS, MAX_SUMMARY_CHARS,
+    };
 
     #[test]
     fn the_propose_description_states_the_limits_the_code_holds() {
@@ -222,7 +229,9 @@ mod tests {
             format!("summary 1 to {MAX_SUMMARY_CHARS} characters"),
             format!("detail up to {MAX_DETAIL_CHARS} characters"),
             format!("up to {MAX_FILES} files of {MAX_FILE_CHARS} characters"),
-            format!("up to {MAX_EVIDENCE} pieces of output of {MAX_EVIDENCE_CHARS} characters each"),
+            format!(
+                "up to {MAX_EVIDENCE} pieces of output of {MAX_EVIDENCE_CHARS} characters each"
+            ),
         ] {
             assert!(PROPOSE.contains(&said), "{said}");
         }

@@ -6,7 +6,8 @@
 //! - `recall`: the lessons that hold for a project directory and/or an
 //!   explicit stack, as the session-start hook renders them (markdown) or
 //!   as `git lore recall --format json`.
-//! - `search`: text search across the pools (through [`search_lessons`]).
+//! - `search`: the pools' lessons holding the query's words, ranked
+//!   ([`rank`]).
 //! - `show`: one lesson, whole or by a unique prefix of its id.
 //! - `propose`: an agent's report of a moment, ingested as an artifact:
 //!   only ever a pending proposal ([`git_lore::ops::propose`]).
@@ -32,8 +33,8 @@ use git_lore::ops::{query, trust, Lore, LoreError};
 use git_lore::pipeline::capture::report::Report;
 use git_lore::pipeline::capture::Kind;
 use git_lore::recall::render::{self, budget_len, plain};
-use git_lore::recall::stack::{self, OverrideError};
 use git_lore::recall::select;
+use git_lore::recall::stack::{self, OverrideError};
 use git_lore::store::ArtifactOutcome;
 
 /// The most characters (UTF-16 code units, [`budget_len`]) of any answer:
@@ -59,7 +60,9 @@ pub const MAX_HITS: usize = 50;
 pub enum ToolError {
     #[error("there is no lesson repository at {0}: a person creates one with `git lore init`")]
     NoRepository(PathBuf),
-    #[error("project {0} is not a directory: give the project's directory, absolute or relative to {1}")]
+    #[error(
+        "project {0} is not a directory: give the project's directory, absolute or relative to {1}"
+    )]
     NoProject(String, String),
     #[error("{count} stack entries, over the limit of {limit}")]
     StackTooLong { count: usize, limit: usize },
@@ -87,8 +90,6 @@ pub enum ToolError {
     Query,
     #[error("limit {0} is outside 1..={MAX_HITS}")]
     Limit(usize),
-    #[error("search is not available in this build yet: it comes with `git lore search`; use recall for a project or a stack, and show for an id")]
-    SearchUnavailable,
     #[error("propose writes nothing under GIT_LORE_HOOK_ACTIVE: this server was started by a model git-lore itself runs")]
     Quiet,
     #[error("the model gave no answer about artifact {artifact}: {why}; nothing was written, and the same call may be made again later")]
@@ -293,7 +294,14 @@ pub fn recall(ctx: &Ctx, settings: &Settings, input: RecallInput) -> Result<Stri
         RecallFormat::Json => Depth::Full,
         RecallFormat::Markdown => Depth::Thin,
     };
-    let g = gather_for(&lore, project.as_deref(), &overrides, depth, &flagged)?;
+    let g = gather_for(
+        &lore,
+        project.as_deref(),
+        &overrides,
+        depth,
+        &flagged,
+        false,
+    )?;
     let sel = select::select(&g.lessons, &g.stack);
     let answer = match format {
         RecallFormat::Markdown => {
@@ -327,16 +335,18 @@ pub fn recall(ctx: &Ctx, settings: &Settings, input: RecallInput) -> Result<Stri
     Ok(bounded(answer, budget))
 }
 
-/// Gathers for a project, or for the overrides alone when there is none.
+/// Gathers for a project, or for the overrides alone when there is none
+/// (with `all`, every lesson of every pool).
 fn gather_for(
     lore: &Lore,
     project: Option<&Path>,
     overrides: &[stack::Override],
     depth: Depth,
     flagged: &std::collections::HashSet<Id>,
+    all: bool,
 ) -> Result<gather::Gathered, LoreError> {
     match project {
-        Some(p) => gather::gather(lore, p, overrides, false, depth, flagged),
+        Some(p) => gather::gather(lore, p, overrides, all, depth, flagged),
         // Nothing to scan: an empty directory has no lockfile.
         None => {
             let empty = tempfile::tempdir().map_err(|source| LoreError::File {
@@ -344,7 +354,7 @@ fn gather_for(
                 path: std::env::temp_dir(),
                 source,
             })?;
-            gather::gather(lore, empty.path(), overrides, false, depth, flagged)
+            gather::gather(lore, empty.path(), overrides, all, depth, flagged)
         }
     }
 }
@@ -383,12 +393,75 @@ pub struct Found {
     pub stack: Vec<String>,
 }
 
-/// The search `search` runs: every pool's lessons by their words, best
-/// first, at most `limit`, and how many matched in all. `git lore search`
-/// (`ops::search`) is being built on another branch; until it is on main
-/// this says so, and the tool answers that it is not available.
-fn search_lessons(_lore: &Lore, _query: &str, _limit: usize) -> Result<(Vec<Found>, usize), ToolError> {
-    Err(ToolError::SearchUnavailable)
+/// The words of a query: runs of letters, digits and the characters
+/// package names and versions use (`-`, `_`, `.`, `@`, `/`, `:`), in lower
+/// case, each once.
+fn words(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in query
+        .split(|c: char| !(c.is_alphanumeric() || "-_.@/:".contains(c)))
+        .map(|w| w.trim_matches(|c: char| ".:".contains(c)).to_lowercase())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The lessons of `lessons` that hold a word of `query`, best first, at
+/// most `limit`, and how many held one. A lesson holding more of the words
+/// ranks higher; among those, one whose claim or stack holds more; then
+/// active before superseded or retracted; then by id, so the order is the
+/// same on every call.
+pub fn rank(lessons: &[Lesson], query: &str, limit: usize) -> (Vec<Found>, usize) {
+    let wanted = words(query);
+    let mut scored: Vec<(usize, usize, bool, &Lesson)> = lessons
+        .iter()
+        .filter_map(|l| {
+            let head = format!("{} {}", l.claim, l.applies_to.stack.join(" ")).to_lowercase();
+            let body = format!("{} {}", l.rationale, l.evidence.resolution).to_lowercase();
+            let in_head = wanted.iter().filter(|w| head.contains(w.as_str())).count();
+            let anywhere = wanted
+                .iter()
+                .filter(|w| head.contains(w.as_str()) || body.contains(w.as_str()))
+                .count();
+            let active = l.status == git_lore::model::LessonStatus::Active;
+            (anywhere > 0).then_some((anywhere, in_head, active, l))
+        })
+        .collect();
+    scored.sort_by(|a, b| {
+        (b.0, b.1, b.2)
+            .cmp(&(a.0, a.1, a.2))
+            .then_with(|| a.3.id.cmp(&b.3.id))
+    });
+    let matched = scored.len();
+    let hits = scored
+        .into_iter()
+        .take(limit)
+        .map(|(_, _, _, l)| Found {
+            id: l.id,
+            place: l.source.to_string(),
+            status: l.status.to_string(),
+            claim: l.claim.clone(),
+            stack: l.applies_to.stack.clone(),
+        })
+        .collect();
+    (hits, matched)
+}
+
+/// The search `search` runs: every pool's lessons that no unverified
+/// commit touched, ranked by [`rank`].
+fn search_lessons(
+    lore: &Lore,
+    query: &str,
+    limit: usize,
+) -> Result<(Vec<Found>, usize), ToolError> {
+    let standings = trust::review(lore)?;
+    let flagged = trust::flagged(lore, &standings)?;
+    let g = gather_for(lore, None, &[], Depth::Full, &flagged, true)?;
+    Ok(rank(&g.lessons, query, limit))
 }
 
 /// The list `search` answers with.
@@ -402,7 +475,11 @@ pub fn hits_markdown(query: &str, hits: &[Found], matched: usize) -> String {
         plain(query, 200)
     );
     for h in hits {
-        let stack: Vec<String> = h.stack.iter().map(|s| render::markdown_code(s, 80)).collect();
+        let stack: Vec<String> = h
+            .stack
+            .iter()
+            .map(|s| render::markdown_code(s, 80))
+            .collect();
         out.push_str(&format!(
             "- {} ({}; {} {}; stack `{}`)\n",
             render::markdown_inline(&h.claim, render::MAX_FIELD_CHARS),
@@ -474,7 +551,11 @@ fn lesson_lines(
         scope_text(&applies.scope, &applies.stack)
     ));
     if !applies.file_patterns.is_empty() {
-        let files: Vec<String> = applies.file_patterns.iter().map(|s| plain(s, 200)).collect();
+        let files: Vec<String> = applies
+            .file_patterns
+            .iter()
+            .map(|s| plain(s, 200))
+            .collect();
         out.push_str(&format!("files: {}\n", files.join(", ")));
     }
 }
@@ -496,7 +577,13 @@ fn proposal_text(p: &Proposal) -> String {
         git_lore::model::ProposalStatus::Approved => String::new(),
     };
     let mut out = format!("lesson {} ({}{what})\n", p.id, p.status);
-    lesson_lines(&mut out, &c.claim, &c.rationale, &c.evidence.resolution, &c.applies_to);
+    lesson_lines(
+        &mut out,
+        &c.claim,
+        &c.rationale,
+        &c.evidence.resolution,
+        &c.applies_to,
+    );
     if let Some(v) = p.visibility {
         out.push_str(&format!("visibility: {v}\n"));
     }
@@ -507,8 +594,16 @@ fn proposal_text(p: &Proposal) -> String {
             plain(&v.reason, SHOW_LINE)
         ));
     }
-    if let (Some(at), Some(v)) = (&p.promoted_at, p.visibility.filter(|_| p.verdict.as_ref().is_some_and(|v| v.passed))) {
-        out.push_str(&format!("promoted: to pool/{} at {}\n", v.source(), plain(at, 40)));
+    if let (Some(at), Some(v)) = (
+        &p.promoted_at,
+        p.visibility
+            .filter(|_| p.verdict.as_ref().is_some_and(|v| v.passed)),
+    ) {
+        out.push_str(&format!(
+            "promoted: to pool/{} at {}\n",
+            v.source(),
+            plain(at, 40)
+        ));
     }
     out
 }
@@ -517,7 +612,13 @@ fn proposal_text(p: &Proposal) -> String {
 /// `show` prints it.
 fn entry_text(l: &Lesson) -> String {
     let mut out = format!("lesson {} ({} in pool/{})\n", l.id, l.status, l.source);
-    lesson_lines(&mut out, &l.claim, &l.rationale, &l.evidence.resolution, &l.applies_to);
+    lesson_lines(
+        &mut out,
+        &l.claim,
+        &l.rationale,
+        &l.evidence.resolution,
+        &l.applies_to,
+    );
     out.push_str(&format!("visibility: {}\n", l.visibility));
     out.push_str(&format!("promoted: at {}\n", plain(&l.promoted_at, 40)));
     out
@@ -543,7 +644,9 @@ fn relation_text(r: &git_lore::ops::relate::Relations) -> String {
         ));
     }
     if let Some(n) = r.upheld_at {
-        out.push_str(&format!("upheld: by the jury at {n} counter-observation(s)\n"));
+        out.push_str(&format!(
+            "upheld: by the jury at {n} counter-observation(s)\n"
+        ));
     }
     out
 }
@@ -709,10 +812,65 @@ mod tests {
         );
     }
 
+    fn lesson(id: &str, claim: &str, stack: &[&str], resolution: &str) -> Lesson {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "schema_version": 2, "claim": claim, "rationale": "r",
+            "evidence": {"artifact_ids": [], "session_ids": [], "project_key": "p", "observed_at": "2026-08-05T10:00:00Z", "resolution": resolution},
+            "applies_to": {"stack": stack, "scope": {"kind": "versioned", "versions": {"x": ">=1"}},
+                           "file_patterns": [], "task_kinds": []},
+            "visibility": "org", "consensus": {"judges": 3, "agreed": 3, "decided_at": "2026-08-05T10:00:00Z"},
+            "status": "active", "superseded_by": null, "source": "org",
+            "author_key": "k", "promoted_at": "2026-08-05T10:00:00Z"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn search_ranks_by_the_words_a_lesson_holds_then_where() {
+        let a = lesson(
+            "01KZ8NV6800V96PY3NATFKSCMA",
+            "Vitest 4 needs Vite 6",
+            &["vitest", "vite"],
+            "pin vitest 3",
+        );
+        let b = lesson(
+            "01KZ8NV6800V96PY3NATFKSCMB",
+            "React effects run twice",
+            &["react"],
+            "clean up; vitest is unrelated",
+        );
+        let c = lesson(
+            "01KZ8NV6800V96PY3NATFKSCMC",
+            "Unrelated",
+            &["serde"],
+            "nothing",
+        );
+        let all = [c.clone(), b.clone(), a.clone()];
+        let (hits, matched) = rank(&all, "Vitest, vite!", 10);
+        assert_eq!(matched, 2);
+        assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), [a.id, b.id]);
+        assert_eq!(
+            (hits[0].place.as_str(), hits[0].status.as_str()),
+            ("org", "active")
+        );
+        let (hits, matched) = rank(&all, "vitest", 1);
+        assert_eq!((hits.len(), matched), (1, 2));
+        assert_eq!(
+            hits[0].id, a.id,
+            "a claim's word ranks above a resolution's"
+        );
+        assert_eq!(rank(&all, "angular", 10), (vec![], 0));
+        assert_eq!(
+            words("Vite@5.4.21, vite; pypi:requests."),
+            ["vite@5.4.21", "vite", "pypi:requests"]
+        );
+    }
+
     #[test]
     fn a_json_recall_too_long_leaves_out_lessons_and_says_how_many() {
         let lesson = serde_json::json!({"id": "x", "claim": "c".repeat(1000)});
-        let mut doc = serde_json::json!({"format": "git-lore.recall/1", "lessons": vec![lesson; 20]});
+        let mut doc =
+            serde_json::json!({"format": "git-lore.recall/1", "lessons": vec![lesson; 20]});
         let text = fit_json(&mut doc, 5_000);
         assert!(budget_len(&text) <= 5_000);
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -283,10 +283,7 @@ pub fn build(r: &Report, o: &Origin<'_>) -> Result<Reported, ReportError> {
         return Err(ReportError::TimeOutOfRange);
     }
     let day = ms - ms.rem_euclid(DAY_MS);
-    let id: Id = artifact_id(
-        day.unsigned_abs(),
-        &normalised(key, r.kind, &r.summary),
-    );
+    let id: Id = artifact_id(day.unsigned_abs(), &normalised(key, r.kind, &r.summary));
 
     let output: Vec<String> = r.evidence.iter().map(|e| sanitize(e)).collect();
     let detail = r.detail.as_deref().map(str::trim).unwrap_or_default();
@@ -320,7 +317,10 @@ pub fn build(r: &Report, o: &Origin<'_>) -> Result<Reported, ReportError> {
             text.push_str("\n\n");
         }
         text.push_str("Output the agent saw:\n");
-        text.push_str(&clean("the output", &head_tail(e, EXCERPT_HEAD, EXCERPT_TAIL))?);
+        text.push_str(&clean(
+            "the output",
+            &head_tail(e, EXCERPT_HEAD, EXCERPT_TAIL),
+        )?);
     }
     let mut files: Vec<String> = Vec::new();
     for f in &r.files {
@@ -406,7 +406,9 @@ mod tests {
         Report {
             kind: Kind::Decision,
             summary: "Vitest 4.0.5 needs Vite 6; pinned vitest to 3.2.4 on vite 5.4.21.".into(),
-            detail: Some("npm install failed with ERESOLVE. Pinning vitest to 3.2.4 fixed it.".into()),
+            detail: Some(
+                "npm install failed with ERESOLVE. Pinning vitest to 3.2.4 fixed it.".into(),
+            ),
             files: vec!["package.json".into(), "/work/app/src/a.test.ts".into()],
             evidence: vec![format!("\u{1b}[31m{RESOLVER}\u{1b}[0m")],
         }
@@ -425,19 +427,34 @@ mod tests {
         let r = build(&report(), &origin()).unwrap();
         let a = &r.artifact;
         assert_eq!(a.kind, "decision");
-        assert_eq!((a.source.as_deref(), a.trigger.as_deref()), (Some("mcp"), Some("auto")));
+        assert_eq!(
+            (a.source.as_deref(), a.trigger.as_deref()),
+            (Some("mcp"), Some("auto"))
+        );
         assert_eq!(a.session_id, None);
         assert_eq!(a.created_at, "2026-08-05T10:00:00Z");
         assert_eq!(a.files, ["package.json", "src/a.test.ts"]);
         let detail = a.detail.as_deref().unwrap();
-        assert!(detail.starts_with("npm install failed with ERESOLVE."), "{detail}");
-        assert!(detail.contains("\n\nOutput the agent saw:\nnpm error code ERESOLVE"), "{detail}");
-        assert!(!detail.contains('\u{1b}'), "colour escapes are taken out: {detail:?}");
+        assert!(
+            detail.starts_with("npm install failed with ERESOLVE."),
+            "{detail}"
+        );
+        assert!(
+            detail.contains("\n\nOutput the agent saw:\nnpm error code ERESOLVE"),
+            "{detail}"
+        );
+        assert!(
+            !detail.contains('\u{1b}'),
+            "colour escapes are taken out: {detail:?}"
+        );
         let json = serde_json::to_value(&a.facts).unwrap();
         assert!(
-            json.as_array().unwrap().iter().any(|f| f["fact"] == "requirement"
-                && f["package"] == "vite"
-                && f["found"] == "5.4.21"),
+            json.as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["fact"] == "requirement"
+                    && f["package"] == "vite"
+                    && f["found"] == "5.4.21"),
             "the resolver error is a fact: {json:#}"
         );
         assert!(r.redacted.is_empty());
@@ -455,7 +472,10 @@ mod tests {
         assert_eq!(a.id, b.id, "detail and white space do not enter the id");
         assert_eq!(
             a.id.timestamp_ms(),
-            "2026-08-05T00:00:00Z".parse::<jiff::Timestamp>().unwrap().as_millisecond() as u64
+            "2026-08-05T00:00:00Z"
+                .parse::<jiff::Timestamp>()
+                .unwrap()
+                .as_millisecond() as u64
         );
         let mut next_day = origin();
         next_day.at = "2026-08-06T00:00:00Z".parse().unwrap();
@@ -471,12 +491,18 @@ mod tests {
     #[test]
     fn secrets_are_redacted_and_said_so() {
         let mut r = report();
-        r.evidence.push("export AWS_ACCESS_KEY_ID=AKIA4ZQ7XKD2NPLM3R8T".into());
+        r.evidence
+            .push("export AWS_ACCESS_KEY_ID=AKIA4ZQ7XKD2NPLM3R8T".into());
         let built = build(&r, &origin()).unwrap();
         let detail = built.artifact.detail.unwrap();
         assert!(!detail.contains("AKIA4ZQ7XKD2NPLM3R8T"), "{detail}");
         assert!(detail.contains("[redacted:aws_access_key]"), "{detail}");
-        assert!(detail.ends_with("Redacted by git-lore capture: 1 disclosure scanner finding (aws_access_key)."), "{detail}");
+        assert!(
+            detail.ends_with(
+                "Redacted by git-lore capture: 1 disclosure scanner finding (aws_access_key)."
+            ),
+            "{detail}"
+        );
         assert_eq!(built.redacted.len(), 1);
     }
 
@@ -496,8 +522,14 @@ mod tests {
             with(&|r| r.detail = Some("x".repeat(4001))),
             "the detail has 4001 characters, over the limit of 4000"
         );
-        assert_eq!(with(&|r| r.files = vec!["a".into(); 51]), "51 files, over the limit of 50");
-        assert_eq!(with(&|r| r.files = vec![" ".into()]), "file 1 is empty or over 512 characters");
+        assert_eq!(
+            with(&|r| r.files = vec!["a".into(); 51]),
+            "51 files, over the limit of 50"
+        );
+        assert_eq!(
+            with(&|r| r.files = vec![" ".into()]),
+            "file 1 is empty or over 512 characters"
+        );
         assert_eq!(
             with(&|r| r.evidence = vec!["x".into(); 9]),
             "9 pieces of output, over the limit of 8: give the ones that show the failure and the fix"
