@@ -21,6 +21,7 @@
 //! `GIT_LORE_RANDOMNESS_SEED`, a seed of its own.
 
 mod tools;
+mod transport;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -28,7 +29,6 @@ use std::sync::Arc;
 use clap::Args as ClapArgs;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 
 use super::ui::{self, CliError, Ctx, Exit};
@@ -142,8 +142,35 @@ impl Server {
     }
 }
 
+/// The tools' names, as `tools/list` gives them.
+const TOOLS: [&str; 4] = ["recall", "search", "show", "propose"];
+
 #[tool_handler]
 impl ServerHandler for Server {
+    /// A call of a tool the server has not is refused naming the ones it
+    /// has; every other call goes to its tool.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let router = Self::tool_router();
+        if !router.has_route(&request.name) {
+            return Err(rmcp::ErrorData::invalid_params(
+                format!(
+                    "there is no tool {:?}: the tools are {}",
+                    git_lore::content::text::terminal(
+                        &request.name.chars().take(80).collect::<String>()
+                    ),
+                    TOOLS.join(", ")
+                ),
+                None,
+            ));
+        }
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        router.call(call).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(
@@ -196,12 +223,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         settings: Arc::new(Settings { project }),
         calls: Arc::new(AtomicU64::new(0)),
     };
-    runtime.block_on(async move {
-        let transport = AsyncRwTransport::new(
-            tokio::fs::File::from_std(input),
-            tokio::fs::File::from_std(output),
-        )
-        .with_max_line_length(MAX_LINE_BYTES);
+    let (transport, writer) = transport::start(input, output, MAX_LINE_BYTES)
+        .map_err(|e| CliError::Usage(format!("cannot start the protocol's threads: {e}")))?;
+    let served = runtime.block_on(async move {
         let running = server.serve(transport).await.map_err(|e| {
             CliError::Usage(format!(
                 "the MCP client did not start a session: {e} (the first message must be `initialize`)"
@@ -212,7 +236,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             .await
             .map_err(|e| CliError::Usage(format!("the MCP session ended: {e}")))?;
         Ok(Exit::Done)
-    })
+    });
+    // Every answer is written before the process ends.
+    let _ = writer.join();
+    served
 }
 
 #[cfg(test)]
@@ -222,6 +249,19 @@ mod tests {
     use git_lore::pipeline::capture::{
         MAX_DETAIL_CHARS, MAX_FILES, MAX_FILE_CHARS, MAX_SUMMARY_CHARS,
     };
+
+    #[test]
+    fn the_tool_names_are_the_routers() {
+        let mut routed: Vec<String> = Server::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.into_owned())
+            .collect();
+        routed.sort();
+        let mut named = TOOLS.map(String::from).to_vec();
+        named.sort();
+        assert_eq!(routed, named);
+    }
 
     #[test]
     fn the_propose_description_states_the_limits_the_code_holds() {
