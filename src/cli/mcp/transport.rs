@@ -9,7 +9,7 @@
 //! JSON that is not a message an invalid request (-32600, with the id when
 //! it has one), a line over [`super::MAX_LINE_BYTES`] an invalid request
 //! naming the limit, its bytes dropped unread. A notification the server
-//! does not know is ignored (a notification never gets an answer). It owns
+//! it cannot read is ignored (a notification never gets an answer). It owns
 //! the framing only: what a message means is [`super`]'s and the SDK's.
 
 use std::io::{BufRead, Write};
@@ -254,7 +254,7 @@ mod tests {
         assert_eq!((code, id), (-32600, None));
         assert!(matches!(classify(b"  \r"), Line::Nothing));
         assert!(matches!(
-            classify(br#"{"jsonrpc":"2.0","method":"notifications/whatever","params":{"x":1}}"#),
+            classify(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#),
             Line::Nothing
         ));
         assert!(matches!(
