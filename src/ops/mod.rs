@@ -20,6 +20,7 @@ pub mod init;
 pub mod inputs;
 pub mod judge;
 mod ledger;
+pub mod mcp_config;
 pub mod promote;
 pub mod propose;
 pub mod publish;
