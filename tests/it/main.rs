@@ -8,6 +8,7 @@ mod common;
 mod core;
 mod hooks;
 mod ingest;
+mod mcp;
 mod pools;
 mod recall;
 mod relate;

@@ -40,7 +40,9 @@
 //!   ([`super::redact`]), and the detail says how many of which kinds; a
 //!   text that cannot be made clean refuses the report.
 //! - **Provenance.** `source` is [`SOURCE`], `trigger` `auto` (an agent,
-//!   not a person, chose to report it), no session id, `created_at` the
+//!   not a person, chose to report it), `session_id` `mcp:<artifact id>`
+//!   (a lesson needs provenance, and an MCP client names no session to
+//!   its servers: a report is its own, as a mined commit is), `created_at` the
 //!   report's time.
 //!
 //! Pure: the caller passes the time, the project key and the project
@@ -376,7 +378,7 @@ pub fn build(r: &Report, o: &Origin<'_>) -> Result<Reported, ReportError> {
         summary,
         detail: (!text.is_empty()).then_some(text),
         files,
-        session_id: None,
+        session_id: Some(format!("{SOURCE}:{id}")),
         // The artifact schema's word for what no person asked for.
         trigger: Some("auto".into()),
         facts,
@@ -431,7 +433,7 @@ mod tests {
             (a.source.as_deref(), a.trigger.as_deref()),
             (Some("mcp"), Some("auto"))
         );
-        assert_eq!(a.session_id, None);
+        assert_eq!(a.session_id, Some(format!("mcp:{}", a.id)));
         assert_eq!(a.created_at, "2026-08-05T10:00:00Z");
         assert_eq!(a.files, ["package.json", "src/a.test.ts"]);
         let detail = a.detail.as_deref().unwrap();
