@@ -50,14 +50,20 @@ impl Client {
         }
     }
 
-    /// The server's entry as the client's documentation writes it.
-    fn entry(self) -> Value {
-        match self {
-            Client::Claude => {
-                serde_json::json!({"type": "stdio", "command": COMMAND, "args": ARGS})
-            }
-            Client::Codex | Client::Cursor => serde_json::json!({"command": COMMAND, "args": ARGS}),
+    /// The server's entry as the client's documentation writes it, its
+    /// keys in that order.
+    fn entry(self) -> Node {
+        let mut keys: Vec<(&str, Value)> = Vec::new();
+        if self == Client::Claude {
+            keys.push(("type", Value::from("stdio")));
         }
+        keys.push(("command", Value::from(COMMAND)));
+        keys.push(("args", Value::from(ARGS.to_vec())));
+        Node::Map(
+            keys.into_iter()
+                .map(|(k, v)| (k.to_owned(), Node::Value(v)))
+                .collect(),
+        )
     }
 }
 
@@ -170,7 +176,7 @@ fn json_edit(client: Client, text: &str, install: bool) -> Result<Edit, SetupErr
         (Some(Found::Theirs(how)), _) => return Err(taken(client, how)),
         (Some(Found::Ours), true) | (None, false) => return Ok(unchanged(text)),
         (None, true) => {
-            servers.insert(NAME.to_owned(), Node::Value(client.entry()));
+            servers.insert(NAME.to_owned(), client.entry());
             added()
         }
         (Some(Found::Ours), false) => {
@@ -280,7 +286,7 @@ mod tests {
         );
         assert_eq!(
             e.text,
-            "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"},\n    \"git-lore\": {\n      \"args\": [\n        \"mcp\"\n      ],\n      \"command\": \"git-lore\"\n    }\n  },\n  \"z\": [1, 2]\n}\n"
+            "{\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"},\n    \"git-lore\": {\n      \"command\": \"git-lore\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  },\n  \"z\": [1, 2]\n}\n"
         );
         assert_eq!(
             install(Client::Cursor, &e.text).unwrap().changes,

@@ -475,7 +475,7 @@ fn setup_mcp_writes_each_clients_configuration_once_and_takes_it_out() {
     r.assert_stderr("setup: warning: no git-lore on PATH; the client starts `git-lore`");
     assert_eq!(
         std::fs::read_to_string(&mcp_json).unwrap(),
-        "{\n  \"mcpServers\": {\n    \"git-lore\": {\n      \"args\": [\n        \"mcp\"\n      ],\n      \"command\": \"git-lore\",\n      \"type\": \"stdio\"\n    }\n  }\n}\n"
+        "{\n  \"mcpServers\": {\n    \"git-lore\": {\n      \"type\": \"stdio\",\n      \"command\": \"git-lore\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n"
     );
 
     // Codex, the user's: the existing configuration stays as it was.

@@ -718,7 +718,7 @@ pub fn propose(ctx: &Ctx, settings: &Settings, input: ProposeInput) -> Result<St
             reason,
             detail,
         } => format!(
-            "Declined artifact {artifact}: {reason}{}. Nothing will be proposed for it; a report that names the packages, the versions that broke, and the fix can be.\n",
+            "Declined artifact {artifact}: {reason}{}. Nothing will be proposed for it, and the same report again is seen, not retried. If the reason misreads the moment, report it again with a summary that names the package, the version that broke and the version or change that fixed it (a new summary is a new report).\n",
             detail
                 .as_deref()
                 .map(|d| format!(" ({})", plain(d, 300)))
