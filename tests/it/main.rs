@@ -6,6 +6,7 @@
 mod capture;
 mod common;
 mod core;
+mod edit;
 mod hooks;
 mod ingest;
 mod mcp;
@@ -13,6 +14,7 @@ mod pools;
 mod recall;
 mod relate;
 mod review;
+mod search;
 mod setup;
 mod tour;
 mod trust;

@@ -343,6 +343,10 @@ fn a_reported_moment_becomes_an_artifact_that_ingest_proposes_and_nothing_more()
     );
     let recalled = c.text("recall", json!({"stack": ["widget7@1.7.0"]}));
     assert_eq!(recalled, "No lesson applies to the packages given.\n");
+    assert_eq!(
+        c.text("search", json!({"query": "widget7"})),
+        "No lesson holds the words of \"widget7\".\n"
+    );
     // The same moment again is the same artifact: seen, nothing written.
     let again = c.text("propose", report);
     assert_eq!(

@@ -71,7 +71,7 @@ const INSTRUCTIONS: &str = "git-lore keeps engineering lessons: version mismatch
 
 const RECALL: &str = "The lessons that hold for a project's installed versions: approved engineering lessons (version mismatches, breaking changes, their fixes), each scoped to the package versions it holds for, most specific first. Give `project` (the project's directory; its lockfiles are read) and/or `stack` (NAME@VERSION entries such as vite@5.4.21 or pypi:requests@2.31.0: with no project, only these count). Answers in markdown (default) or JSON, at most 9,000 characters. Read-only.";
 
-const SEARCH: &str = "Find lessons by their words (claims, rationales, resolutions, package names) across the lesson pools, best first, with the id `show` takes. Read-only.";
+const SEARCH: &str = "Find approved lessons by their words across the lesson pools: every word must match, whole, in the claim, rationale, resolution or packages (a package name such as @vitejs/plugin-legacy is one word, and also found by its parts). Lessons whose packages a word names exactly come first, then the best match. Each hit has the id `show` takes. Read-only.";
 
 const SHOW: &str = "One lesson in full by its id or a unique prefix of 4 or more characters (as recall and search print them): claim, rationale, resolution, stack, scope, status, verdict and relations. Read-only.";
 

@@ -6,8 +6,7 @@
 //! - `recall`: the lessons that hold for a project directory and/or an
 //!   explicit stack, as the session-start hook renders them (markdown) or
 //!   as `git lore recall --format json`.
-//! - `search`: the pools' lessons holding the query's words, ranked
-//!   ([`rank`]).
+//! - `search`: `git lore search` over the pools ([`lore_search`]).
 //! - `show`: one lesson, whole or by a unique prefix of its id.
 //! - `propose`: an agent's report of a moment, ingested as an artifact:
 //!   only ever a pending proposal ([`git_lore::ops::propose`]).
@@ -29,6 +28,7 @@ use git_lore::model::{Id, IdPrefix, Lesson, Proposal, Scope};
 use git_lore::ops::ingest::{Outcome, Skip};
 use git_lore::ops::propose::{self, ProposeError};
 use git_lore::ops::recall::{self as gather, Depth};
+use git_lore::ops::search::{self as lore_search, Hit};
 use git_lore::ops::{query, trust, Lore, LoreError};
 use git_lore::pipeline::capture::report::Report;
 use git_lore::pipeline::capture::Kind;
@@ -140,8 +140,8 @@ pub struct RecallInput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchInput {
-    /// Words to find in lessons' claims, rationales, resolutions and
-    /// package names, e.g. "vitest vite module runner".
+    /// Words to find (all of them) in lessons' claims, rationales,
+    /// resolutions and package names, e.g. "vitest module-runner".
     #[schemars(length(min = 1, max = 200))]
     pub query: String,
     /// The most lessons to list (1 to 50; default 10).
@@ -381,91 +381,34 @@ fn fit_json(doc: &mut serde_json::Value, budget: usize) -> String {
     text
 }
 
-/// One lesson a search found, as the tool lists it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Found {
-    pub id: Id,
-    /// Its pool (`local`, `org`, `public`) or the ledger's queue.
-    pub place: String,
-    /// Its status there.
-    pub status: String,
-    pub claim: String,
-    pub stack: Vec<String>,
-}
-
-/// The words of a query: runs of letters, digits and the characters
-/// package names and versions use (`-`, `_`, `.`, `@`, `/`, `:`), in lower
-/// case, each once.
-fn words(query: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in query
-        .split(|c: char| !(c.is_alphanumeric() || "-_.@/:".contains(c)))
-        .map(|w| w.trim_matches(|c: char| ".:".contains(c)).to_lowercase())
-        .filter(|w| !w.is_empty())
-    {
-        if !out.contains(&w) {
-            out.push(w);
-        }
-    }
-    out
-}
-
-/// The lessons of `lessons` that hold a word of `query`, best first, at
-/// most `limit`, and how many held one. A lesson holding more of the words
-/// ranks higher; among those, one whose claim or stack holds more; then
-/// active before superseded or retracted; then by id, so the order is the
-/// same on every call.
-pub fn rank(lessons: &[Lesson], query: &str, limit: usize) -> (Vec<Found>, usize) {
-    let wanted = words(query);
-    let mut scored: Vec<(usize, usize, bool, &Lesson)> = lessons
-        .iter()
-        .filter_map(|l| {
-            let head = format!("{} {}", l.claim, l.applies_to.stack.join(" ")).to_lowercase();
-            let body = format!("{} {}", l.rationale, l.evidence.resolution).to_lowercase();
-            let in_head = wanted.iter().filter(|w| head.contains(w.as_str())).count();
-            let anywhere = wanted
-                .iter()
-                .filter(|w| head.contains(w.as_str()) || body.contains(w.as_str()))
-                .count();
-            let active = l.status == git_lore::model::LessonStatus::Active;
-            (anywhere > 0).then_some((anywhere, in_head, active, l))
-        })
-        .collect();
-    scored.sort_by(|a, b| {
-        (b.0, b.1, b.2)
-            .cmp(&(a.0, a.1, a.2))
-            .then_with(|| a.3.id.cmp(&b.3.id))
-    });
-    let matched = scored.len();
-    let hits = scored
-        .into_iter()
-        .take(limit)
-        .map(|(_, _, _, l)| Found {
-            id: l.id,
-            place: l.source.to_string(),
-            status: l.status.to_string(),
-            claim: l.claim.clone(),
-            stack: l.applies_to.stack.clone(),
-        })
-        .collect();
-    (hits, matched)
-}
-
-/// The search `search` runs: every pool's lessons that no unverified
-/// commit touched, ranked by [`rank`].
-fn search_lessons(
-    lore: &Lore,
-    query: &str,
-    limit: usize,
-) -> Result<(Vec<Found>, usize), ToolError> {
+/// The search `search` runs: `git lore search`'s ([`lore_search`]), over
+/// the pools only — a queued proposal is not a lesson to act on, and an
+/// agent gets none from recall either — without lessons an unverified
+/// commit touched: the best `limit`, and how many matched in all.
+fn search_pools(lore: &Lore, query: &str, limit: usize) -> Result<(Vec<Hit>, usize), ToolError> {
     let standings = trust::review(lore)?;
     let flagged = trust::flagged(lore, &standings)?;
-    let g = gather_for(lore, None, &[], Depth::Full, &flagged, true)?;
-    Ok(rank(&g.lessons, query, limit))
+    let found = lore_search::search(
+        lore,
+        &lore_search::Request {
+            text: query.to_owned(),
+            pool: None,
+            status: None,
+            limit: None,
+        },
+    )?;
+    let mut hits: Vec<Hit> = found
+        .hits
+        .into_iter()
+        .filter(|h| h.place.pool().is_some() && !flagged.contains(&h.id))
+        .collect();
+    let matched = hits.len();
+    hits.truncate(limit);
+    Ok((hits, matched))
 }
 
 /// The list `search` answers with.
-pub fn hits_markdown(query: &str, hits: &[Found], matched: usize) -> String {
+pub fn hits_markdown(query: &str, hits: &[Hit], matched: usize) -> String {
     if hits.is_empty() {
         return format!("No lesson holds the words of \"{}\".\n", plain(query, 200));
     }
@@ -484,8 +427,8 @@ pub fn hits_markdown(query: &str, hits: &[Found], matched: usize) -> String {
             "- {} ({}; {} {}; stack `{}`)\n",
             render::markdown_inline(&h.claim, render::MAX_FIELD_CHARS),
             h.id,
-            plain(&h.place, 20),
-            plain(&h.status, 20),
+            h.place,
+            h.status,
             stack.join(", ")
         ));
     }
@@ -503,7 +446,7 @@ pub fn search(ctx: &Ctx, input: SearchInput) -> Result<String, ToolError> {
         return Err(ToolError::Limit(limit));
     }
     let lore = open(ctx)?;
-    let (hits, matched) = search_lessons(&lore, query, limit)?;
+    let (hits, matched) = search_pools(&lore, query, limit)?;
     Ok(bounded(hits_markdown(query, &hits, matched), BUDGET))
 }
 
@@ -739,6 +682,12 @@ pub fn propose(ctx: &Ctx, settings: &Settings, input: ProposeInput) -> Result<St
         },
         Outcome::Skipped {
             artifact,
+            why: Skip::InPool { lesson, pool },
+        } => format!(
+            "Already known: pool/{pool} holds lesson {lesson}, made from artifact {artifact} (a teammate's, synced); nothing new was written. `show {lesson}` prints it.\n"
+        ),
+        Outcome::Skipped {
+            artifact,
             why: Skip::Pregate,
         } => format!(
             "Not proposed: artifact {artifact} names no version, and a lesson is scoped by versions. Say which package versions were installed and which fixed it (e.g. \"vitest 4.0.5 needs vite 6; pinned vitest to 3.2.4\"). Nothing was written.\n"
@@ -793,10 +742,12 @@ mod tests {
     #[test]
     fn search_hits_are_listed_with_hostile_text_made_plain() {
         let id: Id = "01KZ8NV6800V96PY3NATFKSCMG".parse().unwrap();
-        let hits = [Found {
+        let hits = [Hit {
             id,
-            place: "org".into(),
-            status: "active".into(),
+            place: git_lore::search::Place::Org,
+            status: git_lore::search::Status::Active,
+            score: 1.5,
+            package_match: true,
             claim: "# Vitest 4\nneeds <b>vite</b> 6\u{202e}".into(),
             stack: vec!["vite`x".into(), "vitest".into()],
         }];
@@ -809,60 +760,6 @@ mod tests {
         assert_eq!(
             hits_markdown("nothing", &[], 0),
             "No lesson holds the words of \"nothing\".\n"
-        );
-    }
-
-    fn lesson(id: &str, claim: &str, stack: &[&str], resolution: &str) -> Lesson {
-        serde_json::from_value(serde_json::json!({
-            "id": id, "schema_version": 2, "claim": claim, "rationale": "r",
-            "evidence": {"artifact_ids": [], "session_ids": [], "project_key": "p", "observed_at": "2026-08-05T10:00:00Z", "resolution": resolution},
-            "applies_to": {"stack": stack, "scope": {"kind": "versioned", "versions": {"x": ">=1"}},
-                           "file_patterns": [], "task_kinds": []},
-            "visibility": "org", "consensus": {"judges": 3, "agreed": 3, "decided_at": "2026-08-05T10:00:00Z"},
-            "status": "active", "superseded_by": null, "source": "org",
-            "author_key": "k", "promoted_at": "2026-08-05T10:00:00Z"
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn search_ranks_by_the_words_a_lesson_holds_then_where() {
-        let a = lesson(
-            "01KZ8NV6800V96PY3NATFKSCMA",
-            "Vitest 4 needs Vite 6",
-            &["vitest", "vite"],
-            "pin vitest 3",
-        );
-        let b = lesson(
-            "01KZ8NV6800V96PY3NATFKSCMB",
-            "React effects run twice",
-            &["react"],
-            "clean up; vitest is unrelated",
-        );
-        let c = lesson(
-            "01KZ8NV6800V96PY3NATFKSCMC",
-            "Unrelated",
-            &["serde"],
-            "nothing",
-        );
-        let all = [c.clone(), b.clone(), a.clone()];
-        let (hits, matched) = rank(&all, "Vitest, vite!", 10);
-        assert_eq!(matched, 2);
-        assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), [a.id, b.id]);
-        assert_eq!(
-            (hits[0].place.as_str(), hits[0].status.as_str()),
-            ("org", "active")
-        );
-        let (hits, matched) = rank(&all, "vitest", 1);
-        assert_eq!((hits.len(), matched), (1, 2));
-        assert_eq!(
-            hits[0].id, a.id,
-            "a claim's word ranks above a resolution's"
-        );
-        assert_eq!(rank(&all, "angular", 10), (vec![], 0));
-        assert_eq!(
-            words("Vite@5.4.21, vite; pypi:requests."),
-            ["vite@5.4.21", "vite", "pypi:requests"]
         );
     }
 
