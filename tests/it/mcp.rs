@@ -432,7 +432,10 @@ fn hostile_lines_and_calls_get_errors_and_write_nothing() {
         "{many}"
     );
     let bad_id = c.refused("show", json!({"id": "zz"}));
-    assert!(bad_id.starts_with("the id \"zz\" is not one"), "{bad_id}");
+    assert_eq!(
+        bad_id,
+        "not an id or a prefix of one: \"zz\" (ids are 26 characters of 0-9 and A-Z without I, L, O, U; a prefix needs at least 4 of them): give a lesson id or a unique prefix of 4 or more of its characters, as recall and search print them"
+    );
     let budget = c.refused("recall", json!({"stack": ["vite@5.4.21"], "budget": 90000}));
     assert_eq!(budget, "budget 90000 is outside 500..=9000");
     // The server still answers, and nothing was written.

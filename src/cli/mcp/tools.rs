@@ -74,12 +74,8 @@ pub enum ToolError {
     },
     #[error("budget {got} is outside {min}..={max}")]
     Budget { got: usize, min: usize, max: usize },
-    #[error("the id {typed:?} is not one: give a lesson id or a prefix of 4 or more of its characters, as recall and search print them")]
-    Id {
-        typed: String,
-        #[source]
-        source: git_lore::model::ModelError,
-    },
+    #[error("{why}: give a lesson id or a unique prefix of 4 or more of its characters, as recall and search print them")]
+    Id { why: git_lore::model::ModelError },
     #[error("{0} is an artifact, not a lesson; it became lesson {1}: show {1}")]
     Artifact(Id, Id),
     #[error("{0} is an artifact, not a lesson; it was declined and became none")]
@@ -596,10 +592,7 @@ fn relation_text(r: &git_lore::ops::relate::Relations) -> String {
 
 /// `show`: one lesson in full.
 pub fn show(ctx: &Ctx, input: ShowInput) -> Result<String, ToolError> {
-    let typed = IdPrefix::parse(input.id.trim()).map_err(|source| ToolError::Id {
-        typed: git_lore::content::text::terminal(&input.id.chars().take(40).collect::<String>()),
-        source,
-    })?;
+    let typed = IdPrefix::parse(input.id.trim()).map_err(|why| ToolError::Id { why })?;
     let lore = open(ctx)?;
     let index = query::index(&lore)?;
     let id = query::resolve_in(&index, &typed)?;
