@@ -7,7 +7,7 @@
 //! `git lore setup mcp` writes each client's configuration, once.
 
 use std::io::{BufRead, Write};
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
 
 use serde_json::{json, Value};
@@ -551,4 +551,39 @@ fn setup_mcp_writes_each_clients_configuration_once_and_takes_it_out() {
     env.lore(&["setup", "claude", "--client", "codex"])
         .assert_refused("--client names an MCP client, for `setup mcp`");
     assert!(!env.home().join(".claude/settings.json").exists());
+}
+
+#[test]
+fn the_end_of_input_ends_the_server_and_a_session_never_started_is_said() {
+    let env = TestEnv::new();
+    // Closed without a word: nothing to say, nothing wrong.
+    let quiet = env.lore_stdin(&["mcp"], b"");
+    assert_eq!(
+        (quiet.code, quiet.stdout.as_str(), quiet.stderr.as_str()),
+        (0, "", "")
+    );
+    // A client that never initializes is told so on stderr (its MCP log).
+    let r = env.lore_stdin(
+        &["mcp"],
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n",
+    );
+    r.assert_refused("the MCP client did not start a session");
+    r.assert_stderr("(the first message must be `initialize`)");
+    // On a terminal (util-linux `script`) it refuses to start, and says
+    // how a client is configured to start it.
+    let cmd = format!("{} mcp", env!("CARGO_BIN_EXE_git-lore"));
+    let mut c = Command::new("script");
+    c.args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    let o = crate::common::feed(&mut c, "");
+    let said = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    assert_eq!(o.status.code(), Some(1), "{said}");
+    assert_eq!(
+        said,
+        "git-lore: git lore mcp speaks the Model Context Protocol on stdin and stdout, for an agent to start: `git lore setup mcp --client claude|codex|cursor` configures one\n"
+    );
+    assert!(!env.repo().exists());
 }

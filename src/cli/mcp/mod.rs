@@ -225,12 +225,18 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     };
     let (transport, writer) = transport::start(input, output, MAX_LINE_BYTES)
         .map_err(|e| CliError::Usage(format!("cannot start the protocol's threads: {e}")))?;
+    let heard = transport.heard();
     let served = runtime.block_on(async move {
-        let running = server.serve(transport).await.map_err(|e| {
-            CliError::Usage(format!(
-                "the MCP client did not start a session: {e} (the first message must be `initialize`)"
-            ))
-        })?;
+        let running = match server.serve(transport).await {
+            Ok(r) => r,
+            // Closed without a word (a client checking it can start us).
+            Err(_) if !heard.load(Ordering::Relaxed) => return Ok(Exit::Done),
+            Err(e) => {
+                return Err(CliError::Usage(format!(
+                    "the MCP client did not start a session: {e} (the first message must be `initialize`)"
+                )))
+            }
+        };
         running
             .waiting()
             .await

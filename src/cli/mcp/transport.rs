@@ -13,6 +13,8 @@
 //! the framing only: what a message means is [`super`]'s and the SDK's.
 
 use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use rmcp::model::{ErrorCode, ErrorData, RequestId};
 use rmcp::service::{RoleServer, RxJsonRpcMessage, TxJsonRpcMessage};
@@ -158,6 +160,9 @@ fn write_all(mut output: impl Write, lines: std::sync::mpsc::Receiver<Vec<u8>>) 
 /// lines, so dropping it ends that thread once all are written.
 pub struct Stdio {
     incoming: tokio::sync::mpsc::Receiver<Line>,
+    /// Whether any line came: a client that closes its end without a
+    /// word has not failed to start a session.
+    heard: Arc<AtomicBool>,
     outgoing: Option<std::sync::mpsc::Sender<Vec<u8>>>,
 }
 
@@ -179,6 +184,7 @@ pub fn start(
     Ok((
         Stdio {
             incoming,
+            heard: Arc::new(AtomicBool::new(false)),
             outgoing: Some(outgoing),
         },
         writer,
@@ -186,6 +192,11 @@ pub fn start(
 }
 
 impl Stdio {
+    /// Whether any line has come, for after the transport is gone.
+    pub fn heard(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.heard)
+    }
+
     /// Hands `message` to the writing thread.
     fn write(&self, message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<()> {
         let bytes = line_of(message)?;
@@ -213,7 +224,9 @@ impl Transport<RoleServer> for Stdio {
         // `recv` is cancel-safe, and a refusal is handed to the writing
         // thread with no await in between: a cancelled receive loses nothing.
         loop {
-            match self.incoming.recv().await? {
+            let line = self.incoming.recv().await?;
+            self.heard.store(true, Ordering::Relaxed);
+            match line {
                 Line::Message(m) => return Some(*m),
                 Line::Refused(e, id) => {
                     self.write(&TxJsonRpcMessage::<RoleServer>::error(e, id))
