@@ -22,6 +22,7 @@ mod judge;
 mod key;
 mod list;
 mod log;
+mod mcp;
 mod output;
 mod pass;
 mod promote;
@@ -111,6 +112,7 @@ enum Command {
     Demo(demo::Args),
     Generate(generate::Args),
     Setup(setup::Args),
+    Mcp(mcp::Args),
     #[command(hide = true)]
     Hook(hook::Args),
 }
@@ -251,6 +253,7 @@ pub fn main() -> ExitCode {
         Command::Demo(a) => demo::run(a, &ctx),
         Command::Generate(a) => generate::run(a, Cli::command()),
         Command::Setup(a) => setup::run(a, &ctx),
+        Command::Mcp(a) => mcp::run(a, &ctx),
         Command::Hook(a) => hook::run(a, &ctx),
     };
     let exit = match result {

@@ -3,6 +3,7 @@ use std::path::PathBuf;
 use clap::Args as ClapArgs;
 
 use super::ui::{self, CliError, Ctx, Exit};
+use git_lore::ops::mcp_config::{self, Client};
 use git_lore::ops::setup;
 
 /// Install git-lore's hooks in a coding agent's settings, in one step.
@@ -17,21 +18,35 @@ use git_lore::ops::setup;
 /// takes out git-lore's hooks and nothing else. The hooks run the
 /// `git-lore` on the agent's PATH (`cargo install --path .` puts it there).
 ///
+/// `setup mcp --client claude|codex|cursor` adds the `git-lore` MCP
+/// server (`git-lore mcp`, see `git lore mcp --help`) to that client's
+/// configuration instead, the same way (idempotent, a backup, `--remove`,
+/// `--dry-run`): Claude Code's ~/.claude.json or the project's .mcp.json,
+/// Codex's ~/.codex/config.toml or the project's .codex/config.toml,
+/// Cursor's ~/.cursor/mcp.json or the project's .cursor/mcp.json.
+///
 /// Examples: `git lore setup claude --project` (this project's
 /// .claude/settings.json), `git lore setup claude --user` (every project),
 /// `git lore setup claude --dry-run` (show the change as a diff),
-/// `git lore setup claude --remove`.
+/// `git lore setup claude --remove`, `git lore setup mcp --client codex`,
+/// `git lore setup mcp --client cursor --project --dry-run`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The agent (only `claude`, for Claude Code, so far).
-    #[arg(value_parser = ["claude"])]
+    /// What to set up: `claude` (Claude Code's hooks) or `mcp` (an MCP
+    /// client's server entry; name the client with --client).
+    #[arg(value_parser = ["claude", "mcp"])]
     agent: String,
-    /// ~/.claude/settings.json: every project on this machine [the default].
+    /// With `mcp`: the client to configure.
+    #[arg(long, value_parser = ["claude", "codex", "cursor"])]
+    client: Option<String>,
+    /// The user's file, for every project on this machine [the default]:
+    /// ~/.claude/settings.json (hooks), or the MCP client's.
     #[arg(long, conflicts_with = "project")]
     user: bool,
-    /// .claude/settings.json at the top of the project (the git work tree
-    /// holding the current directory, else the current directory): shared
-    /// with everyone who works on it.
+    /// The file at the top of the project (the git work tree holding the
+    /// current directory, else the current directory), shared with
+    /// everyone who works on it: .claude/settings.json (hooks), or the MCP
+    /// client's.
     #[arg(long)]
     project: bool,
     /// Take git-lore's hooks out instead.
@@ -42,16 +57,33 @@ pub struct Args {
     dry_run: bool,
 }
 
-/// The settings file the flags name.
-fn settings_path(args: &Args, ctx: &Ctx) -> ui::Result<PathBuf> {
+/// The settings file the flags name: `file` under the project's top
+/// directory or the home directory.
+fn settings_path(file: &str, args: &Args, ctx: &Ctx) -> ui::Result<PathBuf> {
     if args.project {
         let (_, root) = git_lore::store::mine::identify(std::path::Path::new("."));
-        return Ok(root.join(".claude/settings.json"));
+        return Ok(root.join(file));
     }
     let home = ctx.env.home.as_ref().ok_or_else(|| {
         CliError::Usage("HOME is not set: name the project's settings with --project".into())
     })?;
-    Ok(home.join(".claude/settings.json"))
+    Ok(home.join(file))
+}
+
+/// The MCP client `--client` names, checked against `agent`.
+fn client(args: &Args) -> ui::Result<Option<Client>> {
+    match (args.agent.as_str(), args.client.as_deref()) {
+        ("mcp", None) => Err(CliError::Usage(
+            "setup mcp needs --client claude, codex or cursor: the MCP client to configure".into(),
+        )),
+        ("mcp", Some("claude")) => Ok(Some(Client::Claude)),
+        ("mcp", Some("codex")) => Ok(Some(Client::Codex)),
+        ("mcp", Some(_)) => Ok(Some(Client::Cursor)),
+        (_, Some(_)) => Err(CliError::Usage(
+            "--client names an MCP client, for `setup mcp`: `git lore setup mcp --client claude` adds the MCP server, `git lore setup claude` the hooks".into(),
+        )),
+        (_, None) => Ok(None),
+    }
 }
 
 /// Whether a `git-lore` program is on the PATH hooks run with.
@@ -66,9 +98,27 @@ fn on_path(ctx: &Ctx) -> bool {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
-    let path = settings_path(&args, ctx)?;
+    let client = client(&args)?;
+    let path = match client {
+        Some(c) => settings_path(c.file(args.project), &args, ctx)?,
+        None => settings_path(".claude/settings.json", &args, ctx)?,
+    };
     let stamp = ctx.env.now.strftime("%Y%m%dT%H%M%SZ").to_string();
-    let applied = setup::apply(&path, args.remove, args.dry_run, &stamp)?;
+    let applied = match client {
+        Some(c) => setup::apply_edit(&path, args.dry_run, &stamp, |old| {
+            if args.remove {
+                mcp_config::remove(c, old)
+            } else {
+                mcp_config::install(c, old)
+            }
+        })?,
+        None => setup::apply(&path, args.remove, args.dry_run, &stamp)?,
+    };
+    let (has, has_no) = if client.is_some() {
+        ("the git-lore MCP server", "no git-lore MCP server")
+    } else {
+        ("git-lore's hooks", "no git-lore hooks")
+    };
     let shown = ui::text(&path.display().to_string());
     if args.dry_run {
         let diff = similar::TextDiff::from_lines(&applied.old, &applied.edit.text);
@@ -82,9 +132,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::status(if args.remove && !applied.existed {
             format!("setup: {shown} does not exist; nothing changed")
         } else if args.remove {
-            format!("setup: {shown} has no git-lore hooks; nothing changed")
+            format!("setup: {shown} has {has_no}; nothing changed")
         } else {
-            format!("setup: {shown} already has git-lore's hooks; nothing changed")
+            format!("setup: {shown} already has {has}; nothing changed")
         });
         return Ok(Exit::Done);
     }
@@ -104,9 +154,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ));
     }
     if !args.remove && !on_path(ctx) {
-        ui::status(
-            "setup: warning: no git-lore on PATH; the hooks run `git-lore`, so install it (cargo install --path .) where the agent can find it",
-        );
+        ui::status(format!(
+            "setup: warning: no git-lore on PATH; {} `git-lore`, so install it (cargo install --path .) where the agent can find it",
+            if client.is_some() { "the client starts" } else { "the hooks run" }
+        ));
     }
     Ok(Exit::Done)
 }

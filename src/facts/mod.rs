@@ -257,14 +257,21 @@ pub fn of_artifact(artifact: &crate::model::Artifact) -> Vec<Fact> {
         Some(d) => format!("{}\n{d}", artifact.summary),
         None => artifact.summary.clone(),
     };
+    of_text(&text)
+}
+
+/// The facts `text` holds: resolver errors, requirements stated in words,
+/// install commands (a line each, a leading `$ ` dropped) and version
+/// moves, at most [`MAX_FACTS`]. Names read from words are taken as npm's.
+pub fn of_text(text: &str) -> Vec<Fact> {
     let mut out: Vec<Fact> = Vec::new();
     out.extend(
-        resolver::requirements(&text)
+        resolver::requirements(text)
             .into_iter()
             .map(Fact::Requirement),
     );
     out.extend(
-        prose::requirements(&text, Ecosystem::Npm)
+        prose::requirements(text, Ecosystem::Npm)
             .into_iter()
             .map(Fact::Requirement),
     );
@@ -277,7 +284,7 @@ pub fn of_artifact(artifact: &crate::model::Artifact) -> Vec<Fact> {
         );
     }
     out.extend(
-        prose::changes(&text, Ecosystem::Npm)
+        prose::changes(text, Ecosystem::Npm)
             .into_iter()
             .map(Fact::Change),
     );

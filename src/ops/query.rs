@@ -291,3 +291,25 @@ pub fn pool_holding(
     }
     Ok(None)
 }
+
+/// The pool entry of lesson `id` as its pool's tip holds it (local, then
+/// org, then public): what a lesson synced from a teammate's pool, which
+/// has no proposal on this ledger, says in full.
+pub fn pool_lesson(lore: &Lore, id: Id) -> Result<Option<crate::model::Lesson>, LoreError> {
+    let Some((pool, tip)) = pool_holding(lore, id)? else {
+        return Ok(None);
+    };
+    let path = layout::lesson_path(id);
+    let Some(bytes) = lore.store.read_at(tip, &path)? else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes).map(Some).map_err(|source| {
+        StoreError::Unparsable {
+            branch: Branch::Pool(pool).to_string(),
+            path,
+            source,
+            then: "",
+        }
+        .into()
+    })
+}

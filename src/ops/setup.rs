@@ -57,6 +57,12 @@ pub enum SetupError {
         #[source]
         source: std::io::Error,
     },
+    #[error("it has a comment (line {0}), and comments are not JSON; setup will not rewrite it: take the comments out, or add the server by hand (see docs/mcp.md)")]
+    McpComment(usize),
+    #[error("it is not TOML (line {line}: {message}); fix or move it, then run setup again")]
+    NotToml { line: usize, message: String },
+    #[error("its {key} is another server (it runs `{command}`); rename or remove that entry, then run setup again")]
+    Taken { key: String, command: String },
 }
 
 /// The result of an edit.
@@ -72,7 +78,7 @@ pub struct Edit {
 /// are either: serialised in order, the untouched parts verbatim.
 #[derive(serde::Serialize)]
 #[serde(untagged)]
-enum Node {
+pub(super) enum Node {
     Raw(Box<RawValue>),
     Value(Value),
     Map(IndexMap<String, Node>),
@@ -131,8 +137,20 @@ type Parsed = (
 );
 
 fn parse(text: &str) -> Result<Parsed, SetupError> {
+    let top = parse_object(text)?;
+    let hooks = match top.get("hooks") {
+        None => IndexMap::new(),
+        Some(raw) => serde_json::from_str(raw.get())
+            .map_err(|_| SetupError::Shape("\"hooks\"".into(), "an object"))?,
+    };
+    Ok((top, hooks))
+}
+
+/// A JSON settings file's top-level keys, in order, values raw (an empty
+/// file is an empty object); a comment is named as one.
+pub(super) fn parse_object(text: &str) -> Result<IndexMap<String, Box<RawValue>>, SetupError> {
     let text = if text.trim().is_empty() { "{}" } else { text };
-    let top: IndexMap<String, Box<RawValue>> = serde_json::from_str(text).map_err(|e| {
+    serde_json::from_str(text).map_err(|e| {
         // Where the parse stopped: at a `/`, the file has a comment.
         // serde_json counts the column in bytes.
         let at = text
@@ -144,13 +162,7 @@ fn parse(text: &str) -> Result<Parsed, SetupError> {
         } else {
             SetupError::NotAnObject(e)
         }
-    })?;
-    let hooks = match top.get("hooks") {
-        None => IndexMap::new(),
-        Some(raw) => serde_json::from_str(raw.get())
-            .map_err(|_| SetupError::Shape("\"hooks\"".into(), "an object"))?,
-    };
-    Ok((top, hooks))
+    })
 }
 
 /// An event's groups, each as written and as a value.
@@ -348,6 +360,25 @@ pub fn apply(
     dry_run: bool,
     stamp: &str,
 ) -> Result<Applied, LoreError> {
+    apply_edit(path, dry_run, stamp, |old| {
+        if remove_them {
+            remove(old)
+        } else {
+            install(old)
+        }
+    })
+}
+
+/// Edits the file at `path` with `edit` (its text in, the new text out),
+/// the way [`apply`] does: a bounded read, the backup, the atomic replace.
+/// `setup mcp` edits an MCP client's configuration through it
+/// ([`super::mcp_config`]).
+pub fn apply_edit(
+    path: &Path,
+    dry_run: bool,
+    stamp: &str,
+    edit: impl FnOnce(&str) -> Result<Edit, SetupError>,
+) -> Result<Applied, LoreError> {
     use std::io::{Read, Write};
     let file_err = |what: &'static str, path: &Path| {
         let path = path.to_owned();
@@ -396,12 +427,8 @@ pub fn apply(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
         Err(e) => return Err(file_err("cannot read the settings file", path)(e)),
     };
-    let edit = if remove_them {
-        remove(&old)
-    } else {
-        install(&old)
-    }
-    .map_err(|e| LoreError::invalid(format!("settings file {}", path.display()), e))?;
+    let edit = edit(&old)
+        .map_err(|e| LoreError::invalid(format!("settings file {}", path.display()), e))?;
     if edit.changes.is_empty() || dry_run {
         return Ok(Applied {
             old,

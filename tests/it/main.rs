@@ -9,6 +9,7 @@ mod core;
 mod edit;
 mod hooks;
 mod ingest;
+mod mcp;
 mod pools;
 mod recall;
 mod relate;

@@ -10,7 +10,7 @@ use crate::common::{Run, TestEnv};
 const CANDIDATE: &str = include_str!("../fixtures/responses/candidate.json");
 const POSITIVE: &str = include_str!("../fixtures/artifacts/positive-synthetic.json");
 
-fn project(name: &str) -> String {
+pub(crate) fn project(name: &str) -> String {
     format!(
         "{}/tests/fixtures/projects/{name}",
         env!("CARGO_MANIFEST_DIR")
@@ -20,7 +20,12 @@ fn project(name: &str) -> String {
 /// Proposes `candidate` for a fresh artifact through a model stub, confirms
 /// it at org (with `justification`, version independent) and approves it
 /// with a passing panel. Returns the lesson id.
-fn approved(env: &TestEnv, n: u32, candidate: &Value, justification: Option<&str>) -> String {
+pub(crate) fn approved(
+    env: &TestEnv,
+    n: u32,
+    candidate: &Value,
+    justification: Option<&str>,
+) -> String {
     env.model_answers(&candidate.to_string());
     let mut artifact: Value = serde_json::from_str(POSITIVE).unwrap();
     artifact["id"] = crate::common::ulid(70, n).into();

@@ -161,7 +161,7 @@ pub fn relative_file(path: &str, cwd: Option<&str>) -> Option<String> {
     (!joined.is_empty() && joined.chars().count() <= MAX_FILE_CHARS).then_some(joined)
 }
 
-fn redaction_note(kinds: &[FindingKind]) -> String {
+pub(super) fn redaction_note(kinds: &[FindingKind]) -> String {
     let mut names: Vec<&str> = Vec::new();
     for k in kinds {
         if !names.contains(&k.as_str()) {
@@ -180,7 +180,7 @@ fn redaction_note(kinds: &[FindingKind]) -> String {
 /// whose names or versions the scanner flags is left out: a lesson is not
 /// scoped by a secret. `Ok(None)` then; an error only when text cannot be
 /// made clean at all.
-fn clean_fact(
+pub(super) fn clean_fact(
     f: &Fact,
     clean: &mut dyn FnMut(&str) -> Result<String, MomentError>,
 ) -> Result<Option<Fact>, MomentError> {

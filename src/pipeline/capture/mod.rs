@@ -23,6 +23,9 @@
 //!   provenance, files, secrets redacted.
 //! - [`redact`]: disclosure-scanner findings replaced before anything is
 //!   kept or sent.
+//! - [`report`]: a moment an agent reports itself (the MCP server's
+//!   `propose` tool) becomes an artifact the same way, without a
+//!   transcript.
 //!
 //! A [`Moment`] is what a backend proposes: an event of the transcript and
 //! what happened there. [`check`] is the one place a moment's fields are
@@ -39,6 +42,7 @@ pub mod hook;
 pub mod offline;
 pub mod prompt;
 pub mod redact;
+pub mod report;
 mod text;
 pub mod transcript;
 
