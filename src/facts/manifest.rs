@@ -13,7 +13,8 @@
 //! | `Gemfile` | `gem 'name', 'req', …`, `ruby 'version'` (engine `ruby`) |
 //!
 //! Values that are not versions (`workspace:*`, `file:…`, `link:…`, git
-//! and URL sources, `path = …` tables) are left out: a lesson cannot be
+//! and URL sources, `path = …` tables, even with a `version` beside the
+//! path: the workspace's own crates) are left out: a lesson cannot be
 //! scoped by them. npm aliases (`npm:real@^1.2`) are read as `real`.
 //!
 //! Bounded: a manifest over [`MAX_MANIFEST_BYTES`] is refused; values over
@@ -294,6 +295,11 @@ fn cargo_deps(t: Option<&toml::Value>, s: Section, m: &mut Manifest) {
         return;
     };
     for (name, v) in t {
+        // A path dependency is the workspace's own crate: its version moves
+        // with every release, which is no lesson.
+        if matches!(v, toml::Value::Table(d) if d.contains_key("path")) {
+            continue;
+        }
         // A renamed dependency names its real crate in `package`.
         let real = match v {
             toml::Value::Table(d) => d

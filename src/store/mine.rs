@@ -12,6 +12,10 @@ use gix::ObjectId;
 use super::history::diff_trees;
 use super::{GixContext, StoreError};
 
+/// The cache of whole objects the miner keeps: the trees a commit's diff
+/// reads are read again by its parent's.
+const MINE_OBJECT_CACHE_BYTES: usize = 32 << 20;
+
 /// The largest file whose bytes [`mine`] reads for the caller.
 pub const MAX_BLOB_BYTES: usize = 1 << 20;
 
@@ -38,6 +42,9 @@ pub struct ChangedBlob {
     pub path: String,
     pub old: Option<Vec<u8>>,
     pub new: Option<Vec<u8>>,
+    /// The blobs' ids (hex).
+    pub old_id: Option<String>,
+    pub new_id: Option<String>,
 }
 
 /// What the miner found.
@@ -69,8 +76,10 @@ pub fn mine(
     let mut repo = gix::discover(dir)
         .ctx(|| format!("opening the project repository at {}", dir.display()))?;
     // Each tree is read twice (as a commit's and as its child's parent's):
-    // the store's delta-base cache keeps their bases.
+    // the store's delta-base cache keeps their bases, and a cache of whole
+    // objects the trees themselves (measured: see docs/PERFORMANCE.md).
     super::tune_caches(&mut repo);
+    repo.object_cache_size_if_unset(MINE_OBJECT_CACHE_BYTES);
     let origin_url = repo
         .config_snapshot()
         .string("remote.origin.url")
@@ -143,6 +152,8 @@ pub fn mine(
                 path: c.path.clone(),
                 old,
                 new,
+                old_id: c.old.map(|id| id.to_string()),
+                new_id: c.new.map(|id| id.to_string()),
             });
         }
         commits.push(RawCommit {
