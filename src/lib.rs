@@ -21,6 +21,7 @@ pub mod recall;
 pub mod review;
 pub mod scanner;
 pub mod schema;
+pub mod search;
 pub mod signing;
 pub mod store;
 pub mod summary;

@@ -3,8 +3,9 @@
 //! status, successor, promotion time) and what text and markdown output
 //! print of it (its claim and resolution, cut to the length output shows).
 //!
-//! A summary turns back into a *thin* [`Lesson`]: the same scope and status,
-//! with the provenance, rationale and consensus left empty. Selection and
+//! A summary turns back into a *thin* [`Lesson`]: the same scope, status
+//! and artifact ids, with the rest of the provenance, the rationale and the
+//! consensus left empty. Selection and
 //! the text and markdown renderers read only what a summary keeps; JSON
 //! output and exports read the whole entry from the pool instead.
 //!
@@ -36,6 +37,10 @@ pub struct Summary {
     pub applies_to: AppliesTo,
     pub claim: String,
     pub resolution: String,
+    /// `evidence.artifact_ids`: the moments it was made from (recall lists
+    /// one lesson per moment, [`crate::recall::moments`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifacts: Vec<Id>,
 }
 
 fn cut(s: &str) -> String {
@@ -55,6 +60,7 @@ impl Summary {
             applies_to: l.applies_to.clone(),
             claim: cut(&l.claim),
             resolution: cut(&l.evidence.resolution),
+            artifacts: l.evidence.artifact_ids.clone(),
         }
     }
 
@@ -89,7 +95,7 @@ impl Summary {
             claim: self.claim.clone(),
             rationale: String::new(),
             evidence: Evidence {
-                artifact_ids: Vec::new(),
+                artifact_ids: self.artifacts.clone(),
                 session_ids: Vec::new(),
                 project_key: String::new(),
                 observed_at: String::new(),
@@ -133,6 +139,7 @@ mod tests {
         );
         assert_eq!(thin.claim, l.claim);
         assert_eq!(thin.evidence.resolution, l.evidence.resolution);
+        assert_eq!(thin.evidence.artifact_ids, l.evidence.artifact_ids);
         assert_eq!(s.keys(), (vec!["vite".to_owned(), "vitest".to_owned()], 2));
     }
 

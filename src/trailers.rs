@@ -125,6 +125,7 @@ string_enum! {
         Publish("publish", 14),
         Config("config", 15),
         Sync("sync", 16),
+        Edit("edit", 17),
     }
 }
 

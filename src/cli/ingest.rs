@@ -13,13 +13,15 @@ use git_lore::pipeline::Item;
 ///
 /// Reads archivist artifacts from files, directories (every `*.json` below
 /// them), JSON Lines files, or `-` for stdin. Each artifact is skipped when
-/// history has seen it, skipped when it names no version (the pre-gate),
+/// history has seen it or a pool (a teammate's, synced) holds a lesson made
+/// from it, skipped when it names no version (the pre-gate),
 /// otherwise transformed by the model backend and either proposed or
 /// declined — one signed commit each. An outage (missing or hung model, empty
 /// answer) leaves the artifact untouched and exits 2. Prints one line per
 /// artifact, the artifact id first, then what came of it and where it was
 /// read: `proposed <artifact> lesson <lesson> (from <source>)`, `declined
-/// <artifact> <reason>`, `skipped <artifact> seen|pregate|claimed`,
+/// <artifact> <reason>`, `skipped <artifact> seen|pregate|claimed` (`seen
+/// (in pool/org)` when a pool holds its lesson),
 /// `untouched <artifact> <why>`, or `invalid <source>: <why>`; a summary goes
 /// to stderr. `--json` gives the same as objects.
 ///

@@ -30,6 +30,15 @@ fn skip_word(why: Skip) -> &'static str {
         Skip::Seen => "seen",
         Skip::Pregate => "pregate",
         Skip::Claimed => "claimed",
+        Skip::InPool { .. } => "seen",
+    }
+}
+
+/// Where a skipped artifact was seen, when a pool holds its lesson.
+fn seen_in(why: Skip) -> Option<String> {
+    match why {
+        Skip::InPool { pool, .. } => Some(format!("in pool/{pool}")),
+        _ => None,
     }
 }
 
@@ -52,7 +61,10 @@ fn line(o: &Outcome, source: Option<&str>) -> String {
             }
             _ => format!("declined {artifact} {reason}"),
         },
-        Outcome::Skipped { artifact, why } => format!("skipped {artifact} {}", skip_word(*why)),
+        Outcome::Skipped { artifact, why } => match seen_in(*why) {
+            Some(place) => format!("skipped {artifact} {} ({place})", skip_word(*why)),
+            None => format!("skipped {artifact} {}", skip_word(*why)),
+        },
         Outcome::Untouched { artifact, why } => {
             format!("untouched {artifact} {}", ui::text(why))
         }
@@ -112,6 +124,10 @@ fn row(o: &Outcome, source: Option<&str>) -> Row {
             r.outcome = "skipped";
             r.artifact = Some(artifact.to_string());
             r.reason = Some(skip_word(*why).into());
+            if let Skip::InPool { lesson, .. } = why {
+                r.lesson = Some(lesson.to_string());
+                r.detail = seen_in(*why);
+            }
         }
         Outcome::Untouched { artifact, why } => {
             r.outcome = "untouched";

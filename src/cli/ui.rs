@@ -45,6 +45,15 @@ pub enum CliError {
     /// Bad arguments or input the CLI itself refuses (exit 1).
     #[error("{0}")]
     Usage(String),
+    /// `git lore edit` could not get an edit to make (exit 1).
+    #[error(transparent)]
+    Edit(Box<super::edit::EditorError>),
+}
+
+impl From<super::edit::EditorError> for CliError {
+    fn from(e: super::edit::EditorError) -> CliError {
+        CliError::Edit(Box::new(e))
+    }
 }
 
 impl CliError {
@@ -54,7 +63,7 @@ impl CliError {
                 Class::Refused => Exit::Refused,
                 Class::Undetermined => Exit::Undetermined,
             },
-            CliError::Usage(_) => Exit::Refused,
+            CliError::Usage(_) | CliError::Edit(_) => Exit::Refused,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The ledger's actions: what happens to an artifact and to the proposal
 //! made of it. `propose` and `decline` (ingest's verdicts), `confirm`,
-//! `unconfirm` and `pass` (a person), `judge` (the jury's verdict) and the
-//! stamp `promote` leaves on the proposal.
+//! `unconfirm`, `edit` and `pass` (a person), `judge` (the jury's verdict)
+//! and the stamp `promote` leaves on the proposal.
 //!
 //! Each action whole: the trailers it writes and reads, the records it
 //! may change ([`rule`]), the proposal moves it may make ([`MOVES`]), what
@@ -22,6 +22,9 @@ use ProposalStatus::*;
 pub(super) const MOVES: &[(Action, ProposalStatus, ProposalStatus)] = &[
     (Action::Confirm, Pending, Confirmed),
     (Action::Unconfirm, Confirmed, Pending),
+    // A person corrects the words or the scope until the jury has judged.
+    (Action::Edit, Pending, Pending),
+    (Action::Edit, Confirmed, Confirmed),
     (Action::Pass, Pending, Passed),
     (Action::Judge, Confirmed, Approved),
     (Action::Judge, Confirmed, Rejected),
@@ -36,6 +39,7 @@ pub(super) fn action(e: &Event) -> Action {
         Event::Decline { .. } => Action::Decline,
         Event::Confirm { .. } => Action::Confirm,
         Event::Unconfirm { .. } => Action::Unconfirm,
+        Event::Edit { .. } => Action::Edit,
         Event::Pass { .. } => Action::Pass,
         Event::Judge { .. } => Action::Judge,
         Event::Stamp { .. } => Action::Promote,
@@ -79,7 +83,7 @@ pub(super) fn write(e: &Event, f: &mut Fields) {
                 f.interactive = Some("no".into());
             }
         }
-        Event::Unconfirm { step } => f.step(step),
+        Event::Unconfirm { step } | Event::Edit { step } => f.step(step),
         Event::Pass { step, reason } => {
             f.step(step);
             f.reason = reason.clone();
@@ -151,6 +155,16 @@ pub(super) fn read(f: &Fields) -> Option<Result<Event, TrailerError>> {
             Action::Unconfirm => Event::Unconfirm {
                 step: f.need_step()?,
             },
+            Action::Edit => {
+                let step = f.need_step()?;
+                if step.from != step.to {
+                    return Err(TrailerError::BadField {
+                        key: "Lore-Status",
+                        why: "an edit keeps the status: Lore-Status is Lore-From".into(),
+                    });
+                }
+                Event::Edit { step }
+            }
             Action::Pass => Event::Pass {
                 step: f.need_step()?,
                 reason: f.reason.clone(),
@@ -176,7 +190,12 @@ pub(super) fn read(f: &Fields) -> Option<Result<Event, TrailerError>> {
         })
     };
     match f.action() {
-        Action::Propose | Action::Decline | Action::Confirm | Action::Unconfirm | Action::Pass => {}
+        Action::Propose
+        | Action::Decline
+        | Action::Confirm
+        | Action::Unconfirm
+        | Action::Edit
+        | Action::Pass => {}
         Action::Judge if f.pool.is_none() => {}
         Action::Promote if f.from.is_some() => {}
         _ => return None,
@@ -195,6 +214,7 @@ pub(super) fn rule(e: &Event) -> Rule {
         } => &[(PathKind::Decline, Op::Modify)],
         Event::Confirm { .. }
         | Event::Unconfirm { .. }
+        | Event::Edit { .. }
         | Event::Pass { .. }
         | Event::Judge { .. }
         | Event::Stamp { .. } => &[(PathKind::Proposal, Op::Modify)],
@@ -235,6 +255,7 @@ pub(super) fn step(e: &Event) -> Option<&Step> {
     match e {
         Event::Confirm { step, .. }
         | Event::Unconfirm { step }
+        | Event::Edit { step }
         | Event::Pass { step, .. }
         | Event::Judge { step, .. }
         | Event::Stamp { step, .. } => Some(step),
@@ -263,6 +284,8 @@ pub(super) fn learn(e: &Event, k: &mut dyn Learn) {
             k.visibility(step.lesson, None);
         }
         Event::Pass { step, .. } | Event::Judge { step, .. } => k.status(step.lesson, step.to),
+        // The index keeps no words: status and visibility stay as they were.
+        Event::Edit { .. } => {}
         Event::Stamp { step, .. } => {
             k.status(step.lesson, step.to);
             k.stamped(step.lesson);
@@ -338,6 +361,9 @@ pub(super) fn check<R: Repo>(e: &Event, c: &Commit<'_, R>) -> Result<Vec<String>
             problems.extend(check_step(action(e), step, old, new));
             if new.is_some() {
                 problems.extend(check_agrees(e, step, new));
+            }
+            if let (Event::Edit { .. }, Some(old), Some(new)) = (e, old, new) {
+                problems.extend(check_edit(old, new));
             }
         }
     }
@@ -516,4 +542,111 @@ fn check_step(
         problems.push(format!("{action}: illegal status transition {o} -> {n}"));
     }
     problems
+}
+
+/// What an `edit` may change of a proposal, as JSON pointers: the words
+/// and the scope of its candidate, and the words of the candidate kept from
+/// before a confirm that rewrote the scope (so that `unconfirm` keeps the
+/// edit). `crate::review::edit` writes exactly these.
+pub const EDITABLE: &[&str] = &[
+    "/candidate/claim",
+    "/candidate/rationale",
+    "/candidate/evidence/resolution",
+    "/candidate/applies_to/stack",
+    "/candidate/applies_to/scope",
+    "/candidate_before_confirm/claim",
+    "/candidate_before_confirm/rationale",
+    "/candidate_before_confirm/evidence/resolution",
+];
+
+/// The most paths an `edit` problem names of what it changed beyond
+/// [`EDITABLE`].
+const NAMED_PATHS: usize = 5;
+
+/// What an `edit` must keep: everything of the proposal but [`EDITABLE`]
+/// (the step check already holds its status to pending or confirmed), a
+/// scope that is not made version_independent (a choice made at confirm,
+/// with a justification) and, for a lesson confirmed version_independent,
+/// its stack and scope as confirmed; and the candidate it writes meets the
+/// human side's rules (every versions key a stack entry, no range that
+/// matches nothing; the schema and the content policy are checked of every
+/// record by the audit).
+fn check_edit(old: &Value, new: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let (kept_old, kept_new) = (without_editable(old), without_editable(new));
+    if kept_old != kept_new {
+        let mut paths = Vec::new();
+        differences(&kept_old, &kept_new, String::new(), &mut paths);
+        let more = paths.len().saturating_sub(NAMED_PATHS);
+        paths.truncate(NAMED_PATHS);
+        problems.push(format!(
+            "edit may change only the candidate's claim, rationale, resolution, stack and scope; it also changed {}{}",
+            paths.join(", "),
+            if more > 0 { format!(" and {more} more") } else { String::new() }
+        ));
+    }
+    let kind = |v: &Value| {
+        v.pointer("/candidate/applies_to/scope/kind")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let independent = Some("version_independent".to_owned());
+    if kind(old) != independent && kind(new) == independent {
+        problems.push(
+            "edit made the scope version_independent, which is chosen when confirming (`git lore confirm ID org --justification TEXT`), not by an edit".into(),
+        );
+    }
+    if kind(old) == independent {
+        for part in ["stack", "scope"] {
+            let at = format!("/candidate/applies_to/{part}");
+            if old.pointer(&at) != new.pointer(&at) {
+                problems.push(format!(
+                    "edit changed the {part} of a lesson confirmed version_independent; its scope stays as confirmed until it is unconfirmed"
+                ));
+            }
+        }
+    }
+    let candidate = new
+        .get("candidate")
+        .and_then(|c| serde_json::from_value::<crate::model::Candidate>(c.clone()).ok());
+    if let Some(c) = candidate {
+        if let Err(invalid) = crate::pipeline::validate_confirmed_as_held(&c) {
+            problems.push(format!(
+                "edit: the edited candidate does not validate: {invalid}"
+            ));
+        }
+    }
+    problems
+}
+
+/// `v` without the fields an `edit` may change.
+fn without_editable(v: &Value) -> Value {
+    let mut v = v.clone();
+    for pointer in EDITABLE {
+        let (parent, key) = pointer.rsplit_once('/').expect("pointers start with /");
+        if let Some(Value::Object(m)) = v.pointer_mut(parent) {
+            m.remove(key);
+        }
+    }
+    v
+}
+
+/// The JSON pointers at which `a` and `b` differ: the deepest object keys
+/// whose values are not equal, in key order.
+fn differences(a: &Value, b: &Value, at: String, out: &mut Vec<String>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let here = format!("{at}/{}", crate::content::record::pointer_token(k));
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => differences(p, q, here, out),
+                    (p, q) if p != q => out.push(here),
+                    _ => {}
+                }
+            }
+        }
+        _ if a != b => out.push(if at.is_empty() { "/".into() } else { at }),
+        _ => {}
+    }
 }

@@ -67,11 +67,17 @@ mod tests {
                 "judge confirmed->rejected",
                 "promote approved->approved",
                 "promote rejected->rejected",
+                "edit pending->pending",
+                "edit confirmed->confirmed",
             ]
         );
         assert!(may_start(Action::Judge, Confirmed));
         assert!(!may_start(Action::Judge, Pending));
         assert!(!may_start(Action::Confirm, Passed));
+        assert!(may_start(Action::Edit, Pending) && may_start(Action::Edit, Confirmed));
+        for judged in [Passed, Approved, Rejected] {
+            assert!(!may_start(Action::Edit, judged), "{judged}");
+        }
         assert!(!legal_lesson(
             Action::Supersede,
             LessonStatus::Superseded,

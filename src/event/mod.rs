@@ -8,8 +8,8 @@
 //! may make ([`lifecycle`]), what the index learns from it ([`Learn`]) and
 //! what `verify` checks of the records it wrote ([`check`]):
 //!
-//! - `ledger.rs`: `propose`, `decline`, `confirm`, `unconfirm`, `pass`,
-//!   `judge` and `promote`'s stamp: an artifact and its proposal;
+//! - `ledger.rs`: `propose`, `decline`, `confirm`, `unconfirm`, `edit`,
+//!   `pass`, `judge` and `promote`'s stamp: an artifact and its proposal;
 //! - `pool.rs`: `promote` (the entry), `retract`, `sync`: a pool's entries;
 //! - `relation.rs`: `supersede`, `merge`, `refine`, `contradict`, `relate`
 //!   and the jury's second look (`judge` on a pool);
@@ -125,6 +125,9 @@ pub enum Event {
     },
     /// A human took a confirmation back.
     Unconfirm { step: Step },
+    /// A human edited the words or the scope of a pending, or confirmed
+    /// but not yet judged, proposal; its status did not change.
+    Edit { step: Step },
     /// A human said "don't share".
     Pass { step: Step, reason: Option<String> },
     /// The jury's verdict was recorded.
@@ -353,6 +356,7 @@ impl Event {
             | Event::Decline { .. }
             | Event::Confirm { .. }
             | Event::Unconfirm { .. }
+            | Event::Edit { .. }
             | Event::Pass { .. }
             | Event::Judge { .. }
             | Event::Stamp { .. } => Group::Ledger,
@@ -554,6 +558,12 @@ mod tests {
             },
             Event::Unconfirm {
                 step: step(Confirmed, Pending),
+            },
+            Event::Edit {
+                step: step(Pending, Pending),
+            },
+            Event::Edit {
+                step: step(Confirmed, Confirmed),
             },
             Event::Pass {
                 step: step(Pending, Passed),
@@ -1034,6 +1044,93 @@ mod tests {
         };
         let Ok(problems) = e.check(&c);
         problems
+    }
+
+    /// An edit's check, given the proposal before and after and the
+    /// statuses its trailers say.
+    fn check_edit(
+        from: ProposalStatus,
+        to: ProposalStatus,
+        change: impl FnOnce(&mut serde_json::Value),
+    ) -> Vec<String> {
+        let old: serde_json::Value =
+            serde_json::from_str(include_str!("../review/testdata/proposal.pending.json")).unwrap();
+        let mut new = old.clone();
+        change(&mut new);
+        let records = [check::Record {
+            path: "proposals/…".into(),
+            name: check::Name::Proposal(id(L)),
+            old: Some(old),
+            new: Some(new),
+        }];
+        let c = Commit {
+            pool: None,
+            root: false,
+            signer: None,
+            records: &records,
+            repo: &Empty,
+        };
+        let Ok(problems) = Event::Edit {
+            step: step(from, to),
+        }
+        .check(&c);
+        problems
+    }
+
+    #[test]
+    fn an_edit_changes_the_words_and_the_scope_and_nothing_else() {
+        use serde_json::json;
+        use ProposalStatus::*;
+        let ok = check_edit(Pending, Pending, |p| {
+            p["candidate"]["claim"] = json!("Vite 5 lacks vite/module-runner");
+            p["candidate"]["evidence"]["resolution"] = json!("Pin vitest to 3.2.4.");
+            p["candidate"]["applies_to"]["stack"] = json!(["vite", "vitest", "@vitest/runner"]);
+            p["candidate"]["applies_to"]["scope"]["versions"]["@vitest/runner"] = json!(">=4 <5");
+        });
+        assert!(ok.is_empty(), "{ok:?}");
+        assert_eq!(
+            check_edit(Pending, Pending, |p| {
+                p["candidate"]["claim"] = json!("Vite 5 lacks it");
+                p["visibility"] = json!("public");
+                p["candidate"]["evidence"]["session_ids"] = json!(["sess-2"]);
+            }),
+            ["edit may change only the candidate's claim, rationale, resolution, stack and scope; it also changed /candidate/evidence/session_ids, /visibility"]
+        );
+        assert_eq!(
+            check_edit(Pending, Pending, |p| p["artifact_id"] = json!(B)),
+            [
+                format!("edit: Lore-Artifact says {A} but the record holds {B} (rule: trailers agree with the record)"),
+                "edit may change only the candidate's claim, rationale, resolution, stack and scope; it also changed /artifact_id".into(),
+            ]
+        );
+        assert_eq!(
+            check_edit(Pending, Pending, |p| p["status"] = json!("approved")),
+            [
+                "edit: trailers say pending -> pending but the record went pending -> approved",
+                "edit: illegal status transition pending -> approved",
+                "edit may change only the candidate's claim, rationale, resolution, stack and scope; it also changed /status",
+            ]
+        );
+        assert_eq!(
+            check_edit(Approved, Approved, |p| {
+                p["status"] = json!("approved");
+                p["candidate"]["claim"] = json!("x");
+            })[..1],
+            ["edit: trailers say approved -> approved but the record went pending -> approved"]
+        );
+        assert_eq!(
+            check_edit(Pending, Pending, |p| {
+                p["candidate"]["applies_to"]["scope"] =
+                    json!({"kind": "version_independent", "justification": "always"});
+            }),
+            ["edit made the scope version_independent, which is chosen when confirming (`git lore confirm ID org --justification TEXT`), not by an edit"]
+        );
+        assert_eq!(
+            check_edit(Pending, Pending, |p| {
+                p["candidate"]["applies_to"]["stack"] = json!(["vitest"]);
+            }),
+            ["edit: the edited candidate does not validate: /applies_to/scope/versions/vite: \"vite\" is not named in applies_to.stack; every versions key must be a stack entry"]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod backend;
 pub mod capture;
 pub mod claim;
 pub mod confirm;
+pub mod edit;
 pub mod guard;
 pub mod host;
 pub mod ingest;
@@ -29,6 +30,7 @@ pub mod relate;
 pub mod remote;
 pub mod retract;
 pub mod rubrics;
+pub mod search;
 pub mod setup;
 pub mod signers;
 pub mod sync;
@@ -121,6 +123,9 @@ pub enum LoreError {
     /// A model gave no answer; nothing was written, retrying is safe.
     #[error(transparent)]
     Outage(#[from] Outage),
+    /// A search that cannot run.
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
     /// No lesson has this id.
     #[error("lesson {id} not found")]
     NotFound { id: Id },

@@ -13,6 +13,7 @@
 //! environment or the clock.
 
 pub mod export;
+pub mod moments;
 pub mod render;
 pub mod select;
 pub mod stack;

@@ -3,6 +3,8 @@
 //!
 //! - [`confirm`](mod@confirm): the human verbs `confirm`, `pass` and `unconfirm` (reference
 //!   §3.2) as transitions that return the new proposal, a no-op, or a refusal.
+//! - [`edit`](mod@edit): a person corrects a lesson's words and scope until
+//!   the jury has judged it (`git lore edit`), and the text they edit.
 //! - [`rubric`]: the two builtin rubrics and the rubrics file that overrides
 //!   them.
 //! - [`jury`]: the usable-panel check, the coverage check, the weighted
@@ -29,6 +31,7 @@
 
 pub mod author_key;
 pub mod confirm;
+pub mod edit;
 pub mod jury;
 pub mod offline_judges;
 pub mod promote;
@@ -39,6 +42,7 @@ pub mod rubric;
 
 pub use author_key::{author_key, parse_secret, secret_from_random};
 pub use confirm::{confirm, pass, unconfirm, NoOp, Transition};
+pub use edit::{edit, Edit, EditError};
 pub use jury::{
     consensus, judge, judge_proposal, panel_slot, parse_panel, Judged, JuryOutcome, UnjudgedReason,
 };
@@ -126,6 +130,10 @@ pub enum ReviewError {
     /// An author key that is not 32 lowercase hex characters.
     #[error("author key must be 32 lowercase hex characters")]
     BadAuthorKey,
+
+    /// An edit refused (`git lore edit`).
+    #[error(transparent)]
+    Edit(#[from] EditError),
 }
 
 /// Rounds to 6 decimal places.

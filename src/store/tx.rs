@@ -336,6 +336,27 @@ impl<'s> Tx<'s> {
                 }
             }
         }
+        // What search keeps of a proposal follows its record.
+        if let Branch::Ledger = self.branch {
+            for change in &spec.changes {
+                let Some(super::layout::RecordPath::Proposal(id)) =
+                    super::layout::classify(change.path())
+                else {
+                    continue;
+                };
+                match change {
+                    Change::Put { bytes, .. } => self.overlay.note_proposal(id, Some(bytes)),
+                    Change::Delete { .. } => self.overlay.note_proposal(id, None),
+                    Change::Link { blob, .. } => {
+                        let blob = self
+                            .repo
+                            .find_blob(*blob)
+                            .ctx(|| format!("reading blob {blob}"))?;
+                        self.overlay.note_proposal(id, Some(&blob.data));
+                    }
+                }
+            }
+        }
         Ok(id)
     }
 }

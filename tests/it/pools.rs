@@ -3039,3 +3039,165 @@ fn merge_parents(env: &TestEnv, rev: &str) -> (String, String) {
         _ => panic!("not a merge: {parents}"),
     }
 }
+
+// ---------------------------------------------------------------- the team view
+
+/// Ben ingests `artifacts` (written to `file` in his directory): what
+/// ingest printed.
+fn ingest_as(u: &User, file: &str, artifacts: &[Value]) -> (PathBuf, Run) {
+    let f = u.env.artifacts_file(file, artifacts);
+    let r = u.lore(&["ingest", f.to_str().unwrap()]);
+    (f, r)
+}
+
+#[test]
+fn a_shared_moment_stays_one_lesson() {
+    let t = team();
+    let (a, b) = (&t.a, &t.b);
+    // The moment of Ana's first lesson, captured again by Ben after the
+    // sync: seen, in the pool that holds her lesson; nothing written.
+    let moment = crate::common::ulid(a.series, 11);
+    let before = b.env.ledger_commits();
+    let (f, r) = ingest_as(b, "same-moment.jsonl", &[proposable(a.series, 11)]);
+    assert_eq!(
+        r.ok(),
+        format!("skipped {moment} seen (in pool/org) (from same-moment.jsonl)\n")
+    );
+    r.assert_stderr("ingest: 0 proposed, 0 declined, 1 skipped, 0 untouched, 0 invalid");
+    assert_eq!(b.env.ledger_commits(), before, "nothing was written");
+    let rows: Value =
+        serde_json::from_str(b.lore(&["ingest", "--json", f.to_str().unwrap()]).ok()).unwrap();
+    assert_eq!(
+        rows,
+        serde_json::json!([{"outcome": "skipped", "artifact": moment, "lesson": t.a1,
+            "reason": "seen", "detail": "in pool/org", "source": "same-moment.jsonl"}])
+    );
+
+    // A moment both captured before either synced: Ben's lesson of it is
+    // in his private pool, Ana's comes in with the sync. Recall lists one,
+    // the one of the wider pool.
+    let a2 = a.org_lesson();
+    let (_, r) = ingest_as(b, "moment-2.jsonl", &[proposable(a.series, 12)]);
+    let b2 = crate::common::lesson_of(r.ok());
+    b.env.confirm(&b2, "private");
+    b.lore(&["judge", &b2, "[]"])
+        .assert_ok_stdout("promoted to pool/local");
+    let n = names(&[a, b], &[(&t.a1, "[a1]"), (&a2, "[a2]"), (&b2, "[b2]")]);
+    let recall = ["recall", "--stack", "widget12@1.12.0"];
+    insta::assert_snapshot!(b.session(&recall, &n), @"
+    $ git lore recall --stack widget12@1.12.0
+    [b2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]
+    ");
+    a.lore(&["publish", "org"]).ok();
+    b.lore(&["sync", "org"]).ok();
+    insta::assert_snapshot!(b.session(&recall, &n), @"
+    $ git lore recall --stack widget12@1.12.0
+    [a2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]
+    ");
+    insta::assert_snapshot!(b.session(&["recall", "--all"], &n), @"
+    $ git lore recall --all
+    [a1]  widget11 1.11.0 crashes on start  [widget11 =1.11.0]  (not recalled: widget11 not installed)
+    [a2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]  (not recalled: widget12 not installed)
+    [stderr] no lesson applies to the versions installed in . (0 packages found)
+    ");
+    // Both lessons are still there, and search finds both.
+    insta::assert_snapshot!(b.session(&["search", "widget12"], &n), @"
+    $ git lore search widget12
+    [a2]  pool/org     active      widget12 1.12.0 crashes on start  [widget12]
+    [b2]  pool/local   active      widget12 1.12.0 crashes on start  [widget12]
+    ");
+}
+
+#[test]
+fn ben_finds_a_teammates_lesson_and_his_own_queue_by_search() {
+    let t = team();
+    let (a, b) = (&t.a, &t.b);
+    let b1 = b.propose();
+    let n = names(&[a, b], &[(&t.a1, "[a1]"), (&b1, "[b1]")]);
+    insta::assert_snapshot!(b.session(&["search", "crashes", "start"], &n), @"
+    $ git lore search crashes start
+    [a1]  pool/org     active      widget11 1.11.0 crashes on start  [widget11]
+    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    ");
+    insta::assert_snapshot!(b.session(&["search", "widget11", "--json"], &n), @r#"
+    $ git lore search widget11 --json
+    [
+      {
+        "id": "[a1]",
+        "where": "org",
+        "status": "active",
+        "score": 0.5776,
+        "package_match": true,
+        "claim": "widget11 1.11.0 crashes on start",
+        "stack": [
+          "widget11"
+        ]
+      }
+    ]
+    "#);
+    insta::assert_snapshot!(b.session(&["search", "crashes", "--status", "pending"], &n), @"
+    $ git lore search crashes --status pending
+    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    ");
+    insta::assert_snapshot!(b.session(&["search", "widget21", "--pool", "org"], &n), @r#"
+    $ git lore search widget21 --pool org
+    [stderr] no lesson matches "widget21" in pool/org: every word must match, so try fewer words, drop --pool or --status, or see every pool lesson with `git lore recall --all`
+    [exit 1]
+    "#);
+}
+
+#[test]
+fn a_teammates_near_duplicate_reaches_relation_judgment() {
+    let t = team();
+    t.trust_ben();
+    let b = &t.b;
+    b.env.config("lore.relate.backend", "offline");
+    // Another moment, told in other words: same package, same version.
+    let close = crate::common::artifact(
+        &crate::common::ulid(b.series, 90),
+        "widget11 1.11.0 crashes on start when the cache is cold",
+        "The loader rejects the config file on boot. Fixed by setting the timeout to 30 in config.yml.",
+    );
+    let (_, r) = ingest_as(b, "close.jsonl", &[close]);
+    let b2 = crate::common::lesson_of(r.ok());
+    b.env.confirm(&b2, "org");
+    b.approve(&b2, "org");
+    // Ana's synced lesson, never related, waits for relation on Ben's side
+    // too; and Ben's is shown next to it, the most similar first.
+    let status = b.lore(&["status"]);
+    status.assert_ok_stdout("lessons waiting for relation: 2");
+    let input: Value = serde_json::from_str(b.lore(&["relate", &b2, "--input"]).ok()).unwrap();
+    let shown: Vec<&str> = input["neighbours"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, [t.a1.as_str()], "{input:#}");
+    let input: Value = serde_json::from_str(b.lore(&["relate", &t.a1, "--input"]).ok()).unwrap();
+    assert_eq!(input["neighbours"][0]["id"], b2.as_str(), "{input:#}");
+
+    // The same words from yet another moment are an exact duplicate: the
+    // offline judge merges it into Ana's, and recall lists one lesson.
+    let same = crate::common::artifact(
+        &crate::common::ulid(b.series, 91),
+        "widget11 1.11.0 crashes on start",
+        "The loader rejects the config file on boot. Fixed by setting the timeout to 30 in config.yml.",
+    );
+    let (_, r) = ingest_as(b, "same.jsonl", &[same]);
+    let b3 = crate::common::lesson_of(r.ok());
+    b.env.confirm(&b3, "org");
+    b.approve(&b3, "org");
+    let r = b.lore(&["relate", &b3]);
+    r.assert_ok_stdout(&format!("merge {b3}: absorbs 1 lesson"));
+    assert_eq!(b.entry("org", &t.a1).unwrap()["status"], "superseded");
+    let recall = b.lore(&["recall", "--stack", "widget11@1.11.0"]);
+    let listed: Vec<&str> = recall.ok().lines().collect();
+    assert_eq!(listed.len(), 2, "{}", recall.stdout);
+    assert!(
+        listed.iter().any(|l| l.starts_with(&b3)),
+        "{}",
+        recall.stdout
+    );
+    assert!(!recall.stdout.contains(&t.a1), "{}", recall.stdout);
+}

@@ -431,10 +431,16 @@ fn the_readme_tour_works_as_written() {
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     let repo = env.home().join(".local/share/git-lore/lessons.git");
     assert!(repo.join("HEAD").exists(), "the default location");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("Edited ") && l.ends_with(": scope.")),
+        "the tour's edit:\n{stdout}"
+    );
     assert!(stdout.contains("is now approved."), "{stdout}");
     assert!(stdout.contains("promoted to pool/org."), "{stdout}");
     // recall prints the lesson, scoped by the ranges the session's
-    // evidence supports (vite <6, vitest >=4).
+    // evidence supports (vite <6), and the tour narrowed (vitest >=4 <5).
     assert!(
         stdout.contains(
             "vitest 4.0+ requires vite 6.0 or newer; with vite 5.4.21 pin vitest to 3.2.4"

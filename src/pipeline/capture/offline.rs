@@ -276,10 +276,15 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
         })
         .collect();
     evidence.extend(prose);
+    // Indexes of the moments' events only: a map over every event of a
+    // 32 MiB transcript would cost megabytes for a handful of moments.
+    let wanted: std::collections::HashSet<&str> =
+        evidence.iter().map(|m| m.event.as_str()).collect();
     let order: HashMap<&str, usize> = t
         .events
         .iter()
         .enumerate()
+        .filter(|(_, e)| wanted.contains(e.uuid.as_str()))
         .map(|(i, e)| (e.uuid.as_str(), i))
         .collect();
     evidence.sort_by_key(|m| order.get(m.event.as_str()).copied().unwrap_or(usize::MAX));

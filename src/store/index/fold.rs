@@ -9,9 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use gix::ObjectId;
 
 use super::format::RefState;
-use super::{ArtifactOutcome, Index, LessonEntry, RefKind};
-use crate::event::{Event, Learn};
-use crate::model::{DeclineReason, Id, Lesson, ProposalStatus, Source, Visibility};
+use super::{ArtifactOutcome, DocKey, Index, LessonEntry, RefKind};
+use crate::event::{Event, Learn, PathKind};
+use crate::model::{DeclineReason, Id, Lesson, Proposal, ProposalStatus, Source, Visibility};
+use crate::search::Doc;
 use crate::store::layout::{self, Branch};
 use crate::store::{Store, StoreError};
 use crate::summary::Summary;
@@ -26,6 +27,9 @@ pub struct Overlay {
     /// Pool entries learned since the layers: their summaries (`None`: the
     /// entry is gone or does not read).
     pub(super) summaries: BTreeMap<Id, Option<Summary>>,
+    /// Searched documents learned since the layers: pool entries and
+    /// queued proposals (`None`: gone, unreadable, or no longer queued).
+    pub(super) docs: BTreeMap<DocKey, Option<Doc>>,
 }
 
 impl Overlay {
@@ -69,15 +73,25 @@ impl Overlay {
 
     /// Learns a pool entry's current content.
     pub(crate) fn note_entry(&mut self, id: Id, bytes: Option<&[u8]>) {
-        let summary = bytes
+        let lesson = bytes
             .and_then(|b| serde_json::from_slice::<Lesson>(b).ok())
-            .filter(|l| l.id == id)
-            .map(|l| Summary::of(&l));
-        self.summaries.insert(id, summary);
+            .filter(|l| l.id == id);
+        self.summaries.insert(id, lesson.as_ref().map(Summary::of));
+        self.docs
+            .insert(DocKey::entry(id), lesson.as_ref().map(Doc::of_lesson));
+    }
+
+    /// Learns a proposal's current content: searched while it is queued.
+    pub(crate) fn note_proposal(&mut self, id: Id, bytes: Option<&[u8]>) {
+        let doc = bytes
+            .and_then(|b| serde_json::from_slice::<Proposal>(b).ok())
+            .filter(|p| p.id == id)
+            .and_then(|p| Doc::of_proposal(&p));
+        self.docs.insert(DocKey::proposal(id), doc);
     }
 
     pub(super) fn len(&self) -> usize {
-        self.artifacts.len() + self.lessons.len() + self.summaries.len()
+        self.artifacts.len() + self.lessons.len() + self.summaries.len() + self.docs.len()
     }
 }
 
@@ -195,6 +209,18 @@ impl Index {
                     mem.note_entry(id, bytes.as_deref());
                 }
             }
+            // What search knows of a proposal is its record as the ledger
+            // stands now.
+            if let (Branch::Ledger, Some((_, tip))) = (branch, current.get(&branch.ref_name())) {
+                let touched: BTreeSet<Id> = list.iter().flat_map(proposals_changed).collect();
+                if !touched.is_empty() {
+                    let tree = store.tree_of(*tip)?;
+                    for id in touched {
+                        let bytes = store.read_in_tree(tree, &layout::proposal_path(id))?;
+                        mem.note_proposal(id, bytes.as_deref());
+                    }
+                }
+            }
             self.mem = mem;
         }
         self.walked = walked;
@@ -243,6 +269,9 @@ impl Index {
         for (k, v) in &overlay.summaries {
             self.mem.summaries.insert(*k, v.clone());
         }
+        for (k, v) in &overlay.docs {
+            self.mem.docs.insert(*k, v.clone());
+        }
         let verified = self.refs.get(&name).and_then(|r| r.verified);
         self.refs.insert(
             name.clone(),
@@ -254,6 +283,14 @@ impl Index {
         );
         let _ = self.persist();
     }
+}
+
+/// The proposals (`proposals/…`) an event changes, by [`Event::touched`].
+fn proposals_changed(e: &Event) -> Vec<Id> {
+    e.touched()
+        .into_iter()
+        .filter_map(|(kind, _, id)| id.filter(|_| kind == PathKind::Proposal))
+        .collect()
 }
 
 /// The events of every commit reachable from `tip` but not from `stop`,

@@ -36,6 +36,7 @@ mod fold;
 pub mod format;
 mod persist;
 mod queries;
+mod search;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -45,6 +46,7 @@ use std::path::{Path, PathBuf};
 
 pub use self::fold::Overlay;
 use self::format::{Bytes, RefState, TableDir, Tag};
+pub use self::search::{DocKey, Found};
 use super::layout::Branch;
 use super::{Store, StoreError};
 use crate::model::{DeclineReason, Id, ProposalStatus, Source, Visibility};
@@ -64,12 +66,17 @@ const RCLS: Tag = *b"RCLS";
 const RCLS_WIDTH: usize = 28;
 const RCLH: Tag = *b"RCLH";
 /// Every table this build writes, with its record width.
-const TABLES: [(Tag, usize); 5] = [
+const TABLES: [(Tag, usize); 10] = [
     (ARTS, ART_WIDTH),
     (LESN, LES_WIDTH),
     (RCLK, RCLK_WIDTH),
     (RCLS, RCLS_WIDTH),
     (RCLH, 1),
+    (search::SRCD, search::SRCD_WIDTH),
+    (search::SRCP, search::SRCP_WIDTH),
+    (search::SRCH, 1),
+    (search::SRCT, search::SRCT_WIDTH),
+    (search::POOA, search::POOA_WIDTH),
 ];
 /// A summary length that marks a gone pool entry.
 const TOMBSTONE: u32 = u32::MAX;

@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 use super::format::{self, Chain, LayerRef, RefState, TableData};
+use super::search;
 use super::{
     encode_artifact, encode_lesson, id_at, name_key, push_summary, push_tombstone, read_regular,
     slot, Bytes, Index, Layer, Overlay, StoreError, ARTS, ART_WIDTH, COMPACT_FACTOR, LESN,
@@ -88,9 +89,13 @@ impl Index {
         let mut start = self.layers.len();
         let mut new = None;
         if self.mem.len() > 0 {
-            let Some(tables) = merge(&[], &self.mem, full) else {
+            // The chain's search totals once this layer is on it,
+            // whichever layers it absorbs.
+            let totals = self.search_totals();
+            let Some(mut tables) = merge(&[], &self.mem, full) else {
                 return Ok(false);
             };
+            tables.push(search::totals_table(&totals));
             let fresh = format::encode_layer(tables);
             let mut sum = fresh.len() as u64;
             while start > 0 && self.layers[start - 1].size < COMPACT_FACTOR * sum {
@@ -100,9 +105,10 @@ impl Index {
             new = Some(if start == self.layers.len() {
                 fresh
             } else {
-                let Some(tables) = merge(&self.layers[start..], &self.mem, start == 0) else {
+                let Some(mut tables) = merge(&self.layers[start..], &self.mem, start == 0) else {
                     return Ok(false);
                 };
+                tables.push(search::totals_table(&totals));
                 format::encode_layer(tables)
             });
         }
@@ -258,7 +264,8 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
             None => {}
         }
     }
-    Some(vec![
+    let search = search::merge(layers, mem, bottom)?;
+    let mut tables = vec![
         TableData {
             tag: RCLK,
             width: RCLK_WIDTH,
@@ -289,7 +296,9 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
             key: 16,
             records: lessons.values().flatten().copied().collect(),
         },
-    ])
+    ];
+    tables.extend(search);
+    Some(tables)
 }
 
 /// The index writers' lock: `flock` on `index.lock`, which the kernel
@@ -333,7 +342,9 @@ mod tests {
 
     use super::*;
     use crate::model::{ProposalStatus, Source, Visibility};
-    use crate::store::index::{ArtifactOutcome, LessonEntry, TABLES};
+    use crate::search::terms::Term;
+    use crate::search::{Doc, Place, Posting, Shown, Status};
+    use crate::store::index::{ArtifactOutcome, DocKey, LessonEntry, TABLES};
     use crate::summary::Summary;
 
     fn id(n: u8) -> Id {
@@ -389,6 +400,7 @@ mod tests {
             },
             claim: format!("claim {n}"),
             resolution: format!("resolution {n}"),
+            artifacts: vec![art(n)],
         }
     }
 
@@ -428,7 +440,9 @@ mod tests {
                 },
             );
             let s = summary_of(n);
+            o.docs.insert(DocKey::entry(s.id), Some(doc_of(n, true)));
             o.summaries.insert(s.id, Some(s));
+            o.docs.insert(DocKey::proposal(l), Some(doc_of(n, false)));
         }
         if r > 2 {
             // An earlier lesson moves on; an earlier entry is replaced by
@@ -448,13 +462,65 @@ mod tests {
             let mut other = summary_of((r - 3) * 10 + 1);
             other.id = changed.id;
             o.summaries.insert(changed.id, Some(other));
+            o.docs.insert(
+                DocKey::entry(changed.id),
+                Some(doc_of((r - 3) * 10 + 1, true)),
+            );
             o.summaries.insert(summary_of((r - 2) * 10).id, None);
+            o.docs
+                .insert(DocKey::entry(summary_of((r - 2) * 10).id), None);
+            // The lesson that moved on leaves the queue.
+            o.docs.insert(DocKey::proposal(l), None);
             if r % 5 == 0 {
                 let back = summary_of((r - 4) * 10);
+                o.docs
+                    .insert(DocKey::entry(back.id), Some(doc_of((r - 4) * 10, true)));
                 o.summaries.insert(back.id, Some(back));
             }
         }
         o
+    }
+
+    /// The words of document `n`: a few of a small vocabulary ([`word`]).
+    fn doc_of(n: u32, entry: bool) -> Doc {
+        let mut postings: Vec<Posting> = (0..1 + n % 5)
+            .map(|k| Posting {
+                key: word(n * 3 + k * 7),
+                tf: [(n % 3) as u8, (k % 2) as u8, 1, (n % 2) as u8],
+                exact: (n + k) % 4 == 0,
+            })
+            .collect();
+        postings.sort_by_key(|p| p.key);
+        postings.dedup_by_key(|p| p.key);
+        Doc {
+            place: if entry { Place::Org } else { Place::Pending },
+            status: if entry {
+                Status::Active
+            } else {
+                Status::Pending
+            },
+            lengths: [n as u16 % 7, 3, n as u16 % 11, 1],
+            postings,
+            shown: (!entry).then(|| Shown {
+                claim: format!("claim {n}"),
+                stack: vec![format!("pkg{n}")],
+            }),
+            artifacts: if entry {
+                vec![art(n), art(n % 4)]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    const WORDS: u32 = 23;
+
+    fn word(i: u32) -> u64 {
+        Term::key(&format!("w{}", i % WORDS))
+    }
+
+    fn art(n: u32) -> Id {
+        Id::from_parts(1_600_000_000_000, u128::from(n))
     }
 
     fn absorb(all: &mut Overlay, o: &Overlay) {
@@ -463,6 +529,7 @@ mod tests {
         all.lessons.extend(o.lessons.iter().map(|(k, v)| (*k, *v)));
         all.summaries
             .extend(o.summaries.iter().map(|(k, v)| (*k, v.clone())));
+        all.docs.extend(o.docs.iter().map(|(k, v)| (*k, v.clone())));
     }
 
     /// Every answer of `got` equals `want`'s.
@@ -474,7 +541,21 @@ mod tests {
         assert_eq!(got.pool_entries(), want.pool_entries());
         assert_eq!(got.summaries(), want.summaries());
         assert_eq!(got.summaries_of(ids), want.summaries_of(ids));
+        assert_eq!(got.search_totals(), want.search_totals());
+        let words: Vec<u64> = (0..WORDS).map(word).collect();
+        for w in &words {
+            assert_eq!(
+                got.search_postings(&[*w]),
+                want.search_postings(&[*w]),
+                "the documents holding {w}"
+            );
+        }
+        assert_eq!(got.search_postings(&words), want.search_postings(&words));
+        for n in 0..700 {
+            assert_eq!(got.pool_holders(art(n)), want.pool_holders(art(n)));
+        }
         for id in ids {
+            assert_eq!(got.shown(*id), want.shown(*id));
             assert_eq!(got.artifact(*id), want.artifact(*id));
             assert_eq!(got.lesson(*id), want.lesson(*id));
             assert_eq!(got.summary(*id), want.summary(*id), "summary of {id}");
@@ -515,6 +596,9 @@ mod tests {
                 .chain(all.summaries.keys().copied())
                 .collect();
             assert_same(&got, &want, &ids);
+            let words: Vec<u64> = (0..WORDS).map(word).collect();
+            assert!(want.search_totals().docs > 0);
+            assert!(!want.search_postings(&words).is_empty());
             // Only the chain's layers are left.
             let files = fs::read_dir(dir.path().join("lore/index.d"))
                 .unwrap()
