@@ -172,6 +172,15 @@ fn declared(ecosystem: Ecosystem, text: &str) -> Option<Declared> {
     {
         return release_point(bare).map(Declared::exact);
     }
+    // A go.mod version is the one version selected; a pre-release or
+    // pseudo-version (`v2.4.1-0.20231120145612-d32c104a9a25`) is read as
+    // its release, which is how far it got.
+    if ecosystem == Ecosystem::Go {
+        let base = bare.split(['-', '+']).next().unwrap_or(bare);
+        if !base.is_empty() && base.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return release_point(base).map(Declared::exact);
+        }
+    }
     if let Some(exact) = t.strip_prefix("==").or_else(|| t.strip_prefix('=')) {
         if exact.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
             return release_point(exact).map(Declared::exact);
@@ -494,6 +503,7 @@ struct WhyPatterns {
     clause: Regex,
     bot: Regex,
     merge: Regex,
+    fix_for: Regex,
 }
 
 fn why_patterns() -> Option<&'static WhyPatterns> {
@@ -504,8 +514,9 @@ fn why_patterns() -> Option<&'static WhyPatterns> {
             url_ref: Regex::new(r"https?://github\.com/(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*)/(?:issues|pull)/(?P<n>[0-9]{1,7})\b").ok()?,
             cve: Regex::new(r"\b(?:CVE-[0-9]{4}-[0-9]{4,7}|GHSA(?:-[0-9a-z]{4}){3})\b").ok()?,
             pr_suffix: Regex::new(r"\s*\(#[0-9]+\)\s*$").ok()?,
-            clause: Regex::new(r"(?i)\b(?:to avoid|to work around|to fix|to prevent|to handle|to silence|because(?: of)?|due to|caused by|as it|since it|so (?:that )?(?:we|it|you) (?:don't|do not|can|can't|won't)|needed (?:to|by|for)|which (?:breaks|broke|causes|caused)|that (?:breaks|broke))\s+(?P<c>[^.;\n]{3,120})").ok()?,
+            clause: Regex::new(r"(?i)\b(?:to avoid|to work around|to fix|to prevent|to handle|to silence|because(?: of)?|due to|caused by|as it|since it|so (?:that )?(?:we|it|you) (?:don't|do not|can|can't|won't)|needed (?:to|by|for)|which (?:breaks|broke|causes|caused)|that (?:breaks|broke))\s+(?P<c>(?:[^.;\n]|\.[^\s.;])+)").ok()?,
             bot: Regex::new(r"(?i)^(?:(?:chore|build|fix|deps)(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)\s+(?:dependency\s+|dependencies\s+|the\s+\S+\s+group\s+)?\S+(?:\s+(?:from\s+\S+\s+)?to\s+v?\S+)?\s*(?:\(#[0-9]+\))?\s*$|\b(?:dependabot|renovate)/|^\[Snyk\]").ok()?,
+            fix_for: Regex::new(r"(?i)\bfor (?:the |a )?(?P<c>[^.;\n]{2,60}?) (?:bug ?)?fix(?:es)?\b").ok()?,
             merge: Regex::new(r"^Merge (?:pull request #[0-9]+ from \S+|branch '[^']*'(?: into \S+)?)\s*$").ok()?,
         })
     })
@@ -579,6 +590,11 @@ const GENERIC_NAME_PARTS: &[&str] = &[
 fn names(text_lower: &str, package: &str) -> bool {
     let p = package.to_lowercase();
     text_lower.contains(&p)
+        // A path segment whole (`go-gh` of `github.com/cli/go-gh/v2`) …
+        || p.split(['/', '@'])
+            .filter(|t| t.len() >= 4 && !GENERIC_NAME_PARTS.contains(t))
+            .any(|t| text_lower.contains(t))
+        // … or one of its words.
         || p.split(['/', '-', '_', '.', '@'])
             .filter(|t| t.len() >= 4 && !GENERIC_NAME_PARTS.contains(t))
             .any(|t| text_lower.contains(t))
@@ -689,13 +705,32 @@ pub fn why(m: &Message<'_>) -> Option<Why> {
         }
     }
     let clause = p.clause.captures(&text).map(|c| {
-        let c = c["c"].trim().trim_end_matches([',', ')']).trim();
+        // A dot inside a word or a version (`typing.Deque`, `0.31.1`) does
+        // not end the clause; a pull request number after it is no part
+        // of it; and it is cut at a word past 120 characters.
+        let c = c["c"].trim();
+        let c = p.pr_suffix.replace(c, "");
+        let mut c = c.trim().trim_end_matches([',', ')']).trim();
+        if c.chars().count() > 120 {
+            let cut = c.char_indices().nth(120).map_or(c.len(), |(i, _)| i);
+            c = c[..cut]
+                .rsplit_once(' ')
+                .map_or(&c[..cut], |(head, _)| head);
+        }
         p.url_ref
             .replace_all(c, |u: &regex::Captures<'_>| {
                 format!("{}#{}", &u["repo"], &u["n"])
             })
             .into_owned()
     });
+    // "Upgrade go-gh to v2.5.0 for home-manager fix": the fix it is for.
+    let (problem, clause) = match (problem, clause) {
+        ("", None) => match p.fix_for.captures(&text) {
+            Some(c) => ("has a bug", Some(format!("the {} fix", c["c"].trim()))),
+            None => ("", None),
+        },
+        other => other,
+    };
     if problem.is_empty() && clause.is_none() && refs.is_empty() && !unqualified {
         return None;
     }
@@ -805,6 +840,19 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         clause: None,
         described: true,
     });
+    // "Downgrade survey to v2.1.1": a person moved a dependency back on
+    // purpose, which says the newer release has a problem (a downgrade only).
+    let moved_back = (["downgrade", "roll back", "rollback"]
+        .iter()
+        .any(|w| said.contains(w))
+        && !is_bot(m))
+    .then(|| Why {
+        problem: "has a problem".into(),
+        refs: Vec::new(),
+        clause: None,
+        described: false,
+    });
+    let slower = slower.or(moved_back);
     let reason = why(m);
     if reason.is_none() && slower.is_none() {
         return Err(Refusal::NoResolution);
@@ -814,8 +862,12 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         if matches!(c.section, Some(Section::Peer | Section::Engines)) {
             continue;
         }
-        // A change the message does not name is incidental to it.
-        if !names(&text, &c.package) {
+        // A change the message does not name is incidental to it, unless
+        // it is the commit's only change and the message cites an advisory
+        // or issue for it ("Merge pull request from GHSA-…").
+        let only = changes.iter().all(|o| o.package == c.package);
+        let cited = reason.as_ref().is_some_and(|w| !w.refs.is_empty());
+        if !names(&text, &c.package) && !(only && cited) {
             continue;
         }
         let Some(to_t) = c.to.as_deref() else {
@@ -860,6 +912,34 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
                     range_of(&above(&to_low)),
                 )
             }
+            // A dependency added with an upper bound, for a reason the
+            // message describes: from the bound on is what broke.
+            None if w.described => match highest_end(eco, to_t) {
+                Some(End::Excl(p)) => one(
+                    Template::Downgrade,
+                    format!(
+                        "{name} {} and later {}{}",
+                        p.text(),
+                        w.problem,
+                        why_suffix(&w)
+                    ),
+                    format!(
+                        "Keep {name} within {} until a later release fixes it.",
+                        to_t.trim()
+                    ),
+                    range_of(&from(&p)),
+                ),
+                Some(End::Incl(p)) => one(
+                    Template::Downgrade,
+                    format!("{name} above {} {}{}", p.text(), w.problem, why_suffix(&w)),
+                    format!(
+                        "Keep {name} within {} until a later release fixes it.",
+                        to_t.trim()
+                    ),
+                    range_of(&above(&p)),
+                ),
+                _ => None,
+            },
             None => None,
             Some(from_t) => {
                 let Some(from_d) = declared(eco, from_t) else {
