@@ -14,7 +14,7 @@
 //! | a downgrade to avoid a bug, `^28.0.8` → `28.0.6` | above where it went back to, `>28.0.6` |
 //! | an upgrade that fixes something, `^4.20.0` → `^4.22.5` | below the new lower bound, `<4.22.5` |
 //! | a published package narrows a peer or engine range | the dropped versions (`^6.0.0 \|\| ^7` → `^6.4.0 \|\| ^7`: `>=6 <6.4`), and the package itself above its version (`>1.4.0`) |
-//! | a published package widens a peer range | the added versions, and the package at or below its version (`<=1.4.0`): older releases do not support them |
+//! | an upper bound added or lowered, or a dependency added with one, for a stated reason (`anyio>=3.7.1,<4.0.0`) | from the bound on, `>=4` |
 //! | an exact peer (`"3.10.1"`) | the side of it `found` is on (`<3.10.1` or `>3.10.1`: a range cannot say "all but one") |
 //!
 //! An exact `=x.y.z` scope only when nothing wider is supported, and then
