@@ -616,3 +616,17 @@ fn an_upgrade_for_a_named_fix_is_scoped_below_it() {
     );
     assert_eq!(scope(&d), pairs(&[("go:github.com/cli/go-gh/v2", "<2.5")]));
 }
+
+#[test]
+fn a_caret_dependency_added_for_a_reason_is_no_cap() {
+    // nushell/nushell 39b43d1e4b: `is-terminal = "0.4"` added "for now".
+    let old = "[package]\nname = \"nu\"\nversion = \"0.81.0\"\n[dependencies]\nlog = \"0.4\"\n";
+    let new = "[package]\nname = \"nu\"\nversion = \"0.81.0\"\n[dependencies]\nlog = \"0.4\"\nis-terminal = \"0.4\"\n";
+    let facts = commit("Cargo.toml", old, new);
+    let m = Message {
+        subject: "Use `is-terminal` crate for now (#9670)",
+        body: None,
+        repo: Some("nushell/nushell"),
+    };
+    assert_eq!(draft(&facts, Some(&m)), Err(Refusal::NoResolution));
+}
