@@ -571,7 +571,7 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         // or issue for it ("Merge pull request from GHSA-…").
         let only = changes.iter().all(|o| o.package == c.package);
         let cited = reason.as_ref().is_some_and(|w| !w.refs.is_empty());
-        if !names(&text, &c.package) && !(only && cited) {
+        if !(names(&text, &c.package) || (only && cited)) {
             continue;
         }
         let Some(to_t) = c.to.as_deref() else {
