@@ -14,7 +14,7 @@
 //! | a downgrade to avoid a bug, `^28.0.8` → `28.0.6` | above where it went back to, `>28.0.6` |
 //! | an upgrade that fixes something, `^4.20.0` → `^4.22.5` | below the new lower bound, `<4.22.5` |
 //! | a published package narrows a peer or engine range | the dropped versions (`^6.0.0 \|\| ^7` → `^6.4.0 \|\| ^7`: `>=6 <6.4`), and the package itself above its version (`>1.4.0`) |
-//! | a published package widens a peer range | the added versions, and the package at or below its version (`<=1.4.0`): older releases do not support them |
+//! | an upper bound added or lowered, or a dependency added with one, for a stated reason (`anyio>=3.7.1,<4.0.0`) | from the bound on, `>=4` |
 //! | an exact peer (`"3.10.1"`) | the side of it `found` is on (`<3.10.1` or `>3.10.1`: a range cannot say "all but one") |
 //!
 //! An exact `=x.y.z` scope only when nothing wider is supported, and then
@@ -32,14 +32,13 @@
 //! Pure: no I/O.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
-
-use regex::Regex;
 
 use super::prose::{canonical, is_runtime};
 use super::{same_package, Change, Fact, Requirement, RequirementKind, Section, Via};
 use crate::version::declared::{above, below, from, lesson_range, release_point, up_to, Declared};
 use crate::version::{Ecosystem, End, Interval, Point};
+use why::{effective_subject, is_bot, message_text, names, why_patterns, why_suffix};
+pub use why::{why, Message, Why};
 
 /// Which template wrote a draft.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,15 +90,6 @@ pub enum Refusal {
     NoResolution,
     /// No range can be stated for the packages involved.
     NoVersions,
-}
-
-/// A commit's message, for its *why*.
-#[derive(Clone, Copy, Debug)]
-pub struct Message<'a> {
-    pub subject: &'a str,
-    pub body: Option<&'a str>,
-    /// `owner/name` of the repository, to qualify bare `#123` references.
-    pub repo: Option<&'a str>,
 }
 
 /// The releases of a package after the version its manifest names: above
@@ -171,6 +161,15 @@ fn declared(ecosystem: Ecosystem, text: &str) -> Option<Declared> {
         && ecosystem != Ecosystem::Cargo
     {
         return release_point(bare).map(Declared::exact);
+    }
+    // A go.mod version is the one version selected; a pre-release or
+    // pseudo-version (`v2.4.1-0.20231120145612-d32c104a9a25`) is read as
+    // its release, which is how far it got.
+    if ecosystem == Ecosystem::Go {
+        let base = bare.split(['-', '+']).next().unwrap_or(bare);
+        if !base.is_empty() && base.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return release_point(base).map(Declared::exact);
+        }
     }
     if let Some(exact) = t.strip_prefix("==").or_else(|| t.strip_prefix('=')) {
         if exact.trim().chars().all(|c| c.is_ascii_digit() || c == '.') {
@@ -469,266 +468,6 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-/// Why a commit changed what it changed, as its message says.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Why {
-    /// What kind of problem, as a verb phrase: "has a regression", "has a
-    /// security issue", "breaks the build", "has a bug".
-    pub problem: String,
-    /// The references the message gives (`rollup/plugins#1909`,
-    /// `vitejs/vite#19027`, `CVE-2024-47068`).
-    pub refs: Vec<String>,
-    /// The reason clause, as written, when there is one ("to avoid …",
-    /// "because …", "so we don't …").
-    pub clause: Option<String>,
-    /// Whether the message says what was wrong (a clause, a problem word,
-    /// a security marker), not only an issue number or a revert.
-    pub described: bool,
-}
-
-struct WhyPatterns {
-    refs: Regex,
-    url_ref: Regex,
-    cve: Regex,
-    pr_suffix: Regex,
-    clause: Regex,
-    bot: Regex,
-    merge: Regex,
-}
-
-fn why_patterns() -> Option<&'static WhyPatterns> {
-    static P: OnceLock<Option<WhyPatterns>> = OnceLock::new();
-    P.get_or_init(|| {
-        Some(WhyPatterns {
-            refs: Regex::new(r"(?:^|[\s(\[,])(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*)?#(?P<n>[0-9]{1,7})\b").ok()?,
-            url_ref: Regex::new(r"https?://github\.com/(?P<repo>[A-Za-z0-9][A-Za-z0-9_.\-]*/[A-Za-z0-9][A-Za-z0-9_.\-]*)/(?:issues|pull)/(?P<n>[0-9]{1,7})\b").ok()?,
-            cve: Regex::new(r"\b(?:CVE-[0-9]{4}-[0-9]{4,7}|GHSA(?:-[0-9a-z]{4}){3})\b").ok()?,
-            pr_suffix: Regex::new(r"\s*\(#[0-9]+\)\s*$").ok()?,
-            clause: Regex::new(r"(?i)\b(?:to avoid|to work around|to fix|to prevent|to handle|to silence|because(?: of)?|due to|caused by|as it|since it|so (?:that )?(?:we|it|you) (?:don't|do not|can|can't|won't)|needed (?:to|by|for)|which (?:breaks|broke|causes|caused)|that (?:breaks|broke))\s+(?P<c>[^.;\n]{3,120})").ok()?,
-            bot: Regex::new(r"(?i)^(?:(?:chore|build|fix|deps)(?:\([^)]*\))?!?:\s*)?(?:bump|update|upgrade)\s+(?:dependency\s+|dependencies\s+|the\s+\S+\s+group\s+)?\S+(?:\s+(?:from\s+\S+\s+)?to\s+v?\S+)?\s*(?:\(#[0-9]+\))?\s*$|\b(?:dependabot|renovate)/|^\[Snyk\]").ok()?,
-            merge: Regex::new(r"^Merge (?:pull request #[0-9]+ from \S+|branch '[^']*'(?: into \S+)?)\s*$").ok()?,
-        })
-    })
-    .as_ref()
-}
-
-/// The sentence a message says its change in: the subject, or, for a
-/// merge commit ("Merge pull request #7459 from cli/bump-wincred"), the
-/// first line of its body (the pull request's title).
-fn effective_subject<'a>(m: &Message<'a>) -> &'a str {
-    match (why_patterns(), m.body) {
-        (Some(p), Some(body)) if p.merge.is_match(m.subject.trim()) => body
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or(m.subject),
-        _ => m.subject,
-    }
-}
-
-/// Whether a bot wrote the change: a subject that only says what moved
-/// (`chore(deps): update dependency x to v1.2.3`, `⬆ Bump x from 1 to 2`),
-/// a merge of a `dependabot/` or `renovate/` branch, or a body a bot signs
-/// (`Bumps [x](…) from 1 to 2.`, `dependabot[bot]`).
-fn is_bot(m: &Message<'_>) -> bool {
-    let Some(p) = why_patterns() else {
-        return true;
-    };
-    let strip = |s: &str| {
-        s.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '[')
-            .to_owned()
-    };
-    let said = effective_subject(m);
-    let body = m.body.unwrap_or("");
-    p.bot.is_match(&strip(said))
-        || p.bot.is_match(&strip(m.subject))
-        || body.trim_start().starts_with("Bumps [")
-        || body.contains("dependabot[bot]")
-        || body.contains("renovate[bot]")
-}
-
-/// The text a message gives its reasons in: the subject (a merge's pull
-/// request title) without its pull request number, and the first
-/// paragraph of the body, at most 600 characters.
-fn message_text(m: &Message<'_>) -> String {
-    let Some(p) = why_patterns() else {
-        return String::new();
-    };
-    let said = effective_subject(m);
-    let subject = p.pr_suffix.replace(said, "").into_owned();
-    let first_paragraph = if std::ptr::eq(said, m.subject) {
-        m.body.unwrap_or("").split("\n\n").next().unwrap_or("")
-    } else {
-        ""
-    };
-    let first_paragraph: String = first_paragraph.chars().take(600).collect();
-    format!("{subject}\n{first_paragraph}")
-}
-
-/// Name parts too common to say a message is about a package.
-const GENERIC_NAME_PARTS: &[&str] = &[
-    "plugin", "core", "utils", "util", "types", "github", "gitlab", "golang", "org", "com", "lib",
-    "libs", "sdk", "cli", "api", "http", "json", "test", "tests", "tools", "common", "node",
-    "rust", "python", "server", "client", "config", "vitejs", "build", "types",
-];
-
-/// Whether the message's text names the package: the whole name, or a
-/// distinctive part of it (`commonjs` of `@rollup/plugin-commonjs`,
-/// `wincred` of `github.com/danieljoos/wincred`, `zstd` of `zstd-sys`).
-/// A change the message does not name is incidental to it.
-fn names(text_lower: &str, package: &str) -> bool {
-    let p = package.to_lowercase();
-    text_lower.contains(&p)
-        || p.split(['/', '-', '_', '.', '@'])
-            .filter(|t| t.len() >= 4 && !GENERIC_NAME_PARTS.contains(t))
-            .any(|t| text_lower.contains(t))
-}
-
-/// Whether the word at `at` in `lower` is negated by one of the four words
-/// before it ("no known bug", "not a regression"). A relative clause that
-/// describes the version chosen ("a version of zstd that doesn't break
-/// the build", "pin it so it doesn't crash") says the others do: that is
-/// not a negation.
-fn negated(lower: &str, at: usize) -> bool {
-    let before: Vec<&str> = lower[..at]
-        .split_whitespace()
-        .rev()
-        .take(4)
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
-        .collect();
-    before.iter().enumerate().any(|(i, w)| match *w {
-        "no" | "not" | "never" | "without" | "nor" | "isn't" | "wasn't" => true,
-        "doesn't" | "don't" | "didn't" | "won't" => !matches!(
-            before.get(i + 1).copied(),
-            Some("that" | "which" | "so" | "it" | "we")
-        ),
-        _ => false,
-    })
-}
-
-/// The *why* of a commit message, if it gives one. Only the subject and
-/// the first paragraph of the body are read (a pull request's long
-/// description is full of "fix", "bug" and "breaks" about other things).
-/// A subject that only says what moved ("chore(deps): update dependency x
-/// to v1.2.3", "Bump x from 1 to 2", a merge of a `dependabot/` branch)
-/// gives none, whatever its body (a bot's body is the upstream's release
-/// notes). A problem word that the message negates ("there is no known bug
-/// or security problem") does not count.
-pub fn why(m: &Message<'_>) -> Option<Why> {
-    let p = why_patterns()?;
-    if is_bot(m) {
-        return None;
-    }
-    let text = message_text(m);
-    let lower = text.to_lowercase();
-    let has = |words: &[&str]| {
-        words
-            .iter()
-            .any(|w| lower.match_indices(w).any(|(at, _)| !negated(&lower, at)))
-    };
-    let security = has(&["xss", "cve-", "ghsa-", "security", "vulnerab"]);
-    let problem = if security {
-        "has a security issue"
-    } else if has(&["regression", "regress"]) {
-        "has a regression"
-    } else if has(&["crash", "segfault", "panic"]) {
-        "crashes"
-    } else if has(&["broke", "breaks", "broken", "breaking", "break "]) {
-        "breaks the build"
-    } else if has(&[
-        "deadlock",
-        "hang",
-        "leak",
-        "race condition",
-        "avoid",
-        "work around",
-        "workaround",
-        "bug",
-        "incompatib",
-        "fails",
-        "failing",
-        "error",
-        "for now",
-        "temporar",
-    ]) {
-        "has a bug"
-    } else if has(&["revert", "rollback", "roll back"]) {
-        "has a problem"
-    } else {
-        ""
-    };
-    let mut refs: Vec<String> = Vec::new();
-    let mut unqualified = false;
-    for c in p.url_ref.captures_iter(&text) {
-        let r = format!("{}#{}", &c["repo"], &c["n"]);
-        if !refs.contains(&r) {
-            refs.push(r);
-        }
-    }
-    for c in p.refs.captures_iter(&text) {
-        let n = &c["n"];
-        // A bare `#123` means nothing outside its repository: qualified
-        // when the repository is known, else left to the rationale (which
-        // quotes the subject).
-        let r = match (c.name("repo"), m.repo) {
-            (Some(repo), _) => format!("{}#{n}", repo.as_str()),
-            (None, Some(repo)) => format!("{repo}#{n}"),
-            (None, None) => {
-                unqualified = true;
-                continue;
-            }
-        };
-        if !refs.contains(&r) {
-            refs.push(r);
-        }
-    }
-    for c in p.cve.find_iter(&text) {
-        let s = c.as_str().to_owned();
-        if !refs.contains(&s) {
-            refs.push(s);
-        }
-    }
-    let clause = p.clause.captures(&text).map(|c| {
-        let c = c["c"].trim().trim_end_matches([',', ')']).trim();
-        p.url_ref
-            .replace_all(c, |u: &regex::Captures<'_>| {
-                format!("{}#{}", &u["repo"], &u["n"])
-            })
-            .into_owned()
-    });
-    if problem.is_empty() && clause.is_none() && refs.is_empty() && !unqualified {
-        return None;
-    }
-    let described = clause.is_some() || !matches!(problem, "" | "has a problem");
-    Some(Why {
-        problem: if problem.is_empty() {
-            "has a bug".into()
-        } else {
-            problem.into()
-        },
-        refs,
-        clause,
-        described,
-    })
-}
-
-fn why_suffix(w: &Why) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(c) = &w.clause {
-        parts.push(c.clone());
-    }
-    for r in &w.refs {
-        if !parts.iter().any(|p| p.contains(r.as_str())) {
-            parts.push(r.clone());
-        }
-    }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", parts.join(", "))
-    }
-}
-
 fn commit_rationale(c: &Change, m: &Message<'_>) -> String {
     let p = why_patterns();
     let subject = p.map_or(m.subject.to_owned(), |p| {
@@ -805,6 +544,19 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         clause: None,
         described: true,
     });
+    // "Downgrade survey to v2.1.1": a person moved a dependency back on
+    // purpose, which says the newer release has a problem (a downgrade only).
+    let moved_back = (["downgrade", "roll back", "rollback"]
+        .iter()
+        .any(|w| said.contains(w))
+        && !is_bot(m))
+    .then(|| Why {
+        problem: "has a problem".into(),
+        refs: Vec::new(),
+        clause: None,
+        described: false,
+    });
+    let slower = slower.or(moved_back);
     let reason = why(m);
     if reason.is_none() && slower.is_none() {
         return Err(Refusal::NoResolution);
@@ -814,8 +566,12 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         if matches!(c.section, Some(Section::Peer | Section::Engines)) {
             continue;
         }
-        // A change the message does not name is incidental to it.
-        if !names(&text, &c.package) {
+        // A change the message does not name is incidental to it, unless
+        // it is the commit's only change and the message cites an advisory
+        // or issue for it ("Merge pull request from GHSA-…").
+        let only = changes.iter().all(|o| o.package == c.package);
+        let cited = reason.as_ref().is_some_and(|w| !w.refs.is_empty());
+        if !(names(&text, &c.package) || (only && cited)) {
             continue;
         }
         let Some(to_t) = c.to.as_deref() else {
@@ -860,6 +616,36 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
                     range_of(&above(&to_low)),
                 )
             }
+            // A dependency added with an upper bound, for a reason the
+            // message describes: from the bound on is what broke.
+            // (Explicit only: the cap a caret or tilde implies, `0.4` in
+            // Cargo or `^1.2` in npm, is how every dependency is added.)
+            None if w.described && to_t.contains('<') => match highest_end(eco, to_t) {
+                Some(End::Excl(p)) => one(
+                    Template::Downgrade,
+                    format!(
+                        "{name} {} and later {}{}",
+                        p.text(),
+                        w.problem,
+                        why_suffix(&w)
+                    ),
+                    format!(
+                        "Keep {name} within {} until a later release fixes it.",
+                        to_t.trim()
+                    ),
+                    range_of(&from(&p)),
+                ),
+                Some(End::Incl(p)) => one(
+                    Template::Downgrade,
+                    format!("{name} above {} {}{}", p.text(), w.problem, why_suffix(&w)),
+                    format!(
+                        "Keep {name} within {} until a later release fixes it.",
+                        to_t.trim()
+                    ),
+                    range_of(&above(&p)),
+                ),
+                _ => None,
+            },
             None => None,
             Some(from_t) => {
                 let Some(from_d) = declared(eco, from_t) else {
@@ -1060,3 +846,4 @@ fn session_change(facts: &[Fact]) -> Result<Draft, Refusal> {
 
 #[cfg(test)]
 mod tests;
+mod why;

@@ -7,13 +7,14 @@
 //! |---|---|
 //! | `package.json` | `dependencies`, `devDependencies`, `peerDependencies`, `optionalDependencies`, `engines`, `overrides`, `resolutions`, `pnpm.overrides`; the owner is `name`@`version` unless `private` |
 //! | `Cargo.toml` | `[dependencies]`, `[dev-dependencies]`, `[build-dependencies]`, their `[target.*]` forms, `[workspace.dependencies]`, `[patch.*]`; `rust-version` as the engine `rust` |
-//! | `pyproject.toml` | `project.dependencies`, `project.optional-dependencies`, `dependency-groups`, `requires-python` (engine `python`), `tool.poetry.*dependencies` (`python` as the engine) |
+//! | `pyproject.toml` | `project.dependencies`, `project.optional-dependencies`, `dependency-groups`, `requires-python` (engine `python`), `build-system.requires`, flit's `tool.flit.metadata` (`requires`, `requires-extra`, `requires-python`), `tool.poetry.*dependencies` (`python` as the engine) |
 //! | `requirements*.txt` | every requirement line with a version specifier |
 //! | `go.mod` | `require` (one line or a block), `replace`, `go` (engine `go`) |
 //! | `Gemfile` | `gem 'name', 'req', …`, `ruby 'version'` (engine `ruby`) |
 //!
 //! Values that are not versions (`workspace:*`, `file:…`, `link:…`, git
-//! and URL sources, `path = …` tables) are left out: a lesson cannot be
+//! and URL sources, `path = …` tables, even with a `version` beside the
+//! path: the workspace's own crates) are left out: a lesson cannot be
 //! scoped by them. npm aliases (`npm:real@^1.2`) are read as `real`.
 //!
 //! Bounded: a manifest over [`MAX_MANIFEST_BYTES`] is refused; values over
@@ -294,6 +295,11 @@ fn cargo_deps(t: Option<&toml::Value>, s: Section, m: &mut Manifest) {
         return;
     };
     for (name, v) in t {
+        // A path dependency is the workspace's own crate: its version moves
+        // with every release, which is no lesson.
+        if matches!(v, toml::Value::Table(d) if d.contains_key("path")) {
+            continue;
+        }
         // A renamed dependency names its real crate in `package`.
         let real = match v {
             toml::Value::Table(d) => d
@@ -431,6 +437,59 @@ fn pyproject(t: &toml::Table, m: &mut Manifest) {
                     .map(str::to_owned),
                 from_on: false,
             });
+        }
+    }
+    // Build requirements: what building the package needs
+    // (`hatchling >= 1.13.0`).
+    for d in t
+        .get("build-system")
+        .and_then(|b| b.get("requires"))
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+    {
+        requirement_line(d, Section::Dev, m);
+    }
+    // flit's metadata, before PEP 621: `requires`, `requires-extra`,
+    // `requires-python` and `module` under `[tool.flit.metadata]`.
+    if let Some(f) = t
+        .get("tool")
+        .and_then(|t| t.get("flit"))
+        .and_then(|f| f.get("metadata"))
+        .and_then(toml::Value::as_table)
+    {
+        for d in f
+            .get("requires")
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(toml::Value::as_str)
+        {
+            requirement_line(d, Section::Dependencies, m);
+        }
+        if let Some(toml::Value::Table(extras)) = f.get("requires-extra") {
+            for list in extras.values().filter_map(toml::Value::as_array) {
+                for d in list.iter().filter_map(toml::Value::as_str) {
+                    requirement_line(d, Section::Optional, m);
+                }
+            }
+        }
+        if let Some(r) = f.get("requires-python").and_then(toml::Value::as_str) {
+            m.add(Section::Engines, "python", r);
+        }
+        if m.owner.is_none() {
+            if let Some(name) = f
+                .get("dist-name")
+                .or_else(|| f.get("module"))
+                .and_then(toml::Value::as_str)
+            {
+                m.owner = Some(Declarer {
+                    name: name.to_owned(),
+                    version: None,
+                    from_on: false,
+                });
+            }
         }
     }
     if let Some(toml::Value::Table(groups)) = t.get("dependency-groups") {
@@ -860,6 +919,35 @@ mod tests {
                 ),
                 ch(Section::Dev, "libc", None, Some("0.2")),
                 ch(Section::Engines, "rust", Some(">=1.70"), Some(">=1.74")),
+            ]
+        );
+    }
+
+    #[test]
+    fn flit_metadata_and_build_requirements() {
+        // fastapi/fastapi's pyproject.toml before PEP 621 (flit), e.g. at
+        // cf5e67590a and 3cbfae16cf.
+        let old = "[build-system]\nrequires = [\"flit\"]\n[tool.flit.metadata]\nmodule = \"fastapi\"\nrequires = [\"starlette ==0.13.6\"]\nrequires-python = \">=3.6\"\n[tool.flit.metadata.requires-extra]\nall = [\"ujson >=4.0.1,<6.0.0\"]\n";
+        let new = "[build-system]\nrequires = [\"flit >=3.2\"]\n[tool.flit.metadata]\nmodule = \"fastapi\"\nrequires = [\"starlette ==0.14.2\"]\nrequires-python = \">=3.6.1\"\n[tool.flit.metadata.requires-extra]\nall = [\"ujson >=4.0.1,!=4.0.2,<6.0.0\"]\n";
+        let m = parse(Kind::PyProject, "pyproject.toml", new.as_bytes()).unwrap();
+        assert_eq!(m.owner.as_ref().map(|o| o.name.as_str()), Some("fastapi"));
+        assert_eq!(
+            changes(Kind::PyProject, "pyproject.toml", old, new),
+            [
+                ch(
+                    Section::Dependencies,
+                    "starlette",
+                    Some("==0.13.6"),
+                    Some("==0.14.2")
+                ),
+                ch(Section::Dev, "flit", None, Some(">=3.2")),
+                ch(
+                    Section::Optional,
+                    "ujson",
+                    Some(">=4.0.1,<6.0.0"),
+                    Some(">=4.0.1,!=4.0.2,<6.0.0")
+                ),
+                ch(Section::Engines, "python", Some(">=3.6"), Some(">=3.6.1")),
             ]
         );
     }

@@ -124,6 +124,7 @@ pub fn items_from_commits(
         .as_deref()
         .and_then(pipeline::commits::repo_slug);
     let mut items = Vec::new();
+    let mut manifests = pipeline::commits::ManifestCache::default();
     for c in mined.commits {
         let source = format!("commit {}", c.sha);
         let mc = pipeline::MinedCommit {
@@ -138,6 +139,8 @@ pub fn items_from_commits(
                     path: b.path,
                     old: b.old,
                     new: b.new,
+                    old_id: b.old_id,
+                    new_id: b.new_id,
                 })
                 .collect(),
             repo: repo.clone(),
@@ -148,7 +151,7 @@ pub fn items_from_commits(
         let made = if seen(mc.time_ms, &mc.message) {
             pipeline::commits::seen_artifact(&mc).map(|a| a.into_iter().collect())
         } else {
-            pipeline::artifacts_from_commit(&mc)
+            pipeline::commits::artifacts_from_commit_cached(&mc, &mut manifests)
         };
         match made {
             Ok(list) => items.extend(list.into_iter().map(|a| Item {

@@ -113,12 +113,48 @@ pub struct MinedCommit {
 }
 
 /// A manifest a commit changed: its bytes before (absent: added) and after
-/// (absent: deleted).
+/// (absent: deleted), with their blob ids (hex), which key the
+/// [`ManifestCache`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestFile {
     pub path: String,
     pub old: Option<Vec<u8>>,
     pub new: Option<Vec<u8>>,
+    pub old_id: Option<String>,
+    pub new_id: Option<String>,
+}
+
+/// Manifests already parsed, by blob id: the version a commit writes is the
+/// version its child reads, so a history's manifests are parsed once, not
+/// twice. Bounded: past [`ManifestCache::MAX`] entries it starts afresh.
+#[derive(Default)]
+pub struct ManifestCache {
+    parsed: std::collections::HashMap<String, Option<manifest::Manifest>>,
+}
+
+impl ManifestCache {
+    /// The most manifests kept.
+    pub const MAX: usize = 4096;
+
+    fn parse(
+        &mut self,
+        kind: manifest::Kind,
+        path: &str,
+        id: Option<&str>,
+        bytes: &[u8],
+    ) -> Option<manifest::Manifest> {
+        if let Some(hit) = id.and_then(|id| self.parsed.get(id)) {
+            return hit.clone();
+        }
+        let m = manifest::parse(kind, path, bytes).ok();
+        if let Some(id) = id {
+            if self.parsed.len() >= Self::MAX {
+                self.parsed.clear();
+            }
+            self.parsed.insert(id.to_owned(), m.clone());
+        }
+        m
+    }
 }
 
 /// Whether a changed path is a manifest whose diff the miner reads.
@@ -209,18 +245,18 @@ pub fn repo_slug(url: &str) -> Option<String> {
 }
 
 /// The facts a commit's manifests supply: every change, in path order.
-pub fn manifest_facts(commit: &MinedCommit) -> Vec<Fact> {
+pub fn manifest_facts(commit: &MinedCommit, cache: &mut ManifestCache) -> Vec<Fact> {
     let mut out = Vec::new();
     for m in &commit.manifests {
         let Some(kind) = manifest::Kind::of_path(&m.path) else {
             continue;
         };
-        let read = |b: &Option<Vec<u8>>| match b {
-            None => Ok(None),
-            Some(bytes) => manifest::parse(kind, &m.path, bytes).map(Some),
+        let mut read = |b: &Option<Vec<u8>>, id: &Option<String>| match b {
+            None => Some(None),
+            Some(bytes) => cache.parse(kind, &m.path, id.as_deref(), bytes).map(Some),
         };
         // A manifest that does not parse on either side says nothing.
-        let (Ok(old), Ok(new)) = (read(&m.old), read(&m.new)) else {
+        let (Some(old), Some(new)) = (read(&m.old, &m.old_id), read(&m.new, &m.new_id)) else {
             continue;
         };
         for mut c in manifest::diff(kind, &m.path, old.as_ref(), new.as_ref()) {
@@ -368,8 +404,16 @@ pub fn artifact_id(time_ms: u64, normalised: &str) -> Id {
 
 /// The artifacts of one commit, one per authored message, in message order.
 pub fn artifacts_from_commit(commit: &MinedCommit) -> Result<Vec<Artifact>, CommitError> {
+    artifacts_from_commit_cached(commit, &mut ManifestCache::default())
+}
+
+/// [`artifacts_from_commit`], reusing manifests parsed for earlier commits.
+pub fn artifacts_from_commit_cached(
+    commit: &MinedCommit,
+    cache: &mut ManifestCache,
+) -> Result<Vec<Artifact>, CommitError> {
     let (key, created_at) = checked(commit)?;
-    let facts = manifest_facts(commit);
+    let facts = manifest_facts(commit, cache);
     if facts.is_empty() {
         return Ok(Vec::new());
     }
@@ -424,6 +468,8 @@ mod tests {
                 path: "packages/vite/package.json".into(),
                 old: Some(OLD.as_bytes().to_vec()),
                 new: Some(new.as_bytes().to_vec()),
+                old_id: None,
+                new_id: None,
             }],
             repo: Some("vitejs/vite".into()),
             released_before: None,

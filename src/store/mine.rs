@@ -12,6 +12,10 @@ use gix::ObjectId;
 use super::history::diff_trees;
 use super::{GixContext, StoreError};
 
+/// The cache of whole objects the miner keeps: the trees a commit's diff
+/// reads are read again by its parent's.
+const MINE_OBJECT_CACHE_BYTES: usize = 32 << 20;
+
 /// The largest file whose bytes [`mine`] reads for the caller.
 pub const MAX_BLOB_BYTES: usize = 1 << 20;
 
@@ -38,6 +42,9 @@ pub struct ChangedBlob {
     pub path: String,
     pub old: Option<Vec<u8>>,
     pub new: Option<Vec<u8>>,
+    /// The blobs' ids (hex).
+    pub old_id: Option<String>,
+    pub new_id: Option<String>,
 }
 
 /// What the miner found.
@@ -69,8 +76,10 @@ pub fn mine(
     let mut repo = gix::discover(dir)
         .ctx(|| format!("opening the project repository at {}", dir.display()))?;
     // Each tree is read twice (as a commit's and as its child's parent's):
-    // the store's delta-base cache keeps their bases.
+    // the store's delta-base cache keeps their bases, and a cache of whole
+    // objects the trees themselves (measured: see docs/PERFORMANCE.md).
     super::tune_caches(&mut repo);
+    repo.object_cache_size_if_unset(MINE_OBJECT_CACHE_BYTES);
     let origin_url = repo
         .config_snapshot()
         .string("remote.origin.url")
@@ -91,44 +100,42 @@ pub fn mine(
     };
     let releases = release_tags(&repo)?;
     let mut commits = Vec::new();
-    let mut next = tip;
-    while let Some(id) = next {
-        if Some(id) == stop {
+    // Each commit is read once: what the walk needs of it (its tree, first
+    // parent, author time and message) is carried to the next step, where
+    // it is the parent's side of the child's diff.
+    let mut next = match tip {
+        Some(id) => Some(read_commit(&repo, id)?),
+        None => None,
+    };
+    // Walking newest first, a commit's old manifests are its parent's new
+    // ones: their bytes are kept for one step and not read twice.
+    let mut kept: Vec<(ObjectId, Vec<u8>)> = Vec::new();
+    while let Some(this) = next.take() {
+        if Some(this.id) == stop {
             break;
         }
-        let commit = repo
-            .find_commit(id)
-            .ctx(|| format!("reading commit {id}"))?;
-        let decoded = commit.decode().ctx(|| format!("decoding commit {id}"))?;
-        let parent = decoded.parents().next();
-        let old_tree = match parent {
-            Some(p) => Some(
-                repo.find_commit(p)
-                    .ctx(|| format!("reading commit {p}"))?
-                    .tree_id()
-                    .ctx(|| format!("reading the tree of {p}"))?
-                    .detach(),
-            ),
+        let parent = match this.parent {
+            Some(p) => Some(read_commit(&repo, p)?),
             None => None,
         };
-        // The author time survives a rebase or an amend that keeps the
-        // author; the content-addressed artifact id depends on it.
-        let time_ms = decoded.author().map(|a| a.seconds()).unwrap_or(0) * 1000;
-        let message = decoded.message.to_str_lossy().into_owned();
         let mut changed = Vec::new();
-        if wants_paths(time_ms, &message) {
+        if wants_paths(this.time_ms, &this.message) {
             diff_trees(
                 &repo,
-                old_tree,
-                Some(decoded.tree()),
+                parent.as_ref().map(|p| p.tree),
+                Some(this.tree),
                 String::new(),
                 &mut changed,
             )?;
         }
         let mut blobs = Vec::new();
+        let mut keep = Vec::new();
         for c in changed.iter().filter(|c| wants_blob(&c.path)) {
-            let read = |b: Option<ObjectId>| -> Result<Option<Vec<u8>>, StoreError> {
+            let mut read = |b: Option<ObjectId>| -> Result<Option<Vec<u8>>, StoreError> {
                 let Some(b) = b else { return Ok(None) };
+                if let Some(at) = kept.iter().position(|(id, _)| *id == b) {
+                    return Ok(Some(kept.swap_remove(at).1));
+                }
                 let blob = repo
                     .find_object(b)
                     .ctx(|| format!("reading blob {b} ({})", c.path))?;
@@ -139,16 +146,22 @@ pub fn mine(
             if (c.old.is_some() && old.is_none()) || (c.new.is_some() && new.is_none()) {
                 continue;
             }
+            if let (Some(id), Some(bytes)) = (c.old, &old) {
+                keep.push((id, bytes.clone()));
+            }
             blobs.push(ChangedBlob {
                 path: c.path.clone(),
                 old,
                 new,
+                old_id: c.old.map(|id| id.to_string()),
+                new_id: c.new.map(|id| id.to_string()),
             });
         }
+        kept = keep;
         commits.push(RawCommit {
-            sha: id.to_string(),
-            time_ms,
-            message,
+            sha: this.id.to_string(),
+            time_ms: this.time_ms,
+            message: this.message,
             changed_paths: changed.into_iter().map(|c| c.path).collect(),
             blobs,
             released_before: None,
@@ -171,6 +184,32 @@ pub fn mine(
         origin_url,
         root,
         commits,
+    })
+}
+
+/// What the walk keeps of one commit.
+struct Step {
+    id: ObjectId,
+    tree: ObjectId,
+    parent: Option<ObjectId>,
+    time_ms: i64,
+    message: String,
+}
+
+fn read_commit(repo: &gix::Repository, id: ObjectId) -> Result<Step, StoreError> {
+    let commit = repo
+        .find_commit(id)
+        .ctx(|| format!("reading commit {id}"))?;
+    let decoded = commit.decode().ctx(|| format!("decoding commit {id}"))?;
+    let parent = decoded.parents().next();
+    Ok(Step {
+        id,
+        tree: decoded.tree(),
+        parent,
+        // The author time survives a rebase or an amend that keeps the
+        // author; the content-addressed artifact id depends on it.
+        time_ms: decoded.author().map(|a| a.seconds()).unwrap_or(0) * 1000,
+        message: decoded.message.to_str_lossy().into_owned(),
     })
 }
 

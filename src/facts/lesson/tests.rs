@@ -478,3 +478,155 @@ fn the_why_of_a_message() {
         None
     );
 }
+
+fn fastapi_pyproject(deps: &str) -> String {
+    format!("[project]\nname = \"fastapi\"\nrequires-python = \">=3.8\"\ndependencies = [{deps}]\n")
+}
+
+fn fastapi_msg(subject: &str) -> Message<'_> {
+    Message {
+        subject,
+        body: None,
+        repo: Some("fastapi/fastapi"),
+    }
+}
+
+#[test]
+fn a_dependency_added_with_a_cap_for_a_stated_reason_is_scoped_from_the_cap() {
+    // fastapi/fastapi e1a1a367a7: `"anyio>=3.7.1,<4.0.0"` added with a comment.
+    let facts = commit(
+        "pyproject.toml",
+        &fastapi_pyproject(r#""starlette>=0.27.0,<0.28.0""#),
+        &fastapi_pyproject(r#""starlette>=0.27.0,<0.28.0", "anyio>=3.7.1,<4.0.0""#),
+    );
+    let m = fastapi_msg("📌 Pin AnyIO to < 4.0.0 to handle an incompatibility while upgrading to Starlette 0.31.1 (#10194)");
+    let d = draft(&facts, Some(&m)).unwrap();
+    assert_eq!(
+        d.claim,
+        "anyio 4.0.0 and later has a bug (an incompatibility while upgrading to Starlette 0.31.1)"
+    );
+    assert_eq!(
+        d.resolution,
+        "Keep anyio within >=3.7.1,<4.0.0 until a later release fixes it."
+    );
+    assert_eq!(scope(&d), pairs(&[("pypi:anyio", ">=4")]));
+    // Added with a cap and no reason: a plain new dependency.
+    let plain = fastapi_msg("✨ Add anyio (#10194)");
+    assert_eq!(draft(&facts, Some(&plain)), Err(Refusal::NoResolution));
+}
+
+#[test]
+fn an_advisory_merge_that_raises_its_only_dependency_scopes_below_the_fix() {
+    // fastapi/fastapi 9d34ad0ee8: the message names the advisory, not the package.
+    let facts = commit(
+        "pyproject.toml",
+        &fastapi_pyproject(r#""python-multipart >=0.0.5""#),
+        &fastapi_pyproject(r#""python-multipart >=0.0.7""#),
+    );
+    let m = fastapi_msg("Merge pull request from GHSA-qf9m-vfgh-m389");
+    let d = draft(&facts, Some(&m)).unwrap();
+    assert_eq!(
+        d.claim,
+        "python-multipart below 0.0.7 has a security issue (GHSA-qf9m-vfgh-m389)"
+    );
+    assert_eq!(scope(&d), pairs(&[("pypi:python-multipart", "<0.0.7")]));
+    // Two packages moved and the message names neither: which one the
+    // advisory is about is not known.
+    let two = commit(
+        "pyproject.toml",
+        &fastapi_pyproject(r#""python-multipart >=0.0.5", "starlette >=0.27.0""#),
+        &fastapi_pyproject(r#""python-multipart >=0.0.7", "starlette >=0.28.0""#),
+    );
+    assert_eq!(draft(&two, Some(&m)), Err(Refusal::NoResolution));
+}
+
+#[test]
+fn a_reason_clause_keeps_dotted_names_and_versions_and_drops_the_pull_request() {
+    let w = why(&fastapi_msg(
+        "⬆ Upgrade required Python version to >= 3.6.1, needed by typing.Deque, used by Pydantic (#2733)",
+    ))
+    .unwrap();
+    assert_eq!(w.clause.as_deref(), Some("typing.Deque, used by Pydantic"));
+    let w = why(&fastapi_msg(
+        "📌 Pin AnyIO to < 4.0.0 to handle an incompatibility while upgrading to Starlette 0.31.1 (#10194)",
+    ))
+    .unwrap();
+    assert_eq!(
+        w.clause.as_deref(),
+        Some("an incompatibility while upgrading to Starlette 0.31.1")
+    );
+    // A sentence still ends at its full stop.
+    let w = why(&msg("fix: pin foo to avoid the hang. Also tidy docs")).unwrap();
+    assert_eq!(w.clause.as_deref(), Some("the hang"));
+}
+
+fn go_mod(require: &str) -> String {
+    format!("module github.com/cli/cli\n\ngo 1.21\n\nrequire (\n\t{require}\n)\n")
+}
+
+#[test]
+fn a_merged_downgrade_names_the_newer_releases_without_inventing_a_reason() {
+    // cli/cli ee4827483d.
+    let facts = commit(
+        "go.mod",
+        &go_mod("github.com/AlecAivazis/survey/v2 v2.2.2"),
+        &go_mod("github.com/AlecAivazis/survey/v2 v2.1.1"),
+    );
+    let m = Message {
+        subject: "Merge pull request #2421 from cli/downgrade-survey",
+        body: Some("Downgrade survey to v2.1.1"),
+        repo: Some("cli/cli"),
+    };
+    let d = draft(&facts, Some(&m)).unwrap();
+    assert_eq!(d.template, Template::Downgrade);
+    assert_eq!(
+        d.claim,
+        "github.com/AlecAivazis/survey/v2 2.2.2 and later has a problem; github.com/AlecAivazis/survey/v2 2.1.1 does not"
+    );
+    assert_eq!(
+        scope(&d),
+        pairs(&[("go:github.com/AlecAivazis/survey/v2", ">2.1.1")])
+    );
+    // The same move by a bot is no lesson.
+    let bot = Message {
+        subject: "Bump github.com/AlecAivazis/survey/v2 from 2.2.2 to 2.1.1",
+        body: None,
+        repo: Some("cli/cli"),
+    };
+    assert_eq!(draft(&facts, Some(&bot)), Err(Refusal::NoResolution));
+}
+
+#[test]
+fn an_upgrade_for_a_named_fix_is_scoped_below_it() {
+    // cli/cli e461c89b7d.
+    let facts = commit(
+        "go.mod",
+        &go_mod("github.com/cli/go-gh/v2 v2.4.1-0.20231120145612-d32c104a9a25"),
+        &go_mod("github.com/cli/go-gh/v2 v2.5.0"),
+    );
+    let m = Message {
+        subject: "Merge pull request #8647 from cli/andyfeller/8496-config-readonly-home-manager",
+        body: Some("Upgrade cli/go-gh to v2.5.0 for home-manager fix"),
+        repo: Some("cli/cli"),
+    };
+    let d = draft(&facts, Some(&m)).unwrap();
+    assert_eq!(
+        d.claim,
+        "github.com/cli/go-gh/v2 below 2.5.0 has a bug (the home-manager fix)"
+    );
+    assert_eq!(scope(&d), pairs(&[("go:github.com/cli/go-gh/v2", "<2.5")]));
+}
+
+#[test]
+fn a_caret_dependency_added_for_a_reason_is_no_cap() {
+    // nushell/nushell 39b43d1e4b: `is-terminal = "0.4"` added "for now".
+    let old = "[package]\nname = \"nu\"\nversion = \"0.81.0\"\n[dependencies]\nlog = \"0.4\"\n";
+    let new = "[package]\nname = \"nu\"\nversion = \"0.81.0\"\n[dependencies]\nlog = \"0.4\"\nis-terminal = \"0.4\"\n";
+    let facts = commit("Cargo.toml", old, new);
+    let m = Message {
+        subject: "Use `is-terminal` crate for now (#9670)",
+        body: None,
+        repo: Some("nushell/nushell"),
+    };
+    assert_eq!(draft(&facts, Some(&m)), Err(Refusal::NoResolution));
+}
