@@ -277,6 +277,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
+    lessons in pool/org: 5 active
     lessons waiting for relation: 5 (`git lore relate --all`): [e], [d], [c], [a], [b]
     ");
     let r = env.lore(&["relate", &p.b, "--json"]);
@@ -773,6 +774,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
+    lessons in pool/org: 5 active
     lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
     lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`, `git lore judge --contradicted`): [a]
     ");
@@ -862,6 +864,7 @@ fn relate_all_relates_the_queue_after_asking() {
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
+    lessons in pool/org: 4 active, 1 superseded
     lessons waiting for relation: 3 (`git lore relate --all`): [e], [d], [c]
     ");
     env.assert_verifies();
@@ -1291,6 +1294,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
+    lessons in pool/org: 5 active
     lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
     ");
     insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"

@@ -1,12 +1,13 @@
 //! `git lore log`: history read back as events, newest first across
 //! branches, each with its signature's standing, and the record diffs a
-//! commit made.
+//! commit made; and where a pool entry came from (`git lore show`): the
+//! commit that added it, who signed it, and when a sync took it in.
 
 use gix::ObjectId;
 
 use super::policy::{Policy, Trust};
 use crate::event::Event;
-use crate::model::Id;
+use crate::model::{Id, Source};
 use crate::ops::{Lore, LoreError};
 use crate::signing::SignatureStatus;
 use crate::store::Branch;
@@ -100,4 +101,85 @@ pub fn record_diffs(lore: &Lore, commit: ObjectId) -> Result<Vec<RecordDiff>, Lo
         });
     }
     Ok(out)
+}
+
+/// Where a pool entry came from.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    pub pool: Source,
+    /// The commit that added the entry (its `promote`, or the `merge` that
+    /// wrote it).
+    pub commit: ObjectId,
+    /// That commit's committer time, seconds since the epoch.
+    pub time: i64,
+    /// Its signature's standing, by the local policy.
+    pub signature: SignatureStatus,
+    /// The URL of the tier's remote, without a password, when one is
+    /// configured.
+    pub remote: Option<String>,
+    /// When this repository first held a verified remote tip containing the
+    /// commit (seconds since the epoch): when `sync` (or `publish`) took it
+    /// in. `None` when no verified remote tip did (it was made here), or
+    /// the reflog that says it is gone.
+    pub synced_at: Option<i64>,
+}
+
+/// Where the entry `id` of `pool/<pool>` came from; `None` when no commit
+/// of that pool adds it. Walks the pool's commits (messages only) from the
+/// oldest, and reads the reflog of the remote's verified tip.
+pub fn origin(lore: &Lore, pool: Source, id: Id) -> Result<Option<Origin>, LoreError> {
+    let branch = Branch::Pool(pool);
+    let Some(tip) = lore.store.tip(branch)? else {
+        return Ok(None);
+    };
+    let adds = |e: &Event| match e {
+        Event::Promote { lesson, .. } => *lesson == id,
+        other => other.entries_changed().contains(&id) && other.lesson() == Some(id),
+    };
+    let commits = lore
+        .store
+        .walk_since(tip, None, |c, message| {
+            let (_, lines) = crate::trailers::parse(&String::from_utf8_lossy(message));
+            Event::from_trailers(&lines)
+                .ok()
+                .filter(|e| adds(e))
+                .map(|_| c)
+        })?
+        .unwrap_or_default();
+    // Parents before children: the first is the one that added it.
+    let Some(commit) = commits.into_iter().flatten().next() else {
+        return Ok(None);
+    };
+    let info = lore.store.commit_info(commit)?;
+    let policy = Policy::local(&lore.store, &lore.env)?;
+    let signature = Trust::new(&lore.store, &policy).status(branch, &info)?;
+    let (remote, synced_at) = match pool {
+        Source::Local => (None, None),
+        Source::Org | Source::Public => {
+            let mut synced_at = None;
+            for (reached, at) in lore
+                .store
+                .ref_log(&crate::ops::remote::verified_ref(pool))?
+            {
+                if lore.store.merge_base(commit, reached)? == Some(commit) {
+                    synced_at = Some(at);
+                    break;
+                }
+            }
+            (
+                lore.store
+                    .remote_url(pool.as_str())
+                    .map(|u| crate::ops::remote::display_url(&u)),
+                synced_at,
+            )
+        }
+    };
+    Ok(Some(Origin {
+        pool,
+        commit,
+        time: info.time,
+        signature,
+        remote,
+        synced_at,
+    }))
 }
