@@ -59,7 +59,7 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["confirm", "01KZ9", "org", "--yes"]), @"
     $ git lore confirm 01KZ9 org --yes
-    [stderr] git-lore: no lesson or artifact id starts with 01KZ9: `git lore list --status STATUS` shows lesson ids
+    [stderr] git-lore: no lesson or artifact id starts with 01KZ9: `git lore list --all` shows every lesson id
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["status"]), @"

@@ -21,8 +21,10 @@
 //!
 //! Answers: the documents holding any of some terms, newest word on each
 //! ([`Index::search_postings`]), the totals, what a queued proposal shows
-//! ([`Index::shown`]), and the pool entries holding an artifact
-//! ([`Index::pool_holders`]).
+//! ([`Index::shown`]), the pool entries holding an artifact
+//! ([`Index::pool_holders`]), and where each pool entry is and its status
+//! ([`Index::pool_entry`], [`Index::pool_entry_list`]: what ids resolve
+//! against, `list --all`, `status`).
 
 use std::collections::{BTreeMap, HashSet};
 
