@@ -43,14 +43,15 @@ pub struct Args {
 }
 
 fn parse_status(s: &str) -> ui::Result<ProposalStatus> {
-    s.parse().map_err(|e: git_lore::names::NameError<ProposalStatus>| {
-        let hint = if s.parse::<LessonStatus>().is_ok() {
-            format!("; {s} is a pool lesson's status: add --pool TIER or --all")
-        } else {
-            String::new()
-        };
-        ui::CliError::Usage(format!("{e}{hint}"))
-    })
+    s.parse()
+        .map_err(|e: git_lore::names::NameError<ProposalStatus>| {
+            let hint = if s.parse::<LessonStatus>().is_ok() {
+                format!("; {s} is a pool lesson's status: add --pool TIER or --all")
+            } else {
+                String::new()
+            };
+            ui::CliError::Usage(format!("{e}{hint}"))
+        })
 }
 
 /// A status word `--pool` or `--all` filters by: a ledger lesson's or a
@@ -143,7 +144,12 @@ fn run_everywhere(args: &Args, ctx: &Ctx) -> ui::Result {
             .collect();
         ui::out_json(&rows);
     } else if args.ids {
-        ui::out(&list.iter().map(|l| format!("{}\n", l.id)).collect::<String>());
+        ui::out(
+            &list
+                .iter()
+                .map(|l| format!("{}\n", l.id))
+                .collect::<String>(),
+        );
     } else if list.is_empty() {
         let within = match pool {
             Some(p) => format!(" in pool/{p}"),

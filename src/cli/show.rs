@@ -179,10 +179,7 @@ fn show_entry(
                 synced_at: o.synced_at.map(date),
             }
         });
-        ui::out_json(&EntryJson {
-            entry: &l,
-            origin,
-        });
+        ui::out_json(&EntryJson { entry: &l, origin });
         return Ok(Exit::Done);
     }
     let short = &id.to_string()[..unique_prefix_len(id, &index.ids())];
@@ -243,7 +240,9 @@ fn origin_lines(pool: git_lore::model::Source, o: Option<&Origin>) -> String {
         None if pool == git_lore::model::Source::Local => {
             s.push_str("pool:        pool/local (this machine only)\n")
         }
-        None => s.push_str(&format!("pool:        pool/{pool} (no remote configured)\n")),
+        None => s.push_str(&format!(
+            "pool:        pool/{pool} (no remote configured)\n"
+        )),
     }
     let (word, who) = super::log::signature(&o.signature);
     let signer = match (word, who) {
@@ -258,7 +257,9 @@ fn origin_lines(pool: git_lore::model::Source, o: Option<&Origin>) -> String {
     ));
     match o.synced_at {
         Some(t) => s.push_str(&format!("synced:      {}\n", date(t))),
-        None => s.push_str("synced:      not recorded (made here, or the reflog that said it expired)\n"),
+        None => s.push_str(
+            "synced:      not recorded (made here, or the reflog that said it expired)\n",
+        ),
     }
     s
 }

@@ -225,7 +225,10 @@ pub enum Named {
     Artifact(ArtifactOutcome),
     /// A pool entry with no record on this ledger: a teammate's lesson,
     /// synced.
-    Entry { pool: Source, status: Status },
+    Entry {
+        pool: Source,
+        status: Status,
+    },
     Nothing,
 }
 

@@ -697,21 +697,8 @@ fn a_synced_lesson_is_shown_logged_and_listed() {
     );
     insta::assert_snapshot!(t.b.session(&["show", &short], &n), @"
     $ git lore show 01kz8nv6
-    id:          [a1] (short: 01KZ)
-    status:      active
-    pool:        pool/org, shared with remote org ([ana]/srv/host.git)
-    signed by:   ana@example.com (good signature), commit 98af066898b1 of 2026-08-05T10:00:00Z
-    synced:      2026-08-05T10:00:00Z
-    visibility:  org
-    artifact:    01J0000000040000000000000B
-    claim:       widget11 1.11.0 crashes on start
-    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (widget11 1.11.0): the text states no wider range.
-    resolution:  Fixed by setting the timeout to 30 in config.yml.
-    stack:       widget11
-    scope:       widget11 =1.11.0
-    jury:        2 of 2 judges agreed, 2026-08-05T10:00:00Z
-    promoted:    2026-08-05T10:00:00Z
-    related:     not yet (`git lore relate [a1]`)
+    [stderr] git-lore: no lesson or artifact id starts with 01KZ8NV6: `git lore list --all` shows every lesson id
+    [exit 1]
     ");
     let json: Value = serde_json::from_str(t.b.lore(&["show", &t.a1, "--json"]).ok()).unwrap();
     assert_eq!(json["entry"], t.b.entry("org", &t.a1).unwrap());

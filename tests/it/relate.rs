@@ -1379,6 +1379,34 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
 }
 
 #[test]
+fn judge_id_judges_one_contradicted_lesson_again_with_the_offline_judges() {
+    let (env, p) = contradicted();
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", &p.b, "--yes"], 1), @"
+    $ git lore judge [b] --yes
+    [stderr] git-lore: lesson [b] is not confirmed; its status is: approved
+    [exit 1]
+    ");
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", &p.a], 1), @"
+    $ git lore judge [a]
+    [stderr] lesson [a], contradicted, to judge again with the offline judges
+    [stderr] git-lore: refusing to judge without --yes: stdin is not a terminal to ask on
+    [exit 1]
+    ");
+    insta::assert_snapshot!(p.session(&env, &["judge", &p.a, "--yes"]), @"
+    $ git lore judge [a] --yes
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (02e881834f86).
+    [stderr] lesson [a], contradicted, to judge again with the offline judges
+    ");
+    assert_eq!(lesson(&env, &p.a)["status"], "refuted");
+    assert_trailers(
+        &env,
+        "judge",
+        &["Lore-Model: offline", "Lore-Reason: jury_not_majority"],
+    );
+    env.assert_verifies();
+}
+
+#[test]
 fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     let (env, p) = contradicted();
     let seen = env.path().join("prompt.txt");
