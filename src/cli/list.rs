@@ -5,8 +5,9 @@ use git_lore::model::{unique_prefix_len, LessonStatus, ProposalStatus};
 use git_lore::ops::query::{self, Listed};
 
 /// List lessons in one status (default: pending), oldest first, as
-/// `<id>  <claim>`, each id cut to the shortest prefix that names it (any
-/// command takes that prefix where it takes an id).
+/// `<id>  <claim>`, each id cut to the shortest prefix that names it, at
+/// least 6 characters (any command takes that prefix where it takes an
+/// id; on a terminal the prefix is bold, unless NO_COLOR is set).
 ///
 /// `--pool TIER` lists the lessons of one pool (local, org or public; a
 /// teammate's synced ones included), `--all` every lesson this repository
@@ -89,11 +90,17 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ));
     } else {
         let known = query::known_ids(&lore)?;
+        let lens: Vec<usize> = list
+            .iter()
+            .map(|p| unique_prefix_len(p.id, &known))
+            .collect();
+        let width = lens.iter().copied().max().unwrap_or(0);
+        let bold = ui::emphasis();
         let shorts: Vec<String> = list
             .iter()
-            .map(|p| p.id.to_string()[..unique_prefix_len(p.id, &known)].to_owned())
+            .zip(&lens)
+            .map(|(p, n)| ui::id_shown(p.id, *n, width, bold))
             .collect();
-        let width = shorts.iter().map(String::len).max().unwrap_or(0);
         let mut s = String::new();
         for (p, short) in list.iter().zip(&shorts) {
             let flag = if trusted.flagged.contains(&p.id) {
@@ -102,7 +109,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 ""
             };
             s.push_str(&format!(
-                "{short:<width$}  {}{flag}\n",
+                "{short}  {}{flag}\n",
                 ui::text(&p.candidate.claim)
             ));
         }
@@ -161,11 +168,17 @@ fn run_everywhere(args: &Args, ctx: &Ctx) -> ui::Result {
         ));
     } else {
         let known = query::known_ids(&lore)?;
+        let lens: Vec<usize> = list
+            .iter()
+            .map(|l| unique_prefix_len(l.id, &known))
+            .collect();
+        let width = lens.iter().copied().max().unwrap_or(0);
+        let bold = ui::emphasis();
         let shorts: Vec<String> = list
             .iter()
-            .map(|l| l.id.to_string()[..unique_prefix_len(l.id, &known)].to_owned())
+            .zip(&lens)
+            .map(|(l, n)| ui::id_shown(l.id, *n, width, bold))
             .collect();
-        let width = shorts.iter().map(String::len).max().unwrap_or(0);
         let mut s = String::new();
         for (l, short) in list.iter().zip(&shorts) {
             let flag = if trusted.flagged.contains(&l.id) {
@@ -174,7 +187,7 @@ fn run_everywhere(args: &Args, ctx: &Ctx) -> ui::Result {
                 ""
             };
             s.push_str(&format!(
-                "{short:<width$}  {:<11}  {:<10}  {}{flag}\n",
+                "{short}  {:<11}  {:<10}  {}{flag}\n",
                 l.place.to_string(),
                 l.status,
                 ui::text(&l.claim)

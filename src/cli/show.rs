@@ -62,10 +62,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::out_json(&p);
         return Ok(Exit::Done);
     }
-    let short = &id.to_string()[..unique_prefix_len(id, &index.ids())];
     let c = &p.candidate;
     let mut s = String::new();
-    s.push_str(&format!("id:          {} (short: {short})\n", p.id));
+    s.push_str(&id_line(id, &index));
     s.push_str(&format!("status:      {}\n", p.status));
     s.push_str(&format!(
         "visibility:  {}\n",
@@ -182,9 +181,8 @@ fn show_entry(
         ui::out_json(&EntryJson { entry: &l, origin });
         return Ok(Exit::Done);
     }
-    let short = &id.to_string()[..unique_prefix_len(id, &index.ids())];
     let mut s = String::new();
-    s.push_str(&format!("id:          {id} (short: {short})\n"));
+    s.push_str(&id_line(id, index));
     s.push_str(&format!("status:      {}\n", l.status));
     s.push_str(&origin_lines(pool, origin.as_ref()));
     s.push_str(&format!("visibility:  {}\n", l.visibility));
@@ -262,6 +260,19 @@ fn origin_lines(pool: git_lore::model::Source, o: Option<&Origin>) -> String {
         ),
     }
     s
+}
+
+/// `id:  <the whole id> (short: <its shortest unique prefix>)`; on a
+/// terminal the prefix in the whole id is bold ([`ui::id_shown`]).
+fn id_line(id: Id, index: &git_lore::store::Index) -> String {
+    let n = unique_prefix_len(id, &index.ids());
+    let bold = ui::emphasis();
+    let whole = if bold {
+        ui::id_shown(id, n, 26, true)
+    } else {
+        id.to_string()
+    };
+    format!("id:          {whole} (short: {})\n", &id.to_string()[..n])
 }
 
 /// A scope as people write it: `vite <6, vitest >=4`, or why it holds for

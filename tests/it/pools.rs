@@ -696,9 +696,22 @@ fn a_synced_lesson_is_shown_logged_and_listed() {
         ],
     );
     insta::assert_snapshot!(t.b.session(&["show", &short], &n), @"
-    $ git lore show 01kz8nv6
-    [stderr] git-lore: no lesson or artifact id starts with 01KZ8NV6: `git lore list --all` shows every lesson id
-    [exit 1]
+    $ git lore show 01kz8n9c
+    id:          [a1] (short: 01KZ8N)
+    status:      active
+    pool:        pool/org, shared with remote org ([ana]/srv/host.git)
+    signed by:   ana@example.com (good signature), commit 751db384f4e4 of 2026-08-05T10:00:00Z
+    synced:      2026-08-05T10:00:00Z
+    visibility:  org
+    artifact:    01J0000000040000000000000B
+    claim:       widget11 1.11.0 crashes on start
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (widget11 1.11.0): the text states no wider range.
+    resolution:  Fixed by setting the timeout to 30 in config.yml.
+    stack:       widget11
+    scope:       widget11 =1.11.0
+    jury:        2 of 2 judges agreed, 2026-08-05T10:00:00Z
+    promoted:    2026-08-05T10:00:00Z
+    related:     not yet (`git lore relate [a1]`)
     ");
     let json: Value = serde_json::from_str(t.b.lore(&["show", &t.a1, "--json"]).ok()).unwrap();
     assert_eq!(json["entry"], t.b.entry("org", &t.a1).unwrap());
@@ -706,13 +719,13 @@ fn a_synced_lesson_is_shown_logged_and_listed() {
     assert_eq!(json["origin"]["signature"], "good");
     assert_eq!(json["origin"]["commit"].as_str(), Some(commit.as_str()));
     insta::assert_snapshot!(t.b.session(&["log", &short], &n), @"
-    $ git lore log 01kz8nv6
-    98af066898b1 2026-08-05T10:00:00Z pool/org    promote [a1] into pool/org
+    $ git lore log 01kz8n9c
+    751db384f4e4 2026-08-05T10:00:00Z pool/org    promote [a1] into pool/org
         promote -> active; signature: good (ana@example.com)
     ");
     insta::assert_snapshot!(t.b.session(&["list", "--pool", "org"], &n), @"
     $ git lore list --pool org
-    01KZ  pool/org     active      widget11 1.11.0 crashes on start
+    01KZ8N  pool/org     active      widget11 1.11.0 crashes on start
     ");
     // Ben's own pending lesson beside it.
     let b1 = t.b.propose();
@@ -722,8 +735,8 @@ fn a_synced_lesson_is_shown_logged_and_listed() {
     );
     insta::assert_snapshot!(t.b.session(&["list", "--all"], &n), @"
     $ git lore list --all
-    01KZ8NV6801  ledger       pending     widget21 1.21.0 crashes on start
-    01KZ8NV6803  pool/org     active      widget11 1.11.0 crashes on start
+    01KZ8N9  pool/org     active      widget11 1.11.0 crashes on start
+    01KZ8NW  ledger       pending     widget21 1.21.0 crashes on start
     ");
     insta::assert_snapshot!(t.b.session(&["list", "--pool", "local"], &n), @"
     $ git lore list --pool local
@@ -739,13 +752,13 @@ fn a_synced_lesson_is_shown_logged_and_listed() {
     let status: Value = serde_json::from_str(t.b.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(status["pools"]["org"]["active"], 1);
     assert_eq!(status["pending"], 1);
-    // Both made at the test's fixed clock: they share their first ten
-    // characters.
+    // Both made at the test's fixed clock: they share the six characters
+    // that say when, and differ right after.
     let common = &t.a1[..4];
     assert!(b1.starts_with(common));
     insta::assert_snapshot!(t.b.session(&["show", common], &n), @"
     $ git lore show 01KZ
-    [stderr] git-lore: 01KZ is ambiguous: 2 ids start with it: 01KZ8NV6801 (lesson, pending), 01KZ8NV6803 (lesson in pool/org, active); give enough characters to name one
+    [stderr] git-lore: 01KZ is ambiguous: 2 ids start with it: 01KZ8N9 (lesson in pool/org, active), 01KZ8NW (lesson, pending); give enough characters to name one
     [exit 1]
     ");
     // A whole id no pool and no ledger has.
@@ -1597,7 +1610,7 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
 
     ### Signature
 
-    `lessons/3/A/[p2].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+    `lessons/S/E/[p2].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
 
     ---
 
@@ -1859,7 +1872,7 @@ fn a_retraction_travels_to_every_teammate() {
     assert!(shown.contains("pool entry:  retracted\n"), "{shown}");
     insta::assert_snapshot!(t.a.session(&["publish", "org"], &n), @"
     $ git lore publish org
-    pool/org: pushed 1 commit to [ana]/srv/host.git (98af066898b1 -> bcd78341ec4c)
+    pool/org: pushed 1 commit to [ana]/srv/host.git (751db384f4e4 -> cb52a81131c9)
     ");
     insta::assert_snapshot!(t.b.session(&["sync", "org"], &n), @"
     $ git lore sync org
@@ -2812,7 +2825,7 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
 
     ### Signature
 
-    `lessons/N/A/[p1].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+    `lessons/G/4/[p1].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
 
     ---
 

@@ -847,6 +847,49 @@ fn log_is_newest_first_across_branches_and_pages_on_a_terminal() {
 }
 
 #[test]
+fn ids_show_their_shortest_unique_prefix_in_bold_on_a_terminal() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let short = &id[..6];
+    let bold = format!("\u{1b}[1m{short}\u{1b}[0m");
+    // Piped: the prefix alone, plain.
+    let piped = env.lore(&["list"]);
+    assert!(
+        piped.ok().starts_with(&format!("{short}  ")),
+        "{}",
+        piped.stdout
+    );
+    assert!(!piped.stdout.contains('\u{1b}'));
+    // On a terminal: the prefix bold (list), and bold within the whole id
+    // (show), the rest dim.
+    let listed = on_a_terminal(&env, "list", "");
+    assert!(
+        listed.starts_with(&format!("{bold}\u{1b}[2m\u{1b}[0m  ")),
+        "{listed:?}"
+    );
+    let shown = on_a_terminal(&env, &format!("show {short}"), "");
+    assert!(
+        shown.starts_with(&format!(
+            "id:          {bold}\u{1b}[2m{}\u{1b}[0m (short: {short})\n",
+            &id[6..]
+        )),
+        "{shown:?}"
+    );
+    // NO_COLOR: plain on a terminal too.
+    let cmd = format!("NO_COLOR=1 {} list", env!("CARGO_BIN_EXE_git-lore"));
+    let mut c = std::process::Command::new("script");
+    c.args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let o = crate::common::feed(&mut c, "");
+    let plain = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    assert!(plain.starts_with(&format!("{short}  ")), "{plain:?}");
+    assert!(!plain.contains('\u{1b}'), "{plain:?}");
+}
+
+#[test]
 fn judge_all_asks_on_a_terminal_and_does_what_it_is_told() {
     let (env, id) = confirmed("org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
