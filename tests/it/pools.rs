@@ -828,6 +828,20 @@ fn racing_publishes_both_succeed_and_lose_nothing() {
         u.assert_verifies();
         u.assert_stock_git_verifies("org");
     }
+    // Across the merge, each sees who made the other's lesson: the promote
+    // commit that added it, not the merge that brought it in.
+    for (u, other, id) in [(&t.a, &t.b, &b2), (&t.b, &t.a, &a2)] {
+        let shown: Value = serde_json::from_str(u.lore(&["show", id, "--json"]).ok()).unwrap();
+        let origin = &shown["origin"];
+        assert_eq!(origin["signer"], other.email, "{shown}");
+        let subject = u.git(&[
+            "log",
+            "-1",
+            "--format=%s",
+            origin["commit"].as_str().unwrap(),
+        ]);
+        assert_eq!(subject.ok().trim(), format!("promote {id} into pool/org"));
+    }
 }
 
 // ---------------------------------------------------------------- refusals

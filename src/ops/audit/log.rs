@@ -124,30 +124,16 @@ pub struct Origin {
     pub synced_at: Option<i64>,
 }
 
-/// Where the entry `id` of `pool/<pool>` came from; `None` when no commit
-/// of that pool adds it. Walks the pool's commits (messages only) from the
-/// oldest, and reads the reflog of the remote's verified tip.
+/// Where the entry `id` of `pool/<pool>` came from; `None` when the pool
+/// does not hold it. Finds the commit that added it ([`adding_commit`]) and
+/// reads the reflog of the remote's verified tip.
 pub fn origin(lore: &Lore, pool: Source, id: Id) -> Result<Option<Origin>, LoreError> {
     let branch = Branch::Pool(pool);
     let Some(tip) = lore.store.tip(branch)? else {
         return Ok(None);
     };
-    let adds = |e: &Event| match e {
-        Event::Promote { lesson, .. } => *lesson == id,
-        other => other.entries_changed().contains(&id) && other.lesson() == Some(id),
-    };
-    let commits = lore
-        .store
-        .walk_since(tip, None, |c, message| {
-            let (_, lines) = crate::trailers::parse(&String::from_utf8_lossy(message));
-            Event::from_trailers(&lines)
-                .ok()
-                .filter(|e| adds(e))
-                .map(|_| c)
-        })?
-        .unwrap_or_default();
-    // Parents before children: the first is the one that added it.
-    let Some(commit) = commits.into_iter().flatten().next() else {
+    let path = crate::store::layout::lesson_path(id);
+    let Some(commit) = adding_commit(lore, tip, &path)? else {
         return Ok(None);
     };
     let info = lore.store.commit_info(commit)?;
@@ -182,4 +168,47 @@ pub fn origin(lore: &Lore, pool: Source, id: Id) -> Result<Option<Origin>, LoreE
         remote,
         synced_at,
     }))
+}
+
+/// The commit that added `path` to the history of `tip`: a pool never
+/// removes an entry (retract, supersede and merge change its status), so
+/// along the first-parent chain it is present from some commit on. That
+/// commit is found by bisection (a few tree look-ups, not a read of every
+/// commit); when it is a merge that took the entry from another parent,
+/// the search goes on in that parent's history. `None` when `tip` lacks it.
+fn adding_commit(lore: &Lore, tip: ObjectId, path: &str) -> Result<Option<ObjectId>, LoreError> {
+    let store = &lore.store;
+    let has = |c: ObjectId| -> Result<bool, LoreError> {
+        Ok(store.blob_id_in_tree(store.tree_of(c)?, path)?.is_some())
+    };
+    let mut tip = tip;
+    // Each round descends into a merged parent: bounded by the history.
+    loop {
+        if !has(tip)? {
+            return Ok(None);
+        }
+        let chain = store.first_parents(tip)?;
+        // chain[..=lo] hold it, chain[hi..] do not.
+        let (mut lo, mut hi) = (0usize, chain.len());
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if has(chain[mid])? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let found = chain[lo];
+        let mut from = None;
+        for p in store.parents(found)?.into_iter().skip(1) {
+            if has(p)? {
+                from = Some(p);
+                break;
+            }
+        }
+        match from {
+            Some(p) => tip = p,
+            None => return Ok(Some(found)),
+        }
+    }
 }
