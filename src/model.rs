@@ -43,6 +43,27 @@ impl Id {
         Id(ulid::Ulid::from_parts(unix_ms, random))
     }
 
+    /// A new lesson's id, made at `unix_ms` from 16 random bytes: a ULID
+    /// whose time is kept only to [`Id::TIME_CHARS`] characters (about 17
+    /// minutes, the bucket's start) and whose other 100 bits are random,
+    /// so lessons made together differ from the 7th character on rather
+    /// than the 11th. It still sorts by time to the bucket and parses as
+    /// any ULID; ids made before keep working as they are (see
+    /// docs/decisions.md, "Short ids that differ early").
+    pub fn new_lesson(unix_ms: u64, random: [u8; 16]) -> Id {
+        // 130 bits spelled, the top 2 zero: the first TIME_CHARS characters
+        // hold the top 3 + 5 × (TIME_CHARS − 1) bits of the 48-bit time.
+        let time_bits = 3 + 5 * (Self::TIME_CHARS as u32 - 1);
+        let rest = 128 - time_bits;
+        let bucket = u128::from(unix_ms & ((1 << 48) - 1)) >> (48 - time_bits);
+        let random = u128::from_be_bytes(random) & ((1u128 << rest) - 1);
+        Id(ulid::Ulid((bucket << rest) | random))
+    }
+
+    /// How many leading characters of a new lesson's id say when it was
+    /// made ([`Id::new_lesson`]).
+    pub const TIME_CHARS: usize = 6;
+
     /// The 16 raw bytes, big-endian, as stored in the index.
     pub fn to_bytes(self) -> [u8; 16] {
         self.0 .0.to_be_bytes()
@@ -148,8 +169,10 @@ fn crockford_value(c: u8) -> u8 {
 }
 
 /// How many leading characters of `id` no other id of `sorted` shares: the
-/// shortest prefix that names it (at least [`IdPrefix::MIN`]). `sorted`
-/// holds every id a prefix is resolved against, in order, `id` among them.
+/// shortest prefix that names it, and at least [`SHOWN_MIN`] (the time
+/// part of a new id, so a shown prefix does not go ambiguous with the next
+/// lesson of the month). `sorted` holds every id a prefix is resolved
+/// against, in order, `id` among them.
 pub fn unique_prefix_len(id: Id, sorted: &[Id]) -> usize {
     let common = |a: Id, b: Id| {
         let (a, b) = (a.to_string(), b.to_string());
@@ -161,8 +184,12 @@ pub fn unique_prefix_len(id: Id, sorted: &[Id]) -> usize {
         .get(at..)
         .and_then(|s| s.iter().find(|x| **x != id))
         .map(|&x| common(x, id));
-    (before.unwrap_or(0).max(after.unwrap_or(0)) + 1).clamp(IdPrefix::MIN, 26)
+    (before.unwrap_or(0).max(after.unwrap_or(0)) + 1).clamp(SHOWN_MIN, 26)
 }
+
+/// The fewest characters of an id output shows ([`unique_prefix_len`]);
+/// people may type as few as [`IdPrefix::MIN`].
+pub const SHOWN_MIN: usize = Id::TIME_CHARS;
 
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -504,6 +531,37 @@ mod tests {
     }
 
     #[test]
+    fn lessons_made_together_differ_after_the_time_bucket() {
+        let at: u64 = 1_785_000_000_123;
+        let a = Id::new_lesson(at, [0x11; 16]);
+        let b = Id::new_lesson(at, [0x99; 16]);
+        let (sa, sb) = (a.to_string(), b.to_string());
+        // The same bucket: the same first six characters, which are the
+        // time's.
+        assert_eq!(sa[..Id::TIME_CHARS], sb[..Id::TIME_CHARS]);
+        let old = Id::from_parts(at, 0).to_string();
+        assert_eq!(sa[..Id::TIME_CHARS], old[..Id::TIME_CHARS]);
+        // Then random: they differ at once, where ids of the old layout
+        // made in the same millisecond shared ten characters.
+        assert_ne!(sa.as_bytes()[Id::TIME_CHARS], sb.as_bytes()[Id::TIME_CHARS]);
+        assert_eq!(
+            Id::from_parts(at, 0x11).to_string()[..10],
+            Id::from_parts(at, 0x99).to_string()[..10]
+        );
+        // The time is the bucket's start: at most ~17.5 minutes earlier,
+        // and ids still sort by bucket.
+        assert!(a.timestamp_ms() <= at && at - a.timestamp_ms() < 1 << 20);
+        let later = Id::new_lesson(at + (1 << 20), [0; 16]);
+        assert!(later > a && later > b);
+        // It is a ULID like any other: it parses back, and a prefix of it
+        // resolves.
+        assert_eq!(sa.parse::<Id>().unwrap(), a);
+        assert!(sa.as_bytes()[0] <= b'7');
+        let (lo, hi) = IdPrefix::parse(&sa[..7]).unwrap().range();
+        assert!(lo <= a && a <= hi);
+    }
+
+    #[test]
     fn the_unique_prefix_is_one_past_the_longest_shared_one() {
         let ids: Vec<Id> = [
             "01JD4XQMR6ZKX8T2B5V9N3WQYE",
@@ -516,8 +574,8 @@ mod tests {
         .collect();
         assert_eq!(unique_prefix_len(ids[0], &ids), 26);
         assert_eq!(unique_prefix_len(ids[2], &ids), 8);
-        assert_eq!(unique_prefix_len(ids[3], &ids), 4);
-        assert_eq!(unique_prefix_len(ids[3], &ids[3..]), 4);
+        assert_eq!(unique_prefix_len(ids[3], &ids), SHOWN_MIN);
+        assert_eq!(unique_prefix_len(ids[3], &ids[3..]), SHOWN_MIN);
     }
 
     #[test]

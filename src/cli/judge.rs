@@ -12,25 +12,27 @@ use git_lore::review::{self, Judged, Transition, UnjudgedReason};
 /// Record the jury's verdict on a confirmed lesson, then promote it; or
 /// judge again a shared lesson that counter-observations contradict.
 ///
-/// `judge ID VERDICTS` takes the judges' verdicts as JSON (an array of
-/// `{judge_type, score, passed, criterion_scores, feedback_summary}`), as
-/// text, `-` for stdin or `@FILE`. `judge --all` runs the configured judges
-/// (offline by default; `lore.judge.command` for a model) over every
-/// confirmed lesson, after reporting how many there are and asking — or
-/// proceeding with `--yes`. A private lesson is approved with no jury. Exit 0
+/// `judge ID` runs the configured judges (offline by default;
+/// `lore.judge.command` for a model) on one confirmed lesson, after saying
+/// which and asking — or proceeding with `--yes`. `judge ID VERDICTS`
+/// takes the judges' verdicts instead, as JSON (an array of `{judge_type,
+/// score, passed, criterion_scores, feedback_summary}`), as text, `-` for
+/// stdin or `@FILE`. `judge --all` runs the configured judges over every
+/// confirmed lesson, after reporting how many there are and asking. A private lesson is approved with no jury. Exit 0
 /// when verdicts were recorded, 1 on a usage or state error, 2 when a lesson
 /// could not be judged (nothing written; it stays confirmed; re-run).
 ///
 /// A lesson in pool/org or pool/public whose counter-observations reached
 /// `lore.relate.threshold` goes back to the jury, shown the lesson and the
 /// counter-evidence: `judge --contradicted` runs the judges on every such
-/// lesson (report, then ask, as `--all`), `judge ID VERDICTS` records
-/// verdicts given for one. A failed ruling makes it `refuted` (recall never
+/// lesson (report, then ask, as `--all`), `judge ID` runs them on one,
+/// `judge ID VERDICTS` records verdicts given for one. A failed ruling makes it `refuted` (recall never
 /// returns it again); a passed one upholds it, and it waits again only when
 /// more counter-observations are recorded. Only the jury refutes a lesson.
 ///
-/// Examples: `git lore judge --all --yes`, `git lore judge 01kz8nv6803
-/// @verdicts.json`, `git lore judge --contradicted --yes`.
+/// Examples: `git lore judge 01kz8nv6803 --yes`, `git lore judge --all
+/// --yes`, `git lore judge 01kz8nv6803 @verdicts.json`, `git lore judge
+/// --contradicted --yes`.
 #[derive(ClapArgs, Debug)]
 #[command(
     about = "Record the jury's verdict on a lesson, then promote it",
@@ -44,8 +46,9 @@ pub struct Args {
         conflicts_with = "batch"
     )]
     id: Option<String>,
-    /// The verdicts: JSON text, `-` for stdin, or `@FILE`.
-    #[arg(value_name = "VERDICTS", required_unless_present_any = ["all", "contradicted"])]
+    /// The verdicts: JSON text, `-` for stdin, or `@FILE`. Without them,
+    /// the configured judges judge the lesson.
+    #[arg(value_name = "VERDICTS")]
     verdicts: Option<String>,
     /// Judge every confirmed lesson with the configured judges.
     #[arg(long)]
@@ -54,12 +57,13 @@ pub struct Args {
     /// counter-observations reached lore.relate.threshold.
     #[arg(long)]
     contradicted: bool,
-    /// With --all or --contradicted: do not ask before judging.
-    #[arg(long, requires = "batch")]
+    /// When the configured judges judge (ID alone, --all, --contradicted):
+    /// do not ask before judging.
+    #[arg(long, conflicts_with = "verdicts")]
     yes: bool,
-    /// With --all or --contradicted: offline or command [default: from
+    /// When the configured judges judge: offline or command [default: from
     /// lore.judge.backend].
-    #[arg(long, requires = "batch", value_parser = ["offline", "command"])]
+    #[arg(long, conflicts_with = "verdicts", value_parser = ["offline", "command"])]
     backend: Option<String>,
 }
 
@@ -129,7 +133,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         &lore,
         &ui::parse_id(args.id.as_deref().unwrap_or_default())?,
     )?;
-    let text = read_verdicts(args.verdicts.as_deref().unwrap_or_default())?;
+    let Some(verdicts) = args.verdicts.as_deref() else {
+        return run_one(&mut lore, id, &args, ctx);
+    };
+    let text = read_verdicts(verdicts)?;
     if rejudge::judges(&lore, id)? {
         let panel = review::parse_panel(&text);
         let r = rejudge::rejudge(&mut lore, id, &panel)?;
@@ -279,6 +286,101 @@ fn run_contradicted(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     })
 }
 
+/// What one lesson's turn came to, as `judge --all` and `judge ID` say it.
+fn say_turn(t: &Turn) {
+    match &t.judged {
+        Judged::Recorded(p) if t.earlier => {
+            ui::out(&format!(
+                "Lesson {} was {} by an earlier run that stopped before promoting it.\n",
+                p.id, p.status
+            ));
+            if let Some(promoted) = &t.promoted {
+                report_promoted(p.id, promoted);
+            }
+        }
+        Judged::Recorded(p) => {
+            ui::out(&judged_line(p));
+            if let Some(promoted) = &t.promoted {
+                report_promoted(p.id, promoted);
+            }
+        }
+        Judged::Unjudged(why) => ui::out(&format!(
+            "Lesson {} could not be judged; it stays confirmed: {}\n",
+            t.id,
+            ui::text(&why.message(t.id))
+        )),
+        Judged::Skipped(status) => ui::out(&format!(
+            "Lesson {} was decided meanwhile; it is {status}.\n",
+            t.id
+        )),
+    }
+}
+
+/// `judge ID`: the configured judges on one lesson, after saying which
+/// and asking (or `--yes`). A contradicted pool lesson is judged again, as
+/// `judge --contradicted` does; any other must be confirmed.
+fn run_one(lore: &mut Lore, id: Id, args: &Args, ctx: &Ctx) -> ui::Result {
+    let backend = Backend::from_config(lore, Role::Judge, args.backend.as_deref())?;
+    let judges = match &backend {
+        Backend::Offline => "the offline judges".to_owned(),
+        Backend::Command { model, .. } => format!("judge model {model}"),
+    };
+    if rejudge::judges(lore, id)? {
+        ui::status(format!(
+            "lesson {id}, contradicted, to judge again with {judges}"
+        ));
+        if !ui::ask("Proceed?", args.yes, "judge")? {
+            ui::status("nothing judged");
+            return Ok(Exit::Done);
+        }
+        let r = rejudge::rejudge_one(lore, &backend, id)?;
+        let exit = say_rejudged(id, &r, true);
+        if matches!(r, Rejudged::Unjudged(UnjudgedReason::NoAnswer { .. })) {
+            no_answer(ctx);
+        }
+        return Ok(exit);
+    }
+    // Refused before anyone is asked: a lesson that is not confirmed.
+    let p = query::proposal(lore, id)?;
+    if p.status != ProposalStatus::Confirmed {
+        return Err(
+            git_lore::ops::LoreError::from(review::ReviewError::NotConfirmed {
+                id,
+                status: p.status,
+            })
+            .into(),
+        );
+    }
+    ui::status(match p.visibility {
+        Some(Visibility::Private) => {
+            format!("lesson {id} (private) to approve with no jury")
+        }
+        Some(v) => format!("lesson {id} ({v}) to judge with {judges}"),
+        None => format!("lesson {id} to judge with {judges}"),
+    });
+    if !ui::ask("Proceed?", args.yes, "judge")? {
+        ui::status("nothing judged");
+        return Ok(Exit::Done);
+    }
+    let t = judge::judge_one(lore, &backend, id)?;
+    match &t.judged {
+        Judged::Unjudged(why) => {
+            ui::error(format!(
+                "lesson {id} could not be judged; it stays confirmed. Re-run to retry: {}",
+                why.message(id)
+            ));
+            if matches!(why, UnjudgedReason::NoAnswer { .. }) {
+                no_answer(ctx);
+            }
+            Ok(Exit::Undetermined)
+        }
+        _ => {
+            say_turn(&t);
+            Ok(Exit::Done)
+        }
+    }
+}
+
 /// After a judge program gave no answer: what to do next.
 fn no_answer(ctx: &Ctx) {
     ui::status(format!(
@@ -314,33 +416,7 @@ fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
         ui::status("nothing judged");
         return Ok(Exit::Done);
     }
-    let mut each = |t: &Turn| match &t.judged {
-        Judged::Recorded(p) if t.earlier => {
-            ui::out(&format!(
-                "Lesson {} was {} by an earlier run that stopped before promoting it.\n",
-                p.id, p.status
-            ));
-            if let Some(promoted) = &t.promoted {
-                report_promoted(p.id, promoted);
-            }
-        }
-        Judged::Recorded(p) => {
-            ui::out(&judged_line(p));
-            if let Some(promoted) = &t.promoted {
-                report_promoted(p.id, promoted);
-            }
-        }
-        Judged::Unjudged(why) => ui::out(&format!(
-            "Lesson {} could not be judged; it stays confirmed: {}\n",
-            t.id,
-            ui::text(&why.message(t.id))
-        )),
-        Judged::Skipped(status) => ui::out(&format!(
-            "Lesson {} was decided meanwhile; it is {status}.\n",
-            t.id
-        )),
-    };
-    let turns = judge::judge_all(lore, &backend, &mut each)?;
+    let turns = judge::judge_all(lore, &backend, &mut say_turn)?;
     let decided = |s: ProposalStatus| {
         turns
             .iter()

@@ -56,7 +56,7 @@ struct Row {
 }
 
 /// The words for a signature verdict, and who signed.
-fn signature(s: &SignatureStatus) -> (&'static str, Option<String>) {
+pub(super) fn signature(s: &SignatureStatus) -> (&'static str, Option<String>) {
     match s {
         SignatureStatus::Good { principal, .. } => ("good", Some(principal.clone())),
         SignatureStatus::Bad { .. } => ("bad", None),
@@ -118,7 +118,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         (Some(l), _) => {
             let id = ui::resolve_id(&lore, &ui::parse_id(l)?)?;
             match query::named(&lore, id)? {
-                query::Named::Lesson(_) => LogFilter::Lesson(id),
+                query::Named::Lesson(_) | query::Named::Entry { .. } => LogFilter::Lesson(id),
                 query::Named::Artifact(_) => {
                     ui::status(format!("{id} is an artifact; showing its history"));
                     LogFilter::Artifact(id)

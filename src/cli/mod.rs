@@ -218,7 +218,8 @@ pub fn main() -> ExitCode {
             return ExitCode::from(Exit::Refused.code());
         }
     };
-    // git-lore prints no colour at all, so NO_COLOR holds trivially.
+    // The one emphasis git-lore prints is an id's shortest unique prefix in
+    // bold, on a terminal, unless NO_COLOR is set (`ui::id_shown`).
     let result = match cli.command {
         Command::Init(a) => init::run(a, &ctx),
         Command::Ingest(a) => ingest::run(a, &ctx),

@@ -90,16 +90,27 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             .collect();
         ui::out_json(&rows);
     } else {
+        // On a terminal each id's shortest unique prefix is bold.
+        let known = if ui::emphasis() {
+            Some(git_lore::ops::query::known_ids(&lore)?)
+        } else {
+            None
+        };
         let mut s = String::new();
         for h in &found.hits {
+            let id = match &known {
+                Some(k) => {
+                    ui::id_shown(h.id, git_lore::model::unique_prefix_len(h.id, k), 26, true)
+                }
+                None => h.id.to_string(),
+            };
             let place = match h.place.pool() {
                 Some(p) => format!("pool/{p}"),
                 None => h.place.to_string(),
             };
             let flag = if unverified(h) { "  [unverified]" } else { "" };
             s.push_str(&format!(
-                "{}  {place:<11}  {:<10}  {}  [{}]{flag}\n",
-                h.id,
+                "{id}  {place:<11}  {:<10}  {}  [{}]{flag}\n",
                 h.status.as_str(),
                 ui::text(&h.claim),
                 ui::text(&h.stack.join(", "))

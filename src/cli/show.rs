@@ -1,7 +1,8 @@
 use clap::Args as ClapArgs;
 
 use super::ui::{self, Ctx, Exit};
-use git_lore::model::{unique_prefix_len, Scope, Visibility};
+use git_lore::model::{unique_prefix_len, Id, Lesson, Scope, Visibility};
+use git_lore::ops::audit::{self, Origin};
 use git_lore::ops::query;
 use git_lore::scanner::scan_lesson;
 use git_lore::store::ArtifactOutcome;
@@ -11,6 +12,11 @@ use git_lore::store::ArtifactOutcome;
 /// a public lesson, what the disclosure scanner found; once promoted, its
 /// relations (superseded by, refines, refined by, counter-observations,
 /// whether the jury upheld it).
+///
+/// A teammate's lesson, synced into a pool, is shown from its pool entry,
+/// with where it came from: the pool and its remote, who signed the commit
+/// that added it (and whether that signature is good), and when a sync
+/// took it in. `--json` then prints `{"entry": …, "origin": …}`.
 ///
 /// Examples: `git lore show 01kz8nv6803`, `git lore show 01kz8nv6803 --json`.
 #[derive(ClapArgs, Debug)]
@@ -43,6 +49,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ),
         }));
     }
+    if let query::Named::Entry { .. } = query::named_in(&index, id) {
+        return show_entry(&lore, &index, id, args.json, trusted.flagged.contains(&id));
+    }
     let p = query::proposal(&lore, id)?;
     if trusted.flagged.contains(&id) {
         ui::status(format!(
@@ -53,10 +62,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::out_json(&p);
         return Ok(Exit::Done);
     }
-    let short = &id.to_string()[..unique_prefix_len(id, &index.ids())];
     let c = &p.candidate;
     let mut s = String::new();
-    s.push_str(&format!("id:          {} (short: {short})\n", p.id));
+    s.push_str(&id_line(id, &index));
     s.push_str(&format!("status:      {}\n", p.status));
     s.push_str(&format!(
         "visibility:  {}\n",
@@ -111,6 +119,160 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     }
     ui::out(&s);
     Ok(Exit::Done)
+}
+
+/// What `show --json` prints for a pool entry with no ledger record here.
+#[derive(serde::Serialize)]
+struct EntryJson<'a> {
+    entry: &'a Lesson,
+    origin: Option<OriginJson>,
+}
+
+#[derive(serde::Serialize)]
+struct OriginJson {
+    pool: String,
+    remote: Option<String>,
+    commit: String,
+    committed_at: String,
+    /// `good`, `bad`, `unknown signer`, `unsigned` or `unverifiable`.
+    signature: String,
+    /// The principal (a good signature) or the key's fingerprint.
+    signer: Option<String>,
+    synced_at: Option<String>,
+}
+
+fn date(seconds: i64) -> String {
+    jiff::Timestamp::from_second(seconds)
+        .map(git_lore::model::iso)
+        .unwrap_or_default()
+}
+
+/// A pool entry this repository has no ledger record of (a teammate's,
+/// synced): the entry as its pool holds it, and where it came from.
+fn show_entry(
+    lore: &git_lore::ops::Lore,
+    index: &git_lore::store::Index,
+    id: Id,
+    json: bool,
+    flagged: bool,
+) -> ui::Result {
+    let Some((pool, l)) = query::entry(lore, id)? else {
+        return Err(git_lore::ops::LoreError::NotFound { id }.into());
+    };
+    let origin = audit::origin(lore, pool, id)?;
+    if flagged {
+        ui::status(format!(
+            "warning: lesson {id} was changed by a commit that does not verify; what follows is not to be trusted — see `git lore verify`"
+        ));
+    }
+    if json {
+        let origin = origin.as_ref().map(|o| {
+            let (signature, signer) = super::log::signature(&o.signature);
+            OriginJson {
+                pool: format!("pool/{}", o.pool),
+                remote: o.remote.clone(),
+                commit: o.commit.to_string(),
+                committed_at: date(o.time),
+                signature: signature.to_owned(),
+                signer,
+                synced_at: o.synced_at.map(date),
+            }
+        });
+        ui::out_json(&EntryJson { entry: &l, origin });
+        return Ok(Exit::Done);
+    }
+    let mut s = String::new();
+    s.push_str(&id_line(id, index));
+    s.push_str(&format!("status:      {}\n", l.status));
+    s.push_str(&origin_lines(pool, origin.as_ref()));
+    s.push_str(&format!("visibility:  {}\n", l.visibility));
+    s.push_str(&format!(
+        "artifact:    {}\n",
+        l.evidence
+            .artifact_ids
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    s.push_str(&format!("claim:       {}\n", ui::text(&l.claim)));
+    s.push_str(&format!("rationale:   {}\n", ui::text(&l.rationale)));
+    s.push_str(&format!(
+        "resolution:  {}\n",
+        ui::text(&l.evidence.resolution)
+    ));
+    s.push_str(&format!(
+        "stack:       {}\n",
+        ui::text(&l.applies_to.stack.join(", "))
+    ));
+    s.push_str(&format!("scope:       {}\n", scope(&l.applies_to.scope)));
+    s.push_str(&format!(
+        "jury:        {} of {} agreed, {}\n",
+        l.consensus.agreed,
+        ui::count(l.consensus.judges as usize, "judge", "judges"),
+        ui::text(&l.consensus.decided_at)
+    ));
+    s.push_str(&format!("promoted:    {}\n", ui::text(&l.promoted_at)));
+    if let Some(r) = git_lore::ops::relate::relations(lore, id)? {
+        s.push_str(&relation_lines(id, &r));
+    }
+    ui::out(&s);
+    Ok(Exit::Done)
+}
+
+/// Where a pool entry came from, as `show` says it: its pool and remote,
+/// who signed the commit that added it, and when a sync took it in.
+fn origin_lines(pool: git_lore::model::Source, o: Option<&Origin>) -> String {
+    let mut s = String::new();
+    let Some(o) = o else {
+        s.push_str(&format!(
+            "pool:        pool/{pool} (no commit of it adds this lesson; `git lore verify`)\n"
+        ));
+        return s;
+    };
+    match &o.remote {
+        Some(url) => s.push_str(&format!(
+            "pool:        pool/{pool}, shared with remote {pool} ({})\n",
+            ui::text(url)
+        )),
+        None if pool == git_lore::model::Source::Local => {
+            s.push_str("pool:        pool/local (this machine only)\n")
+        }
+        None => s.push_str(&format!(
+            "pool:        pool/{pool} (no remote configured)\n"
+        )),
+    }
+    let (word, who) = super::log::signature(&o.signature);
+    let signer = match (word, who) {
+        ("good", Some(p)) => format!("{} (good signature)", ui::text(&p)),
+        (w, Some(fp)) => format!("{} ({w})", ui::text(&fp)),
+        (w, None) => format!("nobody known ({w})"),
+    };
+    s.push_str(&format!(
+        "signed by:   {signer}, commit {} of {}\n",
+        &o.commit.to_string()[..12],
+        date(o.time)
+    ));
+    match o.synced_at {
+        Some(t) => s.push_str(&format!("synced:      {}\n", date(t))),
+        None => s.push_str(
+            "synced:      not recorded (made here, or the reflog that said it expired)\n",
+        ),
+    }
+    s
+}
+
+/// `id:  <the whole id> (short: <its shortest unique prefix>)`; on a
+/// terminal the prefix in the whole id is bold ([`ui::id_shown`]).
+fn id_line(id: Id, index: &git_lore::store::Index) -> String {
+    let n = unique_prefix_len(id, &index.ids());
+    let bold = ui::emphasis();
+    let whole = if bold {
+        ui::id_shown(id, n, 26, true)
+    } else {
+        id.to_string()
+    };
+    format!("id:          {whole} (short: {})\n", &id.to_string()[..n])
 }
 
 /// A scope as people write it: `vite <6, vitest >=4`, or why it holds for

@@ -6,7 +6,8 @@ use git_lore::ops::query;
 
 /// Count lessons by status: what awaits a human (pending), what awaits the
 /// jury (confirmed), what was decided, and what a crash left judged but not
-/// promoted; then what waits for relation judgment (promoted lessons not
+/// promoted; then what each pool holds (a teammate's synced lessons
+/// included; `git lore list --pool TIER` lists them); then what waits for relation judgment (promoted lessons not
 /// yet related, when a relation judge is configured) and the lessons whose
 /// counter-observations sent them back to the jury. The first line is the
 /// one a SessionStart hook shows.
@@ -33,6 +34,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     };
     use ProposalStatus::*;
     let waiting = relation_queue(&lore)?;
+    let pools = query::pool_counts(&lore)?;
     if args.json {
         let mut m = serde_json::Map::new();
         for (s, n) in &counts {
@@ -47,6 +49,16 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         m.insert("rewritten".into(), trusted.rewritten.into());
         m.insert("unrelated".into(), waiting.unrelated.len().into());
         m.insert("contradicted".into(), waiting.contradicted.len().into());
+        let mut by_pool = serde_json::Map::new();
+        for (pool, status, n) in &pools {
+            let counts = by_pool
+                .entry(pool.as_str())
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+            if let Some(c) = counts.as_object_mut() {
+                c.insert(status.as_str().into(), (*n).into());
+            }
+        }
+        m.insert("pools".into(), by_pool.into());
         ui::out_json(&m);
     } else {
         ui::out(&format!(
@@ -62,6 +74,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 "lessons judged but not promoted: {unpromoted} (an interrupted run; `git lore promote --all` finishes them)\n"
             ));
         }
+        ui::out(&pool_lines(&pools));
         ui::out(&waiting.text());
     }
     Ok(if trusted.rewritten {
@@ -69,6 +82,28 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     } else {
         Exit::Done
     })
+}
+
+/// One line per pool that holds entries: `lessons in pool/org: 2 active,
+/// 1 retracted`.
+fn pool_lines(pools: &[(git_lore::model::Source, git_lore::search::Status, usize)]) -> String {
+    let mut s = String::new();
+    let mut current: Option<git_lore::model::Source> = None;
+    for (pool, status, n) in pools {
+        if current == Some(*pool) {
+            s.push_str(&format!(", {n} {status}"));
+        } else {
+            if current.is_some() {
+                s.push('\n');
+            }
+            s.push_str(&format!("lessons in pool/{pool}: {n} {status}"));
+            current = Some(*pool);
+        }
+    }
+    if current.is_some() {
+        s.push('\n');
+    }
+    s
 }
 
 /// What relation judgment leaves waiting: promoted lessons not yet related

@@ -130,6 +130,31 @@ pub fn resolve_lesson(lore: &Lore, typed: &IdPrefix) -> Result<Id> {
     Ok(git_lore::ops::query::resolve_lesson(lore, typed)?)
 }
 
+/// Whether ids are shown with their shortest unique prefix in bold:
+/// stdout is a terminal and `NO_COLOR` is not set (<https://no-color.org>).
+pub fn emphasis() -> bool {
+    use std::io::IsTerminal;
+    io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// `id` as output shows it: its first `width` characters (at least the
+/// shortest unique prefix, `unique` of them), the unique prefix in bold
+/// and the rest dim when `bold` ([`emphasis`]), as jj shows change ids;
+/// padded to `width` otherwise.
+pub fn id_shown(id: Id, unique: usize, width: usize, bold: bool) -> String {
+    let s = id.to_string();
+    let width = width.clamp(unique, 26);
+    if bold {
+        format!(
+            "\x1b[1m{}\x1b[0m\x1b[2m{}\x1b[0m",
+            &s[..unique],
+            &s[unique..width]
+        )
+    } else {
+        format!("{:<width$}", &s[..unique])
+    }
+}
+
 /// A pool tier named on the command line: `org` or `public` (`local` only
 /// where `allow_local`).
 pub fn parse_tier(s: &str, allow_local: bool) -> Result<git_lore::model::Source> {

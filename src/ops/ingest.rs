@@ -729,7 +729,7 @@ fn determine(
     };
     Ok(match decided {
         Determination::Propose { candidate } => Pending::Propose {
-            lesson: Id::from_parts(lore.env.now.as_millisecond() as u64, random80(lore.rng())),
+            lesson: Id::new_lesson(lore.env.now.as_millisecond() as u64, random128(lore.rng())),
             artifact,
             candidate: Box::new(candidate),
             redo,
@@ -743,10 +743,10 @@ fn determine(
     })
 }
 
-fn random80(rng: &mut dyn RngCore) -> u128 {
+fn random128(rng: &mut dyn RngCore) -> [u8; 16] {
     let mut b = [0u8; 16];
-    rng.fill_bytes(&mut b[6..]);
-    u128::from_be_bytes(b)
+    rng.fill_bytes(&mut b);
+    b
 }
 
 /// Writes determinations, as few transactions as the ledger allows: a

@@ -1,5 +1,6 @@
 //! The jury: `judge ID VERDICTS` records verdicts given from outside,
-//! `judge --all` runs the configured judges over every confirmed lesson.
+//! `judge ID` runs the configured judges on one confirmed lesson, `judge
+//! --all` over every confirmed lesson.
 //! Each verdict is one signed ledger commit, promoted right after.
 //!
 //! "Could not judge" — a panel that is not JSON or not usable, a judge
@@ -139,6 +140,33 @@ pub struct Turn {
     /// Judged by an earlier run that stopped before promoting it; this run
     /// only promoted it.
     pub earlier: bool,
+}
+
+/// `judge ID` with no verdicts: runs the configured judges on one
+/// confirmed lesson and records their verdict, then promotes it, as `judge
+/// --all` does for each. A lesson that is not confirmed is refused before
+/// any judge is asked (nothing written); an outage records nothing.
+pub fn judge_one(lore: &mut Lore, backend: &Backend, id: Id) -> Result<Turn, LoreError> {
+    let rubrics = super::rubrics::rubrics(lore)?;
+    let p = super::query::proposal(lore, id)?;
+    if p.status != ProposalStatus::Confirmed {
+        return Err(review::ReviewError::NotConfirmed {
+            id,
+            status: p.status,
+        }
+        .into());
+    }
+    let judged = match run_panel(&p, &rubrics, backend) {
+        Err(why) => Judged::Unjudged(why),
+        Ok(v) => judge(lore, id, &Ok(v), Some(backend.model_name()), Some(&p))?,
+    };
+    let promoted = matches!(judged, Judged::Recorded(_)).then(|| promote(lore, id));
+    Ok(Turn {
+        id,
+        judged,
+        promoted,
+        earlier: false,
+    })
 }
 
 /// `judge --all`: first finishes every promote an earlier run left undone,

@@ -145,7 +145,7 @@ pub enum LoreError {
     #[error("{id} is an artifact, not a lesson; {}", match became { Some(l) => format!("it became lesson {l}: use that id"), None => format!("it was declined (`git lore seen {id}` says why; `git lore ingest --redo {id}` asks again)") })]
     NotALesson { id: Id, became: Option<Id> },
     /// No lesson or artifact id starts with this prefix.
-    #[error("no lesson or artifact id starts with {prefix}: `git lore list --status STATUS` shows lesson ids")]
+    #[error("no lesson or artifact id starts with {prefix}: `git lore list --all` shows every lesson id")]
     NoSuchId { prefix: String },
     /// More than one id starts with this prefix.
     #[error("{prefix} is ambiguous: {count} ids start with it: {}{}; give enough characters to name one", candidates.join(", "), if *count > candidates.len() { format!(" and {} more", count - candidates.len()) } else { String::new() })]

@@ -3,7 +3,8 @@
 //! to history (the index cache may be caught up).
 
 use super::{Lore, LoreError};
-use crate::model::{Id, IdPrefix, Proposal, ProposalStatus};
+use crate::model::{Id, IdPrefix, Lesson, Proposal, ProposalStatus, Source};
+use crate::search::Status;
 use crate::store::{layout, ArtifactOutcome, Branch, Index, LessonEntry, StoreError};
 
 /// Which id a person meant: a whole id as given (whether or not anything
@@ -80,7 +81,7 @@ pub fn resolve_lesson(lore: &Lore, typed: &IdPrefix) -> Result<Id, LoreError> {
         Named::Artifact(ArtifactOutcome::Declined { .. }) => {
             Err(LoreError::NotALesson { id, became: None })
         }
-        Named::Lesson(_) | Named::Nothing => Ok(id),
+        Named::Lesson(_) | Named::Entry { .. } | Named::Nothing => Ok(id),
     }
 }
 
@@ -96,6 +97,7 @@ fn describe(index: &Index, id: Id, ids: &[Id]) -> String {
         Named::Artifact(ArtifactOutcome::Declined { .. }) => {
             format!("{short} (artifact, declined)")
         }
+        Named::Entry { pool, status } => format!("{short} (lesson in pool/{pool}, {status})"),
         Named::Nothing => short.to_owned(),
     }
 }
@@ -219,8 +221,15 @@ pub fn seen(lore: &Lore, artifacts: &[Id]) -> Result<Vec<Seen>, LoreError> {
 /// What an id names in history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Named {
+    /// A lesson of this repository's ledger (promoted or not).
     Lesson(LessonEntry),
     Artifact(ArtifactOutcome),
+    /// A pool entry with no record on this ledger: a teammate's lesson,
+    /// synced.
+    Entry {
+        pool: Source,
+        status: Status,
+    },
     Nothing,
 }
 
@@ -234,7 +243,10 @@ pub fn named_in(index: &Index, id: Id) -> Named {
     match (index.lesson(id), index.artifact(id)) {
         (Some(l), _) => Named::Lesson(l),
         (None, Some(a)) => Named::Artifact(a),
-        (None, None) => Named::Nothing,
+        (None, None) => match index.pool_entry(id) {
+            Some((pool, status)) => Named::Entry { pool, status },
+            None => Named::Nothing,
+        },
     }
 }
 
@@ -312,4 +324,134 @@ pub fn pool_lesson(lore: &Lore, id: Id) -> Result<Option<crate::model::Lesson>, 
         }
         .into()
     })
+}
+
+/// The pool entry of `id` as its pool holds it, with that pool: where the
+/// index says it is, else the first pool whose tip has it.
+pub fn entry(lore: &Lore, id: Id) -> Result<Option<(Source, Lesson)>, LoreError> {
+    let pool = match Index::load(&lore.store)?.pool_entry(id) {
+        Some((pool, _)) => Some(pool),
+        None => pool_holding(lore, id)?.map(|(pool, _)| pool),
+    };
+    let Some(pool) = pool else {
+        return Ok(None);
+    };
+    let path = layout::lesson_path(id);
+    let Some(bytes) = lore.store.read(Branch::Pool(pool), &path)? else {
+        return Ok(None);
+    };
+    let lesson: Lesson =
+        serde_json::from_slice(&bytes).map_err(|source| StoreError::Unparsable {
+            branch: Branch::Pool(pool).to_string(),
+            path,
+            source,
+            then: "",
+        })?;
+    Ok(Some((pool, lesson)))
+}
+
+/// Where a listed lesson is: the ledger (not in a pool), or a pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    Ledger,
+    Pool(Source),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Ledger => f.write_str("ledger"),
+            Place::Pool(p) => write!(f, "pool/{p}"),
+        }
+    }
+}
+
+impl serde::Serialize for Place {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// One lesson as `list --all` and `list --pool` show it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Listed {
+    pub id: Id,
+    /// `ledger`, or `pool/<tier>`.
+    #[serde(rename = "where")]
+    pub place: Place,
+    /// A pool entry's status (active, superseded, refuted, retracted), or
+    /// a ledger lesson's (pending, confirmed, passed, approved, rejected).
+    pub status: String,
+    /// Its claim (a pool entry's cut to [`crate::summary::KEPT_CHARS`]
+    /// characters).
+    pub claim: String,
+    pub stack: Vec<String>,
+}
+
+/// Every lesson of `pool` (any status), or with `None` every lesson this
+/// repository knows: each pool entry (a teammate's synced ones included)
+/// once, where it is, and each ledger lesson not in a pool (pending,
+/// confirmed, passed, rejected, approved and not yet promoted). In id
+/// order, that is oldest first. Pool entries are answered from the index
+/// (their summaries); ledger lessons from their records.
+pub fn list_everywhere(lore: &Lore, pool: Option<Source>) -> Result<Vec<Listed>, LoreError> {
+    let index = Index::load(&lore.store)?;
+    let entries: Vec<(Id, (Source, Status))> = index
+        .pool_entry_list()
+        .into_iter()
+        .filter(|(_, (p, _))| pool.is_none_or(|want| *p == want))
+        .collect();
+    let ids: Vec<Id> = entries.iter().map(|(id, _)| *id).collect();
+    let summaries: std::collections::HashMap<Id, crate::summary::Summary> = index
+        .summaries_of(&ids)
+        .into_iter()
+        .map(|s| (s.id, s))
+        .collect();
+    let mut out: Vec<Listed> = entries
+        .iter()
+        .map(|(id, (p, status))| {
+            let s = summaries.get(id);
+            Listed {
+                id: *id,
+                place: Place::Pool(*p),
+                status: status.to_string(),
+                claim: s.map(|s| s.claim.clone()).unwrap_or_default(),
+                stack: s.map(|s| s.applies_to.stack.clone()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    if pool.is_none() {
+        let pooled: std::collections::HashSet<Id> = ids.into_iter().collect();
+        for (id, _) in index.lessons() {
+            if pooled.contains(&id) {
+                continue;
+            }
+            if let Ok(Some(p)) = read_proposal(lore, id) {
+                out.push(Listed {
+                    id,
+                    place: Place::Ledger,
+                    status: p.status.to_string(),
+                    claim: p.candidate.claim,
+                    stack: p.candidate.applies_to.stack,
+                });
+            }
+        }
+        out.sort_by_key(|l| l.id);
+    }
+    Ok(out)
+}
+
+/// How many entries each pool holds in each status (a teammate's synced
+/// ones included), from the index: pools in tier order, statuses in their
+/// order, only counts above zero.
+pub fn pool_counts(lore: &Lore) -> Result<Vec<(Source, Status, usize)>, LoreError> {
+    let mut counts: std::collections::BTreeMap<(u8, u8), (Source, Status, usize)> =
+        std::collections::BTreeMap::new();
+    for (_, (pool, status)) in Index::load(&lore.store)?.pool_entry_list() {
+        counts
+            .entry((pool.code(), status.code()))
+            .or_insert((pool, status, 0))
+            .2 += 1;
+    }
+    Ok(counts.into_values().collect())
 }

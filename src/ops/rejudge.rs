@@ -241,6 +241,19 @@ pub fn rejudge(
     record(lore, c, panel, None, &rubrics)
 }
 
+/// `judge ID` on a contradicted pool lesson: runs the configured judges on
+/// its case (refused unless it waits for the jury) and records their
+/// ruling, as `judge --contradicted` does for each lesson of the queue.
+pub fn rejudge_one(lore: &mut Lore, backend: &Backend, id: Id) -> Result<Rejudged, LoreError> {
+    let threshold = super::relate::settings(lore)?.threshold.get();
+    let rubrics = super::rubrics::rubrics(lore)?;
+    let c = case(lore, id, threshold)?;
+    match run_panel(lore, &c, &rubrics, backend, threshold) {
+        Err(why) => Ok(Rejudged::Unjudged(why)),
+        Ok(v) => record(lore, c, &Ok(v), Some(backend.model_name()), &rubrics),
+    }
+}
+
 /// Records the ruling on the case `c`, as the judges were shown it: when
 /// the pool no longer holds exactly that case, nothing is recorded
 /// ([`UnjudgedReason::Changed`]).

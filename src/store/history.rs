@@ -216,6 +216,33 @@ impl Store {
         Ok(out)
     }
 
+    /// The first-parent chain from `tip` back to its root, newest first
+    /// (`git rev-list --first-parent`): parent ids only, from the
+    /// commit-graph where there is one.
+    pub fn first_parents(&self, tip: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
+        let walk = self
+            .repo()
+            .rev_walk([tip])
+            .first_parent_only()
+            .all()
+            .ctx(|| format!("walking first parents from {tip}"))?;
+        let mut out = Vec::new();
+        for info in walk {
+            out.push(info.ctx(|| format!("walking first parents from {tip}"))?.id);
+        }
+        Ok(out)
+    }
+
+    /// The parents of a commit, in order.
+    pub fn parents(&self, id: ObjectId) -> Result<Vec<ObjectId>, StoreError> {
+        let commit = self
+            .repo()
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
+        let parents = commit.parent_ids().map(|p| p.detach()).collect();
+        Ok(parents)
+    }
+
     /// Every commit reachable from `tip` but not from `stop`, each turned
     /// into a `T` by `each` (given its id and message), parents before
     /// children. `None` when `stop` is given but is not an ancestor of `tip`:

@@ -222,6 +222,31 @@ impl Store {
         }
     }
 
+    /// Where the ref `name` has pointed, oldest first, as its reflog says:
+    /// each new target and the time it moved there (seconds since the
+    /// epoch). Empty when it has no reflog (none kept, or expired); a line
+    /// that does not read is left out.
+    pub fn ref_log(&self, name: &str) -> Result<Vec<(ObjectId, i64)>, StoreError> {
+        let Some(r) = self
+            .repo()
+            .try_find_reference(name)
+            .ctx(|| format!("reading {name}"))?
+        else {
+            return Ok(Vec::new());
+        };
+        let mut platform = r.log_iter();
+        let lines = super::io_ctx(platform.all(), || format!("reading the reflog of {name}"))?;
+        let mut out = Vec::new();
+        for line in lines.into_iter().flatten().flatten() {
+            let (Ok(time), Ok(new)) = (line.signature.time(), ObjectId::from_hex(line.new_oid))
+            else {
+                continue;
+            };
+            out.push((new, time.seconds));
+        }
+        Ok(out)
+    }
+
     /// [`Store::set_ref`], then on disk for good: the ref's file and every
     /// directory from it up to `refs/` are synced before this returns, so
     /// a crash after it cannot lose the ref (a backup must be there before

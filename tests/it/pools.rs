@@ -679,6 +679,114 @@ fn two_users_share_an_org_pool_through_git_daemon() {
     share_org_pool(&a, &b, &host, &daemon.url("host.git"));
 }
 
+/// After a sync, a teammate's lesson is Ben's to read like his own: `show`
+/// (with where it came from), `log`, `list` and `status` find it by its id
+/// or a prefix, and a prefix it shares with one of his own is refused with
+/// both named.
+#[test]
+fn a_synced_lesson_is_shown_logged_and_listed() {
+    let t = team();
+    let short = t.a1[..8].to_lowercase();
+    let commit = t.a.tip("pool/org").unwrap();
+    let n = names(
+        &[&t.a, &t.b],
+        &[
+            (t.a1.as_str(), "[a1]"),
+            (&t.a.fingerprint(), "[ana's fingerprint]"),
+        ],
+    );
+    insta::assert_snapshot!(t.b.session(&["show", &short], &n), @"
+    $ git lore show 01kz8n9c
+    id:          [a1] (short: 01KZ8N)
+    status:      active
+    pool:        pool/org, shared with remote org ([ana]/srv/host.git)
+    signed by:   ana@example.com (good signature), commit 751db384f4e4 of 2026-08-05T10:00:00Z
+    synced:      2026-08-05T10:00:00Z
+    visibility:  org
+    artifact:    01J0000000040000000000000B
+    claim:       widget11 1.11.0 crashes on start
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (widget11 1.11.0): the text states no wider range.
+    resolution:  Fixed by setting the timeout to 30 in config.yml.
+    stack:       widget11
+    scope:       widget11 =1.11.0
+    jury:        2 of 2 judges agreed, 2026-08-05T10:00:00Z
+    promoted:    2026-08-05T10:00:00Z
+    related:     not yet (`git lore relate [a1]`)
+    ");
+    let json: Value = serde_json::from_str(t.b.lore(&["show", &t.a1, "--json"]).ok()).unwrap();
+    assert_eq!(json["entry"], t.b.entry("org", &t.a1).unwrap());
+    assert_eq!(json["origin"]["signer"], t.a.email);
+    assert_eq!(json["origin"]["signature"], "good");
+    assert_eq!(json["origin"]["commit"].as_str(), Some(commit.as_str()));
+    insta::assert_snapshot!(t.b.session(&["log", &short], &n), @"
+    $ git lore log 01kz8n9c
+    751db384f4e4 2026-08-05T10:00:00Z pool/org    promote [a1] into pool/org
+        promote -> active; signature: good (ana@example.com)
+    ");
+    insta::assert_snapshot!(t.b.session(&["list", "--pool", "org"], &n), @"
+    $ git lore list --pool org
+    01KZ8N  pool/org     active      widget11 1.11.0 crashes on start
+    ");
+    // Ben's own pending lesson beside it.
+    let b1 = t.b.propose();
+    let n = names(
+        &[&t.a, &t.b],
+        &[(t.a1.as_str(), "[a1]"), (b1.as_str(), "[b1]")],
+    );
+    insta::assert_snapshot!(t.b.session(&["list", "--all"], &n), @"
+    $ git lore list --all
+    01KZ8N9  pool/org     active      widget11 1.11.0 crashes on start
+    01KZ8NW  ledger       pending     widget21 1.21.0 crashes on start
+    ");
+    insta::assert_snapshot!(t.b.session(&["list", "--pool", "local"], &n), @"
+    $ git lore list --pool local
+    [stderr] No lessons in pool/local. A teammate's lessons arrive with `git lore sync TIER` (docs/pools.md).
+    ");
+    insta::assert_snapshot!(t.b.session(&["status"], &n), @"
+    $ git lore status
+    lessons pending: 1
+    lessons confirmed (awaiting the jury): 0
+    lessons approved: 0, rejected: 0, passed: 0
+    lessons in pool/org: 1 active
+    ");
+    let status: Value = serde_json::from_str(t.b.lore(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(status["pools"]["org"]["active"], 1);
+    assert_eq!(status["pending"], 1);
+    // Both made at the test's fixed clock: they share the six characters
+    // that say when, and differ right after.
+    let common = &t.a1[..4];
+    assert!(b1.starts_with(common));
+    insta::assert_snapshot!(t.b.session(&["show", common], &n), @"
+    $ git lore show 01KZ
+    [stderr] git-lore: 01KZ is ambiguous: 2 ids start with it: 01KZ8N9 (lesson in pool/org, active), 01KZ8NW (lesson, pending); give enough characters to name one
+    [exit 1]
+    ");
+    // A whole id no pool and no ledger has.
+    // When it was synced is when Ben's sync took it in (the reflog of the
+    // remote's verified tip), not when Ana signed it.
+    let a2 = t.a.org_lesson();
+    t.a.lore(&["publish", "org"]).ok();
+    let later = Run::from(
+        t.b.env
+            .lore_cmd(&["sync", "org"])
+            .env("GIT_LORE_NOW", "2026-08-06T09:30:00Z")
+            .output()
+            .unwrap(),
+    );
+    later.assert_ok_stdout("pool/org: 1 verified commit from ");
+    let shown = t.b.lore(&["show", &a2]).ok().to_owned();
+    assert!(
+        shown.contains("synced:      2026-08-06T09:30:00Z\n")
+            && shown.contains(" of 2026-08-05T10:00:00Z\n"),
+        "{shown}"
+    );
+    insta::assert_snapshot!(t.b.session(&["show", "7ZZZZZZZZZZZZZZZZZZZZZZZZZ"], &n), @"
+    $ git lore show 7ZZZZZZZZZZZZZZZZZZZZZZZZZ
+    [stderr] git-lore: lesson 7ZZZZZZZZZZZZZZZZZZZZZZZZZ not found
+    [exit 1]
+    ");
+}
+
 #[test]
 fn racing_publishes_both_succeed_and_lose_nothing() {
     let t = team();
@@ -719,6 +827,20 @@ fn racing_publishes_both_succeed_and_lose_nothing() {
         assert_eq!(u.tip("pool/org"), t.host_tip("pool/org"));
         u.assert_verifies();
         u.assert_stock_git_verifies("org");
+    }
+    // Across the merge, each sees who made the other's lesson: the promote
+    // commit that added it, not the merge that brought it in.
+    for (u, other, id) in [(&t.a, &t.b, &b2), (&t.b, &t.a, &a2)] {
+        let shown: Value = serde_json::from_str(u.lore(&["show", id, "--json"]).ok()).unwrap();
+        let origin = &shown["origin"];
+        assert_eq!(origin["signer"], other.email, "{shown}");
+        let subject = u.git(&[
+            "log",
+            "-1",
+            "--format=%s",
+            origin["commit"].as_str().unwrap(),
+        ]);
+        assert_eq!(subject.ok().trim(), format!("promote {id} into pool/org"));
     }
 }
 
@@ -1502,7 +1624,7 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
 
     ### Signature
 
-    `lessons/3/A/[p2].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+    `lessons/S/E/[p2].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
 
     ---
 
@@ -1771,7 +1893,7 @@ fn a_retraction_travels_to_every_teammate() {
     assert!(shown.contains("pool entry:  retracted\n"), "{shown}");
     insta::assert_snapshot!(t.a.session(&["publish", "org"], &n), @"
     $ git lore publish org
-    pool/org: pushed 1 commit to [ana]/srv/host.git (98af066898b1 -> bcd78341ec4c)
+    pool/org: pushed 1 commit to [ana]/srv/host.git (751db384f4e4 -> cb52a81131c9)
     ");
     insta::assert_snapshot!(t.b.session(&["sync", "org"], &n), @"
     $ git lore sync org
@@ -2724,7 +2846,7 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
 
     ### Signature
 
-    `lessons/N/A/[p1].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+    `lessons/G/4/[p1].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
 
     ---
 

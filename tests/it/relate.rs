@@ -277,7 +277,8 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
-    lessons waiting for relation: 5 (`git lore relate --all`): [e], [d], [c], [a], [b]
+    lessons in pool/org: 5 active
+    lessons waiting for relation: 5 (`git lore relate --all`): [e], [d], [a], [c], [b]
     ");
     let r = env.lore(&["relate", &p.b, "--json"]);
     let out: Value = serde_json::from_str(r.ok()).unwrap();
@@ -319,15 +320,15 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     // Recall: the superseded duplicate leads to its successor.
     insta::assert_snapshot!(recall_all(&env, &p), @"
     $ git lore recall --project proj --stack vite@5.4.0 --all
-    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
     [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [d]  vite 6.0.0 dev server crashes on start  [vite =6.0.0]  (not recalled: vite 5.4.0 is not =6.0.0)
     [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (not recalled: superseded by [b])
     ");
     insta::assert_snapshot!(p.session(&env, &["show", &p.a]), @"
     $ git lore show [a]
-    id:          [a] (short: 01KZ8NV6803)
+    id:          [a] (short: 01KZ8N9)
     status:      approved
     visibility:  org
     artifact:    01J00000000W00000000000001
@@ -353,7 +354,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     // Related once: asking again is refused, and writes nothing.
     insta::assert_snapshot!(writes_nothing(&env, &p, &["relate", &p.b], 1), @"
     $ git lore relate [b]
-    [stderr] git-lore: lesson [b]: it was related already (related/R/6/[b].json); `git lore show [b]` shows how
+    [stderr] git-lore: lesson [b]: it was related already (related/V/Y/[b].json); `git lore show [b]` shows how
     [exit 1]
     ");
     // The offline judge abstains where it has no duplicate: exit 2.
@@ -384,10 +385,10 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c, "--verdict", &format!("@{}", file.display())]), @"
     $ git lore relate [c] --verdict @[TMP]/v.json
     Lesson [c] related on pool/org by external (3 neighbours):
-      686839eb5fc3  supersede [a]: superseded by [c]
-      55af4c2449ed  refine [c]: refines [b]
-      dfb1189f28e3  contradict [e]: counter-observation from [c]
-      0ae8b315ce84  relate [c]: supersede, refine, contradict
+      aaf492c33742  supersede [a]: superseded by [c]
+      83b538307dd8  refine [c]: refines [b]
+      48c84d4f32e0  contradict [e]: counter-observation from [c]
+      e04f25582279  relate [c]: supersede, refine, contradict
     ");
     let subjects = env
         .git(&["log", "pool/org", "--format=%s", "-4"])
@@ -465,7 +466,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     );
     insta::assert_snapshot!(p.session(&env, &["show", &p.b]), @"
     $ git lore show [b]
-    id:          [b] (short: 01KZ8NV6808)
+    id:          [b] (short: 01KZ8NA)
     status:      approved
     visibility:  org
     artifact:    01J00000000W00000000000002
@@ -484,7 +485,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     ");
     insta::assert_snapshot!(p.session(&env, &["show", &p.c]), @"
     $ git lore show [c]
-    id:          [c] (short: 01KZ8NV680G)
+    id:          [c] (short: 01KZ8N6)
     status:      approved
     visibility:  org
     artifact:    01J00000000W00000000000003
@@ -504,9 +505,9 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     // Recall shows the link on both lessons, in text and in JSON.
     insta::assert_snapshot!(p.session(&env, &["recall", "--stack", "vite@5.4.0"]), @"
     $ git lore recall --stack vite@5.4.0
-    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (refined by [c])
     [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]  (refines [b])
     [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (refined by [c])
     ");
     let json: Value = serde_json::from_str(
         env.lore(&["recall", "--stack", "vite@5.4.0", "--format", "json"])
@@ -703,7 +704,7 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c]), @"
     $ git lore relate [c]
     Lesson [c] related on pool/org by judge-model-1 (3 neighbours):
-      2c18665d379c  relate [c]: skip
+      ca493f296e2b  relate [c]: skip
     ");
     let prompt = std::fs::read_to_string(seen).unwrap();
     assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
@@ -739,7 +740,7 @@ fn a_verdict_whose_effect_cannot_be_resolved_applies_nothing() {
     env.config("lore.relate.command", judge.to_str().unwrap());
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c]), @"
     $ git lore relate [c]
-    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: an effect could not be resolved: related/H/J/[c].json exists already
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: an effect could not be resolved: related/J/5/[c].json exists already
     [exit 2]
     ");
     let subjects = env
@@ -773,14 +774,15 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
+    lessons in pool/org: 5 active
     lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
     lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`, `git lore judge --contradicted`): [a]
     ");
     insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
     $ git lore contradictions
     [a] (pool/org, active): 2 counter-observations, threshold 2 reached: back to the jury (`git lore judge --contradicted`)
-      2026-08-03T15:59:48Z 01KZ8NV6808HYZNP83SK6BPVJ2: lesson [e] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
-      2026-08-03T15:59:48Z 01KZ8NV680J5QQAWRAYH262TQK: lesson [c] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+      2026-08-03T15:59:48Z 01KZ8NV6804N22GWKMAAK39SHR: lesson [c] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+      2026-08-03T15:59:48Z 01KZ8NV6804ZR3TK9SV7J7YWAJ: lesson [e] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
     ");
     // Contradiction is a signal, not a verdict: the lesson is still active.
     let a = lesson(&env, &p.a);
@@ -862,6 +864,7 @@ fn relate_all_relates_the_queue_after_asking() {
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
+    lessons in pool/org: 4 active, 1 superseded
     lessons waiting for relation: 3 (`git lore relate --all`): [e], [d], [c]
     ");
     env.assert_verifies();
@@ -1178,7 +1181,7 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let failing = panel(0.2, false);
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &failing, "refuted"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (70051be32ba2).
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (8986ff738c2a).
     ");
     let t = assert_trailers(
         &env,
@@ -1219,18 +1222,18 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     assert_eq!(past_threshold(&env), 0);
     insta::assert_snapshot!(recall_all(&env, &p), @"
     $ git lore recall --project proj --stack vite@5.4.0 --all
-    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
     [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [d]  vite 6.0.0 dev server crashes on start  [vite =6.0.0]  (not recalled: vite 5.4.0 is not =6.0.0)
     [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (not recalled: refuted)
     ");
     // Its duplicate is still recalled.
     insta::assert_snapshot!(recall_vite(&env, &p), @"
     $ git lore recall --project proj --stack vite@5.4.0
-    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
     [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     ");
     // Refuted is final for the jury.
     let shown =
@@ -1247,7 +1250,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     let (env, p) = contradicted();
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &panel(0.95, true), "active"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (6a6d253143d2); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (5a688afaff35); it waits again when more are recorded.
     ");
     let rec = pool_file(
         &env,
@@ -1266,7 +1269,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     env.assert_verifies();
     insta::assert_snapshot!(p.session(&env, &["show", &p.a]), @"
     $ git lore show [a]
-    id:          [a] (short: 01KZ8NV6803)
+    id:          [a] (short: 01KZ8N9)
     status:      approved
     visibility:  org
     artifact:    01J00000000W00000000000001
@@ -1291,13 +1294,14 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     lessons pending: 0
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
+    lessons in pool/org: 5 active
     lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
     ");
     insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
     $ git lore contradictions
     [a] (pool/org, active): 2 counter-observations, upheld by the jury at 2
-      2026-08-03T15:59:48Z 01KZ8NV6808HYZNP83SK6BPVJ2: lesson [e] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
-      2026-08-03T15:59:48Z 01KZ8NV680J5QQAWRAYH262TQK: lesson [c] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+      2026-08-03T15:59:48Z 01KZ8NV6804N22GWKMAAK39SHR: lesson [c] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+      2026-08-03T15:59:48Z 01KZ8NV6804ZR3TK9SV7J7YWAJ: lesson [e] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
     ");
     let low = panel(0.1, false);
     let shown = writes_nothing(&env, &p, &["judge", &p.a, &low], 1).replace(&low, "[panel]");
@@ -1313,10 +1317,10 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     // Recall still returns it.
     insta::assert_snapshot!(recall_vite(&env, &p), @"
     $ git lore recall --project proj --stack vite@5.4.0
-    [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
-    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
     [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     ");
 
     // A third counter-observation sends it back. (b is an exact duplicate
@@ -1338,7 +1342,7 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
     ");
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes"]), @"
     $ git lore judge --contradicted --yes
-    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (02e881834f86).
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (0b70ce9a8fb8).
     [stderr] 1 contradicted lesson to judge again with the offline judges: [a]
     [stderr] judged again: 1 refuted, 0 upheld, 0 could not judge
     ");
@@ -1366,12 +1370,40 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
     env.assert_verifies();
     insta::assert_snapshot!(recall_all(&env, &p), @"
     $ git lore recall --project proj --stack vite@5.4.0 --all
-    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
     [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
     [d]  vite 6.0.0 dev server crashes on start  [vite =6.0.0]  (not recalled: vite 5.4.0 is not =6.0.0)
     [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (not recalled: refuted)
     ");
+}
+
+#[test]
+fn judge_id_judges_one_contradicted_lesson_again_with_the_offline_judges() {
+    let (env, p) = contradicted();
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", &p.b, "--yes"], 1), @"
+    $ git lore judge [b] --yes
+    [stderr] git-lore: lesson [b] is not confirmed; its status is: approved
+    [exit 1]
+    ");
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", &p.a], 1), @"
+    $ git lore judge [a]
+    [stderr] lesson [a], contradicted, to judge again with the offline judges
+    [stderr] git-lore: refusing to judge without --yes: stdin is not a terminal to ask on
+    [exit 1]
+    ");
+    insta::assert_snapshot!(p.session(&env, &["judge", &p.a, "--yes"]), @"
+    $ git lore judge [a] --yes
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (0b70ce9a8fb8).
+    [stderr] lesson [a], contradicted, to judge again with the offline judges
+    ");
+    assert_eq!(lesson(&env, &p.a)["status"], "refuted");
+    assert_trailers(
+        &env,
+        "judge",
+        &["Lore-Model: offline", "Lore-Reason: jury_not_majority"],
+    );
+    env.assert_verifies();
 }
 
 #[test]
@@ -1412,7 +1444,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     );
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes", "--backend", "command"]), @"
     $ git lore judge --contradicted --yes --backend command
-    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.9, gate_passed) against 2 counter-observations (e56789d4c0af); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.9, gate_passed) against 2 counter-observations (6fc5a4db24b3); it waits again when more are recorded.
     [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
     [stderr] judged again: 0 refuted, 1 upheld, 0 could not judge
     ");

@@ -565,6 +565,97 @@ fn judge_all_asks_first_and_records_each_verdict() {
 }
 
 #[test]
+fn judge_id_runs_the_configured_jury_on_one_lesson() {
+    let (env, id) = confirmed("org");
+    env.git(&["config", "--unset", "lore.judge.command"]).ok();
+    let before = env.ledger_commits();
+    // No terminal to ask on: it says which lesson and refuses.
+    let r = env.lore(&["judge", &id]);
+    r.assert_refused(&format!(
+        "lesson {id} (org) to judge with the offline judges\ngit-lore: refusing to judge without --yes"
+    ));
+    // Ids that name no confirmed lesson: refused by name.
+    for (bad, says) in [
+        (
+            "not-an-id",
+            "not an id or a prefix of one: \"not-an-id\"".to_owned(),
+        ),
+        (
+            "7zzzz",
+            "no lesson or artifact id starts with 7ZZZZ".to_owned(),
+        ),
+        (
+            "7ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+            "lesson 7ZZZZZZZZZZZZZZZZZZZZZZZZZ not found".to_owned(),
+        ),
+    ] {
+        let r = env.lore(&["judge", bad, "--yes"]);
+        r.assert_refused(&says);
+        assert_eq!(r.stdout, "");
+    }
+    // Verdicts given are judged as given: --yes belongs to the judges run.
+    env.lore(&["judge", &id, "[]", "--yes"])
+        .assert_refused("the argument '[VERDICTS]' cannot be used with '--yes'");
+    assert_eq!(env.ledger_commits(), before, "nothing written");
+    // Any prefix of its id, and --yes: judged by the offline jury, then
+    // promoted.
+    let r = env.lore(&["judge", &id[..12].to_lowercase(), "--yes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        format!("Lesson {id} is now approved.\nLesson {id} promoted to pool/org.\n")
+    );
+    assert_eq!(env.proposal(&id)["status"], "approved");
+    assert_eq!(env.ledger_commits().len(), before.len() + 2, "judge, stamp");
+    let judge = |key: &str| {
+        env.git(&[
+            "log",
+            "-1",
+            &format!("--format=%(trailers:key={key},valueonly)"),
+            "ledger~1",
+        ])
+        .ok()
+        .trim()
+        .to_owned()
+    };
+    assert_eq!(
+        [
+            judge("Lore-Action"),
+            judge("Lore-Lesson"),
+            judge("Lore-Status"),
+            judge("Lore-Model")
+        ],
+        ["judge", id.as_str(), "approved", "offline"]
+    );
+    assert!(
+        env.git(&[
+            "cat-file",
+            "-e",
+            &format!("pool/org:{}", fanout("lessons", &id))
+        ])
+        .code
+            == 0
+    );
+    // Judged: a second time is refused, naming its status.
+    let after = env.ledger_commits();
+    env.lore(&["judge", &id, "--yes"]).assert_refused(&format!(
+        "lesson {id} is not confirmed; its status is: approved"
+    ));
+    assert_eq!(env.ledger_commits(), after);
+    // A judge program that gives no answer: could not judge, nothing written.
+    let (env, id) = confirmed("org");
+    let before = env.ledger_commits();
+    let r = env.lore(&["judge", &id, "--yes"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    r.assert_stderr(&format!(
+        "lesson {id} could not be judged; it stays confirmed"
+    ));
+    r.assert_stderr("judge: a judge program gave no answer; check the program");
+    assert_eq!(env.ledger_commits(), before);
+    assert_eq!(env.proposal(&id)["status"], "confirmed");
+}
+
+#[test]
 fn status_counts_what_awaits_a_decision() {
     let env = TestEnv::new();
     let id = pending(&env);
@@ -753,6 +844,49 @@ fn log_is_newest_first_across_branches_and_pages_on_a_terminal() {
     env.config("core.pager", "sed s/^/PAGED:/");
     let paged = on_a_terminal(&env, "log -n 1", "");
     assert!(paged.starts_with("PAGED:"), "{paged}");
+}
+
+#[test]
+fn ids_show_their_shortest_unique_prefix_in_bold_on_a_terminal() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let short = &id[..6];
+    let bold = format!("\u{1b}[1m{short}\u{1b}[0m");
+    // Piped: the prefix alone, plain.
+    let piped = env.lore(&["list"]);
+    assert!(
+        piped.ok().starts_with(&format!("{short}  ")),
+        "{}",
+        piped.stdout
+    );
+    assert!(!piped.stdout.contains('\u{1b}'));
+    // On a terminal: the prefix bold (list), and bold within the whole id
+    // (show), the rest dim.
+    let listed = on_a_terminal(&env, "list", "");
+    assert!(
+        listed.starts_with(&format!("{bold}\u{1b}[2m\u{1b}[0m  ")),
+        "{listed:?}"
+    );
+    let shown = on_a_terminal(&env, &format!("show {short}"), "");
+    assert!(
+        shown.starts_with(&format!(
+            "id:          {bold}\u{1b}[2m{}\u{1b}[0m (short: {short})\n",
+            &id[6..]
+        )),
+        "{shown:?}"
+    );
+    // NO_COLOR: plain on a terminal too.
+    let cmd = format!("NO_COLOR=1 {} list", env!("CARGO_BIN_EXE_git-lore"));
+    let mut c = std::process::Command::new("script");
+    c.args(["-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    let o = crate::common::feed(&mut c, "");
+    let plain = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    assert!(plain.starts_with(&format!("{short}  ")), "{plain:?}");
+    assert!(!plain.contains('\u{1b}'), "{plain:?}");
 }
 
 #[test]

@@ -25,13 +25,13 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
     $ git lore ingest [REPO]/examples/artifacts
-    proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8NV6803YZCG55HHCEMRFNA (from [REPO]/examples/artifacts/next-hydration.json)
+    proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 (from [REPO]/examples/artifacts/next-hydration.json)
     declined 01M1E6PK5RMERSTXPS7B2B66N8 no_versions (from [REPO]/examples/artifacts/no-versions.json)
-    proposed 01M1J2K3M4N5P6Q7R8S9T0V1W2 lesson 01KZ8NV6808407W15Z1AC4AER6 (from [REPO]/examples/artifacts/npm-registry.json)
-    proposed 01M1GKTGT0CZM08AJC6X1VR4QP lesson 01KZ8NV680GAN2K21CABNQXCHJ (from [REPO]/examples/artifacts/psycopg2-alpine.json)
+    proposed 01M1J2K3M4N5P6Q7R8S9T0V1W2 lesson 01KZ8NAER6XHTR5AH9H0P55TVY (from [REPO]/examples/artifacts/npm-registry.json)
+    proposed 01M1GKTGT0CZM08AJC6X1VR4QP lesson 01KZ8N6P0J6CRJBT5NNRYRWZJ5 (from [REPO]/examples/artifacts/psycopg2-alpine.json)
     skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate (from [REPO]/examples/artifacts/version-free.json)
     declined 01M1EC9PM05QE97KEGDRSBN1B5 no_resolution (from [REPO]/examples/artifacts/vitest-open.json)
-    proposed 01KZ45MKAM734ZS7JK24D2DK0R lesson 01KZ8NV680B0936C95X2TTWFCE (from [REPO]/examples/artifacts/vitest-pin.json)
+    proposed 01KZ45MKAM734ZS7JK24D2DK0R lesson 01KZ8N4X74H3Y5HR3343HJYA6B (from [REPO]/examples/artifacts/vitest-pin.json)
     [stderr] ingest: 4 proposed, 2 declined, 1 skipped, 0 untouched, 0 invalid
     ");
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
@@ -47,19 +47,19 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["list"]), @"
     $ git lore list
-    01KZ8NV6803  Hydration crash in next 14.2.3 with react 18.3.1
-    01KZ8NV6808  npm 10.2.4 fails with E401 against the registry mirror
-    01KZ8NV680B  Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, because Vite 6 has not shipped yet.
-    01KZ8NV680G  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    01KZ8N4  Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, because Vite 6 has not shipped yet.
+    01KZ8N6  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    01KZ8N9  Hydration crash in next 14.2.3 with react 18.3.1
+    01KZ8NA  npm 10.2.4 fails with E401 against the registry mirror
     ");
-    insta::assert_snapshot!(session(&env, &["show", "01kz8nv680"]), @"
-    $ git lore show 01kz8nv680
-    [stderr] git-lore: 01KZ8NV680 is ambiguous: 4 ids start with it: 01KZ8NV6803 (lesson, pending), 01KZ8NV6808 (lesson, pending), 01KZ8NV680B (lesson, pending), 01KZ8NV680G (lesson, pending); give enough characters to name one
+    insta::assert_snapshot!(session(&env, &["show", "01kz8n"]), @"
+    $ git lore show 01kz8n
+    [stderr] git-lore: 01KZ8N is ambiguous: 4 ids start with it: 01KZ8N4 (lesson, pending), 01KZ8N6 (lesson, pending), 01KZ8N9 (lesson, pending), 01KZ8NA (lesson, pending); give enough characters to name one
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["confirm", "01KZ9", "org", "--yes"]), @"
     $ git lore confirm 01KZ9 org --yes
-    [stderr] git-lore: no lesson or artifact id starts with 01KZ9: `git lore list --status STATUS` shows lesson ids
+    [stderr] git-lore: no lesson or artifact id starts with 01KZ9: `git lore list --all` shows every lesson id
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["status"]), @"
@@ -71,7 +71,7 @@ fn init_and_ingest_the_examples() {
     insta::assert_snapshot!(session(&env, &["seen", "01M1E6PK5RMERSTXPS7B2B66N8", "01M1E3VM1GAD8DSR0D4BG72GC0", "01M1J2K3M4N5P6Q7R8S9T0V1W9"]), @"
     $ git lore seen 01M1E6PK5RMERSTXPS7B2B66N8 01M1E3VM1GAD8DSR0D4BG72GC0 01M1J2K3M4N5P6Q7R8S9T0V1W9
     01M1E6PK5RMERSTXPS7B2B66N8 declined no_versions
-    01M1E3VM1GAD8DSR0D4BG72GC0 proposed 01KZ8NV6803YZCG55HHCEMRFNA pending
+    01M1E3VM1GAD8DSR0D4BG72GC0 proposed 01KZ8N9CCB3N63XAKWXH0G0ZG4 pending
     01M1J2K3M4N5P6Q7R8S9T0V1W9 unseen
     [stderr] unseen: history holds no outcome for it (an artifact the pre-gate skips, one that names no version, is never recorded)
     ");
@@ -85,8 +85,8 @@ fn review_judge_and_audit_a_lesson() {
     let org = lesson_for(&ingested, "01M1E3VM1GAD8DSR0D4BG72GC0");
     let leaky = lesson_for(&ingested, "01M1J2K3M4N5P6Q7R8S9T0V1W2");
     insta::assert_snapshot!(session(&env, &["show", &org]), @"
-    $ git lore show 01KZ8NV6803YZCG55HHCEMRFNA
-    id:          01KZ8NV6803YZCG55HHCEMRFNA (short: 01KZ8NV6803)
+    $ git lore show 01KZ8N9CCB3N63XAKWXH0G0ZG4
+    id:          01KZ8N9CCB3N63XAKWXH0G0ZG4 (short: 01KZ8N9)
     status:      pending
     visibility:  —
     artifact:    01M1E3VM1GAD8DSR0D4BG72GC0
@@ -97,12 +97,12 @@ fn review_judge_and_audit_a_lesson() {
     scope:       next =14.2.3, react =18.3.1
     ");
     insta::assert_snapshot!(session(&env, &["confirm", &org, "org", "--yes"]), @"
-    $ git lore confirm 01KZ8NV6803YZCG55HHCEMRFNA org --yes
-    Confirmed 01KZ8NV6803YZCG55HHCEMRFNA at org visibility.
+    $ git lore confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4 org --yes
+    Confirmed 01KZ8N9CCB3N63XAKWXH0G0ZG4 at org visibility.
     ");
     insta::assert_snapshot!(session(&env, &["confirm", &leaky, "public", "--yes"]), @"
-    $ git lore confirm 01KZ8NV6808407W15Z1AC4AER6 public --yes
-    Confirmed 01KZ8NV6808407W15Z1AC4AER6 at public visibility.
+    $ git lore confirm 01KZ8NAER6XHTR5AH9H0P55TVY public --yes
+    Confirmed 01KZ8NAER6XHTR5AH9H0P55TVY at public visibility.
     ");
     insta::assert_snapshot!(session(&env, &["judge", "--all"]), @"
     $ git lore judge --all
@@ -112,15 +112,15 @@ fn review_judge_and_audit_a_lesson() {
     ");
     insta::assert_snapshot!(session(&env, &["judge", "--all", "--yes"]), @"
     $ git lore judge --all --yes
-    Lesson 01KZ8NV6803YZCG55HHCEMRFNA is now approved.
-    Lesson 01KZ8NV6803YZCG55HHCEMRFNA promoted to pool/org.
-    Lesson 01KZ8NV6808407W15Z1AC4AER6 is now rejected (jury_not_unanimous); its verdict stays on the ledger.
+    Lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 is now approved.
+    Lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 promoted to pool/org.
+    Lesson 01KZ8NAER6XHTR5AH9H0P55TVY is now rejected (jury_not_unanimous); its verdict stays on the ledger.
     [stderr] 2 confirmed lessons (1 public, 0 private with no jury) to judge with the offline judges
     [stderr] judged: 1 approved, 1 rejected, 0 could not judge
     ");
     insta::assert_snapshot!(session(&env, &["show", &leaky]), @"
-    $ git lore show 01KZ8NV6808407W15Z1AC4AER6
-    id:          01KZ8NV6808407W15Z1AC4AER6 (short: 01KZ8NV6808)
+    $ git lore show 01KZ8NAER6XHTR5AH9H0P55TVY
+    id:          01KZ8NAER6XHTR5AH9H0P55TVY (short: 01KZ8NA)
     status:      rejected
     visibility:  public
     artifact:    01M1J2K3M4N5P6Q7R8S9T0V1W2
@@ -138,16 +138,16 @@ fn review_judge_and_audit_a_lesson() {
     disclosure:  email in evidence.resolution: ops@… (21 characters)
     ");
     insta::assert_snapshot!(session(&env, &["log", &org]), @"
-    $ git lore log 01KZ8NV6803YZCG55HHCEMRFNA
-    4bc665ce32c5 2026-08-05T10:00:00Z ledger      promote 01KZ8NV6803YZCG55HHCEMRFNA: stamped, entry on pool/org
+    $ git lore log 01KZ8N9CCB3N63XAKWXH0G0ZG4
+    3b11b5d1c646 2026-08-05T10:00:00Z ledger      promote 01KZ8N9CCB3N63XAKWXH0G0ZG4: stamped, entry on pool/org
         promote approved -> approved; signature: good (git-lore@localhost)
-    6ecb77b0b6d1 2026-08-05T10:00:00Z ledger      judge 01KZ8NV6803YZCG55HHCEMRFNA: approved under lesson-promotion (1)
+    4eb4f98cb39d 2026-08-05T10:00:00Z ledger      judge 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved under lesson-promotion (1)
         judge confirmed -> approved (gate_passed); signature: good (git-lore@localhost)
-    d9e26bf07c2a 2026-08-05T10:00:00Z ledger      confirm 01KZ8NV6803YZCG55HHCEMRFNA: org visibility
+    d5362c1997ad 2026-08-05T10:00:00Z ledger      confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4: org visibility
         confirm pending -> confirmed; signature: good (git-lore@localhost)
-    98ece0fbf8f6 2026-08-05T10:00:00Z ledger      propose 01KZ8NV6803YZCG55HHCEMRFNA: Hydration crash in next 14.2.3 with react 18.3.1
+    a9af66194390 2026-08-05T10:00:00Z ledger      propose 01KZ8N9CCB3N63XAKWXH0G0ZG4: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (git-lore@localhost)
-    7cb2614966ad 2026-08-05T10:00:00Z pool/org    promote 01KZ8NV6803YZCG55HHCEMRFNA into pool/org
+    e967452cd41f 2026-08-05T10:00:00Z pool/org    promote 01KZ8N9CCB3N63XAKWXH0G0ZG4 into pool/org
         promote -> active; signature: good (git-lore@localhost)
     ");
     insta::assert_snapshot!(session(&env, &["verify"]), @"
@@ -211,12 +211,12 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     let ingested = env.lore(&["ingest", &examples()]).stdout;
     let lesson = lesson_for(&ingested, "01M1E3VM1GAD8DSR0D4BG72GC0");
     insta::assert_snapshot!(session(&env, &["seen", &lesson]), @"
-    $ git lore seen 01KZ8NV6803YZCG55HHCEMRFNA
-    01KZ8NV6803YZCG55HHCEMRFNA lesson (this id is a pending lesson; its artifact is 01M1E3VM1GAD8DSR0D4BG72GC0)
+    $ git lore seen 01KZ8N9CCB3N63XAKWXH0G0ZG4
+    01KZ8N9CCB3N63XAKWXH0G0ZG4 lesson (this id is a pending lesson; its artifact is 01M1E3VM1GAD8DSR0D4BG72GC0)
     ");
     insta::assert_snapshot!(session(&env, &["show", "01M1E3VM1GAD8DSR0D4BG72GC0"]), @"
     $ git lore show 01M1E3VM1GAD8DSR0D4BG72GC0
-    [stderr] git-lore: 01M1E3VM1GAD8DSR0D4BG72GC0 is an artifact, not a lesson; it became lesson 01KZ8NV6803YZCG55HHCEMRFNA: `git lore show 01KZ8NV6803YZCG55HHCEMRFNA`
+    [stderr] git-lore: 01M1E3VM1GAD8DSR0D4BG72GC0 is an artifact, not a lesson; it became lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4: `git lore show 01KZ8N9CCB3N63XAKWXH0G0ZG4`
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["show", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
@@ -226,7 +226,7 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["confirm", "01m1e3vm", "org", "--yes"]), @"
     $ git lore confirm 01m1e3vm org --yes
-    [stderr] git-lore: 01M1E3VM1GAD8DSR0D4BG72GC0 is an artifact, not a lesson; it became lesson 01KZ8NV6803YZCG55HHCEMRFNA: use that id
+    [stderr] git-lore: 01M1E3VM1GAD8DSR0D4BG72GC0 is an artifact, not a lesson; it became lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4: use that id
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["pass", "01M1E6PK5RMERSTXPS7B2B66N8", "--yes"]), @"
@@ -236,7 +236,7 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore log 01M1E6PK5RMERSTXPS7B2B66N8
-    bb09bc4dbd58 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no_versions
+    80043a07be9d 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no_versions
         decline (no_versions); signature: good (git-lore@localhost)
     [stderr] 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact; showing its history
     ");

@@ -603,7 +603,7 @@ pub fn show(ctx: &Ctx, input: ShowInput) -> Result<String, ToolError> {
         query::Named::Artifact(ArtifactOutcome::Declined { .. }) => {
             return Err(ToolError::DeclinedArtifact(id))
         }
-        query::Named::Lesson(_) | query::Named::Nothing => {}
+        query::Named::Lesson(_) | query::Named::Entry { .. } | query::Named::Nothing => {}
     }
     let standings = trust::review(&lore)?;
     if trust::flagged(&lore, &standings)?.contains(&id) {

@@ -38,7 +38,7 @@ mod merge;
 mod policy;
 mod range;
 
-pub use self::log::{log, record_diffs, LogEntry, LogFilter, RecordDiff};
+pub use self::log::{log, origin, record_diffs, LogEntry, LogFilter, Origin, RecordDiff};
 pub(crate) use self::merge::{plan_merge, status_of};
 pub use self::merge::{MergePlan, Resolution};
 pub(crate) use self::policy::pins;

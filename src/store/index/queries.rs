@@ -202,8 +202,9 @@ impl Index {
         (self.artifacts().len(), self.lessons().len())
     }
 
-    /// Every id the index knows, lessons and artifacts, sorted and without
-    /// repeats: what an id prefix is resolved against.
+    /// Every id the index knows, lessons (of the ledger and of every pool)
+    /// and artifacts, sorted and without repeats: what an id prefix is
+    /// resolved against.
     pub fn ids(&self) -> Vec<Id> {
         let mut ids: Vec<Id> = Vec::new();
         for l in &self.layers {
@@ -215,6 +216,8 @@ impl Index {
         }
         ids.extend(self.mem.artifacts.keys());
         ids.extend(self.mem.lessons.keys());
+        // Pool entries synced from teammates have no ledger record here.
+        ids.extend(self.pool_entry_list().into_keys());
         ids.sort_unstable();
         ids.dedup();
         ids

@@ -21,8 +21,10 @@
 //!
 //! Answers: the documents holding any of some terms, newest word on each
 //! ([`Index::search_postings`]), the totals, what a queued proposal shows
-//! ([`Index::shown`]), and the pool entries holding an artifact
-//! ([`Index::pool_holders`]).
+//! ([`Index::shown`]), the pool entries holding an artifact
+//! ([`Index::pool_holders`]), and where each pool entry is and its status
+//! ([`Index::pool_entry`], [`Index::pool_entry_list`]: what ids resolve
+//! against, `list --all`, `status`).
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -332,6 +334,50 @@ impl Index {
             }
         }
         None
+    }
+
+    /// Where a pool entry is and its status, if the index knows the entry:
+    /// one look-up per layer.
+    pub fn pool_entry(&self, id: Id) -> Option<(Source, Status)> {
+        let key = DocKey::entry(id);
+        if let Some(doc) = self.mem.docs.get(&key) {
+            return doc.as_ref().and_then(|d| Some((d.place.pool()?, d.status)));
+        }
+        let r = self.layer_doc(key)?;
+        Some((r.place.pool()?, r.status))
+    }
+
+    /// Every pool entry the index knows, with its pool and status, in id
+    /// order: the newest word on each (its document record), read from
+    /// fixed-width records, no summary parsed.
+    pub fn pool_entry_list(&self) -> BTreeMap<Id, (Source, Status)> {
+        let mut out: BTreeMap<Id, (Source, Status)> = BTreeMap::new();
+        for l in &self.layers {
+            let Some(all) = l.all(SRCD) else { continue };
+            for rec in all.chunks_exact(SRCD_WIDTH) {
+                let key = DocKey(rec[..DOC_KEY].try_into().expect("a key"));
+                if !key.is_entry() {
+                    continue;
+                }
+                match decode(rec).filter(|r| r.slot.is_some()) {
+                    Some(r) => match r.place.pool() {
+                        Some(pool) => out.insert(key.id(), (pool, r.status)),
+                        None => out.remove(&key.id()),
+                    },
+                    None => out.remove(&key.id()),
+                };
+            }
+        }
+        for (key, doc) in &self.mem.docs {
+            if !key.is_entry() {
+                continue;
+            }
+            match doc.as_ref().and_then(|d| Some((d.place.pool()?, d.status))) {
+                Some(v) => out.insert(key.id(), v),
+                None => out.remove(&key.id()),
+            };
+        }
+        out
     }
 
     /// The pool entries that hold `artifact` in their evidence, with their
