@@ -31,7 +31,19 @@ pub struct Args {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
+    let located = args.project.is_none();
     let project = find_project(args.project, ctx).map_err(|e| outside(&e, "stack"))?;
+    if located
+        && std::env::current_dir()
+            .ok()
+            .and_then(|d| d.canonicalize().ok())
+            != Some(project.clone())
+    {
+        ui::status(format!(
+            "the project is {} (the nearest directory above here with a lockfile or manifest)",
+            project.display()
+        ));
+    }
     let found = stack::scan(&project, &stack::Limits::default());
     if args.json {
         ui::out_json(&found);
