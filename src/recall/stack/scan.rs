@@ -279,8 +279,8 @@ impl Scan {
                 } else {
                     project.join(&rel)
                 };
-                if depth == fixed && !fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
-                    continue; // the fixed part is missing or not a plain directory
+                if depth == fixed && !plain_dirs(project, &rel) {
+                    continue; // the fixed part is missing, or passes a symbolic link
                 }
                 if !rel.is_empty() && glob.is_match(&rel) && !exclude.is_match(&rel) {
                     found.insert(rel.clone());
@@ -456,6 +456,16 @@ fn join(rel: &str, name: &str) -> String {
     }
 }
 
+/// Whether every component of `rel` (below `project`) is a directory and
+/// none is a symbolic link: a member path never leads out of the project.
+fn plain_dirs(project: &Path, rel: &str) -> bool {
+    let mut path = project.to_path_buf();
+    rel.split('/').filter(|c| !c.is_empty()).all(|c| {
+        path.push(c);
+        fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir())
+    })
+}
+
 /// Whether a path component has glob syntax.
 fn has_glob_meta(component: &str) -> bool {
     component.contains(['*', '?', '[', '{'])
@@ -576,12 +586,13 @@ mod tests {
     fn scans_a_monorepo_and_its_declared_members() {
         let outside = tempfile::tempdir().unwrap();
         write(outside.path(), "Cargo.lock", &fixture("Cargo.v4.lock"));
+        write(outside.path(), "sub/Cargo.lock", &fixture("Cargo.v4.lock"));
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();
         write(
             root,
             "package.json",
-            br#"{"workspaces": ["apps/*", "legacy", "tools/*", "linked", "../outside"]}"#,
+            br#"{"workspaces": ["apps/*", "legacy", "tools/*", "linked", "linked/sub", "linked/*", "../outside"]}"#,
         );
         write(
             root,
