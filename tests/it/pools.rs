@@ -533,7 +533,9 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
     r.assert_stderr(&format!("pinned {fp} as the first signer of pool/org"));
     assert_eq!(b.tip("pool/org"), Some(a_tip.clone()));
     assert_eq!(b.entry("org", &a1).unwrap()["status"], "active");
-    let recall = b.lore(&["recall", "--all"]);
+    let project = b.env.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let recall = b.lore(&["recall", "--all", "--project", project.to_str().unwrap()]);
     recall.assert_ok_stdout(&a1);
     let log = b.lore(&["log"]);
     log.assert_ok_stdout(&format!(
