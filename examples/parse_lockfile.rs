@@ -17,12 +17,7 @@ use git_lore::recall::stack::{scan, Format, Limits};
 
 /// The calling thread's CPU time, in milliseconds.
 fn cpu_ms() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through a valid pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     ts.tv_sec as f64 * 1000.0 + ts.tv_nsec as f64 / 1e6
 }
 

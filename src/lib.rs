@@ -9,7 +9,9 @@
 //! clock or randomness directly: callers pass them in.
 
 pub mod answer;
+pub mod content;
 pub mod event;
+pub mod facts;
 pub mod model;
 pub mod names;
 pub mod ops;
@@ -17,9 +19,12 @@ pub mod pipeline;
 pub mod process;
 pub mod recall;
 pub mod review;
+pub mod scanner;
 pub mod schema;
+pub mod search;
 pub mod signing;
 pub mod store;
+pub mod summary;
 pub mod template;
 pub mod trailers;
 pub mod version;

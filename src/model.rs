@@ -262,6 +262,9 @@ pub struct Artifact {
     pub session_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger: Option<String>,
+    /// The evidence read from the session or commit (`crate::facts`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub facts: Vec<crate::facts::Fact>,
 }
 
 /// `evidence` of a candidate and of a lesson. The transform supplies only

@@ -19,6 +19,8 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use rustix::process::{kill_process_group, Signal};
+
 /// What can go wrong running a program.
 #[derive(Debug, thiserror::Error)]
 pub enum ProcessError {
@@ -118,12 +120,12 @@ pub fn run(inv: &Invocation, input: &[u8]) -> Result<Finished, ProcessError> {
         cmd.current_dir(dir);
     }
     if inv.new_session {
-        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        // SAFETY: `pre_exec` runs the hook between fork and exec, where only
+        // async-signal-safe calls are sound; setsid is one (a bare system
+        // call) and touches no memory of the parent.
         unsafe {
             cmd.pre_exec(|| {
-                if libc::setsid() == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
+                rustix::process::setsid()?;
                 Ok(())
             });
         }
@@ -136,7 +138,7 @@ pub fn run(inv: &Invocation, input: &[u8]) -> Result<Finished, ProcessError> {
         program: program.clone(),
         source,
     })?;
-    let pgid = child.id() as libc::pid_t;
+    let group = rustix::process::Pid::from_child(&child);
     let io = |source| ProcessError::Io {
         program: program.clone(),
         source,
@@ -165,11 +167,8 @@ pub fn run(inv: &Invocation, input: &[u8]) -> Result<Finished, ProcessError> {
         status
     });
     if rx.recv_timeout(inv.timeout).is_err() {
-        // SAFETY: plain syscall; a negative pid addresses the process group
-        // we created, so the program's children die with it.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
+        // The process group we created, so the program's children die with it.
+        let _ = kill_process_group(group, Signal::KILL);
         let _ = waiter.join();
         return Err(ProcessError::TimedOut {
             program,
@@ -185,10 +184,7 @@ pub fn run(inv: &Invocation, input: &[u8]) -> Result<Finished, ProcessError> {
     };
     // The child has exited, but a grandchild may still hold the pipes open.
     // Kill the group so the readers see end-of-file.
-    // SAFETY: as above.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
-    }
+    let _ = kill_process_group(group, Signal::KILL);
     let _ = writer.join();
     let (stdout, stdout_truncated) = out_reader.join().unwrap_or_default();
     let (stderr, _) = err_reader.join().unwrap_or_default();
@@ -238,8 +234,9 @@ mod tests {
             .unwrap();
         let mut gone = false;
         for _ in 0..200 {
-            // SAFETY: signal 0 only checks whether the process exists.
-            if unsafe { libc::kill(pid, 0) } != 0 {
+            // Signal 0: only whether the process exists.
+            let pid = rustix::process::Pid::from_raw(pid).expect("a positive pid");
+            if rustix::process::test_kill_process(pid).is_err() {
                 gone = true;
                 break;
             }

@@ -52,6 +52,10 @@ pub enum TrailerError {
     /// A trailer whose value is not what the action needs.
     #[error("trailer {key}: {why}")]
     BadField { key: &'static str, why: String },
+    /// A key that is given once given more often: stock git would read its
+    /// values joined, so the commit would say two things.
+    #[error("trailer {key} is given {times} times (rule: one value per key; of the Lore- keys only Lore-Target and Lore-Judge repeat)")]
+    Repeated { key: &'static str, times: usize },
     /// An action of the vocabulary that this build does not read yet.
     #[error("Lore-Action {0} is reserved but not supported by this version of git-lore")]
     Unsupported(&'static str),
@@ -121,6 +125,7 @@ string_enum! {
         Publish("publish", 14),
         Config("config", 15),
         Sync("sync", 16),
+        Edit("edit", 17),
     }
 }
 

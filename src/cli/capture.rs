@@ -3,7 +3,7 @@ use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
 
-use super::ingest::print_outcomes;
+use super::output::print_outcomes;
 use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::model::canonical_json;
 use git_lore::ops::backend::{Backend, Role};

@@ -207,7 +207,9 @@ fn session_start(ctx: &Ctx, budget: usize) {
     if !said.message.is_empty() {
         out.insert("systemMessage".into(), said.message.into());
     }
-    ui::out(&format!("{}\n", serde_json::Value::Object(out)));
+    let line = git_lore::content::text::json_line(&serde_json::Value::Object(out))
+        .expect("a JSON value serialises");
+    ui::out(&format!("{line}\n"));
 }
 
 /// One line, at most 160 characters.

@@ -10,6 +10,7 @@ mod capture;
 mod confirm;
 mod contradictions;
 mod demo;
+mod edit;
 mod export;
 mod generate;
 mod hook;
@@ -21,6 +22,7 @@ mod judge;
 mod key;
 mod list;
 mod log;
+mod output;
 mod pass;
 mod promote;
 mod publish;
@@ -29,6 +31,7 @@ mod relate;
 mod remote;
 mod retract;
 mod rubrics;
+mod search;
 mod seen;
 mod session_end;
 mod setup;
@@ -83,12 +86,14 @@ enum Command {
     Confirm(confirm::Args),
     Pass(pass::Args),
     Unconfirm(unconfirm::Args),
+    Edit(edit::Args),
     Judge(judge::Args),
     Promote(promote::Args),
     Status(status::Args),
     Rubrics(rubrics::Args),
     Stack(stack::Args),
     Recall(recall::Args),
+    Search(search::Args),
     Export(export::Args),
     Seen(seen::Args),
     Log(log::Args),
@@ -221,12 +226,14 @@ pub fn main() -> ExitCode {
         Command::Confirm(a) => confirm::run(a, &ctx),
         Command::Pass(a) => pass::run(a, &ctx),
         Command::Unconfirm(a) => unconfirm::run(a, &ctx),
+        Command::Edit(a) => edit::run(a, &ctx),
         Command::Judge(a) => judge::run(a, &ctx),
         Command::Promote(a) => promote::run(a, &ctx),
         Command::Status(a) => status::run(a, &ctx),
         Command::Rubrics(a) => rubrics::run(a, &ctx),
         Command::Stack(a) => stack::run(a, &ctx),
         Command::Recall(a) => recall::run(a, &ctx),
+        Command::Search(a) => search::run(a, &ctx),
         Command::Export(a) => export::run(a, &ctx),
         Command::Seen(a) => seen::run(a, &ctx),
         Command::Log(a) => log::run(a, &ctx),

@@ -2,6 +2,7 @@ use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
 
+use super::output;
 use super::ui::{self, Ctx, Exit};
 use git_lore::model::Source;
 use git_lore::ops::publish::{self, PublicOptions};
@@ -46,16 +47,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         if args.json {
             ui::out_json(&r);
         } else if failed {
-            let mut s = String::new();
-            for p in &r.problems {
-                s.push_str(&format!(
-                    "{} ({}): {}\n",
-                    p.commit,
-                    p.branch,
-                    ui::text(&p.problem)
-                ));
-            }
-            ui::out(&s);
+            ui::out(&output::problem_lines(&r.problems));
             ui::status(format!(
                 "pool/org: nothing was pushed to {}",
                 ui::text(&r.url)
@@ -109,15 +101,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         return Ok(if refused { Exit::Refused } else { Exit::Done });
     }
     let url = ui::text(&r.url);
-    let mut s = String::new();
-    for p in &r.problems {
-        s.push_str(&format!(
-            "{} ({}): {}\n",
-            p.commit,
-            p.branch,
-            ui::text(&p.problem)
-        ));
-    }
+    let mut s = output::problem_lines(&r.problems);
     if r.started {
         s.push_str(&format!(
             "pool/public: {} {url}'s pool/public with the local one\n",

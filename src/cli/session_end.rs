@@ -133,12 +133,12 @@ fn detach(ctx: &Ctx, dir: &Path, input: &[u8]) -> std::io::Result<()> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+    // SAFETY: `pre_exec` runs the hook between fork and exec, where only
+    // async-signal-safe calls are sound; setsid is one (a bare system call)
+    // and touches no memory of the parent.
     unsafe {
         cmd.pre_exec(|| {
-            if libc::setsid() == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
+            rustix::process::setsid()?;
             Ok(())
         });
     }

@@ -3,7 +3,7 @@ use clap::Args as ClapArgs;
 use super::ui::{self, Ctx, Exit};
 use git_lore::model::{unique_prefix_len, Scope, Visibility};
 use git_lore::ops::query;
-use git_lore::review::scan_lesson;
+use git_lore::scanner::scan_lesson;
 use git_lore::store::ArtifactOutcome;
 
 /// Show one lesson: id, status, visibility, artifact, claim, rationale,

@@ -1,5 +1,6 @@
 use clap::Args as ClapArgs;
 
+use super::output;
 use super::ui::{self, Ctx, Exit};
 use git_lore::ops::sync::{self, Integration, Options};
 
@@ -55,16 +56,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         }
         let url = ui::text(&r.url);
         if failed {
-            let mut s = String::new();
-            for p in &r.problems {
-                s.push_str(&format!(
-                    "{} ({}): {}\n",
-                    p.commit,
-                    p.branch,
-                    ui::text(&p.problem)
-                ));
-            }
-            ui::out(&s);
+            ui::out(&output::problem_lines(&r.problems));
             ui::status(format!(
                 "pool/{tier} from {url}: {} problem{} in {} incoming commits; nothing was integrated",
                 r.problems.len(),

@@ -45,6 +45,15 @@ pub enum CliError {
     /// Bad arguments or input the CLI itself refuses (exit 1).
     #[error("{0}")]
     Usage(String),
+    /// `git lore edit` could not get an edit to make (exit 1).
+    #[error(transparent)]
+    Edit(Box<super::edit::EditorError>),
+}
+
+impl From<super::edit::EditorError> for CliError {
+    fn from(e: super::edit::EditorError) -> CliError {
+        CliError::Edit(Box::new(e))
+    }
 }
 
 impl CliError {
@@ -54,7 +63,7 @@ impl CliError {
                 Class::Refused => Exit::Refused,
                 Class::Undetermined => Exit::Undetermined,
             },
-            CliError::Usage(_) => Exit::Refused,
+            CliError::Usage(_) | CliError::Edit(_) => Exit::Refused,
         }
     }
 }
@@ -144,30 +153,13 @@ pub fn parse_tier(s: &str, allow_local: bool) -> Result<git_lore::model::Source>
 }
 
 /// Text from records, models and remotes as it may reach a terminal: one
-/// line, every control character (C0, DEL, C1) and every invisible or
-/// direction-changing format character shown as a visible escape (`\n`,
-/// `\x1b`, `\u{202e}`), so no text can move the cursor, set the window
-/// title, write the clipboard, clear the screen, fake a row or hide what it
-/// says. `--json` output is never passed through this: it is exact.
+/// line, every control, separator, bidi and invisible character shown as a
+/// visible escape (`\n`, `\x1b`, `\u{202e}`; the table is
+/// [`git_lore::content::text`]'s), so no text can move the cursor, set the
+/// window title, write the clipboard, clear the screen, fake a row or hide
+/// what it says. `--json` output is escaped by [`out_json`] instead.
 pub fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || ('\u{7f}'..='\u{9f}').contains(&c) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            '\u{061c}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{feff}' => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
+    git_lore::content::text::terminal(s)
 }
 
 /// `git -C <lesson repository> config <key> [value]`, the repository
@@ -282,9 +274,11 @@ pub fn page(text: &str, core_pager: Option<String>) {
     let _ = child.wait();
 }
 
-/// Prints `value` as pretty JSON on stdout.
+/// Prints `value` as pretty JSON on stdout, every control, bidi and
+/// invisible character in its strings as `\uXXXX`
+/// ([`git_lore::content::text::json`]): exact, and inert on a terminal.
 pub fn out_json<T: serde::Serialize>(value: &T) {
-    let mut s = serde_json::to_string_pretty(value).expect("output serialises");
+    let mut s = git_lore::content::text::json(value).expect("output serialises");
     s.push('\n');
     out(&s);
 }

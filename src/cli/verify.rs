@@ -1,5 +1,6 @@
 use clap::Args as ClapArgs;
 
+use super::output;
 use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::ops::audit::{self, Scope};
 use git_lore::ops::host;
@@ -62,10 +63,13 @@ fn pre_receive(ctx: &Ctx) -> ui::Result {
     let mut env = ctx.env.clone();
     env.child_env.extend(ctx.object_env.iter().cloned());
     let quarantine = ctx.var("GIT_QUARANTINE_PATH").map(std::path::PathBuf::from);
-    let store =
-        git_lore::store::Store::open_receiving(&ctx.repo, env.host(), quarantine.as_deref())
-            .map_err(git_lore::ops::LoreError::from)?;
-    let problems = host::pre_receive(&store, &updates)?;
+    let problems = host::pre_receive(
+        &ctx.repo,
+        &env,
+        quarantine.as_deref(),
+        &updates,
+        ctx.env.now,
+    )?;
     if problems.is_empty() {
         return Ok(Exit::Done);
     }
@@ -100,12 +104,11 @@ fn annotation(tier: impl std::fmt::Display, commit: &str, problem: &str) -> Stri
 /// a host would check the push.
 fn pool_range(ctx: &Ctx, tier: &str, range: &str, github: bool, json: bool) -> ui::Result {
     let tier = ui::parse_tier(tier, false)?;
-    let store = git_lore::store::Store::open_receiving(&ctx.repo, ctx.env.host(), None)
-        .map_err(git_lore::ops::LoreError::from)?;
     let (base, head) = range.split_once("..").ok_or_else(|| {
         CliError::Usage(format!("--pool needs a range BASE..HEAD, got {range:?}"))
     })?;
-    let (commits, problems) = host::verify_range(&store, tier, base, head)?;
+    let (commits, problems) =
+        host::verify_range(&ctx.repo, &ctx.env, tier, base, head, ctx.env.now)?;
     if json {
         ui::out_json(&Report {
             commits,
@@ -115,12 +118,7 @@ fn pool_range(ctx: &Ctx, tier: &str, range: &str, github: bool, json: bool) -> u
     } else {
         let mut s = String::new();
         for p in &problems {
-            s.push_str(&format!(
-                "{} ({}): {}\n",
-                p.commit,
-                p.branch,
-                ui::text(&p.problem)
-            ));
+            s.push_str(&output::problem_line(p));
             if github {
                 s.push_str(&annotation(tier, &p.commit, &ui::text(&p.problem)));
             }
@@ -168,16 +166,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             v.commits
         ));
     } else {
-        let mut s = String::new();
-        for p in &v.problems {
-            s.push_str(&format!(
-                "{} ({}): {}\n",
-                p.commit,
-                p.branch,
-                ui::text(&p.problem)
-            ));
-        }
-        ui::out(&s);
+        ui::out(&output::problem_lines(&v.problems));
         ui::status(format!(
             "{} problems in {} commits",
             v.problems.len(),

@@ -290,11 +290,7 @@ fn answer_of(run: Result<Finished, ProcessError>) -> Result<Answer, Outage> {
 /// The last few hundred characters of stderr, on one line.
 fn stderr_tail(stderr: &[u8]) -> String {
     let text = String::from_utf8_lossy(stderr);
-    let one_line: String = text
-        .trim()
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let one_line = crate::content::text::spaced(text.trim());
     let count = one_line.chars().count();
     let tail: String = one_line.chars().skip(count.saturating_sub(200)).collect();
     if tail.is_empty() {

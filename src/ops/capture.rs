@@ -87,7 +87,7 @@ pub fn open_transcript(path: &Path) -> Result<Transcript, LoreError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
     }
     let file = options.open(path).map_err(cannot_open)?;
     if !file.metadata().map_err(cannot_open)?.is_file() {

@@ -156,17 +156,35 @@ fn tier_of(name: &str) -> Option<(Source, bool)> {
     }
 }
 
-/// `verify --pre-receive`: every problem with the pushed updates.
-pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, LoreError> {
+/// `verify --pre-receive`: every problem with the pushed updates, in the
+/// repository at `repo` that is receiving them (its pushed objects in
+/// `quarantine`, git's `GIT_QUARANTINE_PATH`; `env` with the object
+/// directories git set for the hook, which merge checks' `git` must see),
+/// checked at `now` (the host's clock).
+pub fn pre_receive(
+    repo: &Path,
+    env: &Env,
+    quarantine: Option<&Path>,
+    updates: &[Update],
+    now: jiff::Timestamp,
+) -> Result<Vec<Problem>, LoreError> {
+    let store = Store::open_receiving(repo, env.host(), quarantine)?;
+    check_updates(&store, updates, now)
+}
+
+fn check_updates(
+    store: &Store,
+    updates: &[Update],
+    now: jiff::Timestamp,
+) -> Result<Vec<Problem>, LoreError> {
     let text = std::fs::read_to_string(store.git_dir().join(ROOT_SIGNERS)).unwrap_or_default();
     let roots = AllowedSigners::parse(&text).unwrap_or_default();
-    let policy = Policy {
-        roots: [(Source::Org, roots.clone()), (Source::Public, roots)]
+    let policy = Policy::host(
+        [(Source::Org, roots.clone()), (Source::Public, roots)]
             .into_iter()
             .collect(),
-        own_keys: false,
-        ledger: AllowedSigners::default(),
-    };
+        now,
+    );
     // What the repository already has on the same pool was checked, as
     // that pool's, when it came in. History of the other pool counts as
     // new: pool/org pushed as pool/public is checked as public (and
@@ -243,17 +261,21 @@ pub fn pre_receive(store: &Store, updates: &[Update]) -> Result<Vec<Problem>, Lo
     Ok(problems)
 }
 
-/// `verify --pool TIER BASE..HEAD`: the commits of HEAD that BASE lacks,
-/// checked as commits of `tier`'s pool by the host's rules (the root
+/// `verify --pool TIER BASE..HEAD` in the repository at `repo` (any
+/// repository: a forge's checkout in CI): the commits of HEAD that BASE
+/// lacks, checked as commits of `tier`'s pool by the host's rules (the root
 /// signers, when the range reaches a pool's first commit, are the
-/// repository's `lore/root_signers` if it has one). Returns how many
-/// commits were checked and the problems.
+/// repository's `lore/root_signers` if it has one), at `now`. Returns how
+/// many commits were checked and the problems.
 pub fn verify_range(
-    store: &Store,
+    repo: &Path,
+    env: &Env,
     tier: Source,
     base: &str,
     head: &str,
+    now: jiff::Timestamp,
 ) -> Result<(usize, Vec<Problem>), LoreError> {
+    let store = &Store::open_receiving(repo, env.host(), None)?;
     let resolve = |rev: &str| {
         store.resolve(rev).map_err(|e| LoreError::Input {
             what: format!("bad revision {rev:?}"),
@@ -263,11 +285,7 @@ pub fn verify_range(
     let (base, head) = (resolve(base)?, resolve(head)?);
     let text = std::fs::read_to_string(store.git_dir().join(ROOT_SIGNERS)).unwrap_or_default();
     let roots = AllowedSigners::parse(&text).unwrap_or_default();
-    let policy = Policy {
-        roots: [(tier, roots)].into_iter().collect(),
-        own_keys: false,
-        ledger: AllowedSigners::default(),
-    };
+    let policy = Policy::host([(tier, roots)].into_iter().collect(), now);
     let branch = Branch::Pool(tier);
     let commits: Vec<(Branch, ObjectId)> = store
         .new_commits(head, &[base])?

@@ -37,7 +37,7 @@ use super::claim::{Claims, Take};
 use super::{Lore, LoreError};
 use crate::event::{CommitRef, Event};
 use crate::model::{
-    canonical_json, iso, Artifact, Candidate, Decline, DeclineReason, Id, Proposal,
+    canonical_json, iso, Artifact, Candidate, Decline, DeclineReason, Id, Proposal, Source,
 };
 use crate::pipeline::{self, transform, Determination, InputError, Item};
 use crate::store::{layout, ArtifactOutcome, Branch, Change, CommitSpec, Index, Tx};
@@ -66,6 +66,9 @@ pub enum Skip {
     /// Another run is asking the model about it right now; that run records
     /// its outcome (or reports its own outage).
     Claimed,
+    /// A pool already holds a lesson made from it (`evidence.artifact_ids`),
+    /// whoever captured it: a teammate's, synced. One moment, one lesson.
+    InPool { lesson: Id, pool: Source },
 }
 
 /// What happened to one input item.
@@ -377,6 +380,9 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
                 artifact: id,
                 why: Skip::Seen,
             });
+        }
+        if let Some(why) = in_pool(index, id) {
+            return Triage::Decided(Outcome::Skipped { artifact: id, why });
         }
         if !pipeline::pregate::passes(&artifact) {
             return Triage::Decided(Outcome::Skipped {
@@ -763,12 +769,11 @@ fn write(
     Ok(())
 }
 
-/// Replaces control characters and cuts a text to one short subject line.
+/// One short subject line of a text: controls and line breaks read as
+/// spaces, bidi and invisible characters dropped
+/// ([`crate::content::text::spaced`]), white space collapsed, cut at `max`.
 fn subject_text(s: &str, max: usize) -> String {
-    let one: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let one = crate::content::text::spaced(s);
     let one = one.split_whitespace().collect::<Vec<_>>().join(" ");
     if one.chars().count() > max {
         format!("{}…", one.chars().take(max).collect::<String>())
@@ -791,6 +796,16 @@ fn determined<E>(
         Some(_) if !matches!(outcome, Some(ArtifactOutcome::Declined { .. })) => true,
         Some(r) => record()?.as_deref() != Some(&r.record[..]),
     })
+}
+
+/// Whether a pool holds a lesson made from `artifact`: the widest pool's
+/// (public, org, local), then the smallest lesson id.
+fn in_pool(index: &Index, artifact: Id) -> Option<Skip> {
+    index
+        .pool_holders(artifact)
+        .into_iter()
+        .max_by(|(la, pa), (lb, pb)| pa.cmp(pb).then(lb.cmp(la)))
+        .map(|(lesson, pool)| Skip::InPool { lesson, pool })
 }
 
 /// Commits one determination, unless history already has the artifact.

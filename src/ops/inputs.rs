@@ -97,30 +97,32 @@ fn collect_files(path: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<Item>) 
 }
 
 /// The artifacts of a project's default branch, mined from its commits
-/// (see [`crate::store::mine`]).
+/// (see [`crate::store::mine`] and [`pipeline::commits`]).
 pub fn items_from_commits(
     lore: &Lore,
     dir: &Path,
     since: Option<&str>,
 ) -> Result<Vec<Item>, LoreError> {
-    // Paths are only worth a tree diff for commits with an artifact that
-    // history has not seen (the id depends on time and message alone).
+    // Paths are only worth a tree diff for commits whose artifact history
+    // has not seen (the id depends on time and message alone).
     let index = Index::load(&lore.store)?;
-    let mut wants_paths = |time_ms: i64, message: &str| {
-        let probe = pipeline::MinedCommit {
-            sha: String::new(),
-            time_ms,
-            message: message.to_owned(),
-            changed_paths: Vec::new(),
-            project_key: "000000000000".into(),
-        };
-        match pipeline::artifacts_from_commit(&probe) {
-            Ok(list) => list.iter().any(|a| index.artifact(a.id).is_none()),
-            Err(_) => true,
-        }
+    let seen = |time_ms: i64, message: &str| {
+        index
+            .artifact(pipeline::commits::id_of(time_ms, message))
+            .is_some()
     };
-    let mined = crate::store::mine::mine(dir, since, &mut wants_paths)?;
+    let mut wants_paths = |time_ms: i64, message: &str| !seen(time_ms, message);
+    let mined = crate::store::mine::mine(
+        dir,
+        since,
+        &mut wants_paths,
+        &pipeline::commits::is_mined_manifest,
+    )?;
     let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
+    let repo = mined
+        .origin_url
+        .as_deref()
+        .and_then(pipeline::commits::repo_slug);
     let mut items = Vec::new();
     for c in mined.commits {
         let source = format!("commit {}", c.sha);
@@ -129,9 +131,26 @@ pub fn items_from_commits(
             time_ms: c.time_ms,
             message: c.message,
             changed_paths: c.changed_paths,
+            manifests: c
+                .blobs
+                .into_iter()
+                .map(|b| pipeline::commits::ManifestFile {
+                    path: b.path,
+                    old: b.old,
+                    new: b.new,
+                })
+                .collect(),
+            repo: repo.clone(),
+            released_before: c.released_before,
             project_key: key.clone(),
         };
-        match pipeline::artifacts_from_commit(&mc) {
+        // A commit history has seen is told as seen, without its diff.
+        let made = if seen(mc.time_ms, &mc.message) {
+            pipeline::commits::seen_artifact(&mc).map(|a| a.into_iter().collect())
+        } else {
+            pipeline::artifacts_from_commit(&mc)
+        };
+        match made {
             Ok(list) => items.extend(list.into_iter().map(|a| Item {
                 source: source.clone(),
                 artifact: Ok(a),

@@ -16,6 +16,7 @@ use super::{Lore, LoreError};
 use crate::event::{Event, Ruling};
 use crate::model::{Id, Proposal, ProposalStatus, Visibility};
 use crate::review::{self, Judged, RubricSet, UnjudgedReason};
+use crate::scanner;
 use crate::store::{Branch, CommitSpec};
 
 /// The reason a public lesson is blocked by the disclosure scanner.
@@ -53,7 +54,7 @@ pub fn judge(
         // The disclosure scanner runs on every public lesson, whatever the
         // judges said, and blocks it.
         if after.visibility == Some(Visibility::Public)
-            && !review::scan_lesson(&after.candidate).is_empty()
+            && !scanner::scan_lesson(&after.candidate).is_empty()
         {
             if let Some(v) = after.verdict.as_mut() {
                 if v.passed {
@@ -69,13 +70,7 @@ pub fn judge(
         let event = Event::Judge {
             step: step(&before, &after),
             visibility: after.visibility,
-            ruling: Box::new(Ruling {
-                rubric: verdict.rubric_id.clone(),
-                gate: verdict.gate_policy.clone(),
-                score: verdict.aggregate_score,
-                reason: verdict.reason.clone(),
-                judges: review::jury::judge_lines(verdict),
-            }),
+            ruling: Box::new(Ruling::of(verdict)),
             model: model.map(str::to_owned),
         };
         let subject = format!(

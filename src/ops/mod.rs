@@ -7,11 +7,13 @@
 //! reads the environment, the clock or randomness: everything arrives in
 //! [`Env`] and the caller's random generator.
 
+pub(crate) mod admit;
 pub mod audit;
 pub mod backend;
 pub mod capture;
 pub mod claim;
 pub mod confirm;
+pub mod edit;
 pub mod guard;
 pub mod host;
 pub mod ingest;
@@ -28,6 +30,7 @@ pub mod relate;
 pub mod remote;
 pub mod retract;
 pub mod rubrics;
+pub mod search;
 pub mod setup;
 pub mod signers;
 pub mod sync;
@@ -41,7 +44,7 @@ use rand::rngs::StdRng;
 use crate::model::{Id, Source};
 use crate::review::ReviewError;
 use crate::signing::{self, Format, Signer, SigningConfig, SigningError};
-use crate::store::{Host, RetryPolicy, Store, StoreError};
+use crate::store::{Host, RetryPolicy, Store, StoreError, WriteContext};
 
 pub use backend::Outage;
 
@@ -120,6 +123,9 @@ pub enum LoreError {
     /// A model gave no answer; nothing was written, retrying is safe.
     #[error(transparent)]
     Outage(#[from] Outage),
+    /// A search that cannot run.
+    #[error(transparent)]
+    Search(#[from] search::SearchError),
     /// No lesson has this id.
     #[error("lesson {id} not found")]
     NotFound { id: Id },
@@ -256,7 +262,12 @@ pub(crate) fn short(id: &gix::ObjectId) -> String {
 /// (a temporary file's path error) keep the operating system's error only in
 /// their message, so that is read too: `(os error 28)`.
 fn out_of_room(e: &(dyn std::error::Error + 'static)) -> bool {
-    const CODES: [i32; 3] = [libc::ENOSPC, libc::EDQUOT, libc::EROFS];
+    use rustix::io::Errno;
+    const CODES: [i32; 3] = [
+        Errno::NOSPC.raw_os_error(),
+        Errno::DQUOT.raw_os_error(),
+        Errno::ROFS.raw_os_error(),
+    ];
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
         if let Some(io) = err.downcast_ref::<std::io::Error>() {
@@ -413,15 +424,14 @@ impl Lore {
         let signer = self.signer.as_ref().expect("just loaded");
         let (store, env) = (&self.store, &self.env);
         let mut check = |base| trust::ensure(store, env, branch, base);
-        let r = store.transact(
-            branch,
+        let write = WriteContext {
             signer,
-            env.now,
-            &mut self.rng,
-            env.retry,
-            &mut check,
-            f,
-        )?;
+            now: env.now,
+            rng: &mut self.rng,
+            policy: env.retry,
+            check: &mut check,
+        };
+        let r = store.transact(branch, write, f)?;
         if let Some(&head) = r.commits.last() {
             // What this command wrote is as verified as what it built on.
             store.advance_anchor(branch, r.base, head, env.now)?;
@@ -447,17 +457,14 @@ impl Lore {
         let signer = self.signer.as_ref().expect("just loaded");
         let (store, env) = (&self.store, &self.env);
         let mut check = |base| trust::ensure(store, env, branch, base);
-        let r = store.transact_onto(
-            branch,
-            from,
-            onto,
+        let write = WriteContext {
             signer,
-            env.now,
-            &mut self.rng,
-            env.retry,
-            &mut check,
-            f,
-        )?;
+            now: env.now,
+            rng: &mut self.rng,
+            policy: env.retry,
+            check: &mut check,
+        };
+        let r = store.transact_onto(branch, from, onto, write, f)?;
         let head = r.commits.last().copied().unwrap_or(onto);
         store.reset_anchor(branch, head, env.now)?;
         self.wrote = true;
@@ -491,4 +498,25 @@ impl Lore {
 /// into hooks and prints for people to run.
 pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::out_of_room;
+
+    #[test]
+    fn a_full_disk_a_quota_and_a_read_only_file_system_are_out_of_room() {
+        for code in [28, 122, 30] {
+            assert!(
+                out_of_room(&std::io::Error::from_raw_os_error(code)),
+                "{code}"
+            );
+            let wrapped = std::io::Error::other(format!("writing x: (os error {code})"));
+            assert!(out_of_room(&wrapped), "{code} in a message");
+        }
+        assert!(
+            !out_of_room(&std::io::Error::from_raw_os_error(13)),
+            "permission denied"
+        );
+    }
 }

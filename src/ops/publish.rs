@@ -26,7 +26,8 @@ use super::sync::{self, Options, Report as SyncReport, TRANSFER_TIMEOUT};
 use super::{remote, trust, Lore, LoreError};
 use crate::event::Event;
 use crate::model::{canonical_json, Id, Lesson, LessonStatus, Source, Visibility};
-use crate::review::{self, pull_request};
+use crate::review::pull_request;
+use crate::scanner;
 use crate::signing::AllowedSigners;
 use crate::store::remote::Pushed;
 use crate::store::{layout, Branch, Change, CommitSpec};
@@ -189,7 +190,7 @@ pub fn publish_org(lore: &mut Lore, dry_run: bool) -> Result<OrgReport, LoreErro
         )? {
             Pushed::Done => {
                 lore.store
-                    .set_ref(&sync::verified_ref(tier), local, lore.env.now)?;
+                    .set_ref(&remote::verified_ref(tier), local, lore.env.now)?;
                 report.to = Some(local.to_string());
                 return Ok(report);
             }
@@ -408,7 +409,7 @@ fn start_public(
             continue;
         };
         if let Ok(entry) = serde_json::from_slice::<Lesson>(&lore.store.blob(blob)?) {
-            let findings = review::scan_lesson(&candidate_of(&entry));
+            let findings = scanner::scan_lesson(&candidate_of(&entry));
             if !findings.is_empty() {
                 report.problems.push(Problem {
                     commit: local.to_string(),
@@ -435,7 +436,7 @@ fn start_public(
     )? {
         Pushed::Done => {
             lore.store
-                .set_ref(&sync::verified_ref(Source::Public), local, lore.env.now)?;
+                .set_ref(&remote::verified_ref(Source::Public), local, lore.env.now)?;
             report.started = true;
             Ok(report)
         }
@@ -490,7 +491,7 @@ fn review_one(
         ));
         return Ok(review);
     }
-    let findings = review::scan_lesson(&candidate_of(entry));
+    let findings = scanner::scan_lesson(&candidate_of(entry));
     if !findings.is_empty() {
         review.why = Some(format!(
             "flagged by the disclosure scanner, never pushed: {}",

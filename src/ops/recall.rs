@@ -10,7 +10,8 @@
 //! *thin* lessons are what selection reads; a caller that prints more than
 //! claim, scope and resolution (JSON output, exports) asks for the full
 //! entries, read from their pools. Lessons touched by commits that do not
-//! verify are never recalled.
+//! verify are never recalled, nor a second lesson of one moment (two
+//! active entries made from one artifact: [`crate::recall::moments`]).
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -92,6 +93,9 @@ pub fn gather(
     let before = chosen.len();
     chosen.retain(|id, _| !untrusted.contains(id));
     let unverified = before - chosen.len();
+    // One lesson per moment (crate::recall::moments).
+    let twins = crate::recall::moments::left_out(chosen.values());
+    chosen.retain(|id, _| !twins.contains(id));
     let lessons = match depth {
         Depth::Thin => chosen.values().map(Summary::lesson).collect(),
         Depth::Full => chosen

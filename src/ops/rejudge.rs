@@ -274,7 +274,7 @@ fn record(
         }
         let path = layout::lesson_path(id);
         let change = if refuted {
-            debug_assert!(crate::review::lifecycle::legal_lesson(
+            debug_assert!(crate::event::lifecycle::legal_lesson(
                 Action::Judge,
                 LessonStatus::Active,
                 LessonStatus::Refuted
@@ -321,13 +321,7 @@ fn record(
             lesson: id,
             pool,
             refuted,
-            ruling: Box::new(Ruling {
-                rubric: verdict.rubric_id.clone(),
-                gate: verdict.gate_policy.clone(),
-                score: verdict.aggregate_score,
-                reason: verdict.reason.clone(),
-                judges: review::jury::judge_lines(&verdict),
-            }),
+            ruling: Box::new(Ruling::of(&verdict)),
             model: model.map(str::to_owned),
         };
         let under = match (&verdict.rubric_id, verdict.aggregate_score) {

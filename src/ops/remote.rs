@@ -6,19 +6,22 @@
 //! into `refs/lore/incoming/<tier>` (a quarantine `sync` verifies before
 //! anything builds on it), pushed to the same branch name. The pins live in
 //! the git dir, `pins/<tier>`, in allowed-signers format: this machine's
-//! decision about whom to trust, never part of a pool.
+//! decision about whom to trust, never part of a pool (written here, read
+//! by the audit's policy, [`super::audit::pins`]). `refs/lore/remotes/<tier>`
+//! ([`verified_ref`]) is the remote's last tip whose history verified.
 
-use std::collections::HashMap;
 use std::path::Path;
 
+use super::audit::{pins, pins_path};
 use super::{Lore, LoreError};
 use crate::model::Source;
 use crate::signing::{self, AllowedSigners};
 use crate::store::{Branch, Store};
 
-/// Where the pins of `tier` are kept, relative to the git dir.
-pub fn pins_path(tier: Source) -> String {
-    format!("pins/{}", tier.as_str())
+/// Where the last verified tip of a tier's remote is kept: rollback
+/// protection for `sync` and `publish`.
+pub fn verified_ref(tier: Source) -> String {
+    format!("refs/lore/remotes/{}", tier.as_str())
 }
 
 /// The quarantine ref a tier's pool is fetched into.
@@ -45,31 +48,6 @@ pub struct Remote {
     pub url: String,
     /// `(principal, SHA256:fingerprint)` of each pinned root signer.
     pub pins: Vec<(String, String)>,
-}
-
-/// The pinned root signers of every tier.
-pub(crate) fn pins(store: &Store) -> Result<HashMap<Source, AllowedSigners>, LoreError> {
-    let mut out = HashMap::new();
-    for tier in [Source::Org, Source::Public] {
-        let path = store.git_dir().join(pins_path(tier));
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(source) => {
-                return Err(LoreError::File {
-                    what: "cannot read the pinned signers",
-                    path,
-                    source,
-                })
-            }
-        };
-        let list = AllowedSigners::parse(&text).map_err(|e| LoreError::Input {
-            what: path.display().to_string(),
-            why: e.to_string(),
-        })?;
-        out.insert(tier, list);
-    }
-    Ok(out)
 }
 
 /// The first public key found in `text`: a `.pub` file, an allowed-signers
@@ -178,7 +156,7 @@ pub fn add(
         // about the new one: its first sync starts afresh, not as a
         // rollback of the old remote's tip.
         lore.store.delete_ref(&incoming_ref(tier))?;
-        lore.store.delete_ref(&super::sync::verified_ref(tier))?;
+        lore.store.delete_ref(&verified_ref(tier))?;
     }
     lore.store
         .set_remote(tier.as_str(), &url, &branch, &incoming_ref(tier))?;
@@ -224,7 +202,7 @@ pub fn remove(lore: &mut Lore, tier: Source) -> Result<bool, LoreError> {
         })?;
     }
     lore.store.delete_ref(&incoming_ref(tier))?;
-    lore.store.delete_ref(&super::sync::verified_ref(tier))?;
+    lore.store.delete_ref(&verified_ref(tier))?;
     Ok(had)
 }
 

@@ -6,9 +6,9 @@
 //! `sync` carries it to everyone else.
 
 use super::{Lore, LoreError};
+use crate::event::lifecycle;
 use crate::event::Event;
 use crate::model::{canonical_json, Id, Lesson, LessonStatus, Source};
-use crate::review::lifecycle;
 use crate::store::{layout, Branch, Change, CommitSpec};
 use crate::trailers::Action;
 

@@ -12,9 +12,9 @@
 use std::collections::BTreeSet;
 
 use super::{Lore, LoreError};
+use crate::event::signers::{self as policy, State};
 use crate::event::{ConfigTopic, Event};
 use crate::model::Source;
-use crate::review::signers::{self as policy, State};
 use crate::signing::{self, AllowedSigners, Signer};
 use crate::store::{Branch, Change, CommitSpec};
 
@@ -538,8 +538,8 @@ pub fn refresh_verify_file(lore: &Lore) -> Result<(), LoreError> {
         // trust: a forged signers change must not reach this file.
         let branch = Branch::Pool(tier);
         let tip = lore.store.tip(branch)?;
-        let standing = super::trust::standing(&lore.store, &lore.env, branch, tip)?;
-        if !matches!(standing, super::trust::Standing::Verified) {
+        let standing = super::audit::standing(&lore.store, &lore.env, branch, tip)?;
+        if !matches!(standing, super::audit::Standing::Verified) {
             continue;
         }
         if let Some(t) = state(lore, tier)?.allowed {
@@ -548,7 +548,7 @@ pub fn refresh_verify_file(lore: &Lore) -> Result<(), LoreError> {
     }
     for tier in [Source::Org, Source::Public] {
         if let Ok(t) =
-            std::fs::read_to_string(lore.store.git_dir().join(super::remote::pins_path(tier)))
+            std::fs::read_to_string(lore.store.git_dir().join(super::audit::pins_path(tier)))
         {
             take(&t);
         }

@@ -12,7 +12,7 @@
 //!    ([`audit::Policy::remote`]): signed by a key of the pool's own list in
 //!    force at its parent, its event agreeing with what it changed, every
 //!    entry valid, only legal moves; merges pure, or `sync` merges that
-//!    resolve exactly as [`plan_merge`] does. One failing commit rejects the
+//!    resolve exactly as [`audit::plan_merge`] does. One failing commit rejects the
 //!    whole fetch: nothing is integrated.
 //! 5. Integration: a fast-forward; a signed `sync` merge when both sides
 //!    moved (an entry both changed is taken from the side whose status is
@@ -28,21 +28,16 @@
 //! backup it wrote while the branch still reaches the old tip (nothing was
 //! replaced); [`sync_racing`] lets a test land a write in that window.
 
-use std::collections::BTreeMap;
-
 use gix::ObjectId;
 
-use super::audit::{self, Policy, Problem};
-use super::{remote, trust, Lore, LoreError};
+use super::audit::{self, plan_merge, status_of, Policy, Problem};
+pub use super::audit::{MergePlan, Resolution};
+use super::remote::{self, verified_ref};
+use super::{trust, Lore, LoreError};
 use crate::event::Event;
-use crate::model::{Id, Lesson, LessonStatus, Source};
+use crate::model::{Lesson, LessonStatus, Source};
 use crate::store::layout::{self, RecordPath};
-use crate::store::{Branch, Change, CommitInfo, CommitSpec, Store, StoreError};
-
-/// Where the last verified tip of a tier's remote is kept.
-pub fn verified_ref(tier: Source) -> String {
-    format!("refs/lore/remotes/{}", tier.as_str())
-}
+use crate::store::{Branch, Change, CommitSpec, Store, StoreError};
 
 /// Where a local pool's tip `old` is kept when `sync` replaced its history:
 /// named by that tip, so a later replacement never overwrites an earlier
@@ -130,160 +125,6 @@ const MAX_DECISIONS: u32 = 20;
 
 /// How long one fetch or push may take.
 pub(crate) const TRANSFER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
-
-/// One entry both sides changed, and the side kept.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Resolution {
-    pub lesson: Id,
-    /// The status kept.
-    pub kept: String,
-    /// The status of the side not kept.
-    pub dropped: String,
-    /// Which side was kept: `local` or `remote`.
-    pub side: &'static str,
-}
-
-/// What merging two pool histories takes from the second.
-#[derive(Clone, Debug, Default)]
-pub struct MergePlan {
-    /// Files to change on top of the first side: path → blob (`None`:
-    /// removed).
-    pub changes: BTreeMap<String, Option<ObjectId>>,
-    pub resolved: Vec<Resolution>,
-}
-
-/// How final a pool entry's status is: a merge keeps the more final one.
-fn finality(status: Option<LessonStatus>) -> u8 {
-    match status {
-        Some(LessonStatus::Retracted) => 4,
-        Some(LessonStatus::Refuted) => 3,
-        Some(LessonStatus::Superseded) => 2,
-        Some(LessonStatus::Active) => 1,
-        None => 0,
-    }
-}
-
-fn status_of(bytes: &[u8]) -> Option<LessonStatus> {
-    serde_json::from_slice::<Lesson>(bytes)
-        .ok()
-        .map(|l| l.status)
-}
-
-/// Plans the merge of `theirs` into `ours`: every file `theirs` changed
-/// since their common ancestor (none: the empty tree) that `ours` did not,
-/// and for an entry both changed differently, the version whose status is
-/// more final (ties: the larger blob, so both orders agree). `Err` lists
-/// what cannot be merged: a `.lore/` file or a non-entry both changed.
-pub(crate) fn plan_merge(
-    store: &Store,
-    ours: ObjectId,
-    theirs: ObjectId,
-) -> Result<Result<MergePlan, Vec<String>>, LoreError> {
-    let base = store.merge_base(ours, theirs)?;
-    let base_tree = base.map(|b| store.tree_of(b)).transpose()?;
-    let ours_changed: BTreeMap<String, Option<ObjectId>> = store
-        .diff(base_tree, Some(store.tree_of(ours)?))?
-        .into_iter()
-        .map(|c| (c.path, c.new))
-        .collect();
-    let mut plan = MergePlan::default();
-    let mut problems = Vec::new();
-    for c in store.diff(base_tree, Some(store.tree_of(theirs)?))? {
-        let Some(mine) = ours_changed.get(&c.path) else {
-            plan.changes.insert(c.path, c.new);
-            continue;
-        };
-        if *mine == c.new {
-            continue; // the same change on both sides
-        }
-        let Some(RecordPath::Lesson(id)) = layout::classify(&c.path) else {
-            problems.push(format!(
-                "{} was changed differently here and at the remote; a merge cannot choose between them",
-                c.path
-            ));
-            continue;
-        };
-        let (Some(mine), Some(other)) = (*mine, c.new) else {
-            problems.push(format!(
-                "{}: removed on one side, changed on the other",
-                c.path
-            ));
-            continue;
-        };
-        let (a, b) = (store.blob(mine)?, store.blob(other)?);
-        let (sa, sb) = (status_of(&a), status_of(&b));
-        let take_theirs = (finality(sb), &b) > (finality(sa), &a);
-        let name =
-            |s: Option<LessonStatus>| s.map(|s| s.to_string()).unwrap_or("unreadable".into());
-        plan.resolved.push(Resolution {
-            lesson: id,
-            kept: name(if take_theirs { sb } else { sa }),
-            dropped: name(if take_theirs { sa } else { sb }),
-            side: if take_theirs { "remote" } else { "local" },
-        });
-        if take_theirs {
-            plan.changes.insert(c.path, Some(other));
-        }
-    }
-    Ok(if problems.is_empty() {
-        Ok(plan)
-    } else {
-        Err(problems)
-    })
-}
-
-/// Checks a `sync` merge commit: its tree is exactly its first parent with
-/// [`plan_merge`]'s changes from its second, and `Lore-Target` names
-/// exactly the entries that resolved.
-pub(crate) fn check_merge(
-    store: &Store,
-    tier: Source,
-    info: &CommitInfo,
-    resolved: &[Id],
-) -> Result<Vec<String>, LoreError> {
-    let [ours, theirs] = info.parents[..] else {
-        return Ok(vec!["sync must be a merge of exactly two commits".into()]);
-    };
-    let plan = match plan_merge(store, ours, theirs)? {
-        Ok(p) => p,
-        Err(problems) => {
-            return Ok(problems
-                .into_iter()
-                .map(|p| format!("sync merge on pool/{tier}: {p}"))
-                .collect())
-        }
-    };
-    let actual: BTreeMap<String, Option<ObjectId>> = store
-        .diff(Some(store.tree_of(ours)?), Some(info.tree))?
-        .into_iter()
-        .map(|c| (c.path, c.new))
-        .collect();
-    let mut problems = Vec::new();
-    if actual != plan.changes {
-        let first = actual
-            .iter()
-            .find(|(p, b)| plan.changes.get(*p) != Some(b))
-            .map(|(p, _)| p.clone())
-            .or_else(|| {
-                plan.changes
-                    .keys()
-                    .find(|p| !actual.contains_key(*p))
-                    .cloned()
-            })
-            .unwrap_or_default();
-        problems.push(format!(
-            "sync merge: its tree is not the merge of its parents (first difference: {first})"
-        ));
-    }
-    let mut named: Vec<Id> = resolved.to_vec();
-    named.sort();
-    let mut expected: Vec<Id> = plan.resolved.iter().map(|r| r.lesson).collect();
-    expected.sort();
-    if named != expected {
-        problems.push("sync merge: Lore-Target must name exactly the entries it resolved".into());
-    }
-    Ok(problems)
-}
 
 /// What `sync` may do beyond the default.
 #[derive(Clone, Debug, Default)]
@@ -890,8 +731,9 @@ fn adopt(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use std::collections::BTreeMap;
+
+    use super::*;
 
     /// Refs as git keeps them: a name that is a directory of another
     /// cannot be created (`a` and `a/b` never both exist).

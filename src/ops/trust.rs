@@ -16,74 +16,18 @@ use std::collections::HashSet;
 
 use gix::ObjectId;
 
-use super::audit::{self, Problem};
+pub use super::audit::Standing;
+use super::audit::{self, standing};
 use super::{Env, Lore, LoreError};
 use crate::model::Id;
 use crate::store::layout::{self, RecordPath};
 use crate::store::{Branch, Store};
-
-/// Where a branch stands against its anchor.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Standing {
-    /// Every commit verified (or the branch does not exist).
-    Verified,
-    /// Commits since the anchor that do not verify.
-    Unverified { problems: Vec<Problem> },
-    /// The tip does not descend from the last verified tip.
-    Rewritten {
-        from: ObjectId,
-        to: Option<ObjectId>,
-        /// Commits of the old history the new one does not have.
-        dropped: usize,
-    },
-}
 
 /// One branch's standing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BranchStanding {
     pub branch: Branch,
     pub standing: Standing,
-}
-
-/// Works out where `branch` stands when its tip is `tip`: verifies the
-/// commits since the anchor and, when they are good, moves the anchor up.
-pub(crate) fn standing(
-    store: &Store,
-    env: &Env,
-    branch: Branch,
-    tip: Option<ObjectId>,
-) -> Result<Standing, LoreError> {
-    let anchor = store.anchor(branch)?;
-    let Some(tip) = tip else {
-        return Ok(match anchor {
-            None => Standing::Verified,
-            Some(from) => Standing::Rewritten {
-                from,
-                to: None,
-                dropped: store.ancestors(from)?.len(),
-            },
-        });
-    };
-    if anchor == Some(tip) {
-        return Ok(Standing::Verified);
-    }
-    let Some(new) = store.walk_since(tip, anchor, |id, _| id)? else {
-        let from = anchor.expect("a rewrite has an anchor");
-        return Ok(Standing::Rewritten {
-            from,
-            to: Some(tip),
-            dropped: store.range(from, &[tip])?.len(),
-        });
-    };
-    let newest_first: Vec<(Branch, ObjectId)> =
-        new.into_iter().rev().map(|c| (branch, c)).collect();
-    let policy = audit::Policy::local(store, env)?;
-    let problems = audit::check_commits(store, &policy, &newest_first)?;
-    if !problems.is_empty() {
-        return Ok(Standing::Unverified { problems });
-    }
-    store.advance_anchor(branch, anchor, tip, env.now)?;
-    Ok(Standing::Verified)
 }
 
 /// For a writer about to build on `tip`: `Ok` only when every commit of the

@@ -1,27 +1,40 @@
-//! Artifacts mined from a project's own commits, the way the onlooker commit
-//! miner (archivist 0.7.0) fills the archivist artifact shape from git.
+//! Artifacts mined from a project's own commits: the facts its manifest
+//! diff supplies, and the *why* its message gives.
 //!
-//! The store walks history and hands over plain [`MinedCommit`]s; this module
-//! turns each into one or more [`Artifact`]s:
+//! The store walks history and hands over plain [`MinedCommit`]s, with the
+//! bytes of every manifest the commit changed before and after; this
+//! module turns each into at most one [`Artifact`]:
 //!
-//! - **Pieces.** A squashed body lists its commits as `* subject` lines; the
-//!   message is split before every line starting with `* ` (column 0), so
-//!   there is one artifact per authored message. The text before the first
-//!   such line (the commit's own subject and preamble) is a piece too.
-//! - `summary` ← the piece's subject (its first paragraph, lines joined with a
+//! - **Facts.** Each changed manifest (`crate::facts::manifest`: package.json,
+//!   Cargo.toml, pyproject.toml, requirements*.txt, go.mod, Gemfile) outside
+//!   vendored and fixture directories ([`IGNORED_DIRS`]) is read before and
+//!   after; what moved becomes `facts` ([`crate::facts::Change`]s). A
+//!   commit that changes no manifest, or whose manifest cannot be read,
+//!   yields nothing: versions come from the diff, not from the message.
+//! - **Worth a lesson.** The commit becomes an artifact when the facts and
+//!   the message make a draft lesson (`crate::facts::lesson::draft`: a pin
+//!   after a regression, a downgrade to avoid a bug, an upgrade that fixes
+//!   one, a published package's peer or engine range changed, …), or when
+//!   the message gives a *why* the rules could not place (a model may).
+//!   A plain bump — a bot's update, a human "bump x", no reason given —
+//!   yields nothing, and nothing is written for it.
+//! - `summary` ← the subject (its first paragraph, lines joined with a
 //!   space, as `git log --format=%s` shows it); `detail` ← the rest of the
-//!   piece (null when empty); `files` ← the commit's changed paths;
-//!   `session_id` ← the piece's `Claude-Session:` trailer, else the
-//!   commit's, else `commit:<full sha>` (a lesson needs provenance, and a
-//!   commit that names no session is its own); `trigger` = `commit`, `kind` = `decision`, `source` = `local`;
-//!   `created_at` = `updated_at` = the commit time (whole seconds, UTC).
+//!   message without its trailer block (null when empty); `files` ← the
+//!   commit's changed paths; `session_id` ← the `Claude-Session:` trailer,
+//!   else `commit:<full sha>` (a lesson needs provenance, and a commit that
+//!   names no session is its own); `trigger` = `commit`, `kind` =
+//!   `decision`, `source` = `local`; `created_at` = `updated_at` = the
+//!   commit time (whole seconds, UTC).
 //! - **Trailers.** A trailer block (a final paragraph whose every line is
 //!   `Token: value`, or an indented continuation) is removed from the detail
 //!   and from the hashed text: trailers are provenance (`Claude-Session`,
 //!   `Co-authored-by`, `Signed-off-by`), not content, and tools add them on
 //!   rebase. The commit's final trailer block belongs to the whole commit.
 //! - **Id.** A content-addressed ULID: timestamp = the commit time in ms, the
-//!   80 random bits = the first 80 bits of sha256 of the normalised message.
+//!   80 random bits = the first 80 bits of sha256 of [`ID_PREFIX`] and the
+//!   normalised message (the prefix keeps these ids apart from the ones an
+//!   earlier miner gave the same commits from their message alone).
 //!   *Normalised*: CR LF and lone CR become LF, trailing whitespace is cut
 //!   from every line, the trailer block is removed, then the text is exactly
 //!   `summary` or `summary + "\n\n" + detail`, where the detail has no
@@ -29,16 +42,47 @@
 //!
 //! The commit time should be the **author** time: git keeps it through
 //! rebase, amend-free cherry-picks and `rebase -i` squashes (the committer
-//! time changes), so a rebased commit keeps its artifact ids. A piece of a
-//! squash commit has the id of the original commit when the squash kept that
-//! commit's author time; otherwise the same text gets a new timestamp (and a
-//! new id), which is stable across re-mining.
+//! time changes), so a rebased commit keeps its artifact id.
 //!
 //! Pure: no git access, no clock. The store produces [`MinedCommit`]s.
 
 use sha2::{Digest, Sha256};
 
+use crate::facts::{self, lesson, manifest, Fact};
 use crate::model::{iso, Artifact, Id};
+
+/// What a commit artifact's id hashes before its message.
+pub const ID_PREFIX: &str = "git-lore commit facts v1\n";
+
+/// Directories whose manifests describe no dependency of what the
+/// project ships: installed packages, test fixtures, tests, examples,
+/// documentation sites, playgrounds and benchmarks. (In the labelled real
+/// histories, no lesson came from one of them, and many junk proposals
+/// did: an example pinned to what it demonstrates is no lesson.)
+pub const IGNORED_DIRS: &[&str] = &[
+    "node_modules",
+    "vendor",
+    "fixtures",
+    "__fixtures__",
+    "testdata",
+    "test-fixtures",
+    "__tests__",
+    "test",
+    "tests",
+    "e2e",
+    "example",
+    "examples",
+    "docs",
+    "doc",
+    "docs_src",
+    "playground",
+    "playgrounds",
+    "demo",
+    "demos",
+    "bench",
+    "benches",
+    "benchmarks",
+];
 
 /// The trailer that names the agent session a commit came from.
 pub const SESSION_TRAILER: &str = "Claude-Session";
@@ -57,8 +101,142 @@ pub struct MinedCommit {
     pub message: String,
     /// Paths the commit changed, relative to the repository root.
     pub changed_paths: Vec<String>,
+    /// Each changed manifest's bytes before and after.
+    pub manifests: Vec<ManifestFile>,
+    /// `owner/name` of the repository, when its origin names one.
+    pub repo: Option<String>,
+    /// The newest release before this commit (from its tags), the version
+    /// of a package whose manifest names none.
+    pub released_before: Option<String>,
     /// The project's 12-hex key.
     pub project_key: String,
+}
+
+/// A manifest a commit changed: its bytes before (absent: added) and after
+/// (absent: deleted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManifestFile {
+    pub path: String,
+    pub old: Option<Vec<u8>>,
+    pub new: Option<Vec<u8>>,
+}
+
+/// Whether a changed path is a manifest whose diff the miner reads.
+pub fn is_mined_manifest(path: &str) -> bool {
+    manifest::Kind::of_path(path).is_some()
+        && !path.split('/').any(|dir| IGNORED_DIRS.contains(&dir))
+}
+
+/// The id a commit's artifact has (see the module doc), from its author
+/// time and message alone: what "has history seen it?" is asked with
+/// before the commit's diff is read.
+pub fn id_of(time_ms: i64, message: &str) -> Id {
+    artifact_id(
+        time_ms.unsigned_abs(),
+        &format!("{ID_PREFIX}{}", normalize_message(message)),
+    )
+}
+
+/// The artifact of a commit history has seen: its id and message, no
+/// facts (it is skipped as seen, never transformed). `None` for an empty
+/// message.
+pub fn seen_artifact(commit: &MinedCommit) -> Result<Option<Artifact>, CommitError> {
+    let (key, created_at) = checked(commit)?;
+    let text = commit.message.replace("\r\n", "\n").replace('\r', "\n");
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let Some(p) = piece(&lines) else {
+        return Ok(None);
+    };
+    Ok(Some(Artifact {
+        id: id_of(commit.time_ms, &commit.message),
+        kind: "decision".into(),
+        project_key: key,
+        source: Some("local".into()),
+        created_at: created_at.clone(),
+        updated_at: Some(created_at),
+        summary: p.summary,
+        detail: p.detail,
+        files: commit.changed_paths.clone(),
+        session_id: p.session.or_else(|| Some(format!("commit:{}", commit.sha))),
+        trigger: Some("commit".into()),
+        facts: Vec::new(),
+    }))
+}
+
+/// The checks every mined commit passes: a time a ULID holds, a 12-hex
+/// project key. Its key and its time as ISO 8601.
+fn checked(commit: &MinedCommit) -> Result<(String, String), CommitError> {
+    if !(0..=MAX_TIME_MS).contains(&commit.time_ms) {
+        return Err(CommitError::TimeOutOfRange {
+            sha: commit.sha.clone(),
+            time_ms: commit.time_ms,
+        });
+    }
+    let key = &commit.project_key;
+    if key.len() != 12 || !key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err(CommitError::BadProjectKey {
+            sha: commit.sha.clone(),
+            key: crate::schema::clip(key, 40),
+        });
+    }
+    let created_at = jiff::Timestamp::from_millisecond(commit.time_ms)
+        .map(iso)
+        .map_err(|_| CommitError::TimeOutOfRange {
+            sha: commit.sha.clone(),
+            time_ms: commit.time_ms,
+        })?;
+    Ok((key.clone(), created_at))
+}
+
+/// `owner/name` of a forge repository from its clone URL
+/// (`git@github.com:vitejs/vite.git`, `https://github.com/vitejs/vite`),
+/// to qualify bare `#123` references; `None` for anything else.
+pub fn repo_slug(url: &str) -> Option<String> {
+    let u = url.trim().trim_end_matches('/');
+    let u = u.strip_suffix(".git").unwrap_or(u);
+    let path = match u.split_once("://") {
+        Some((_, rest)) => rest.split_once('/')?.1,
+        None => u.split_once(':')?.1,
+    };
+    let mut parts = path.rsplit('/');
+    let (name, owner) = (parts.next()?, parts.next()?);
+    let ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    (ok(owner) && ok(name)).then(|| format!("{owner}/{name}"))
+}
+
+/// The facts a commit's manifests supply: every change, in path order.
+pub fn manifest_facts(commit: &MinedCommit) -> Vec<Fact> {
+    let mut out = Vec::new();
+    for m in &commit.manifests {
+        let Some(kind) = manifest::Kind::of_path(&m.path) else {
+            continue;
+        };
+        let read = |b: &Option<Vec<u8>>| match b {
+            None => Ok(None),
+            Some(bytes) => manifest::parse(kind, &m.path, bytes).map(Some),
+        };
+        // A manifest that does not parse on either side says nothing.
+        let (Ok(old), Ok(new)) = (read(&m.old), read(&m.new)) else {
+            continue;
+        };
+        for mut c in manifest::diff(kind, &m.path, old.as_ref(), new.as_ref()) {
+            c.repo = commit.repo.clone();
+            // A package whose manifest names no version (pyproject with a
+            // dynamic version, a Go module) was last released at the
+            // newest tag before this commit.
+            if let Some(owner) = c.owner.as_mut().filter(|o| o.version.is_none()) {
+                owner.version = commit.released_before.clone();
+            }
+            if out.len() < facts::MAX_FACTS {
+                out.push(Fact::Change(c));
+            }
+        }
+    }
+    out
 }
 
 /// Why a commit yields no artifacts.
@@ -190,67 +368,39 @@ pub fn artifact_id(time_ms: u64, normalised: &str) -> Id {
 
 /// The artifacts of one commit, one per authored message, in message order.
 pub fn artifacts_from_commit(commit: &MinedCommit) -> Result<Vec<Artifact>, CommitError> {
-    if !(0..=MAX_TIME_MS).contains(&commit.time_ms) {
-        return Err(CommitError::TimeOutOfRange {
-            sha: commit.sha.clone(),
-            time_ms: commit.time_ms,
-        });
+    let (key, created_at) = checked(commit)?;
+    let facts = manifest_facts(commit);
+    if facts.is_empty() {
+        return Ok(Vec::new());
     }
-    let key = &commit.project_key;
-    if key.len() != 12 || !key.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-        return Err(CommitError::BadProjectKey {
-            sha: commit.sha.clone(),
-            key: crate::schema::clip(key, 40),
-        });
-    }
-    let time_ms = commit.time_ms.unsigned_abs();
-    let created_at = jiff::Timestamp::from_millisecond(commit.time_ms)
-        .map(iso)
-        .map_err(|_| CommitError::TimeOutOfRange {
-            sha: commit.sha.clone(),
-            time_ms: commit.time_ms,
-        })?;
-
     let text = commit.message.replace("\r\n", "\n").replace('\r', "\n");
     let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
-    let (body, commit_trailers) = split_trailers(trim_blank(&lines));
-    let commit_session = trailer_value(commit_trailers, SESSION_TRAILER);
-
-    let mut chunks: Vec<Vec<&str>> = vec![Vec::new()];
-    for line in body {
-        if let Some(rest) = line.strip_prefix("* ") {
-            chunks.push(vec![rest]);
-        } else if let Some(last) = chunks.last_mut() {
-            last.push(line);
-        }
+    let Some(p) = piece(&lines) else {
+        return Ok(Vec::new());
+    };
+    let message = lesson::Message {
+        subject: &p.summary,
+        body: p.detail.as_deref(),
+        repo: commit.repo.as_deref(),
+    };
+    if lesson::draft(&facts, Some(&message)).is_err() && lesson::why(&message).is_none() {
+        return Ok(Vec::new());
     }
-
-    let mut out: Vec<Artifact> = Vec::new();
-    for chunk in chunks {
-        let Some(p) = piece(&chunk) else { continue };
-        let id = artifact_id(time_ms, &normalised(&p.summary, p.detail.as_deref()));
-        if out.iter().any(|a| a.id == id) {
-            continue;
-        }
-        out.push(Artifact {
-            id,
-            kind: "decision".into(),
-            project_key: key.clone(),
-            source: Some("local".into()),
-            created_at: created_at.clone(),
-            updated_at: Some(created_at.clone()),
-            summary: p.summary,
-            detail: p.detail,
-            files: commit.changed_paths.clone(),
-            // The commit is the provenance when it names no session.
-            session_id: p
-                .session
-                .or_else(|| commit_session.clone())
-                .or_else(|| Some(format!("commit:{}", commit.sha))),
-            trigger: Some("commit".into()),
-        });
-    }
-    Ok(out)
+    Ok(vec![Artifact {
+        id: id_of(commit.time_ms, &commit.message),
+        kind: "decision".into(),
+        project_key: key,
+        source: Some("local".into()),
+        created_at: created_at.clone(),
+        updated_at: Some(created_at),
+        summary: p.summary,
+        detail: p.detail,
+        files: commit.changed_paths.clone(),
+        // The commit is the provenance when it names no session.
+        session_id: p.session.or_else(|| Some(format!("commit:{}", commit.sha))),
+        trigger: Some("commit".into()),
+        facts,
+    }])
 }
 
 #[cfg(test)]
@@ -260,164 +410,191 @@ mod tests {
 
     const T: i64 = 1_788_000_000_000;
 
-    fn commit(sha: &str, message: &str) -> MinedCommit {
+    const OLD: &str = r#"{"name":"vite","version":"6.0.3","dependencies":{"esbuild":"^0.24.0","rollup":"^4.20.0"}}"#;
+    const PINNED: &str = r#"{"name":"vite","version":"6.0.3","dependencies":{"esbuild":"0.24.0","rollup":"^4.20.0"}}"#;
+    const BUMPED: &str = r#"{"name":"vite","version":"6.0.3","dependencies":{"esbuild":"^0.24.0","rollup":"^4.21.0"}}"#;
+
+    fn commit(sha: &str, message: &str, new: &str) -> MinedCommit {
         MinedCommit {
             sha: sha.into(),
             time_ms: T,
             message: message.into(),
-            changed_paths: vec!["package.json".into(), "pnpm-lock.yaml".into()],
+            changed_paths: vec!["packages/vite/package.json".into(), "pnpm-lock.yaml".into()],
+            manifests: vec![ManifestFile {
+                path: "packages/vite/package.json".into(),
+                old: Some(OLD.as_bytes().to_vec()),
+                new: Some(new.as_bytes().to_vec()),
+            }],
+            repo: Some("vitejs/vite".into()),
+            released_before: None,
             project_key: "3f9c2a7b1d04".into(),
         }
     }
 
-    fn one(message: &str) -> Artifact {
-        let mut all = artifacts_from_commit(&commit("a1", message)).unwrap();
+    const MESSAGE: &str = "fix: esbuild regression (pin to 0.24.0) (#19027)\n\nesbuild 0.24.1 breaks the build.\n\nClaude-Session: sess-42\nCo-authored-by: A <a@example.com>\n";
+
+    fn one(c: &MinedCommit) -> Artifact {
+        let mut all = artifacts_from_commit(c).unwrap();
         assert_eq!(all.len(), 1, "{all:?}");
         all.remove(0)
     }
 
-    const MESSAGE: &str = "Pin vite to 5.4.21\n\nVitest 4.1.9 imports vite/module-runner, which Vite 5.4.21 lacks.\nPinned until Vite 6.\n\nClaude-Session: sess-42\nCo-authored-by: A <a@example.com>\n";
-
     #[test]
-    fn fills_the_artifact_shape() {
-        let a = one(MESSAGE);
-        assert_eq!(a.summary, "Pin vite to 5.4.21");
+    fn a_pin_with_a_reason_is_one_artifact_with_its_facts() {
+        let a = one(&commit("a1", MESSAGE, PINNED));
+        assert_eq!(
+            a.summary,
+            "fix: esbuild regression (pin to 0.24.0) (#19027)"
+        );
         assert_eq!(
             a.detail.as_deref(),
-            Some("Vitest 4.1.9 imports vite/module-runner, which Vite 5.4.21 lacks.\nPinned until Vite 6.")
+            Some("esbuild 0.24.1 breaks the build.")
         );
         assert_eq!(a.session_id.as_deref(), Some("sess-42"));
-        assert_eq!(a.files, vec!["package.json", "pnpm-lock.yaml"]);
-        assert_eq!(a.kind, "decision");
-        assert_eq!(a.trigger.as_deref(), Some("commit"));
-        assert_eq!(a.source.as_deref(), Some("local"));
+        assert_eq!(
+            a.files,
+            vec!["packages/vite/package.json", "pnpm-lock.yaml"]
+        );
+        assert_eq!(
+            (a.kind.as_str(), a.trigger.as_deref(), a.source.as_deref()),
+            ("decision", Some("commit"), Some("local"))
+        );
         assert_eq!(a.created_at, "2026-08-29T10:40:00Z");
-        assert_eq!(a.updated_at.as_deref(), Some("2026-08-29T10:40:00Z"));
         assert_eq!(a.id.timestamp_ms(), T as u64);
-        assert_eq!(a.project_key, "3f9c2a7b1d04");
+        let [Fact::Change(c)] = a.facts.as_slice() else {
+            panic!("{:?}", a.facts)
+        };
+        assert_eq!(
+            (c.package.as_str(), c.from.as_deref(), c.to.as_deref()),
+            ("esbuild", Some("^0.24.0"), Some("0.24.0"))
+        );
+        assert_eq!(c.repo.as_deref(), Some("vitejs/vite"));
+        assert_eq!(c.owner.as_ref().map(|o| o.name.as_str()), Some("vite"));
         let v = serde_json::to_value(&a).unwrap();
         assert_eq!(schema::validate(SchemaKind::Artifact, &v), Ok(()));
     }
 
     #[test]
-    fn the_id_is_the_time_and_the_hash_of_the_normalised_message() {
-        let a = one(MESSAGE);
-        let normal = "Pin vite to 5.4.21\n\nVitest 4.1.9 imports vite/module-runner, which Vite 5.4.21 lacks.\nPinned until Vite 6.";
+    fn the_id_is_the_time_and_the_hash_of_the_prefixed_message() {
+        let a = one(&commit("a1", MESSAGE, PINNED));
+        let normal =
+            "fix: esbuild regression (pin to 0.24.0) (#19027)\n\nesbuild 0.24.1 breaks the build.";
         assert_eq!(normalize_message(MESSAGE), normal);
-        let digest = Sha256::digest(normal.as_bytes());
+        let digest = Sha256::digest(format!("{ID_PREFIX}{normal}").as_bytes());
         let random = u128::from_be_bytes({
             let mut b = [0u8; 16];
             b[6..].copy_from_slice(&digest[..10]);
             b
         });
         assert_eq!(a.id, Id::from_parts(T as u64, random));
-        assert_eq!(a.id.to_string(), artifact_id(T as u64, normal).to_string());
-    }
-
-    #[test]
-    fn same_message_same_id_and_rebase_keeps_it() {
-        let a = one(MESSAGE);
         // Rebased: another sha, the same author time and message.
-        let rebased = artifacts_from_commit(&commit("b2", MESSAGE)).unwrap();
-        assert_eq!(rebased[0].id, a.id);
-        // CRLF, trailing spaces, extra blank lines and added trailers do not matter.
-        let noisy = "Pin vite to 5.4.21  \r\n\r\n\r\nVitest 4.1.9 imports vite/module-runner, which Vite 5.4.21 lacks.\t\r\nPinned until Vite 6.\r\n\r\nSigned-off-by: B <b@example.com>\r\n";
-        assert_eq!(one(noisy).id, a.id);
-        // Different text or time: a different id.
-        assert_ne!(one("Pin vite to 5.4.22").id, a.id);
-        let mut later = commit("c3", MESSAGE);
+        assert_eq!(one(&commit("b2", MESSAGE, PINNED)).id, a.id);
+        let noisy = "fix: esbuild regression (pin to 0.24.0) (#19027)  \r\n\r\n\r\nesbuild 0.24.1 breaks the build.\t\r\n\r\nSigned-off-by: B <b@example.com>\r\n";
+        assert_eq!(one(&commit("c3", noisy, PINNED)).id, a.id);
+        let mut later = commit("d4", MESSAGE, PINNED);
         later.time_ms += 1000;
-        assert_ne!(artifacts_from_commit(&later).unwrap()[0].id, a.id);
+        assert_ne!(one(&later).id, a.id);
     }
 
     #[test]
-    fn squashed_bodies_give_one_artifact_per_authored_message() {
-        let squash = "Upgrade the test stack (#12)\n\n* Pin vite to 5.4.21\n\nVitest 4.1.9 imports vite/module-runner, which Vite 5.4.21 lacks.\nPinned until Vite 6.\n\nClaude-Session: sess-42\n\n* Bump vitest to 4.1.9\n\n* Fix flaky snapshot\n\nCo-authored-by: A <a@example.com>\nClaude-Session: sess-99\n";
-        let all = artifacts_from_commit(&commit("d4", squash)).unwrap();
-        let summaries: Vec<&str> = all.iter().map(|a| a.summary.as_str()).collect();
+    fn a_plain_bump_or_no_manifest_yields_nothing() {
+        for subject in [
+            "chore(deps): update dependency rollup to v4.21.0 (#17945)",
+            "Bump rollup from 4.20.0 to 4.21.0",
+            "build: bump rollup",
+        ] {
+            assert_eq!(
+                artifacts_from_commit(&commit("e5", subject, BUMPED)).unwrap(),
+                vec![],
+                "{subject}"
+            );
+        }
+        let mut c = commit("f6", MESSAGE, PINNED);
+        c.manifests.clear();
         assert_eq!(
-            summaries,
-            vec![
-                "Upgrade the test stack (#12)",
-                "Pin vite to 5.4.21",
-                "Bump vitest to 4.1.9",
-                "Fix flaky snapshot"
-            ]
+            artifacts_from_commit(&c).unwrap(),
+            vec![],
+            "versions come from the diff"
         );
-        // The piece keeps the id of the original commit (same author time).
-        assert_eq!(all[1].id, one(MESSAGE).id);
-        assert_eq!(all[1].session_id.as_deref(), Some("sess-42"));
+        let mut c = commit("f7", MESSAGE, "{not json");
         assert_eq!(
-            all[2].session_id.as_deref(),
-            Some("sess-99"),
-            "the commit's trailer"
+            artifacts_from_commit(&c).unwrap(),
+            vec![],
+            "an unreadable manifest says nothing"
         );
-        assert_eq!(all[2].detail, None);
-        assert_eq!(all[0].detail, None);
-        assert_eq!(all[3].detail, None, "the commit trailers are not content");
+        c.manifests[0].new = Some(PINNED.as_bytes().to_vec());
+        c.manifests[0].path = "node_modules/vite/package.json".into();
+        assert!(!is_mined_manifest(&c.manifests[0].path));
+        assert!(!is_mined_manifest("packages/x/test/fixtures/package.json"));
+        assert!(is_mined_manifest("packages/vite/package.json"));
     }
 
     #[test]
-    fn trailers_only_count_as_a_final_paragraph() {
-        let a = one("Subject\n\nNote: this line is prose, not a trailer block\nbecause this one is not a trailer.");
-        assert_eq!(
-            a.detail.as_deref(),
-            Some(
-                "Note: this line is prose, not a trailer block\nbecause this one is not a trailer."
-            )
-        );
-        assert_eq!(one("Claude-Session: x").summary, "Claude-Session: x");
-        let a = one("Subject\n\nSee https://example.com/x\n\nClaude-Session:   \nReviewed-by: R\n  continued");
+    fn a_reason_the_rules_cannot_place_is_still_an_artifact() {
+        // An upgrade "to fix" something, in a manifest the templates read:
+        // drafted. A reason with an unreadable change (a range widened
+        // sideways): kept for a model, declined offline.
+        let widened = r#"{"name":"vite","version":"6.0.3","dependencies":{"esbuild":"^0.24.0 || ^0.25.0","rollup":"^4.20.0"}}"#;
+        let a = artifacts_from_commit(&commit(
+            "g8",
+            "fix: allow esbuild 0.25 to avoid a duplicate install",
+            widened,
+        ))
+        .unwrap();
+        assert_eq!(a.len(), 1);
+    }
+
+    #[test]
+    fn trailers_are_provenance_not_content() {
+        let a = one(&commit("h9", "fix: pin esbuild to avoid a regression\n\nSee https://example.com/x\n\nClaude-Session:   \nReviewed-by: R\n  continued", PINNED));
         assert_eq!(
             a.session_id.as_deref(),
-            Some("commit:a1"),
+            Some("commit:h9"),
             "a blank value is no session: the commit is the provenance"
         );
         assert_eq!(a.detail.as_deref(), Some("See https://example.com/x"));
-        let a = one("Subject\n\nhttps://example.com/x");
-        assert_eq!(a.detail.as_deref(), Some("https://example.com/x"));
-        assert_eq!(
-            one("S\n\nclaude-session: lower").session_id.as_deref(),
-            Some("lower")
-        );
     }
 
     #[test]
-    fn a_wrapped_subject_is_one_line() {
-        let a = one("A long subject\nwrapped onto two lines\n\nBody.");
-        assert_eq!(a.summary, "A long subject wrapped onto two lines");
-        assert_eq!(a.detail.as_deref(), Some("Body."));
+    fn repository_slugs() {
+        assert_eq!(
+            repo_slug("git@github.com:vitejs/vite.git").as_deref(),
+            Some("vitejs/vite")
+        );
+        assert_eq!(
+            repo_slug("https://github.com/vitejs/vite").as_deref(),
+            Some("vitejs/vite")
+        );
+        assert_eq!(
+            repo_slug("https://gitlab.example.com/group/sub/app.git/").as_deref(),
+            Some("sub/app")
+        );
+        assert_eq!(repo_slug("/srv/git/app.git"), None);
+        assert_eq!(repo_slug("git@host:a b/c"), None);
     }
 
     #[test]
-    fn empty_messages_and_bad_input() {
-        assert_eq!(artifacts_from_commit(&commit("e5", "")).unwrap(), vec![]);
-        assert_eq!(
-            artifacts_from_commit(&commit("e5", "\n\n  \n")).unwrap(),
-            vec![]
-        );
-        let mut c = commit("f6", "S");
+    fn bad_input() {
+        let mut c = commit("e5", MESSAGE, PINNED);
         c.time_ms = -1;
         assert_eq!(
             artifacts_from_commit(&c).unwrap_err().to_string(),
-            "commit f6: time -1 ms is outside what an artifact id can hold (0 to 2^48-1 ms since 1970)"
+            "commit e5: time -1 ms is outside what an artifact id can hold (0 to 2^48-1 ms since 1970)"
         );
         c.time_ms = MAX_TIME_MS + 1;
         assert!(matches!(
             artifacts_from_commit(&c),
             Err(CommitError::TimeOutOfRange { .. })
         ));
-        let mut c = commit("g7", "S");
+        let mut c = commit("g7", MESSAGE, PINNED);
         c.project_key = "ABC".into();
         assert_eq!(
             artifacts_from_commit(&c).unwrap_err().to_string(),
             "commit g7: project key \"ABC\" is not 12 lower-case hex characters"
         );
-    }
-
-    #[test]
-    fn duplicate_pieces_in_one_commit_are_one_artifact() {
-        let all = artifacts_from_commit(&commit("h8", "Title\n\n* same\n* same\n")).unwrap();
-        assert_eq!(all.len(), 2);
+        assert_eq!(
+            artifacts_from_commit(&commit("e6", "", PINNED)).unwrap(),
+            vec![]
+        );
     }
 }

@@ -5,7 +5,18 @@
 //! validation path as any other (`crate::pipeline::transform::decide`).
 //! Records made with it say `Lore-Model: offline` (the store's business).
 //!
-//! Its rules, in order ([`RULES`] is the same text, for the CLI and docs):
+//! **Facts first** ([`evidence`]). An artifact that carries `facts` (a
+//! captured session's resolver error and what fixed it; a mined commit's
+//! manifest diff), or whose text holds them (a resolver error pasted into
+//! the detail, "X requires Y 6 or newer", an install command), is drafted
+//! by `crate::facts::lesson`: both sides of a conflict in the stack, each
+//! scoped by the broken range the evidence supports, one template per
+//! signal kind (see `docs/offline.md`). A mined commit is only ever drafted
+//! from its facts: `no_resolution` when its message gives no reason for the
+//! change, `no_versions` when no range can be stated.
+//!
+//! **Then the prose rules**, for an artifact whose facts make no lesson
+//! ([`RULES`] is the same text, for the CLI and docs):
 //!
 //! 1. **Sentences.** The summary and the detail are cut into sentences at
 //!    `.`, `!` or `?` followed by whitespace (so `5.4.21` is never cut), and
@@ -30,19 +41,24 @@
 //!    `2.5 MB`), a name that is a common word ([`STOP_WORDS`]: `in 5.4`,
 //!    `from 1.2`, `to 1.3`).
 //! 4. **Scope.** Each name is scoped to exactly the version it was seen at:
-//!    `=5.4.21`. A name seen at two different versions is ambiguous and left
-//!    out. Versions named after the cue in the resolution sentence are the
-//!    remedy ("upgrading the image to alpine 3.19.1 fixed it"), not where the
-//!    problem was seen, and do not scope the lesson. No name left: refuse
-//!    `no_versions`.
-//! 5. **Candidate.** `claim` = the summary; `rationale` = the first detail
-//!    sentence that is not the resolution (else the resolution sentence);
-//!    `evidence.resolution` = the resolution sentence; `stack` = the names,
-//!    sorted; `file_patterns` and `task_kinds` empty.
+//!    `=5.4.21`, and the rationale says so. A name seen at two different
+//!    versions is ambiguous and left out. Versions named after the cue in
+//!    the resolution sentence are the remedy ("upgrading the image to alpine
+//!    3.19.1 fixed it"), not where the problem was seen, and do not scope the
+//!    lesson. No name left: refuse `no_versions`.
+//! 5. **Candidate.** `claim` = the summary with a leading label or
+//!    conventional-commit prefix (`Fix:`, `fix(deps):`) dropped — unless the
+//!    summary is the resolution itself, when the claim is the first other
+//!    sentence naming a package at a version (the cause); `rationale` = the
+//!    first detail sentence that is neither the claim nor the resolution
+//!    (else the resolution sentence); `evidence.resolution` = the resolution
+//!    sentence; `stack` = the names, sorted; `file_patterns` and
+//!    `task_kinds` empty. A claim that would still repeat its resolution is
+//!    refused `no_resolution`: it states no fact.
 //!
-//! It never generalises (no `<6`, no `>=4`): widening a range is a judgement
-//! it cannot make, and a too-narrow lesson is merely less useful while a
-//! too-wide one misleads. A human can widen the scope before confirming.
+//! The prose rules never generalise (no `<6`, no `>=4`): a sentence is not
+//! evidence of a range, and a too-wide lesson misleads. A person can widen
+//! the scope with `git lore edit` before confirming.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
@@ -50,6 +66,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::json;
 
+use crate::facts::{self, lesson, wording, Fact};
 use crate::model::Artifact;
 
 /// The rules of the offline backend, as the module documentation states them.
@@ -65,8 +82,11 @@ None: refuse no_resolution.
 a bare number needs v, @ or a second component; no wildcards, pre-releases, 4+ components, units or common words as names).
 4. Scope: each name at exactly the version seen ('=5.4.21'); a name seen at two versions is left out; versions named after \
 the cue in the resolution sentence are the remedy and are not scoped. None left: refuse no_versions.
-5. Candidate: claim = summary; rationale = first other detail sentence; resolution = the resolution sentence; \
-stack = the names; file_patterns and task_kinds empty. Ranges are never widened.
+5. Candidate: claim = summary without a leading label or commit prefix (the cause sentence when the summary is the resolution); \
+rationale = first other detail sentence; resolution = the resolution sentence; stack = the names; file_patterns and \
+task_kinds empty. Ranges are never widened; the rationale says the scope is exact.
+Before these rules: facts (resolver errors, manifest diffs, install commands) are drafted by src/facts/lesson.rs, \
+scoped by the broken range; a mined commit is drafted from its facts only.
 ";
 
 /// The resolution cues (case-insensitive regular expressions over one sentence).
@@ -396,38 +416,133 @@ pub fn analyse(artifact: &Artifact) -> Analysis {
     }
 }
 
-/// The offline backend's answer for `artifact`: one line of JSON, exactly
-/// what a model would print (rule 5, or a refusal).
-pub fn transform(artifact: &Artifact) -> String {
-    let analysis = analyse(artifact);
-    let Some(resolution) = analysis.resolution else {
-        return json!({"eligible": false, "reason": "no_resolution"}).to_string();
-    };
-    if analysis.versions.is_empty() {
-        return json!({"eligible": false, "reason": "no_versions"}).to_string();
-    }
-    let claim = artifact
-        .summary
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let rationale = sentences(artifact.detail.as_deref().unwrap_or(""))
-        .into_iter()
-        .find(|s| *s != resolution)
-        .unwrap_or_else(|| resolution.clone());
-    let stack: Vec<&String> = analysis.versions.keys().collect();
+/// The facts an artifact carries or its text holds
+/// ([`crate::facts::of_artifact`]).
+pub fn evidence(artifact: &Artifact) -> Vec<Fact> {
+    facts::of_artifact(artifact)
+}
+
+fn refusal(reason: &str) -> String {
+    json!({"eligible": false, "reason": reason}).to_string()
+}
+
+fn candidate(
+    claim: &str,
+    rationale: &str,
+    resolution: &str,
+    stack: &[String],
+    versions: &BTreeMap<String, String>,
+) -> String {
     json!({
         "claim": claim,
         "rationale": rationale,
         "evidence": {"resolution": resolution},
         "applies_to": {
             "stack": stack,
-            "scope": {"kind": "versioned", "versions": analysis.versions},
+            "scope": {"kind": "versioned", "versions": versions},
             "file_patterns": [],
             "task_kinds": []
         }
     })
     .to_string()
+}
+
+fn from_draft(d: &lesson::Draft) -> String {
+    candidate(&d.claim, &d.rationale, &d.resolution, &d.stack, &d.versions)
+}
+
+/// A claim without a leading label or conventional-commit prefix.
+fn unprefixed(text: &str) -> String {
+    let mut t = text.trim();
+    if let Some(p) = wording::conventional_prefix(t) {
+        t = t[t.find(&p).map_or(0, |i| i + p.len())..].trim_start();
+    }
+    let lower = t.to_ascii_lowercase();
+    for label in [
+        "cause:",
+        "problem:",
+        "issue:",
+        "note:",
+        "fix:",
+        "fixed:",
+        "solution:",
+        "resolution:",
+    ] {
+        if lower.starts_with(label) {
+            t = t[label.len()..].trim_start();
+            break;
+        }
+    }
+    t.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The offline backend's answer for `artifact`: one line of JSON, exactly
+/// what a model would print (facts first, then rule 5, or a refusal).
+pub fn transform(artifact: &Artifact) -> String {
+    let facts = evidence(artifact);
+    if artifact.trigger.as_deref() == Some("commit") {
+        let repo = facts.iter().find_map(|f| match f {
+            Fact::Change(c) => c.repo.clone(),
+            _ => None,
+        });
+        let message = lesson::Message {
+            subject: &artifact.summary,
+            body: artifact.detail.as_deref(),
+            repo: repo.as_deref(),
+        };
+        return match lesson::draft(&facts, Some(&message)) {
+            Ok(d) => from_draft(&d),
+            Err(lesson::Refusal::NoResolution) => refusal("no_resolution"),
+            Err(lesson::Refusal::NoVersions) => refusal("no_versions"),
+        };
+    }
+    if let Ok(d) = lesson::draft(&facts, None) {
+        return from_draft(&d);
+    }
+    let analysis = analyse(artifact);
+    let Some(resolution) = analysis.resolution else {
+        return refusal("no_resolution");
+    };
+    if analysis.versions.is_empty() {
+        return refusal("no_versions");
+    }
+    let detail = sentences(artifact.detail.as_deref().unwrap_or(""));
+    let mut claim = unprefixed(&artifact.summary);
+    if wording::restates(&claim, &resolution) || wording::restates(&artifact.summary, &resolution) {
+        // The summary is the fix: the claim is the cause, a sentence that
+        // names a package at a version.
+        let Some(p) = patterns() else {
+            return refusal("no_resolution");
+        };
+        match detail
+            .iter()
+            .map(|s| unprefixed(s))
+            .find(|s| !mentions(p, s).is_empty() && !wording::restates(s, &resolution))
+        {
+            Some(cause) => claim = cause,
+            None => return refusal("no_resolution"),
+        }
+    }
+    let rationale = detail
+        .iter()
+        .find(|s| **s != resolution && unprefixed(s) != claim)
+        .cloned()
+        .unwrap_or_else(|| resolution.clone());
+    let seen: Vec<String> = analysis
+        .versions
+        .iter()
+        .map(|(name, range)| format!("{name} {}", range.trim_start_matches('=')))
+        .collect();
+    let mut rationale = rationale.trim_end().to_owned();
+    if !rationale.ends_with(['.', '!', '?']) {
+        rationale.push('.');
+    }
+    let rationale = format!(
+        "{rationale} Scoped to exactly the versions seen ({}): the text states no wider range.",
+        seen.join(", ")
+    );
+    let stack: Vec<String> = analysis.versions.keys().cloned().collect();
+    candidate(&claim, &rationale, &resolution, &stack, &analysis.versions)
 }
 
 #[cfg(test)]
@@ -522,13 +637,15 @@ mod tests {
                 "task_kinds": []
             })
         );
+        // The summary is the fix: the claim is the cause, never the fix
+        // again, and the rationale says the scope is exact.
         assert_eq!(
             v["claim"],
-            "Vitest 4.1.9 / Vite 5.x mismatch, decided to pin"
+            "Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, because Vite 6 has not shipped yet."
         );
         assert_eq!(
             v["rationale"],
-            "Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, because Vite 6 has not shipped yet."
+            "Vitest 4.1.9 / Vite 5.x mismatch, decided to pin. Scoped to exactly the versions seen (vite 5.4.21, vitest 4.1.9): the text states no wider range."
         );
         assert_eq!(
             v["evidence"]["resolution"],

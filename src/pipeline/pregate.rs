@@ -15,6 +15,8 @@
 //! line by line; no alternative can span a newline, so matching the whole
 //! text at once gives the same answer.
 //!
+//! Facts that carry a version (`crate::facts`) pass it as well.
+//!
 //! It rejects only what is impossible, never what is merely low quality:
 //! whether the artifact states a resolution is the transform's question.
 //! A pre-gate skip writes nothing (no event, no ledger entry); this
@@ -44,8 +46,21 @@ pub fn has_version_token(summary: &str, detail: Option<&str>) -> bool {
 }
 
 /// Whether the artifact passes the pre-gate (false: skip it silently).
+/// Facts that name a version pass it too: a mined commit's subject ("fix:
+/// esbuild regression") need not repeat what its manifest diff says.
 pub fn passes(artifact: &Artifact) -> bool {
     has_version_token(&artifact.summary, artifact.detail.as_deref())
+        || artifact.facts.iter().any(fact_has_version)
+}
+
+fn fact_has_version(f: &crate::facts::Fact) -> bool {
+    use crate::facts::Fact;
+    let v = |s: &Option<String>| s.as_deref().is_some_and(|s| has_version_token(s, None));
+    match f {
+        Fact::Requirement(r) => v(&r.required) || v(&r.found),
+        Fact::Change(c) => v(&c.from) || v(&c.to),
+        Fact::Outcome(_) => false,
+    }
 }
 
 #[cfg(test)]

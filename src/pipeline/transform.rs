@@ -26,6 +26,8 @@
 //! | output not JSON, no object in it, a non-object, an unknown refusal reason | decline `transform_invalid` |
 //! | refusal `no_resolution` / `no_versions` | decline with that reason |
 //! | candidate fails validation (schema or cross-field) | decline `schema_invalid`, detail = the violations |
+//! | the claim is a commit subject, has a conventional-commit prefix or repeats the resolution; a stack entry is a file | decline `schema_invalid`, detail = the rule |
+//! | a package or range the artifact's facts contradict (`crate::facts::evidence`) | decline `transform_invalid`, detail = the disagreement |
 //! | otherwise | propose |
 //!
 //! "A verdict says 'this artifact cannot become a lesson'. An outage says 'we
@@ -56,7 +58,7 @@ pub const DEFAULT_TEMPLATE: &str = include_str!("../../templates/transform.md");
 pub const EXTRACT_WINDOW: usize = 8192;
 
 /// The placeholders [`render_prompt`] fills.
-pub const PLACEHOLDERS: [&str; 7] = [
+pub const PLACEHOLDERS: [&str; 8] = [
     "id",
     "summary",
     "detail",
@@ -64,7 +66,22 @@ pub const PLACEHOLDERS: [&str; 7] = [
     "project_key",
     "session_id",
     "created_at",
+    "facts",
 ];
+
+/// The facts as the prompt shows them: one JSON object per line, or
+/// `(none)`.
+fn facts_block(artifact: &Artifact) -> String {
+    let facts = crate::facts::of_artifact(artifact);
+    if facts.is_empty() {
+        return "(none)".to_owned();
+    }
+    facts
+        .iter()
+        .filter_map(|f| serde_json::to_string(f).ok())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// What a model's answer says, before provenance and validation.
 #[derive(Debug, Clone, PartialEq)]
@@ -92,18 +109,23 @@ pub enum Determination {
     },
 }
 
-/// Neutralises `<artifact>` / `</artifact>` inside artifact text so that a
-/// value cannot close the data block early (`<` becomes `&lt;`).
+/// Neutralises `<artifact>` / `</artifact>` and `<facts>` / `</facts>`
+/// inside artifact text so that a value cannot close a data block early
+/// (`<` becomes `&lt;`).
 fn defuse(value: &str) -> String {
+    const TAGS: [&[u8]; 4] = [b"<artifact", b"</artifact", b"<facts", b"</facts"];
     let lower = value.to_ascii_lowercase();
-    if !lower.contains("<artifact") && !lower.contains("</artifact") {
+    if !TAGS
+        .iter()
+        .any(|t| lower.as_bytes().windows(t.len()).any(|w| w == *t))
+    {
         return value.to_owned();
     }
     let mut out = String::with_capacity(value.len() + 8);
     let bytes = lower.as_bytes();
     for (i, c) in value.char_indices() {
         let rest = &bytes[i..];
-        if c == '<' && (rest.starts_with(b"<artifact") || rest.starts_with(b"</artifact")) {
+        if c == '<' && TAGS.iter().any(|t| rest.starts_with(t)) {
             out.push_str("&lt;");
         } else {
             out.push(c);
@@ -126,6 +148,7 @@ pub fn render_prompt(template: &str, artifact: &Artifact) -> String {
             "project_key" => defuse(&artifact.project_key),
             "session_id" => defuse(artifact.session_id.as_deref().unwrap_or("")),
             "created_at" => defuse(&artifact.created_at),
+            "facts" => defuse(&facts_block(artifact)),
             _ => return None,
         })
     };
@@ -267,6 +290,45 @@ pub fn stitch(model_candidate: Value, artifact: &Artifact) -> Value {
 /// written.
 pub const NO_PROVENANCE: &str = "no session id: a lesson needs provenance";
 
+/// Why a valid candidate may still not be proposed: its words break the
+/// wording rules (`crate::facts::wording`: a commit subject or a
+/// conventional-commit prefix as the claim, a claim that repeats its
+/// resolution, a file in the stack) — `schema_invalid`; or it disagrees
+/// with the facts the artifact carries (`crate::facts::evidence`: a
+/// package they do not name, a range that leaves out what was broken or
+/// takes in what fixed it) — `transform_invalid`.
+fn disagreement(c: &Candidate, artifact: &Artifact) -> Option<Determination> {
+    let subject =
+        (artifact.trigger.as_deref() == Some("commit")).then_some(artifact.summary.as_str());
+    let problems = crate::facts::wording::problems(
+        &c.claim,
+        &c.evidence.resolution,
+        &c.applies_to.stack,
+        subject,
+    );
+    if !problems.is_empty() {
+        let why: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        return Some(Determination::Decline {
+            reason: DeclineReason::SchemaInvalid,
+            detail: Some(why.join("; ")),
+        });
+    }
+    if let crate::model::Scope::Versioned { versions } = &c.applies_to.scope {
+        let d = crate::facts::evidence::check(&artifact.facts, &c.applies_to.stack, versions);
+        if !d.is_empty() {
+            let why: Vec<String> = d.iter().map(ToString::to_string).collect();
+            return Some(Determination::Decline {
+                reason: DeclineReason::TransformInvalid,
+                detail: Some(format!(
+                    "the answer disagrees with the evidence: {}",
+                    why.join("; ")
+                )),
+            });
+        }
+    }
+    None
+}
+
 /// The determination for `artifact` from a model's answer (steps 3–5).
 pub fn decide(answer: &Answer, artifact: &Artifact) -> Determination {
     match parse_response(answer) {
@@ -279,7 +341,10 @@ pub fn decide(answer: &Answer, artifact: &Artifact) -> Determination {
             detail: None,
         },
         Response::Candidate(value) => match validate_candidate(&stitch(value, artifact)) {
-            Ok(candidate) => Determination::Propose { candidate },
+            Ok(candidate) => match disagreement(&candidate, artifact) {
+                None => Determination::Propose { candidate },
+                Some(decline) => decline,
+            },
             Err(_)
                 if artifact
                     .session_id
@@ -331,6 +396,85 @@ mod tests {
             Determination::Decline { reason, detail } => (reason, detail),
             other => panic!("expected a decline, got {other:?}"),
         }
+    }
+
+    /// An artifact carrying the real ERESOLVE of
+    /// `tests/fixtures/resolver/npm-error-plugin-legacy-vite7.txt` and the
+    /// install that fixed it.
+    fn with_facts() -> Artifact {
+        use crate::facts::{command, resolver, Fact};
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/resolver/npm-error-plugin-legacy-vite7.txt"
+        ))
+        .unwrap();
+        let mut a = positive();
+        a.facts = resolver::requirements(&text)
+            .into_iter()
+            .map(Fact::Requirement)
+            .collect();
+        a.facts.extend(
+            command::changes_in_command("npm i -D @vitejs/plugin-legacy@7.0.0")
+                .into_iter()
+                .map(Fact::Change),
+        );
+        a
+    }
+
+    fn answer_with(claim: &str, stack: &str, versions: &str) -> Vec<u8> {
+        format!(r#"{{"claim":"{claim}","rationale":"npm refused the install.","evidence":{{"resolution":"Upgrade @vitejs/plugin-legacy to 7.0.0."}},"applies_to":{{"stack":{stack},"scope":{{"kind":"versioned","versions":{versions}}},"file_patterns":[],"task_kinds":[]}}}}"#).into_bytes()
+    }
+
+    #[test]
+    fn a_model_answer_is_checked_against_the_facts() {
+        let a = with_facts();
+        let ok = answer_with(
+            "@vitejs/plugin-legacy 6 requires vite ^6; on vite 7 use plugin-legacy 7",
+            r#"["@vitejs/plugin-legacy","vite"]"#,
+            r#"{"@vitejs/plugin-legacy":"<7","vite":">=7"}"#,
+        );
+        assert!(matches!(
+            decide(&answer(&ok), &a),
+            Determination::Propose { .. }
+        ));
+        let absent = answer_with(
+            "lodash 4 breaks vite 7",
+            r#"["lodash","vite"]"#,
+            r#"{"lodash":">=4","vite":">=7"}"#,
+        );
+        assert_eq!(
+            declined(&absent, &a),
+            (
+                DeclineReason::TransformInvalid,
+                Some("the answer disagrees with the evidence: \"lodash\" is not a package the evidence names".into())
+            )
+        );
+        let fixed = answer_with(
+            "x",
+            r#"["@vitejs/plugin-legacy","vite"]"#,
+            r#"{"@vitejs/plugin-legacy":"<8","vite":">=7"}"#,
+        );
+        assert_eq!(
+            declined(&fixed, &a).1.as_deref(),
+            Some("the answer disagrees with the evidence: the range \"<8\" for @vitejs/plugin-legacy takes in 7.0.0, the version that resolved it")
+        );
+        let prefixed = answer_with(
+            "fix(deps): bump plugin-legacy",
+            r#"["@vitejs/plugin-legacy","vite"]"#,
+            r#"{"@vitejs/plugin-legacy":"<7","vite":">=7"}"#,
+        );
+        assert_eq!(
+            declined(&prefixed, &a),
+            (
+                DeclineReason::SchemaInvalid,
+                Some("the claim starts with a conventional-commit prefix (\"fix(deps):\"); state the fact in one sentence instead".into())
+            )
+        );
+        let p = render_prompt(DEFAULT_TEMPLATE, &a);
+        assert!(
+            p.contains("<facts>\n{\"fact\":\"requirement\",\"ecosystem\":\"npm\",\"tool\":\"npm\""),
+            "{p}"
+        );
     }
 
     #[test]

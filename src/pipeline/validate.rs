@@ -62,10 +62,7 @@ impl fmt::Display for Invalid {
     }
 }
 
-/// Escapes one JSON-pointer reference token (`~` → `~0`, `/` → `~1`).
-fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
+use crate::content::record::pointer_token;
 
 const VERSIONS: &str = "/applies_to/scope/versions";
 
@@ -105,7 +102,7 @@ fn check_with(value: &Value, side: Side, with_schema: bool) -> Vec<Violation> {
             }
         }
     }
-    text_rules(value, "", &mut out);
+    text_rules(value, &mut out);
     let Some(applies_to) = value.get("applies_to") else {
         return out;
     };
@@ -160,77 +157,35 @@ fn check_with(value: &Value, side: Side, with_schema: bool) -> Vec<Violation> {
     out
 }
 
-/// The rules every string of a candidate keeps, whoever wrote it: no
-/// bidirectional override or isolate anywhere (it makes text display as
-/// something other than what it says); the claim, rationale and resolution
-/// not blank; the claim one line; stack entries and version keys free of
-/// control characters and surrounding white space (they become trailers,
-/// file patterns and lookup keys).
-fn text_rules(value: &Value, path: &str, out: &mut Vec<Violation>) {
-    match value {
-        Value::String(s) => {
-            if let Some(c) = s.chars().find(|&c| is_bidi_control(c)) {
-                out.push(Violation::new(
-                    path,
-                    format!(
-                        "contains the bidirectional control U+{:04X}, which makes text display differently from what it says",
-                        c as u32
-                    ),
-                ));
-            }
-            let one_line = path == "/claim"
-                || path.starts_with("/applies_to/stack/")
-                || path.starts_with("/applies_to/file_patterns/")
-                || path.starts_with("/applies_to/task_kinds/");
-            if one_line && s.chars().any(char::is_control) {
-                out.push(Violation::new(
-                    path,
-                    "contains a control character or line break; it must be one line",
-                ));
-            } else if s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-                out.push(Violation::new(path, "contains a control character"));
-            }
-            let must_have_text = matches!(path, "/claim" | "/rationale" | "/evidence/resolution");
-            if must_have_text && !s.is_empty() && s.trim().is_empty() {
+/// The rules every string of a candidate keeps, whoever wrote it: the
+/// content policy's characters and field sizes
+/// ([`crate::content::record::check_lesson_text`]: no bidirectional control
+/// anywhere, no control character but line feeds and tabs in the rationale,
+/// resolution and justification, none at all and nothing invisible in the
+/// one-line fields and keys); the claim, rationale and resolution not
+/// blank; stack entries free of surrounding white space (they become
+/// trailers, file patterns and lookup keys).
+fn text_rules(value: &Value, out: &mut Vec<Violation>) {
+    for v in crate::content::record::check_lesson_text(value) {
+        out.push(Violation::new(v.at, v.what));
+    }
+    for path in ["/claim", "/rationale", "/evidence/resolution"] {
+        if let Some(Value::String(s)) = value.pointer(path) {
+            if !s.is_empty() && s.trim().is_empty() {
                 out.push(Violation::new(path, "is blank"));
             }
-            if path.starts_with("/applies_to/stack/") && s.trim() != s {
+        }
+    }
+    if let Some(Value::Array(stack)) = value.pointer("/applies_to/stack") {
+        for (i, entry) in stack.iter().enumerate() {
+            if entry.as_str().is_some_and(|s| s.trim() != s) {
                 out.push(Violation::new(
-                    path,
+                    format!("/applies_to/stack/{i}"),
                     "has white space around it; a stack entry is a package name",
                 ));
             }
         }
-        Value::Array(items) => {
-            for (i, v) in items.iter().enumerate() {
-                text_rules(v, &format!("{path}/{i}"), out);
-            }
-        }
-        Value::Object(map) => {
-            for (k, v) in map {
-                let child = format!("{path}/{}", pointer_token(k));
-                if path == VERSIONS {
-                    if let Some(c) = k.chars().find(|&c| c.is_control() || is_bidi_control(c)) {
-                        out.push(Violation::new(
-                            child.clone(),
-                            format!(
-                                "the versions key {k:?} contains U+{:04X}; a key is a package name",
-                                c as u32
-                            ),
-                        ));
-                    }
-                }
-                text_rules(v, &child, out);
-            }
-        }
-        _ => {}
     }
-}
-
-/// A bidirectional embedding, override or isolate control (U+202A–U+202E,
-/// U+2066–U+2069), or a directional mark (U+200E, U+200F, U+061C).
-pub(crate) fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
 /// Validates what a model proposed (provenance already stitched) and returns

@@ -198,7 +198,7 @@ pub fn cursor_rules(sel: &Selection<'_>) -> Vec<(String, String)> {
                 .map(String::as_str)
                 .filter(|p| cursor_glob_ok(p))
                 .collect();
-            let description = serde_json::to_string(&plain(&l.claim, MAX_FIELD_CHARS))
+            let description = crate::content::text::json_line(&plain(&l.claim, MAX_FIELD_CHARS))
                 .unwrap_or_else(|_| "\"\"".to_owned());
             let scope = scope_text(l)
                 .split(", ")
@@ -237,11 +237,12 @@ pub struct OnlookerExport<'a> {
 
 impl OnlookerExport<'_> {
     /// One compact JSON object per line, one line per batch (each a body
-    /// for the pool's `POST /lessons`).
+    /// for the pool's `POST /lessons`), control, bidi and invisible
+    /// characters escaped ([`crate::content::text::json_line`]).
     pub fn to_jsonl(&self) -> String {
         let mut out = String::new();
         for b in &self.batches {
-            out.push_str(&serde_json::to_string(b).unwrap_or_default());
+            out.push_str(&crate::content::text::json_line(b).unwrap_or_default());
             out.push('\n');
         }
         out

@@ -13,10 +13,13 @@
 //! environment or the clock.
 
 pub mod export;
+pub mod moments;
 pub mod render;
 pub mod select;
 pub mod stack;
-pub mod summary;
+/// Moved below the store ([`crate::summary`]); the old path stays for
+/// callers.
+pub use crate::summary;
 
 use std::collections::BTreeMap;
 
@@ -34,3 +37,16 @@ pub struct Refinements {
 
 /// Refinement links by lesson, for the lessons being shown.
 pub type Links = BTreeMap<Id, Refinements>;
+
+#[cfg(test)]
+mod tests {
+    /// A summary keeps one character more than output shows, so that
+    /// output can tell a cut field.
+    #[test]
+    fn a_summary_keeps_what_output_shows() {
+        assert_eq!(
+            crate::summary::KEPT_CHARS,
+            super::render::MAX_FIELD_CHARS + 1
+        );
+    }
+}

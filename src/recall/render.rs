@@ -6,13 +6,15 @@
 //! package names, workspace labels) is hostile. Text and markdown output
 //! show it on one line: line breaks of every kind become spaces, control
 //! characters, bidirectional overrides and invisible format characters are
-//! dropped, long fields are cut. Markdown additionally escapes what could
+//! dropped (the table is `crate::content::text`'s), long fields are cut. Markdown additionally escapes what could
 //! change structure where it stands: `\`, `<` (no HTML, no comments, so no
 //! fake `<!-- git-lore:end -->`), `![` (no remote images), and a leading
 //! `#`, `>`, list or rule marker. A claim therefore cannot leave its list
 //! item, start a heading, or close the section it is in. JSON carries the
-//! text as stored (JSON escaping makes it inert; a consumer that renders it
-//! must treat it as untrusted).
+//! text as stored; printed, every control, bidi and invisible character in
+//! it is a `\uXXXX` escape (`crate::content::text::json`), so it is exact
+//! and still inert on a terminal (a consumer that renders it must treat it
+//! as untrusted).
 //!
 //! This module is pure. It does not decide what applies
 //! (`crate::recall::select`) or write files (`crate::recall::export`).
@@ -23,6 +25,7 @@ use serde_json::Value;
 use super::select::{Counts, Decision, Matched, Outcome, Selection, Specificity};
 use super::stack::{Stack, StackProblem};
 use super::Links;
+use crate::content::text::is_shown;
 use crate::model::{Id, Lesson, LessonStatus, Scope};
 
 /// The JSON format name and major version; bumped on any incompatible
@@ -37,18 +40,9 @@ pub const DEFAULT_BUDGET: usize = 9_000;
 /// characters.
 pub const MAX_FIELD_CHARS: usize = 300;
 
-/// Characters dropped from lesson text: bidirectional embeddings,
-/// overrides and isolates, directional marks, zero-width characters, the
-/// word joiner, the byte-order mark, interlinear annotation marks.
-fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{00AD}')
-}
-
 /// Lesson text on one line: every run of whitespace (including line and
-/// paragraph separators) becomes one space, control and invisible
-/// characters are dropped, the ends are trimmed, and at most `max_chars`
+/// paragraph separators) becomes one space, control, bidi and invisible
+/// characters are dropped ([`crate::content::text::is_shown`]), the ends are trimmed, and at most `max_chars`
 /// characters are kept (`…` marks a cut).
 pub fn plain(s: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(s.len().min(max_chars * 4));
@@ -59,7 +53,7 @@ pub fn plain(s: &str, max_chars: usize) -> String {
             pending_space = !out.is_empty();
             continue;
         }
-        if c.is_control() || is_invisible(c) {
+        if !is_shown(c) {
             continue;
         }
         if pending_space {
@@ -656,6 +650,34 @@ mod tests {
             stack_text(&single),
             "vi[2Jte 5.4.21  npm  package-lock.json\n"
         );
+    }
+
+    /// What `recall --format json` prints of a lesson whose text holds a
+    /// bidi override (one that reached a pool before the content policy
+    /// refused it at the door): the escape, never the raw character, and
+    /// the same string once parsed.
+    #[test]
+    fn printed_json_escapes_bidi_and_parses_back() {
+        let mut l = lesson(1, &[("vite", "<6")], "2026-08-05T10:00:01Z");
+        l.claim = "Use vite\u{202E}6 not 5\u{202C} \u{200B}ok".into();
+        l.rationale = "line\nand \u{1b}[31mred\u{7f}".into();
+        let lessons = vec![l.clone()];
+        let stack = stack_of(&[("vite", "5.4.21", ".")]);
+        let sel = select(&lessons, &stack);
+        let printed =
+            crate::content::text::json(&json(&sel, &stack, &Links::new(), false)).unwrap();
+        assert!(
+            printed.contains(r#""claim": "Use vite\u202e6 not 5\u202c \u200bok""#),
+            "{printed}"
+        );
+        assert!(
+            printed.contains(r#""rationale": "line\nand \u001b[31mred\u007f""#),
+            "{printed}"
+        );
+        assert!(!printed.contains('\u{202E}') && !printed.contains('\u{7f}'));
+        let back: Value = serde_json::from_str(&printed).unwrap();
+        assert_eq!(back["lessons"][0]["claim"], l.claim);
+        assert_eq!(back["lessons"][0]["rationale"], l.rationale);
     }
 
     #[test]

@@ -693,13 +693,15 @@ fn own_name(p: &Installed) -> String {
     }
 }
 
-/// Lesson text as it appears in a reason: at most 80 characters, control
-/// characters dropped (borrowed when already so).
+/// Lesson text as it appears in a reason: at most 80 characters, control,
+/// bidi and invisible characters dropped
+/// ([`crate::content::text::is_shown`]; borrowed when already so).
 fn clip(s: &str) -> Cow<'_, str> {
-    if s.len() <= 80 && !s.chars().any(char::is_control) {
+    use crate::content::text::is_shown;
+    if s.len() <= 80 && s.chars().all(is_shown) {
         return Cow::Borrowed(s);
     }
-    let clean: String = s.chars().filter(|c| !c.is_control()).collect();
+    let clean: String = s.chars().filter(|&c| is_shown(c)).collect();
     match clean.char_indices().nth(80) {
         None => Cow::Owned(clean),
         Some((at, _)) => Cow::Owned(format!("{}…", &clean[..at])),

@@ -30,8 +30,8 @@
 
 use std::fmt;
 
-use super::lifecycle::may_start;
 use super::ReviewError;
+use crate::event::lifecycle::may_start;
 use crate::model::{iso, Candidate, Id, Proposal, ProposalStatus, Scope, Visibility};
 use crate::trailers::Action;
 
@@ -55,6 +55,8 @@ pub enum NoOp {
     AlreadyPending { id: Id },
     /// A promote of a lesson already stamped `promoted_at`.
     AlreadyPromoted { id: Id },
+    /// An edit that asks for what the lesson already says.
+    Unedited { id: Id },
 }
 
 impl fmt::Display for NoOp {
@@ -71,6 +73,9 @@ impl fmt::Display for NoOp {
             }
             NoOp::AlreadyPromoted { id } => {
                 write!(f, "lesson {id} was already promoted; nothing to do")
+            }
+            NoOp::Unedited { id } => {
+                write!(f, "lesson {id} already says that; nothing was written")
             }
         }
     }

@@ -156,7 +156,7 @@ pub fn judge_proposal(
     panel: &Result<Value, UnjudgedReason>,
     now: jiff::Timestamp,
 ) -> Result<Judged, ReviewError> {
-    if !super::lifecycle::may_start(crate::trailers::Action::Judge, p.status) {
+    if !crate::event::lifecycle::may_start(crate::trailers::Action::Judge, p.status) {
         return Err(ReviewError::NotConfirmed {
             id: p.id,
             status: p.status,
@@ -476,22 +476,6 @@ pub fn consensus(verdict: &Verdict) -> (u64, u64) {
         .filter(|j| j.get("passed") == Some(&Value::Bool(true)))
         .count() as u64;
     (judges, agreed)
-}
-
-/// One line per judge for the `Lore-Judge` trailers:
-/// `<judge_type> <score to 2 decimals> pass|fail`, e.g. `standard 0.90 pass`.
-/// Judges without the usable fields (never in a recorded verdict) are skipped.
-pub fn judge_lines(verdict: &Verdict) -> Vec<String> {
-    verdict
-        .judges
-        .iter()
-        .filter_map(|j| {
-            let t = j.get("judge_type")?.as_str()?;
-            let s = j.get("score")?.as_f64()?;
-            let p = j.get("passed")?.as_bool()?;
-            Some(format!("{t} {s:.2} {}", if p { "pass" } else { "fail" }))
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -988,7 +972,7 @@ mod tests {
             .unwrap();
         assert_eq!(consensus(&v), (2, 1));
         assert_eq!(
-            judge_lines(&v),
+            crate::event::Ruling::of(&v).judges,
             ["standard 0.95 pass", "adversarial 0.75 fail"]
         );
         assert_eq!(consensus(&private_verdict()), (0, 0));

@@ -3,25 +3,25 @@
 //!
 //! - [`confirm`](mod@confirm): the human verbs `confirm`, `pass` and `unconfirm` (reference
 //!   §3.2) as transitions that return the new proposal, a no-op, or a refusal.
+//! - [`edit`](mod@edit): a person corrects a lesson's words and scope until
+//!   the jury has judged it (`git lore edit`), and the text they edit.
 //! - [`rubric`]: the two builtin rubrics and the rubrics file that overrides
 //!   them.
-//! - [`lifecycle`]: the one table of legal status transitions.
 //! - [`jury`]: the usable-panel check, the coverage check, the weighted
 //!   per-criterion aggregate and the gate.
 //! - [`offline_judges`]: the deterministic built-in judges
 //!   ([docs/offline.md](../../docs/offline.md)).
-//! - [`disclosure`]: the secret and leak scanner behind the `disclosure`
-//!   criterion.
 //! - [`promote`]: an approved proposal becomes a Lesson v2 pool entry
 //!   (its 13 keys and nothing else).
 //! - [`author_key`](mod@author_key): the per-visibility author key derived from the user's
 //!   secret, so entries of one author can be told apart without naming them.
 //! - [`prompt`]: the prompts for command-backend judges, from
 //!   `templates/judge-*.md`.
-//! - [`signers`]: who may sign a pool and how that changes (`.lore/`
-//!   files, thresholds, proposals and acknowledgements).
 //! - [`relation`]: relation judgment between a promoted lesson and the live
 //!   lessons of its pool (neighbours, the strict verdict parser, effects).
+//!
+//! The legal status transitions and who may sign a pool are the actions'
+//! rules, in [`crate::event`] (`event::lifecycle`, `event::signers`).
 //!
 //! Nothing here reads the clock, the environment or randomness, touches git,
 //! or prints: callers pass `now` and persist the records these functions
@@ -31,20 +31,18 @@
 
 pub mod author_key;
 pub mod confirm;
-pub mod disclosure;
+pub mod edit;
 pub mod jury;
-pub mod lifecycle;
 pub mod offline_judges;
 pub mod promote;
 pub mod prompt;
 pub mod pull_request;
 pub mod relation;
 pub mod rubric;
-pub mod signers;
 
 pub use author_key::{author_key, parse_secret, secret_from_random};
 pub use confirm::{confirm, pass, unconfirm, NoOp, Transition};
-pub use disclosure::{scan, scan_lesson, Finding, FindingKind};
+pub use edit::{edit, Edit, EditError};
 pub use jury::{
     consensus, judge, judge_proposal, panel_slot, parse_panel, Judged, JuryOutcome, UnjudgedReason,
 };
@@ -132,6 +130,10 @@ pub enum ReviewError {
     /// An author key that is not 32 lowercase hex characters.
     #[error("author key must be 32 lowercase hex characters")]
     BadAuthorKey,
+
+    /// An edit refused (`git lore edit`).
+    #[error(transparent)]
+    Edit(#[from] EditError),
 }
 
 /// Rounds to 6 decimal places.

@@ -58,8 +58,25 @@
 //! (`I`, `we`, `our`, `my`, `let's`, …); the source's session id or artifact
 //! id. Each kind found costs 0.2 (standard) or 0.3 (adversarial) from 1.0.
 //!
-//! **disclosure** — [`super::disclosure::scan_lesson`]: 1.0 when clean, 0.0
+//! **disclosure** — [`crate::scanner::scan_lesson`]: 1.0 when clean, 0.0
 //! on any finding, for both judges.
+//!
+//! ## Evidence and junk
+//! When the source artifact carries facts (`crate::facts`: a resolver
+//! error, a manifest diff, what fixed it), the source the criteria read is
+//! the artifact's text **and** its facts (quotes, names, versions), plus
+//! the few joining words the fact templates use. Whatever the source, each
+//! of these caps a criterion at 0.2, below every builtin floor, with its
+//! reason in the feedback:
+//! - a claim that starts with a conventional-commit prefix, or is the
+//!   commit's subject line → **generality**;
+//! - a claim that repeats its resolution → **grounding**;
+//! - a stack entry that is a file name (`cargo.lock`) → **scope_accuracy**;
+//! - a scope that contradicts the facts — a range that leaves out the
+//!   version the evidence shows broken, or takes in the one that fixed it
+//!   (`crate::facts::evidence`) → **scope_accuracy**;
+//! - a package the facts (or, without facts, the source text) do not name
+//!   → **scope_accuracy**.
 //!
 //! A criterion the offline judges have no rule for is left out of
 //! `criterion_scores` and named in the feedback; so is grounding (and a
@@ -96,10 +113,10 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{json, Map, Value};
 
-use super::disclosure::scan_lesson;
 use super::rubric::Rubric;
 use super::{round6, ReviewError};
 use crate::model::{Proposal, Scope};
+use crate::scanner::scan_lesson;
 
 /// The judge types the offline backend provides.
 pub const OFFLINE_JUDGE_TYPES: [&str; 2] = ["standard", "adversarial"];
@@ -202,10 +219,25 @@ fn verdict_with(
         "adversarial" => &ADVERSARIAL,
         other => return Err(ReviewError::NoOfflineJudge(other.to_owned())),
     };
-    let source = p.artifact.as_ref().map(|a| match &a.detail {
-        Some(d) => format!("{} {}", a.summary, d),
-        None => a.summary.clone(),
+    let facts = p
+        .artifact
+        .as_ref()
+        .map(crate::facts::of_artifact)
+        .unwrap_or_default();
+    let source = p.artifact.as_ref().map(|a| {
+        let mut text = match &a.detail {
+            Some(d) => format!("{} {}", a.summary, d),
+            None => a.summary.clone(),
+        };
+        if !facts.is_empty() {
+            text.push('\n');
+            text.push_str(&crate::facts::evidence_text(&facts));
+            text.push_str(TEMPLATE_WORDS);
+        }
+        text
     });
+    let carried = p.artifact.as_ref().map_or(&[][..], |a| a.facts.as_slice());
+    let junk = Junk::of(p, carried);
 
     let mut scores = Map::new();
     let mut notes: Vec<String> = Vec::new();
@@ -216,21 +248,21 @@ fn verdict_with(
                     0.0,
                     format!("{n} counter-observations reach the threshold {t}"),
                 )),
-                _ => source.as_deref().map(|src| grounding(s, p, src)),
+                _ => source
+                    .as_deref()
+                    .map(|src| junk.cap(&junk.grounding, grounding(s, p, src))),
             },
             "scope_accuracy" => match (&p.candidate.applies_to.scope, source.as_deref()) {
-                (Scope::Versioned { versions }, Some(src)) => Some(scope_versioned(
-                    s,
-                    versions,
-                    &p.candidate.applies_to.stack,
-                    src,
+                (Scope::Versioned { versions }, Some(src)) => Some(junk.cap(
+                    &junk.scope,
+                    scope_versioned(s, versions, &p.candidate.applies_to.stack, src),
                 )),
                 (Scope::Versioned { .. }, None) => None,
                 (Scope::VersionIndependent { justification }, _) => {
-                    Some(scope_independent(s, p, justification))
+                    Some(junk.cap(&junk.scope, scope_independent(s, p, justification)))
                 }
             },
-            "generality" => Some(generality(s, p)),
+            "generality" => Some(junk.cap(&junk.generality, generality(s, p))),
             "disclosure" => Some(disclosure(p)),
             _ => {
                 notes.push(format!("{}: no offline rule, not scored", c.name));
@@ -284,6 +316,93 @@ fn verdict_with(
         "criterion_scores": scores,
         "feedback_summary": format!("offline {} judge: {}", s.name, notes.join("; ")),
     }))
+}
+
+// ---- junk ---------------------------------------------------------------
+
+/// The words the fact templates (`crate::facts::lesson`) join facts with:
+/// a lesson drafted from facts is grounded in them, not in these words.
+const TEMPLATE_WORDS: &str =
+    " requires peer with use pin pinned until upgraded upgrade newer moved \
+    into outside stay release releases past later fixes fix above below bug regression security \
+    issue crashes breaks build longer supported support accept accepts earlier range inside \
+    resolved reported states session edited changed commit manifest widened does version move";
+
+/// What a candidate's words or scope break, by the criterion it lowers,
+/// each with its reason. A broken rule caps the criterion below every
+/// builtin floor, so the judge fails it and says why.
+struct Junk {
+    grounding: Vec<String>,
+    scope: Vec<String>,
+    generality: Vec<String>,
+}
+
+/// The score a criterion keeps when a rule of [`Junk`] holds against it.
+const JUNK_CAP: f64 = 0.2;
+
+impl Junk {
+    /// `facts` are what the artifact carries (a session's or a commit's
+    /// evidence); an artifact that carries none is checked against its text.
+    fn of(p: &Proposal, facts: &[crate::facts::Fact]) -> Junk {
+        use crate::facts::wording::Problem;
+        let c = &p.candidate;
+        let subject = p
+            .artifact
+            .as_ref()
+            .filter(|a| a.trigger.as_deref() == Some("commit"))
+            .map(|a| a.summary.as_str());
+        let mut j = Junk {
+            grounding: Vec::new(),
+            scope: Vec::new(),
+            generality: Vec::new(),
+        };
+        for problem in crate::facts::wording::problems(
+            &c.claim,
+            &c.evidence.resolution,
+            &c.applies_to.stack,
+            subject,
+        ) {
+            let why = problem.to_string();
+            match problem {
+                Problem::ConventionalPrefix(_) | Problem::CommitSubject => j.generality.push(why),
+                Problem::RestatesResolution => j.grounding.push(why),
+                Problem::FileInStack(_) => j.scope.push(why),
+            }
+        }
+        if let Scope::Versioned { versions } = &c.applies_to.scope {
+            for d in crate::facts::evidence::check(facts, &c.applies_to.stack, versions) {
+                j.scope.push(d.to_string());
+            }
+        }
+        // Without facts, every stack entry must at least be named.
+        if facts.is_empty() {
+            if let Some(a) = &p.artifact {
+                let text =
+                    format!("{} {}", a.summary, a.detail.as_deref().unwrap_or("")).to_lowercase();
+                for entry in &c.applies_to.stack {
+                    let (_, bare) = crate::version::split_key(entry);
+                    if !text.contains(&bare.to_lowercase()) {
+                        j.scope
+                            .push(format!("{entry:?} is not a package the source names"));
+                    }
+                }
+            }
+        }
+        j
+    }
+
+    /// `scored`, capped at [`JUNK_CAP`] with the reasons when `reasons` has any.
+    fn cap(&self, reasons: &[String], scored: (f64, String)) -> (f64, String) {
+        if reasons.is_empty() {
+            return scored;
+        }
+        let (score, why) = scored;
+        let mut all: Vec<String> = reasons.to_vec();
+        if !why.is_empty() {
+            all.push(why);
+        }
+        (score.min(JUNK_CAP), all.join("; "))
+    }
 }
 
 // ---- grounding ---------------------------------------------------------
@@ -766,6 +885,117 @@ mod tests {
 
     fn score(v: &Value, c: &str) -> f64 {
         v["criterion_scores"][c].as_f64().unwrap_or(f64::NAN)
+    }
+
+    /// A proposal drafted from the real ERESOLVE of `npm-error-plugin-legacy-vite7.txt`
+    /// and the install that fixed it, as the offline transform writes it.
+    fn from_facts() -> Proposal {
+        use crate::facts::{command, lesson, resolver, Fact};
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/resolver/npm-error-plugin-legacy-vite7.txt"
+        ))
+        .unwrap();
+        let mut facts: Vec<Fact> = resolver::requirements(&text)
+            .into_iter()
+            .map(Fact::Requirement)
+            .collect();
+        facts.extend(
+            command::changes_in_command("npm i -D @vitejs/plugin-legacy@7.0.0")
+                .into_iter()
+                .map(Fact::Change),
+        );
+        let d = lesson::draft(&facts, None).unwrap();
+        let mut p = reference();
+        let a = p.artifact.as_mut().unwrap();
+        a.summary = d.claim.clone();
+        a.detail = Some(format!("{}\n{}", d.rationale, d.resolution));
+        a.facts = facts;
+        p.candidate.claim = d.claim;
+        p.candidate.rationale = d.rationale;
+        p.candidate.evidence.resolution = d.resolution;
+        p.candidate.applies_to.stack = d.stack;
+        p.candidate.applies_to.scope = Scope::Versioned {
+            versions: d.versions,
+        };
+        p
+    }
+
+    fn feedback(v: &Value) -> String {
+        v["feedback_summary"].as_str().unwrap_or("").to_owned()
+    }
+
+    #[test]
+    fn a_lesson_drafted_from_facts_passes_both_judges() {
+        let p = from_facts();
+        for judge_type in OFFLINE_JUDGE_TYPES {
+            let v = offline_verdict(judge_type, &p, &public()).unwrap();
+            assert_eq!(v["passed"], true, "{judge_type}: {}", feedback(&v));
+        }
+    }
+
+    #[test]
+    fn junk_lowers_the_right_criterion_and_says_why() {
+        let set = RubricSet::builtin();
+        let org = set.rubric_for(Visibility::Org).unwrap();
+        let check = |p: &Proposal, criterion: &str, reason: &str| {
+            for judge_type in OFFLINE_JUDGE_TYPES {
+                let v = offline_verdict(judge_type, p, org).unwrap();
+                assert!(
+                    score(&v, criterion) <= JUNK_CAP,
+                    "{judge_type} {criterion}: {}",
+                    feedback(&v)
+                );
+                assert!(
+                    feedback(&v).contains(reason),
+                    "{judge_type}: {}",
+                    feedback(&v)
+                );
+                assert_eq!(v["passed"], false);
+            }
+        };
+        // A claim that is a commit subject.
+        let mut p = from_facts();
+        let a = p.artifact.as_mut().unwrap();
+        a.trigger = Some("commit".into());
+        a.summary = "fix: bump @vitejs/plugin-legacy to 7 (#1234)".into();
+        p.candidate.claim = a.summary.clone();
+        check(
+            &p,
+            "generality",
+            "the claim starts with a conventional-commit prefix (\"fix:\")",
+        );
+        check(&p, "generality", "the claim is the commit's subject line");
+        // A claim equal to its resolution.
+        let mut p = from_facts();
+        p.candidate.claim = format!("Fix: {}", p.candidate.evidence.resolution);
+        check(&p, "grounding", "the claim repeats the resolution");
+        // A stack entry that is a file name.
+        let mut p = from_facts();
+        p.candidate.applies_to.stack.push("cargo.lock".into());
+        check(
+            &p,
+            "scope_accuracy",
+            "stack entry \"cargo.lock\" is a file name, not a package",
+        );
+        // A scope that contradicts the evidence: the fixed version recalled.
+        let mut p = from_facts();
+        if let Scope::Versioned { versions } = &mut p.candidate.applies_to.scope {
+            versions.insert("@vitejs/plugin-legacy".into(), "<8".into());
+        }
+        check(
+            &p,
+            "scope_accuracy",
+            "takes in 7.0.0, the version that resolved it",
+        );
+        // A package absent from the evidence.
+        let mut p = from_facts();
+        p.candidate.applies_to.stack.push("lodash".into());
+        check(
+            &p,
+            "scope_accuracy",
+            "\"lodash\" is not a package the evidence names",
+        );
     }
 
     #[test]

@@ -31,7 +31,7 @@ use crate::trailers::Action;
 /// "has not been judged yet" message), or in a status outside `ok`.
 fn promotable(p: &Proposal, ok: &[ProposalStatus]) -> Result<(), ReviewError> {
     match p.status {
-        s if ok.contains(&s) && super::lifecycle::may_start(Action::Promote, s) => Ok(()),
+        s if ok.contains(&s) && crate::event::lifecycle::may_start(Action::Promote, s) => Ok(()),
         ProposalStatus::Confirmed => Err(ReviewError::NotJudged { id: p.id }),
         status => Err(ReviewError::WrongStatus {
             id: p.id,

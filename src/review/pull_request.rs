@@ -13,7 +13,7 @@ use crate::model::{Lesson, Verdict};
 use crate::recall::render::{markdown_code, markdown_inline, scope_text};
 use crate::store::layout;
 
-use super::Finding;
+use crate::scanner::Finding;
 
 /// The template, embedded at build time.
 pub const TEMPLATE: &str = include_str!("../../templates/pull-request.md");

@@ -450,6 +450,13 @@ fn match_pattern(s: &[u8], pattern: &[u8]) -> bool {
     }
 }
 
+/// Whether `identity` (an e-mail address) is one the principal pattern
+/// `principal` names, as ssh matches principals (`*`, `?`, `!`): the check
+/// that a commit's author is the principal its signing key is listed for.
+pub fn principal_names(principal: &str, identity: &str) -> bool {
+    match_pattern_list(identity, principal) == 1
+}
+
 /// OpenSSH `match_pattern_list`: 1 when `s` matches a positive pattern of the
 /// comma-separated list and no negated (`!`) one, -1 when a negated pattern
 /// matches, 0 otherwise. Case-sensitive.

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use crate::process::ProcessError;
 
-pub use allowed::AllowedSigners;
+pub use allowed::{principal_names, AllowedSigners};
 pub use commit::{committer_timestamp, insert_gpgsig, split_signed_commit};
 pub use keys::{allowed_signers_line, generate_ed25519, read_public_key, write_key_pair};
 pub use sign::{public_key_line, Signer};

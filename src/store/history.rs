@@ -23,6 +23,10 @@ pub struct ChangedPath {
     pub old: Option<ObjectId>,
     /// The blob after (absent when deleted).
     pub new: Option<ObjectId>,
+    /// The entry's mode after, as git writes it (`0o100644` a regular file,
+    /// `0o100755` an executable, `0o120000` a symbolic link, `0o160000` a
+    /// submodule); 0 when deleted. A change of mode alone is a change.
+    pub mode: u32,
 }
 
 /// What a commit says about itself.
@@ -33,6 +37,10 @@ pub struct CommitInfo {
     pub tree: ObjectId,
     pub author_name: String,
     pub author_email: String,
+    /// Author time, seconds since the epoch.
+    pub author_time: i64,
+    pub committer_name: String,
+    pub committer_email: String,
     /// Committer time, seconds since the epoch.
     pub time: i64,
     pub subject: String,
@@ -98,6 +106,17 @@ impl Store {
         Ok(out)
     }
 
+    /// A commit's committer time, seconds since the epoch (without reading
+    /// its message or signature).
+    pub fn commit_time(&self, id: ObjectId) -> Result<i64, StoreError> {
+        let commit = self
+            .repo()
+            .find_commit(id)
+            .ctx(|| format!("reading commit {id}"))?;
+        let time = commit.time().ctx(|| format!("reading the time of {id}"))?;
+        Ok(time.seconds)
+    }
+
     /// Whether a commit has no parents (without decoding the rest of it).
     pub fn is_root(&self, id: ObjectId) -> Result<bool, StoreError> {
         let commit = self
@@ -147,6 +166,15 @@ impl Store {
             author_email: decoded
                 .author()
                 .map(|a| a.email.to_str_lossy().into_owned())
+                .unwrap_or_default(),
+            author_time: decoded.author().map(|a| a.seconds()).unwrap_or(0),
+            committer_name: decoded
+                .committer()
+                .map(|c| c.name.to_str_lossy().into_owned())
+                .unwrap_or_default(),
+            committer_email: decoded
+                .committer()
+                .map(|c| c.email.to_str_lossy().into_owned())
                 .unwrap_or_default(),
             time: decoded.committer().map(|c| c.seconds()).unwrap_or(0),
             subject,
@@ -341,6 +369,16 @@ impl Store {
         Ok(out)
     }
 
+    /// The size of an object in bytes, read from its header (the object
+    /// itself is not inflated).
+    pub fn object_size(&self, id: ObjectId) -> Result<u64, StoreError> {
+        Ok(self
+            .repo()
+            .find_header(id)
+            .ctx(|| format!("reading the header of {id}"))?
+            .size())
+    }
+
     /// A blob's bytes.
     pub fn blob(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
         Ok(self
@@ -377,8 +415,8 @@ pub(crate) fn tree_entries(
         .collect())
 }
 
-/// A tree entry: its name, object id, and whether it is a tree.
-type Entry<'t> = (&'t [u8], ObjectId, bool);
+/// A tree entry: its name, object id, whether it is a tree, and its mode.
+type Entry<'t> = (&'t [u8], ObjectId, bool, u32);
 
 /// A tree's entries decoded in place (each borrows its name from the
 /// tree's bytes), sorted by name bytes: git's own order puts a directory as
@@ -389,7 +427,14 @@ fn sorted_entries<'t>(t: Option<&'t gix::Tree<'_>>) -> Result<Vec<Entry<'t>>, St
     let mut v: Vec<Entry<'t>> = decoded
         .entries
         .iter()
-        .map(|e| (e.filename.as_ref(), e.oid.to_owned(), e.mode.is_tree()))
+        .map(|e| {
+            (
+                e.filename.as_ref(),
+                e.oid.to_owned(),
+                e.mode.is_tree(),
+                u32::from(e.mode.value()),
+            )
+        })
         .collect();
     v.sort_unstable_by(|x, y| x.0.cmp(y.0));
     Ok(v)
@@ -437,7 +482,7 @@ pub(crate) fn diff_trees(
             }
         };
         if let (Some(x), Some(y)) = (ea, eb) {
-            if x.1 == y.1 && x.2 == y.2 {
+            if x.1 == y.1 && x.2 == y.2 && x.3 == y.3 {
                 continue; // the same object: nothing below differs
             }
         }
@@ -448,19 +493,20 @@ pub(crate) fn diff_trees(
             format!("{prefix}/{name}")
         };
         let split = |e: Option<&Entry<'_>>| match e {
-            Some((_, id, true)) => (Some(*id), None),
-            Some((_, id, false)) => (None, Some(*id)),
-            None => (None, None),
+            Some((_, id, true, _)) => (Some(*id), None, 0),
+            Some((_, id, false, mode)) => (None, Some(*id), *mode),
+            None => (None, None, 0),
         };
-        let ((a_tree, a_blob), (b_tree, b_blob)) = (split(ea), split(eb));
+        let ((a_tree, a_blob, a_mode), (b_tree, b_blob, b_mode)) = (split(ea), split(eb));
         if a_tree.is_some() || b_tree.is_some() {
             diff_trees(repo, a_tree, b_tree, path.clone(), out)?;
         }
-        if a_blob != b_blob {
+        if a_blob != b_blob || a_mode != b_mode {
             out.push(ChangedPath {
                 path,
                 old: a_blob,
                 new: b_blob,
+                mode: b_mode,
             });
         }
     }

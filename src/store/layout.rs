@@ -72,11 +72,12 @@ pub fn lesson_path(lesson: Id) -> String {
     fanned("lessons", lesson)
 }
 
-/// The allowed-signers file a pool carries.
-pub const POOL_ALLOWED_SIGNERS: &str = ".lore/allowed_signers";
+/// The allowed-signers file a pool carries (the `config` action's, named
+/// there).
+pub const POOL_ALLOWED_SIGNERS: &str = crate::event::signers::ALLOWED;
 
 /// The rubrics file on the ledger (a `config` commit changes it).
-pub const RUBRICS_PATH: &str = ".lore/rubrics.json";
+pub const RUBRICS_PATH: &str = crate::event::RUBRICS;
 
 /// What kind of record a path holds, and whose id it is named by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -34,9 +34,9 @@ use gix::ObjectId;
 use crate::signing::SigningError;
 
 pub use history::{ChangedPath, CommitInfo, ObjectKind};
-pub use index::{ArtifactOutcome, Index, LessonEntry};
+pub use index::{ArtifactOutcome, DocKey, Found, Index, LessonEntry};
 pub use layout::Branch;
-pub use tx::{Change, CommitSpec, RetryPolicy, Tx};
+pub use tx::{Change, CommitSpec, RetryPolicy, Tx, WriteContext};
 
 /// Everything that can go wrong in the store.
 #[derive(Debug, thiserror::Error)]
@@ -486,6 +486,15 @@ impl Store {
             .ok()?;
         let value = String::from_utf8_lossy(&out).trim().to_owned();
         (!value.is_empty()).then_some(value)
+    }
+
+    /// The editor git would start to edit a commit message here, as `git
+    /// var GIT_EDITOR` says: `GIT_EDITOR`, `core.editor`, `VISUAL`,
+    /// `EDITOR`, else git's default (refused on a dumb terminal), from the
+    /// environment the caller handed in.
+    pub fn editor(&self) -> Result<String, StoreError> {
+        let out = self.run_git(&["var".as_ref(), "GIT_EDITOR".as_ref()])?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
     }
 
     /// The commit a branch points at, if the branch exists.

@@ -111,6 +111,23 @@ impl Default for RetryPolicy {
     }
 }
 
+/// What a transaction ([`Store::transact`], [`Store::transact_onto`]) is
+/// written with besides its branch and its closure: who signs, when, how
+/// hard it tries, and what each attempt's base must pass.
+pub struct WriteContext<'a, E> {
+    /// Signs every commit.
+    pub signer: &'a dyn CommitSigner,
+    /// The time every commit carries.
+    pub now: jiff::Timestamp,
+    /// The jitter of the backoff after a lost race.
+    pub rng: &'a mut dyn RngCore,
+    /// How many races to lose before giving up, and how long to back off.
+    pub policy: RetryPolicy,
+    /// Asked about the tip each attempt builds on before anything is built
+    /// on it; an error stops the transaction with nothing written.
+    pub check: &'a mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
+}
+
 /// The trees of the last commit a transaction of this process published,
 /// kept in memory for the next transaction on the same branch.
 ///
@@ -319,6 +336,27 @@ impl<'s> Tx<'s> {
                 }
             }
         }
+        // What search keeps of a proposal follows its record.
+        if let Branch::Ledger = self.branch {
+            for change in &spec.changes {
+                let Some(super::layout::RecordPath::Proposal(id)) =
+                    super::layout::classify(change.path())
+                else {
+                    continue;
+                };
+                match change {
+                    Change::Put { bytes, .. } => self.overlay.note_proposal(id, Some(bytes)),
+                    Change::Delete { .. } => self.overlay.note_proposal(id, None),
+                    Change::Link { blob, .. } => {
+                        let blob = self
+                            .repo
+                            .find_blob(*blob)
+                            .ctx(|| format!("reading blob {blob}"))?;
+                        self.overlay.note_proposal(id, Some(&blob.data));
+                    }
+                }
+            }
+        }
         Ok(id)
     }
 }
@@ -338,23 +376,19 @@ pub struct Committed<T> {
 impl Store {
     /// Runs `f` as one transaction on `branch`: every commit it makes is
     /// published at once, or — if `f` fails — none is. See the module doc.
-    /// `check` is asked about the tip each attempt builds on before anything
-    /// is built on it; an error stops the transaction with nothing written.
-    #[allow(clippy::too_many_arguments)]
+    /// `write.check` is asked about the tip each attempt builds on before
+    /// anything is built on it; an error stops the transaction with nothing
+    /// written.
     pub fn transact<T, E>(
         &self,
         branch: Branch,
-        signer: &dyn CommitSigner,
-        now: jiff::Timestamp,
-        rng: &mut dyn RngCore,
-        policy: RetryPolicy,
-        check: &mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
+        write: WriteContext<'_, E>,
         f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<Committed<T>, E>
     where
         E: From<StoreError>,
     {
-        self.transact_inner(branch, None, signer, now, rng, policy, check, f)
+        self.transact_inner(branch, None, write, f)
     }
 
     /// Like [`Store::transact`], but the commits are built on `onto` (a
@@ -369,32 +403,18 @@ impl Store {
     /// derived from history that is no longer the branch's and re-running
     /// it would drop whatever the other writer added. The caller decides
     /// again.
-    #[allow(clippy::too_many_arguments)]
     pub fn transact_onto<T, E>(
         &self,
         branch: Branch,
         from: Option<ObjectId>,
         onto: ObjectId,
-        signer: &dyn CommitSigner,
-        now: jiff::Timestamp,
-        rng: &mut dyn RngCore,
-        policy: RetryPolicy,
-        check: &mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
+        write: WriteContext<'_, E>,
         f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<Committed<T>, E>
     where
         E: From<StoreError>,
     {
-        self.transact_inner(
-            branch,
-            Some((from, onto)),
-            signer,
-            now,
-            rng,
-            policy,
-            check,
-            f,
-        )
+        self.transact_inner(branch, Some((from, onto)), write, f)
     }
 
     /// Builds commits on `parent` as a transaction on `branch` would, but
@@ -495,21 +515,23 @@ impl Store {
         Ok(objects)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn transact_inner<T, E>(
         &self,
         branch: Branch,
         replace: Option<(Option<ObjectId>, ObjectId)>,
-        signer: &dyn CommitSigner,
-        now: jiff::Timestamp,
-        rng: &mut dyn RngCore,
-        policy: RetryPolicy,
-        check: &mut dyn FnMut(Option<ObjectId>) -> Result<(), E>,
+        write: WriteContext<'_, E>,
         mut f: impl FnMut(&mut Tx<'_>) -> Result<T, E>,
     ) -> Result<Committed<T>, E>
     where
         E: From<StoreError>,
     {
+        let WriteContext {
+            signer,
+            now,
+            rng,
+            policy,
+            check,
+        } = write;
         let author = self.signature_at(now);
         let mut retries = 0;
         let mut lock = StaleLock::default();

@@ -44,10 +44,14 @@ pub enum Match {
     Unknown { why: String },
 }
 
-/// The installed text as it appears in a reason: control characters
-/// dropped, at most 64 characters.
+/// The installed text as it appears in a reason: control, bidi and
+/// invisible characters dropped ([`crate::content::text::is_shown`]), at
+/// most 64 characters.
 fn shown(installed: &str) -> String {
-    let clean: String = installed.chars().filter(|c| !c.is_control()).collect();
+    let clean: String = installed
+        .chars()
+        .filter(|&c| crate::content::text::is_shown(c))
+        .collect();
     match clean.char_indices().nth(64) {
         None => clean,
         Some((at, _)) => format!("{}…", &clean[..at]),

@@ -21,6 +21,7 @@
 //! It is pure: no I/O, no schema access, no clock. It does not know
 //! lockfiles (`crate::recall::stack`) or lessons (`crate::recall::select`).
 
+pub(crate) mod declared;
 mod ecosystem;
 mod interval;
 mod matching;
@@ -31,6 +32,6 @@ pub use ecosystem::{coarse_name, normalize_generic, split_key, Ecosystem, Ecosys
 pub use matching::{match_generic, match_version, Match};
 pub use range::{Range, RangeError, Version};
 
-pub(crate) use interval::Interval;
+pub(crate) use interval::{End, Interval, Point};
 pub(crate) use matching::{decide, read_generic};
 pub(crate) use parse::{read, Reading};

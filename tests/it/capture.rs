@@ -218,6 +218,61 @@ fn a_secret_in_tool_output_never_reaches_the_ledger() {
 }
 
 #[test]
+fn a_home_path_in_tool_output_is_replaced_before_it_is_kept_or_sent() {
+    let env = TestEnv::new();
+    env.init();
+    let names = ["dana.ruiz", "druiz"];
+    let raw = std::fs::read_to_string(fixture("home-path-in-tool-output.jsonl")).unwrap();
+    assert!(names.iter().all(|n| raw.contains(n)));
+    // Kept: the artifact keeps the path and loses the name.
+    let dry = capture(
+        &env,
+        "home-path-in-tool-output.jsonl",
+        &["--dry-run", "--json"],
+    );
+    let arts: serde_json::Value = serde_json::from_str(dry.ok()).unwrap();
+    let detail = arts[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains(
+            "Crash seen at [redacted:home_path]/acme-api/node_modules/serverless-offline/dist/index.js:42 \
+             and in [redacted:home_path]\\acme-api on the Windows box."
+        ),
+        "{detail}"
+    );
+    assert!(detail
+        .ends_with("Redacted by git-lore capture: 2 disclosure scanner findings (home_path)."));
+    dry.assert_stderr("had secrets replaced: home_path");
+    let r = capture(&env, "home-path-in-tool-output.jsonl", &[]);
+    r.ok();
+    let all = env.git(&["log", "-p", "ledger"]).stdout;
+    assert!(all.contains("[redacted:home_path]/acme-api"), "{all}");
+    assert!(
+        names.iter().all(|n| !all.contains(n)),
+        "a name reached the ledger"
+    );
+
+    // Sent: the capture model's prompt holds no name either.
+    let env = TestEnv::new();
+    env.init();
+    let prompt = env.path().join("prompt.txt");
+    let model = env.stub(
+        "capture-model",
+        &format!("cat > {}; echo '[]'", prompt.display()),
+    );
+    env.config("lore.capture.command", model.to_str().unwrap());
+    capture(&env, "home-path-in-tool-output.jsonl", &[]).ok();
+    let sent = std::fs::read_to_string(&prompt).unwrap();
+    assert!(
+        sent.contains("Crash seen at [redacted:home_path]/acme-api/"),
+        "{sent}"
+    );
+    assert!(
+        names.iter().all(|n| !sent.contains(n)),
+        "a name reached the model"
+    );
+}
+
+#[test]
 fn a_dry_run_prints_the_artifacts_and_writes_nothing() {
     let env = TestEnv::new();
     // No lesson repository is needed for the offline backend.
@@ -377,7 +432,7 @@ fn eight_concurrent_captures_make_the_model_calls_of_one() {
         assert!(
             out.starts_with("proposed ")
                 || out.ends_with(" seen\n")
-                || out.ends_with(" claimed\n")
+                || out.contains(" claimed (from capture:")
                 || err.contains("another run is asking the model about this transcript"),
             "{out}{err}"
         );
@@ -458,7 +513,9 @@ fn a_captured_session_becomes_an_approved_recalled_lesson_with_no_model() {
     env.lore_stdin(&["hook", "session-end"], input.as_bytes())
         .ok();
     let mut lesson = String::new();
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         let list: serde_json::Value =
             serde_json::from_str(env.lore(&["list", "--json"]).ok()).unwrap();
         if let Some(id) = list[0]["id"].as_str() {
@@ -561,8 +618,12 @@ fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
     let env = TestEnv::new();
     env.init();
     let fifo = env.path().join("t.fifo");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
     let dir = env.path().join("a-dir");
     std::fs::create_dir(&dir).unwrap();
     let hook = serde_json::json!({
@@ -612,4 +673,80 @@ fn a_fifo_or_a_directory_as_the_transcript_is_refused_without_hanging() {
     }
     let r = Run::from(child.wait_with_output().unwrap());
     r.assert_refused("it is not a regular file");
+}
+
+/// Issue "lessons worth recalling": a session whose install fails with a
+/// real ERESOLVE and is then fixed becomes, offline, an approved lesson
+/// naming both packages, scoped by ranges; it is recalled for a project
+/// with the same conflict at other patch versions, and not for one with
+/// the fix installed.
+#[test]
+fn a_real_eresolve_fixed_in_a_session_becomes_a_lesson_scoped_by_ranges() {
+    let env = TestEnv::new();
+    env.init();
+    let transcript = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sessions/eresolve-plugin-legacy.jsonl"
+    );
+    let r = env.lore(&["capture", "--transcript", transcript]);
+    let lesson = crate::common::lesson_of(r.ok());
+    let p = env.proposal(&lesson);
+    let c = &p["candidate"];
+    assert_eq!(
+        c["claim"],
+        "@vitejs/plugin-legacy 6.0.0 requires (peer) vite ^6.0.0; with vite 7.1.11 use @vitejs/plugin-legacy 7.0.0"
+    );
+    assert_eq!(
+        c["evidence"]["resolution"],
+        "Upgrade @vitejs/plugin-legacy to 7.0.0 (`npm install -D @vitejs/plugin-legacy@7.0.0`)."
+    );
+    assert_eq!(
+        c["applies_to"]["stack"],
+        serde_json::json!(["@vitejs/plugin-legacy", "vite"])
+    );
+    assert_eq!(
+        c["applies_to"]["scope"]["versions"],
+        serde_json::json!({"@vitejs/plugin-legacy": "<7", "vite": ">=7"})
+    );
+    // The evidence travels with the proposal: the ERESOLVE edge, the
+    // command that fixed it and the build that passed after.
+    let facts = p["artifact"]["facts"].as_array().unwrap();
+    assert!(facts.iter().any(|f| f["fact"] == "requirement"
+        && f["package"] == "vite"
+        && f["required"] == "^6.0.0"
+        && f["found"] == "7.1.11"));
+    assert!(facts
+        .iter()
+        .any(|f| f["fact"] == "outcome"
+            && f["command"] == "npm install -D @vitejs/plugin-legacy@7.0.0"));
+
+    env.confirm(&lesson, "org");
+    let judged = env.lore(&["judge", "--all", "--yes"]);
+    judged.ok();
+    judged.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
+
+    // The same conflict at other patch versions: recalled.
+    let hit = env.lore(&[
+        "recall",
+        "--stack",
+        "vite@7.1.12",
+        "--stack",
+        "@vitejs/plugin-legacy@6.0.1",
+    ]);
+    assert!(hit.ok().starts_with(&lesson[..11]), "{}", hit.stdout);
+    assert!(
+        hit.stdout.contains("use @vitejs/plugin-legacy 7.0.0"),
+        "{}",
+        hit.stdout
+    );
+    // The fix installed: not recalled.
+    let fixed = env.lore(&[
+        "recall",
+        "--stack",
+        "vite@7.1.11",
+        "--stack",
+        "@vitejs/plugin-legacy@7.0.0",
+    ]);
+    assert_eq!(fixed.ok(), "");
+    env.assert_verifies();
 }

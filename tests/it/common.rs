@@ -74,6 +74,29 @@ impl Run {
     }
 }
 
+/// A command's whole output as a person sees it, for an inline snapshot
+/// (`insta::assert_snapshot!`; `cargo insta review` updates them): `$ git
+/// lore ARGS`, stdout, each line of stderr marked `[stderr]`, then the exit
+/// code when it is not 0. Each `(text, name)` of `names` is shown as its
+/// name, in that order: what differs between runs (a temporary directory,
+/// a port, the id of a commit forged with the wall clock's time).
+pub fn transcript<T: AsRef<str>, N: AsRef<str>>(
+    args: &[&str],
+    r: &Run,
+    names: &[(T, N)],
+) -> String {
+    let mut s = format!("$ git lore {}\n{}", args.join(" "), r.stdout);
+    for line in r.stderr.lines() {
+        s.push_str(&format!("[stderr] {line}\n"));
+    }
+    if r.code != 0 {
+        s.push_str(&format!("[exit {}]\n", r.code));
+    }
+    names
+        .iter()
+        .fold(s, |s, (text, name)| s.replace(text.as_ref(), name.as_ref()))
+}
+
 #[track_caller]
 fn assert_says(stream: &str, text: &str, needle: &str) {
     assert!(text.contains(needle), "{stream} lacks {needle:?}:\n{text}");
@@ -140,6 +163,11 @@ impl TestEnv {
             ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
             ("GIT_LORE_REPO".into(), self.repo().display().to_string()),
             ("GIT_LORE_NOW".into(), NOW.into()),
+            // What git writes is dated by the same clock as what git-lore
+            // writes: a commit made by hand in a test is never months
+            // away from "now" because the machine's clock is.
+            ("GIT_AUTHOR_DATE".into(), NOW.into()),
+            ("GIT_COMMITTER_DATE".into(), NOW.into()),
             ("LC_ALL".into(), "C".into()),
             ("TZ".into(), "UTC".into()),
         ]
@@ -170,6 +198,34 @@ impl TestEnv {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("spawn git-lore")
+    }
+
+    /// Runs `git lore args…`: its [`transcript`], with this test's
+    /// directory shown as `[TMP]` and the source tree as `[REPO]`.
+    pub fn session(&self, args: &[&str]) -> String {
+        self.session_with(args, &[] as &[(&str, &str)])
+    }
+
+    /// [`TestEnv::session`], with `names` shown as theirs first.
+    pub fn session_with<T: AsRef<str>, N: AsRef<str>>(
+        &self,
+        args: &[&str],
+        names: &[(T, N)],
+    ) -> String {
+        let r = self.lore(args);
+        transcript(args, &r, &self.names(names))
+    }
+
+    /// `names`, then this test's directory as `[TMP]` and the source tree
+    /// as `[REPO]`: the names of a [`transcript`].
+    pub fn names<T: AsRef<str>, N: AsRef<str>>(&self, names: &[(T, N)]) -> Vec<(String, String)> {
+        let mut all: Vec<(String, String)> = names
+            .iter()
+            .map(|(t, n)| (t.as_ref().to_owned(), n.as_ref().to_owned()))
+            .collect();
+        all.push((self.path().display().to_string(), "[TMP]".into()));
+        all.push((env!("CARGO_MANIFEST_DIR").into(), "[REPO]".into()));
+        all
     }
 
     /// Runs `git-lore args…` with `input` on stdin.
@@ -358,11 +414,7 @@ impl TestEnv {
     /// test's environment, a fixed clock and randomness from `seed`.
     pub fn library(&self, seed: u64) -> git_lore::ops::Lore {
         use rand::SeedableRng;
-        let genv = git_lore::ops::Env::new(
-            jiff::Timestamp::from_second(1_785_000_000).unwrap(),
-            Some(self.home()),
-            self.vars(),
-        );
+        let genv = git_lore::ops::Env::new(NOW.parse().unwrap(), Some(self.home()), self.vars());
         git_lore::ops::Lore::open(&self.repo(), genv, rand::rngs::StdRng::seed_from_u64(seed))
             .unwrap()
     }
@@ -534,6 +586,48 @@ impl TestEnv {
         message: &str,
         sign: Sign<'_>,
     ) -> String {
+        self.forge_with(&[], branch, parent, changes, message, sign)
+    }
+
+    /// [`TestEnv::forge`], with `git`'s environment also holding `vars`:
+    /// another author or committer (`GIT_AUTHOR_NAME`, …), other dates
+    /// (`GIT_COMMITTER_DATE`, …).
+    pub fn forge_with(
+        &self,
+        vars: &[(&str, &str)],
+        branch: &str,
+        parent: Option<&str>,
+        changes: &[(&str, Option<&str>)],
+        message: &str,
+        sign: Sign<'_>,
+    ) -> String {
+        let changes: Vec<(&str, &str, Option<&str>)> =
+            changes.iter().map(|(p, c)| (*p, "100644", *c)).collect();
+        self.forge_full(vars, branch, parent, &changes, message, sign)
+    }
+
+    /// [`TestEnv::forge`] with each file's mode given (`100644`, `100755`,
+    /// `120000`: a symbolic link whose target is the text).
+    pub fn forge_modes(
+        &self,
+        branch: &str,
+        parent: Option<&str>,
+        changes: &[(&str, &str, Option<&str>)],
+        message: &str,
+        sign: Sign<'_>,
+    ) -> String {
+        self.forge_full(&[], branch, parent, changes, message, sign)
+    }
+
+    fn forge_full(
+        &self,
+        vars: &[(&str, &str)],
+        branch: &str,
+        parent: Option<&str>,
+        changes: &[(&str, &str, Option<&str>)],
+        message: &str,
+        sign: Sign<'_>,
+    ) -> String {
         let index = self.path().join("forge-index");
         let with_index = |args: &[&str], input: Option<&str>| -> String {
             let mut c = self.git_command(&self.repo(), args);
@@ -550,7 +644,7 @@ impl TestEnv {
             Some(p) => with_index(&["read-tree", p], None),
             None => with_index(&["read-tree", "--empty"], None),
         };
-        for (path, content) in changes {
+        for (path, mode, content) in changes {
             match content {
                 Some(text) => {
                     let blob = with_index(&["hash-object", "-w", "--stdin"], Some(text));
@@ -559,7 +653,7 @@ impl TestEnv {
                             "update-index",
                             "--add",
                             "--cacheinfo",
-                            &format!("100644,{blob},{path}"),
+                            &format!("{mode},{blob},{path}"),
                         ],
                         None,
                     );
@@ -593,7 +687,12 @@ impl TestEnv {
             args.extend(["-p", p]);
         }
         args.extend(["-m", message]);
-        let id = self.git(&args).ok().trim().to_owned();
+        let mut c = self.git_command(&self.repo(), &args);
+        c.envs(vars.iter().copied());
+        let id = Run::from(c.output().expect("run git"))
+            .ok()
+            .trim()
+            .to_owned();
         self.git(&["update-ref", &format!("refs/heads/{branch}"), &id])
             .ok();
         id
@@ -715,5 +814,61 @@ impl Calls {
     /// The file the calls are noted in.
     pub fn path(&self) -> &Path {
         &self.0
+    }
+}
+
+/// A handshake between a test and a stub program through two marker files
+/// in the test directory: the stub notes that it is running, then waits
+/// until the test releases it. No step depends on how long anything takes;
+/// the waits are bounded only so that a handshake that never happens fails
+/// the test instead of hanging it.
+pub struct Gate {
+    started: PathBuf,
+    released: PathBuf,
+}
+
+/// How long a side of a [`Gate`] waits for the other before giving up.
+const GATE_BOUND_TENTHS: u32 = 1200;
+
+impl TestEnv {
+    /// A [`Gate`] named `name` (its marker files are `name.started` and
+    /// `name.released` in the test directory).
+    pub fn gate(&self, name: &str) -> Gate {
+        Gate {
+            started: self.path().join(format!("{name}.started")),
+            released: self.path().join(format!("{name}.released")),
+        }
+    }
+}
+
+impl Gate {
+    /// Shell for a stub program: note the start, then wait for the
+    /// release (two minutes at most) before going on.
+    pub fn script(&self) -> String {
+        format!(
+            ": > '{}'; i=0; while [ ! -e '{}' ] && [ $i -lt {GATE_BOUND_TENTHS} ]; do sleep 0.1; i=$((i+1)); done",
+            self.started.display(),
+            self.released.display()
+        )
+    }
+
+    /// Waits until the stub has started; fails the test when it never does.
+    #[track_caller]
+    pub fn wait_started(&self) {
+        for _ in 0..GATE_BOUND_TENTHS {
+            if self.started.exists() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!(
+            "the stub never reached its gate ({})",
+            self.started.display()
+        );
+    }
+
+    /// Lets the stub go on.
+    pub fn release(&self) {
+        std::fs::write(&self.released, "").unwrap();
     }
 }

@@ -64,7 +64,9 @@ fn session_end_ingests_in_the_background_and_returns_at_once() {
     // The detached ingest lands shortly after.
     let id = crate::common::ulid(51, 1);
     let mut answer = String::new();
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         answer = env.lore(&["seen", &id]).stdout;
         if answer.contains(" proposed ") {
             break;
@@ -92,7 +94,9 @@ fn session_end_input(env: &TestEnv, transcript: &str) -> String {
 fn log_says(env: &TestEnv, needle: &str) -> String {
     let path = env.repo().join("lore/session-end.log");
     let mut log = String::new();
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         log = std::fs::read_to_string(&path).unwrap_or_default();
         if log.contains(needle) {
             break;
@@ -106,21 +110,30 @@ fn log_says(env: &TestEnv, needle: &str) -> String {
 fn session_end_captures_the_session_detached_and_logs_with_timestamps() {
     let env = TestEnv::new();
     env.init();
-    // A slow model: the hook must not wait for it. It notes its session.
+    // A model held at a gate until the test lets it answer: the hook must
+    // not wait for it. It notes its session, and that it answered.
     let sid = env.path().join("model-sid");
+    let answered = env.path().join("model-answered");
+    let gate = env.gate("model");
     env.capture_stub(&format!(
-        "cat >/dev/null; ps -o sid= -p $$ > {}; sleep 2; echo '[]'",
-        sid.display()
+        "cat >/dev/null; ps -o sid= -p $$ > {}; {}; : > {}; echo '[]'",
+        sid.display(),
+        gate.script(),
+        answered.display()
     ));
+    // Its timeout outlasts the gate's bound: a hook that waited for it
+    // would return after it answered, not after it was killed.
+    env.config("lore.capture.timeout", "600");
     let input = session_end_input(&env, "no-lesson.jsonl");
-    let start = std::time::Instant::now();
     let r = env.lore_stdin(&["hook", "session-end"], input.as_bytes());
     assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+    // The hook has returned; the model it started is still at the gate.
+    gate.wait_started();
     assert!(
-        start.elapsed() < std::time::Duration::from_millis(1500),
-        "the hook returned only after {:?}",
-        start.elapsed()
+        !answered.exists(),
+        "the hook returned only after the model answered"
     );
+    gate.release();
     let log = log_says(&env, "0 artifacts found by the model");
     let line = log
         .lines()
@@ -295,7 +308,9 @@ fn every_agent_hook_is_a_no_op_under_the_marker() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     // (Waited for, up to 10 s: the worker and everything it started gone.)
-    for _ in 0..400 {
+    // A bound only so a broken worker fails instead of hanging; a loaded
+    // machine may take seconds to start it.
+    for _ in 0..4800 {
         if processes_for(&env.repo()).is_empty() {
             break;
         }

@@ -572,6 +572,11 @@ fn project_git_at(dir: &std::path::Path, env: &TestEnv, args: &[&str], committed
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// A package.json with these dependencies.
+fn manifest(deps: &str) -> String {
+    format!("{{\n  \"name\": \"app\",\n  \"private\": true,\n  \"dependencies\": {{{deps}}}\n}}\n")
+}
+
 #[test]
 fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
     let env = TestEnv::new();
@@ -584,41 +589,70 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
         &env,
         &["remote", "add", "origin", "git@example.com:acme/app.git"],
     );
-    std::fs::write(proj.join("package.json"), "{}\n").unwrap();
+    std::fs::write(
+        proj.join("package.json"),
+        manifest(r#""next": "14.2.3", "react": "^18.3.1""#),
+    )
+    .unwrap();
     project_git(&proj, &env, &["add", "."]);
     project_git(&proj, &env, &["commit", "-q", "-m", "Initial commit"]);
-    std::fs::write(proj.join("package.json"), "{\"react\": \"18.2.0\"}\n").unwrap();
+    // A plain bump: no reason, no lesson, nothing written.
+    std::fs::write(
+        proj.join("package.json"),
+        manifest(r#""next": "14.2.4", "react": "^18.3.1""#),
+    )
+    .unwrap();
+    project_git(&proj, &env, &["add", "."]);
+    project_git(
+        &proj,
+        &env,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "chore(deps): update dependency next to v14.2.4",
+        ],
+    );
+    // A pin after a crash: a lesson, scoped above the pinned version.
+    std::fs::write(
+        proj.join("package.json"),
+        manifest(r#""next": "14.2.4", "react": "18.3.0""#),
+    )
+    .unwrap();
     project_git(&proj, &env, &["add", "."]);
     project_git(
         &proj,
         &env,
         &[
             "commit", "-q", "-m",
-            "Hydration crash in next 14.2.3 with react 18.3.1\n\nuseId rendered mismatched ids on the client. Fixed by pinning react to 18.2.0 in package.json.\n\nClaude-Session: sess-42",
+            "fix: pin react to 18.3.0\n\nHydration crash: useId rendered mismatched ids on the client with react 18.3.1.\n\nClaude-Session: sess-42",
         ],
     );
     let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let lines: Vec<&str> = r.stdout.lines().collect();
-    assert_eq!(lines.len(), 2, "{}", r.stdout);
-    assert!(
-        lines[0].starts_with("skipped ") && lines[0].contains(" pregate (from commit "),
-        "{}",
-        r.stdout
-    );
-    let lesson = crate::common::lesson_of(lines[1]);
+    assert_eq!(lines.len(), 1, "only the pin is an artifact: {}", r.stdout);
+    let lesson = crate::common::lesson_of(lines[0]);
     let p: serde_json::Value =
         serde_json::from_str(env.lore(&["show", &lesson, "--json"]).ok()).unwrap();
     assert_eq!(p["artifact"]["trigger"], "commit");
     assert_eq!(p["artifact"]["session_id"], "sess-42");
     assert_eq!(p["artifact"]["files"], serde_json::json!(["package.json"]));
+    assert_eq!(
+        p["artifact"]["facts"][0]["quote"],
+        "package.json dependencies: react ^18.3.1 -> 18.3.0"
+    );
     // sha256("remote:git@example.com:acme/app.git"), first 12 hex.
     use sha2::Digest;
     let key = hex::encode(sha2::Sha256::digest(b"remote:git@example.com:acme/app.git"));
     assert_eq!(p["candidate"]["evidence"]["project_key"], key[..12]);
     assert_eq!(
+        p["candidate"]["claim"],
+        "react 18.3.1 and later crashes; react 18.3.0 does not"
+    );
+    assert_eq!(
         p["candidate"]["applies_to"]["scope"]["versions"],
-        serde_json::json!({"next": "=14.2.3", "react": "=18.3.1"})
+        serde_json::json!({"react": ">18.3.0"})
     );
 
     // Rewriting the commit as a rebase does (a new sha and committer date,
@@ -638,11 +672,7 @@ fn commits_of_the_default_branch_become_artifacts_with_stable_ids() {
     );
     let again = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
     assert!(
-        outcomes(again.ok())
-            .lines()
-            .nth(1)
-            .unwrap()
-            .ends_with(" seen"),
+        outcomes(again.ok()).trim().ends_with(" seen"),
         "{}",
         again.stdout
     );
@@ -665,14 +695,19 @@ fn a_commit_that_names_no_session_is_its_own_provenance() {
     let proj = env.path().join("project");
     std::fs::create_dir_all(&proj).unwrap();
     project_git(&proj, &env, &["init", "-q", "-b", "main"]);
-    std::fs::write(proj.join("package.json"), "{\"react\": \"18.2.0\"}\n").unwrap();
+    std::fs::write(proj.join("package.json"), manifest(r#""react": "^18.3.1""#)).unwrap();
+    project_git(&proj, &env, &["add", "."]);
+    project_git(&proj, &env, &["commit", "-q", "-m", "Initial commit"]);
+    std::fs::write(proj.join("package.json"), manifest(r#""react": "18.2.0""#)).unwrap();
     project_git(&proj, &env, &["add", "."]);
     project_git(
         &proj,
         &env,
         &[
-            "commit", "-q", "-m",
-            "Hydration crash in next 14.2.3 with react 18.3.1\n\nuseId rendered mismatched ids on the client. Fixed by pinning react to 18.2.0 in package.json.",
+            "commit",
+            "-q",
+            "-m",
+            "Pin react to 18.2.0 to avoid the hydration crash in next 14.2.3",
         ],
     );
     let sha = project_git(&proj, &env, &["rev-parse", "HEAD"]);
@@ -1237,4 +1272,148 @@ fn an_artifact_that_takes_a_lessons_id_is_refused() {
         format!("invalid twin.json: is not a valid artifact: its id {lesson} is already a lesson's id; an artifact needs an id of its own\n")
     );
     assert_eq!(env.ledger_commits().len(), commits, "nothing written");
+}
+
+/// Issue "lessons worth recalling": mining a history with a regression pin,
+/// a raised peer range and a plain bump proposes the first two, each scoped
+/// by the range its diff supports, and not the third.
+#[test]
+fn mining_proposes_a_regression_pin_and_a_raised_peer_range_but_not_a_bump() {
+    let env = TestEnv::new();
+    env.init();
+    let proj = env.path().join("plugin");
+    std::fs::create_dir_all(&proj).unwrap();
+    project_git(&proj, &env, &["init", "-q", "-b", "main"]);
+    project_git(
+        &proj,
+        &env,
+        &[
+            "remote",
+            "add",
+            "origin",
+            "https://github.com/acme/vite-plugin-x.git",
+        ],
+    );
+    let write = |deps: &str, peer: &str| {
+        std::fs::write(
+            proj.join("package.json"),
+            format!(
+                "{{\n  \"name\": \"vite-plugin-x\",\n  \"version\": \"1.4.0\",\n  \"dependencies\": {{{deps}}},\n  \"peerDependencies\": {{\"vite\": \"{peer}\"}}\n}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    let commit = |message: &str| {
+        project_git(&proj, &env, &["add", "."]);
+        project_git(&proj, &env, &["commit", "-q", "-m", message]);
+    };
+    write(
+        r#""esbuild": "^0.24.0", "rollup": "^4.20.0""#,
+        "^6.0.0 || ^7.0.0",
+    );
+    commit("Initial commit");
+    write(
+        r#""esbuild": "0.24.0", "rollup": "^4.20.0""#,
+        "^6.0.0 || ^7.0.0",
+    );
+    commit("fix: esbuild regression (pin to 0.24.0) (#19027)");
+    write(
+        r#""esbuild": "0.24.0", "rollup": "^4.20.0""#,
+        "^6.4.0 || ^7.0.0",
+    );
+    commit("feat!: require vite 6.4 (#10178)");
+    write(
+        r#""esbuild": "0.24.0", "rollup": "^4.21.0""#,
+        "^6.4.0 || ^7.0.0",
+    );
+    commit("chore(deps): update dependency rollup to v4.21.0 (#17945)");
+
+    let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lessons = crate::common::lessons_of(&r.stdout);
+    assert_eq!(
+        lessons.len(),
+        2,
+        "the pin and the peer range, not the bump: {}",
+        r.stdout
+    );
+    let pin = env.proposal(&lessons[0]);
+    assert_eq!(
+        pin["candidate"]["claim"],
+        "esbuild above 0.24.0 has a regression"
+    );
+    assert_eq!(
+        pin["candidate"]["rationale"],
+        "A commit in acme/vite-plugin-x (acme/vite-plugin-x#19027) changed package.json dependencies: esbuild ^0.24.0 -> 0.24.0: \"fix: esbuild regression (pin to 0.24.0)\"."
+    );
+    assert_eq!(
+        pin["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"esbuild": ">0.24.0"})
+    );
+    let peer = env.proposal(&lessons[1]);
+    assert_eq!(
+        peer["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"vite": ">=6 <6.4", "vite-plugin-x": ">1.4.0"})
+    );
+    for p in [&pin, &peer] {
+        let claim = p["candidate"]["claim"].as_str().unwrap();
+        assert!(
+            !claim.starts_with("fix") && !claim.starts_with("feat"),
+            "{claim}"
+        );
+        assert_ne!(
+            claim,
+            p["artifact"]["summary"].as_str().unwrap(),
+            "a claim is never the subject"
+        );
+    }
+    // Mining again writes nothing new.
+    let again = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    assert_eq!(
+        outcomes(again.ok())
+            .lines()
+            .filter(|l| l.ends_with(" seen"))
+            .count(),
+        2,
+        "{}",
+        again.stdout
+    );
+    env.assert_verifies();
+}
+
+/// A package whose manifest names no version (a Python project with a
+/// dynamic version) is scoped from the newest release tag before the
+/// commit that raised its Python requirement.
+#[test]
+fn a_raised_engine_range_is_scoped_after_the_last_release_tag() {
+    let env = TestEnv::new();
+    env.init();
+    let proj = env.path().join("pyapp");
+    std::fs::create_dir_all(&proj).unwrap();
+    project_git(&proj, &env, &["init", "-q", "-b", "main"]);
+    let write = |python: &str| {
+        std::fs::write(
+            proj.join("pyproject.toml"),
+            format!("[project]\nname = \"pyapp\"\ndynamic = [\"version\"]\nrequires-python = \"{python}\"\ndependencies = [\"starlette>=0.27.0\"]\n"),
+        )
+        .unwrap();
+    };
+    write(">=3.8");
+    project_git(&proj, &env, &["add", "."]);
+    project_git(&proj, &env, &["commit", "-q", "-m", "Initial commit"]);
+    project_git(&proj, &env, &["tag", "1.4.0"]);
+    write(">=3.9");
+    project_git(&proj, &env, &["add", "."]);
+    project_git(&proj, &env, &["commit", "-q", "-m", "Drop Python 3.8"]);
+    let r = env.lore(&["ingest", "--from-commits", proj.to_str().unwrap()]);
+    let lesson = crate::common::lesson_of(r.ok());
+    let p = env.proposal(&lesson);
+    assert_eq!(
+        p["candidate"]["applies_to"]["scope"]["versions"],
+        serde_json::json!({"python": ">=3.8 <3.9", "pypi:pyapp": ">1.4.0"})
+    );
+    assert_eq!(
+        p["candidate"]["claim"],
+        "pyapp releases after 1.4.0 requires Python >=3.9; Python >=3.8 <3.9 is no longer supported"
+    );
 }

@@ -6,12 +6,14 @@
 mod capture;
 mod common;
 mod core;
+mod edit;
 mod hooks;
 mod ingest;
 mod pools;
 mod recall;
 mod relate;
 mod review;
+mod search;
 mod setup;
 mod tour;
 mod trust;

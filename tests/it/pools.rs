@@ -8,7 +8,9 @@
 //!   commit, one by an unknown key, trailers that disagree with the change,
 //!   `.lore/` changed outside `config`, a squash, a rollback (and, on the
 //!   host, a pool started by an unknown key or one tier's history pushed as
-//!   another's).
+//!   another's); and, from a listed signer, an ambiguous commit: a second
+//!   `Lore-Action` or `Lore-Visibility`, a trailer that contradicts the
+//!   entry, an author who is not the signer, a date in 2099 or 1970.
 //! - Joining: a newcomer told how to become a signer, a teammate whose own
 //!   pool began separately.
 //! - A write landing while `sync` fast-forwards, merges or adopts: decided
@@ -32,7 +34,7 @@ use std::sync::Arc;
 use git_lore::ops::sync::{self, Integration};
 use serde_json::Value;
 
-use crate::common::{fanout, proposable, record_text, Run, Sign, TestEnv};
+use crate::common::{fanout, proposable, record_text, transcript, Run, Sign, TestEnv};
 
 const PASS: &str = include_str!("../../src/review/testdata/judge-verdicts.pass.json");
 const JUSTIFICATION: &str = "The loader has rejected this config file on boot in every release.";
@@ -173,8 +175,9 @@ impl User {
     /// `git push --no-verify HOST SPEC`, past this repository's pre-push
     /// guard, checked to be refused by the host: the push fails, stderr
     /// says each of `says`, and the ref SPEC pushes to is where it was.
+    /// What the host's check said: the `remote: ` lines of git's output.
     #[track_caller]
-    fn push_refused(&self, host: &Path, spec: &str, says: &[&str]) {
+    fn push_refused(&self, host: &Path, spec: &str, says: &[&str]) -> String {
         let dst = spec.rsplit(':').next().unwrap();
         let before = tip_in(&self.env, host, dst);
         let r = self.git(&["push", "--no-verify", host.to_str().unwrap(), spec]);
@@ -183,6 +186,11 @@ impl User {
             r.assert_stderr(s);
         }
         assert_eq!(tip_in(&self.env, host, dst), before, "{dst} moved");
+        r.stderr
+            .lines()
+            .filter(|l| l.starts_with("remote: "))
+            .map(|l| format!("{}\n", l.trim_end()))
+            .collect()
     }
 
     /// `git lore remote add TIER URL` with no signer pinned, checked: it
@@ -257,6 +265,47 @@ impl User {
     }
 }
 
+// ---------------------------------------------------------------- transcripts
+
+/// What a transcript ([`crate::common::transcript`]) shows instead of what
+/// differs between runs: `names` first, then each user's directory as
+/// `[ana]`, `[ben]`, ….
+fn names(users: &[&User], names: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = names
+        .iter()
+        .map(|(t, n)| (t.to_string(), n.to_string()))
+        .collect();
+    for u in users {
+        let who = u.email.split('@').next().unwrap();
+        all.push((u.env.path().display().to_string(), format!("[{who}]")));
+    }
+    all
+}
+
+impl User {
+    /// Runs `git lore args…` as this user: its transcript, with `names`
+    /// shown as theirs.
+    fn session(&self, args: &[&str], names: &[(String, String)]) -> String {
+        transcript(args, &self.lore(args), names)
+    }
+}
+
+/// The fingerprint of the stranger's key ([`TestEnv::stranger_key`]), made
+/// afresh by every run, if `env` has made it.
+fn stranger_fingerprint(env: &TestEnv) -> Option<String> {
+    let key = env.path().join("stranger_key.pub");
+    if !key.exists() {
+        return None;
+    }
+    let out = Command::new("ssh-keygen")
+        .arg("-lf")
+        .arg(&key)
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    line.split_whitespace().nth(1).map(str::to_owned)
+}
+
 // ---------------------------------------------------------------- git
 
 fn tip_in(env: &TestEnv, dir: &Path, name: &str) -> Option<String> {
@@ -318,24 +367,24 @@ fn forge_commit(
 fn host(owner: &User) -> PathBuf {
     let dir = owner.env.path().join("srv").join("host.git");
     let key = owner.key_file();
-    let r = owner.lore(&[
+    let args = [
         "host",
         dir.to_str().unwrap(),
         "--signer",
         key.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        r.ok(),
-        format!(
-            "Created pool host in {}: pre-receive hook installed, 1 root signer\n",
-            dir.display()
-        )
-    );
-    r.assert_stderr(&format!(
-        "root signer {}  {}",
-        owner.fingerprint(),
-        owner.email
-    ));
+    ];
+    let r = owner.lore(&args);
+    r.ok();
+    let fp = owner.fingerprint();
+    let n = names(&[owner], &[(&fp, "[ana's fingerprint]")]);
+    // The same for every test that makes a host.
+    insta::allow_duplicates! {
+        insta::assert_snapshot!(transcript(&args, &r, &n), @"
+        $ git lore host [ana]/srv/host.git --signer [ana]/ana@example.com.pub
+        Created pool host in [ana]/srv/host.git: pre-receive hook installed, 1 root signer
+        [stderr] root signer [ana's fingerprint]  ana@example.com
+        ");
+    }
     dir
 }
 
@@ -495,99 +544,127 @@ impl Team {
 
 /// The whole two-user flow of the issue over `url`, which serves `host`.
 fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
-    let a1 = a.org_lesson();
-    a.add_remote("org", url);
-    let r = a.lore(&["publish", "org"]);
-    let a_tip = a.tip("pool/org").unwrap();
-    assert_eq!(
-        r.ok(),
-        format!(
-            "pool/org: pushed 2 commits to {url} (nothing -> {})\n",
-            &a_tip[..12]
-        )
-    );
-    assert_eq!(tip_in(&a.env, host, "pool/org"), Some(a_tip.clone()));
-    // The host keeps a commit-graph, so the next push's check walks only
-    // what is new.
-    let chain = host.join("objects/info/commit-graphs/commit-graph-chain");
-    assert!(chain.is_file(), "no commit-graph after a push");
+    // Both tests (a path, git daemon) show the same.
+    insta::allow_duplicates! {
+        let a1 = a.org_lesson();
+        a.add_remote("org", url);
+        let a_tip = a.tip("pool/org").unwrap();
+        // Shown by name: the URL (a path, or git daemon's port), what stands
+        // for a lesson or a tip, the users' directories.
+        let fp = a.fingerprint();
+        let n = names(
+            &[a, b],
+            &[
+                (url, "[URL]"),
+                (&a_tip[..12], "[ana's tip]"),
+                (&a1, "[a1]"),
+                (&fp, "[ana's fingerprint]"),
+            ],
+        );
+        insta::assert_snapshot!(a.session(&["publish", "org"], &n), @"
+        $ git lore publish org
+        pool/org: pushed 2 commits to [URL] (nothing -> [ana's tip])
+        ");
+        assert_eq!(tip_in(&a.env, host, "pool/org"), Some(a_tip.clone()));
+        // The host keeps a commit-graph, so the next push's check walks only
+        // what is new.
+        let chain = host.join("objects/info/commit-graphs/commit-graph-chain");
+        assert!(chain.is_file(), "no commit-graph after a push");
 
-    // Ben does not know who started the pool: refused, with the way to pin.
-    b.add_remote("org", url);
-    let r = b.lore(&["sync", "org"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    let fp = a.fingerprint();
-    r.assert_stderr(&format!(
-        "the remote pool/org at {url} was started by key {fp}, which is not pinned for org; nothing was integrated"
-    ));
-    r.assert_stderr(&format!("`git lore sync org --pin {fp}`"));
-    assert_eq!(b.tip("pool/org"), None);
-    assert_eq!(b.tip("refs/lore/remotes/org"), None);
-    assert_eq!(b.tip("refs/lore/incoming/org"), None);
+        // Ben does not know who started the pool: refused, with the way to pin.
+        b.add_remote("org", url);
+        insta::assert_snapshot!(b.session(&["sync", "org"], &n), @"
+        $ git lore sync org
+        [stderr] git-lore: the remote pool/org at [URL] was started by key [ana's fingerprint], which is not pinned for org; nothing was integrated. Check that fingerprint with the pool's owner, then pin it: `git lore sync org --pin [ana's fingerprint]` (or `git lore remote add org URL --signer OWNER.pub`)
+        [exit 1]
+        ");
+        assert_eq!(b.tip("pool/org"), None);
+        assert_eq!(b.tip("refs/lore/remotes/org"), None);
+        assert_eq!(b.tip("refs/lore/incoming/org"), None);
 
-    let r = b.lore(&["sync", "org", "--pin", &fp]);
-    assert_eq!(
-        r.ok(),
-        format!("pool/org: 2 verified commits from {url}, 1 new lesson\n")
-    );
-    r.assert_stderr(&format!("pinned {fp} as the first signer of pool/org"));
-    assert_eq!(b.tip("pool/org"), Some(a_tip.clone()));
-    assert_eq!(b.entry("org", &a1).unwrap()["status"], "active");
-    let project = b.env.path().join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let recall = b.lore(&["recall", "--all", "--project", project.to_str().unwrap()]);
-    recall.assert_ok_stdout(&a1);
-    let log = b.lore(&["log"]);
-    log.assert_ok_stdout(&format!(
-        "promote {a1} into pool/org\n    promote -> active; signature: good ({})",
-        a.email
-    ));
+        insta::assert_snapshot!(b.session(&["sync", "org", "--pin", &fp], &n), @"
+        $ git lore sync org --pin [ana's fingerprint]
+        pool/org: 2 verified commits from [URL], 1 new lesson
+        [stderr] pinned [ana's fingerprint] as the first signer of pool/org
+        ");
+        assert_eq!(b.tip("pool/org"), Some(a_tip.clone()));
+        assert_eq!(b.entry("org", &a1).unwrap()["status"], "active");
+        // Recall reads a project; an empty one installs nothing.
+        let project = b.env.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let project = project.to_str().unwrap();
+        insta::assert_snapshot!(b.session(&["recall", "--all", "--project", project], &n), @"
+        $ git lore recall --all --project [ben]/project
+        [a1]  widget11 1.11.0 crashes on start  [widget11 =1.11.0]  (not recalled: widget11 not installed)
+        [stderr] no lesson applies to the versions installed in [ben]/project (0 packages found)
+        ");
+        let log = b.lore(&["log"]);
+        log.assert_ok_stdout(&format!(
+            "promote {a1} into pool/org\n    promote -> active; signature: good ({})",
+            a.email
+        ));
 
-    // Ana trusts Ben; Ben promotes and publishes; Ana syncs.
-    let key = b.key_file();
-    let r = a.lore(&[
-        "trust",
-        "add",
-        "org",
-        key.to_str().unwrap(),
-        "--principal",
-        b.email,
-    ]);
-    assert_eq!(r.ok(), format!("pool/org: {} may sign\n", b.email));
-    assert!(a
-        .lore(&["publish", "org"])
-        .ok()
-        .starts_with("pool/org: pushed 1 commit to "));
-    assert_eq!(
-        b.lore(&["sync", "org"]).ok(),
-        format!("pool/org: 1 verified commit from {url}, 0 new lessons\n")
-    );
-    let b1 = b.org_lesson();
-    let r = b.lore(&["publish", "org"]);
-    assert!(
-        r.ok()
-            .starts_with(&format!("pool/org: pushed 1 commit to {url} (")),
-        "{}",
-        r.stdout
-    );
-    assert_eq!(
-        a.lore(&["sync", "org"]).ok(),
-        format!("pool/org: 1 verified commit from {url}, 1 new lesson\n")
-    );
-    assert_eq!(a.entry("org", &b1).unwrap()["status"], "active");
-    let log = a.lore(&["log"]);
-    log.assert_ok_stdout(&format!(
-        "promote {b1} into pool/org\n    promote -> active; signature: good ({})",
-        b.email
-    ));
+        // Ana trusts Ben; Ben promotes and publishes; Ana syncs.
+        let key = b.key_file();
+        let r = a.lore(&[
+            "trust",
+            "add",
+            "org",
+            key.to_str().unwrap(),
+            "--principal",
+            b.email,
+        ]);
+        assert_eq!(r.ok(), format!("pool/org: {} may sign\n", b.email));
+        let trusted = a.tip("pool/org").unwrap();
+        let n = names(
+            &[a, b],
+            &[
+                (url, "[URL]"),
+                (&a_tip[..12], "[ana's tip]"),
+                (&trusted[..12], "[trusted]"),
+            ],
+        );
+        insta::assert_snapshot!(a.session(&["publish", "org"], &n), @"
+        $ git lore publish org
+        pool/org: pushed 1 commit to [URL] ([ana's tip] -> [trusted])
+        ");
+        insta::assert_snapshot!(b.session(&["sync", "org"], &n), @"
+        $ git lore sync org
+        pool/org: 1 verified commit from [URL], 0 new lessons
+        ");
+        let b1 = b.org_lesson();
+        let b_tip = b.tip("pool/org").unwrap();
+        let n = names(
+            &[a, b],
+            &[
+                (url, "[URL]"),
+                (&trusted[..12], "[trusted]"),
+                (&b_tip[..12], "[ben's tip]"),
+            ],
+        );
+        insta::assert_snapshot!(b.session(&["publish", "org"], &n), @"
+        $ git lore publish org
+        pool/org: pushed 1 commit to [URL] ([trusted] -> [ben's tip])
+        ");
+        insta::assert_snapshot!(a.session(&["sync", "org"], &n), @"
+        $ git lore sync org
+        pool/org: 1 verified commit from [URL], 1 new lesson
+        ");
+        assert_eq!(a.entry("org", &b1).unwrap()["status"], "active");
+        let log = a.lore(&["log"]);
+        log.assert_ok_stdout(&format!(
+            "promote {b1} into pool/org\n    promote -> active; signature: good ({})",
+            b.email
+        ));
 
-    // One history everywhere, and stock git agrees with every signature.
-    let host_tip = tip_in(&a.env, host, "pool/org");
-    assert_eq!(a.tip("pool/org"), host_tip);
-    assert_eq!(b.tip("pool/org"), host_tip);
-    for u in [a, b] {
-        u.assert_stock_git_verifies("org");
-        u.assert_verifies();
+        // One history everywhere, and stock git agrees with every signature.
+        let host_tip = tip_in(&a.env, host, "pool/org");
+        assert_eq!(a.tip("pool/org"), host_tip);
+        assert_eq!(b.tip("pool/org"), host_tip);
+        for u in [a, b] {
+            u.assert_stock_git_verifies("org");
+            u.assert_verifies();
+        }
     }
 }
 
@@ -665,7 +742,34 @@ enum Bad {
     TouchesLore,
     /// Two signed promotes squashed into one unsigned commit.
     Squash,
+    /// A promote by Ana whose trailers give `Lore-Action` twice (stock git
+    /// reads `promote,retract`).
+    TwoActions,
+    /// A promote by Ana whose trailers give `Lore-Visibility` twice.
+    TwoVisibilities,
+    /// A promote by Ana whose `Lore-Artifact` is not the entry's.
+    ContradictsEntry,
+    /// A promote signed with Ana's key, authored by Mallory.
+    NotTheSigner,
+    /// A promote by Ana dated 2099.
+    From2099,
+    /// A promote by Ana dated 1970.
+    From1970,
+    /// A promote by a listed signer whose entry's claim holds escape
+    /// sequences, a bidi override, NUL and BEL.
+    HostileClaim,
+    /// A promote by a listed signer whose entry is a symbolic link (mode
+    /// 120000).
+    Symlink,
+    /// A promote by a listed signer whose entry is executable (mode
+    /// 100755).
+    Executable,
+    /// A promote by a listed signer whose entry has a 60 MB rationale.
+    HugeRationale,
 }
+
+/// The size of [`Bad::HugeRationale`]'s rationale.
+const HUGE: usize = 60_000_000;
 
 /// A new entry: a copy of Ana's first entry on `pool/<tier>` under `id`,
 /// with `resolution` when given.
@@ -700,6 +804,25 @@ fn forge_bad(t: &Team, bad: Bad) -> (String, Vec<String>) {
     let promote = promote_message(a, "org", &t.a1, &x, &x);
     let stranger = a.env.stranger_key();
     let unsigned = "unsigned commit".to_owned();
+    // A promote of `x` by Ana, signed with her key, with `message` and
+    // `git`'s environment holding `vars`.
+    let by_ana = |message: &str, vars: &[(&str, &str)]| {
+        a.env.forge_with(
+            vars,
+            "forged",
+            Some("pool/org"),
+            &[(&path, Some(&entry))],
+            message,
+            Sign::Repo,
+        )
+    };
+    let dated = |when: &str| {
+        by_ana(
+            &promote,
+            &[("GIT_AUTHOR_DATE", when), ("GIT_COMMITTER_DATE", when)],
+        )
+    };
+    let dates = "(rule: dates within a day of the parent and of now)";
     let hint = "merge pull requests into a pool with a merge commit".to_owned();
     match bad {
         Bad::Unsigned => {
@@ -795,12 +918,244 @@ fn forge_bad(t: &Team, bad: Bad) -> (String, Vec<String>) {
             );
             (c, vec![unsigned, hint])
         }
+        Bad::TwoActions => {
+            let twice = promote.replace(
+                "Lore-Action: promote\n",
+                "Lore-Action: promote\nLore-Action: retract\n",
+            );
+            let c = by_ana(&twice, &[]);
+            let read = a.git(&[
+                "log",
+                "-1",
+                "--format=%(trailers:key=Lore-Action,valueonly,separator=%x2C)",
+                &c,
+            ]);
+            assert_eq!(read.ok().trim(), "promote,retract", "what stock git reads");
+            (
+                c,
+                vec!["trailers unreadable: trailer Lore-Action is given 2 times (rule: one value per key; of the Lore- keys only Lore-Target and Lore-Judge repeat)".into()],
+            )
+        }
+        Bad::TwoVisibilities => {
+            let twice = promote.replace(
+                "Lore-Visibility: org\n",
+                "Lore-Visibility: org\nLore-Visibility: public\n",
+            );
+            (
+                by_ana(&twice, &[]),
+                vec!["trailers unreadable: trailer Lore-Visibility is given 2 times (rule: one value per key".into()],
+            )
+        }
+        Bad::ContradictsEntry => {
+            let artifact = a.entry("org", &t.a1).unwrap()["evidence"]["artifact_ids"][0]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let other = crate::common::ulid(90, 3);
+            let message = promote.replace(
+                &format!("Lore-Artifact: {artifact}\n"),
+                &format!("Lore-Artifact: {other}\n"),
+            );
+            (
+                by_ana(&message, &[]),
+                vec![format!("promote: Lore-Artifact says {other} but the entry's evidence does not name it (rule: trailers agree with the record)")],
+            )
+        }
+        Bad::NotTheSigner => {
+            let c = by_ana(
+                &promote,
+                &[
+                    ("GIT_AUTHOR_NAME", "Mallory"),
+                    ("GIT_AUTHOR_EMAIL", "mallory@example.org"),
+                ],
+            );
+            (
+                c,
+                vec![format!("author Mallory <mallory@example.org> is not {}, whom the signing key is listed for (rule: the signer is the author and committer)", a.email)],
+            )
+        }
+        Bad::From2099 => (
+            dated("2099-01-01T00:00:00Z"),
+            vec![format!("committer date 2099-01-01T00:00:00Z is later than now ({}) by more than a day {dates}", crate::common::NOW)],
+        ),
+        Bad::From1970 => (
+            dated("1970-01-02T00:00:00Z"),
+            vec![format!("committer date 1970-01-02T00:00:00Z is earlier than its parent's ({}) by more than a day {dates}", crate::common::NOW)],
+        ),
+        Bad::HostileClaim => {
+            let mut e: Value = serde_json::from_str(&entry).unwrap();
+            e["claim"] =
+                "Vite 5 \u{1b}]0;pwned\u{7}\u{1b}[2J breaks \u{202e}gnp.exe\u{0} vitest".into();
+            let c = a.env.forge(
+                "forged",
+                Some("pool/org"),
+                &[(&path, Some(&record_text(&e)))],
+                &promote,
+                Sign::Repo,
+            );
+            (
+                c,
+                vec![
+                    format!("{path} /claim: contains the bidirectional control U+202E, which makes text display differently from what it says (content rule bidi)"),
+                    format!("{path} /claim: contains a control character or line break; it must be one line (content rule control)"),
+                ],
+            )
+        }
+        Bad::Symlink | Bad::Executable => {
+            let (mode, content, words) = match bad {
+                Bad::Symlink => (
+                    "120000",
+                    "../../../.lore/allowed_signers",
+                    "a symbolic link",
+                ),
+                _ => ("100755", entry.as_str(), "an executable file"),
+            };
+            let c = a.env.forge_modes(
+                "forged",
+                Some("pool/org"),
+                &[(&path, mode, Some(content))],
+                &promote,
+                Sign::Repo,
+            );
+            (
+                c,
+                vec![format!(
+                    "{path}: has mode {mode} ({words}); a record is a regular file, mode 100644 (content rule mode)"
+                )],
+            )
+        }
+        Bad::HugeRationale => {
+            let mut e: Value = serde_json::from_str(&entry).unwrap();
+            e["rationale"] = "a".repeat(HUGE).into();
+            let text = record_text(&e);
+            let c = a.env.forge(
+                "forged",
+                Some("pool/org"),
+                &[(&path, Some(&text))],
+                &promote,
+                Sign::Repo,
+            );
+            (
+                c,
+                vec![format!(
+                    "{path}: is {} bytes, over the limit of 2097152 bytes for a record (content rule record-size)",
+                    text.len()
+                )],
+            )
+        }
     }
 }
 
 /// Ana pushes `bad` by hand, skipping her own pre-push check: the host
-/// rejects the push and keeps nothing of it.
-fn host_refuses(bad: Bad) {
+/// rejects the push and keeps nothing of it. What the host said.
+fn host_refuses(bad: Bad) -> String {
+    let t = team();
+    let before = t.host_tip("pool/org");
+    let (commit, needles) = forge_bad(&t, bad);
+    let rejected = format!("remote: git-lore: rejected {commit} (pool/org): ");
+    let mut says = vec!["pre-receive hook declined", rejected.as_str()];
+    says.extend(needles.iter().map(String::as_str));
+    let said =
+        t.a.push_refused(&t.host, "forged:refs/heads/pool/org", &says);
+    assert_eq!(t.host_tip("pool/org"), before, "the host's pool/org moved");
+    assert_not_at(&t.a.env, &t.host, &commit, "the refused commit");
+    shown_forged(&t, &commit, said)
+}
+
+/// `text` with the forged commit, the stranger's fingerprint and the
+/// users' directories shown by name.
+fn shown_forged(t: &Team, commit: &str, text: String) -> String {
+    let stranger = stranger_fingerprint(&t.a.env).unwrap_or_else(|| "-".repeat(50));
+    names(
+        &[&t.a, &t.b],
+        &[
+            (commit, "[forged]"),
+            (&stranger, "[stranger's fingerprint]"),
+        ],
+    )
+    .iter()
+    .fold(text, |s, (from, to)| s.replace(from, to))
+}
+
+/// The host's pool/org is moved to `bad` behind the hook's back (as a
+/// compromised or careless server could): Ben's sync integrates nothing.
+/// Its transcript.
+fn sync_refuses(bad: Bad) -> String {
+    let t = team();
+    let (commit, needles) = forge_bad(&t, bad);
+    sync_refuses_planted(&t, &commit, &needles)
+}
+
+/// The host's pool/org is moved to `commit` (on Ana's `forged`) behind the
+/// hook's back: Ben's sync says each of `needles` about it, integrates
+/// nothing and keeps nothing of it. Its transcript.
+#[track_caller]
+fn sync_refuses_planted(t: &Team, commit: &str, needles: &[String]) -> String {
+    t.plant_on_host(commit);
+    let (tip, seen) = (t.b.tip("pool/org"), t.b.tip("refs/lore/remotes/org"));
+    let r = t.b.lore(&["sync", "org"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    let about: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with(&format!("{commit} (pool/org): ")))
+        .collect();
+    for n in needles {
+        assert!(
+            about.iter().any(|l| l.contains(n.as_str())),
+            "no {n:?} in:\n{}",
+            r.stdout
+        );
+    }
+    assert_eq!(t.b.tip("pool/org"), tip, "Ben's pool/org moved");
+    assert_eq!(t.b.tip("refs/lore/remotes/org"), seen);
+    assert_eq!(t.b.tip("refs/lore/incoming/org"), None);
+    assert!(t.b.entry("org", &crate::common::ulid(90, 1)).is_none());
+    t.b.assert_verifies();
+    shown_forged(
+        t,
+        commit,
+        transcript(&["sync", "org"], &r, &[] as &[(&str, &str)]),
+    )
+}
+
+#[test]
+fn the_host_refuses_an_unsigned_commit() {
+    insta::assert_snapshot!(host_refuses(Bad::Unsigned), @"remote: git-lore: rejected [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)");
+}
+
+#[test]
+fn the_host_refuses_a_commit_by_an_unknown_key() {
+    insta::assert_snapshot!(host_refuses(Bad::UnknownKey), @"remote: git-lore: rejected [forged] (pool/org): signed by a key not in the allowed signers ([stranger's fingerprint]); if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)");
+}
+
+#[test]
+fn the_host_refuses_trailers_that_name_another_lesson() {
+    insta::assert_snapshot!(host_refuses(Bad::WrongTrailers), @"
+    remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000002; it also changed lessons/0/1/01J0000000B800000000000001.json
+    remote: git-lore: rejected [forged] (pool/org): promote must add a pool entry 01J0000000B800000000000002
+    ");
+}
+
+#[test]
+fn the_host_refuses_a_promote_that_changes_who_may_sign() {
+    insta::assert_snapshot!(host_refuses(Bad::TouchesLore), @"remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed .lore/allowed_signers");
+}
+
+#[test]
+fn the_host_refuses_a_squash_of_signed_commits() {
+    insta::assert_snapshot!(host_refuses(Bad::Squash), @"
+    remote: git-lore: rejected [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
+    remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/2/01J0000000B800000000000002.json
+    ");
+}
+
+/// A listed signer's hostile entry, refused at every door that reads
+/// another person's history, each naming the rule and the commit: the
+/// host's pre-receive check (nothing of it kept), CI's `verify --pool`,
+/// Ben's `sync` from a host that took it behind the hook's back (his pool
+/// unchanged), and Ana's own `verify` once it is her pool/org's tip.
+fn every_door_refuses(bad: Bad) {
     let t = team();
     let before = t.host_tip("pool/org");
     let (commit, needles) = forge_bad(&t, bad);
@@ -810,86 +1165,164 @@ fn host_refuses(bad: Bad) {
     t.a.push_refused(&t.host, "forged:refs/heads/pool/org", &says);
     assert_eq!(t.host_tip("pool/org"), before, "the host's pool/org moved");
     assert_not_at(&t.a.env, &t.host, &commit, "the refused commit");
-}
 
-/// The host's pool/org is moved to `bad` behind the hook's back (as a
-/// compromised or careless server could): Ben's sync integrates nothing.
-fn sync_refuses(bad: Bad) {
-    let t = team();
-    let (commit, needles) = forge_bad(&t, bad);
-    t.plant_on_host(&commit);
-    let (tip, seen) = (t.b.tip("pool/org"), t.b.tip("refs/lore/remotes/org"));
-    let r = t.b.lore(&["sync", "org"]);
-    assert_eq!(r.code, 1, "{bad:?}: {}{}", r.stdout, r.stderr);
-    let about: Vec<&str> = r
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with(&format!("{commit} (pool/org): ")))
-        .collect();
+    let ci = t.a.lore(&["verify", "--pool", "org", "pool/org..forged"]);
+    assert_eq!(ci.code, 1, "{bad:?}: {}{}", ci.stdout, ci.stderr);
     for n in &needles {
         assert!(
-            about.iter().any(|l| l.contains(n.as_str())),
+            ci.stdout.contains(&format!("{commit} (pool/org): {n}\n")),
+            "no {n:?} in:\n{}",
+            ci.stdout
+        );
+    }
+
+    sync_refuses_planted(&t, &commit, &needles);
+
+    let tip = t.a.tip("pool/org").unwrap();
+    t.a.git(&["update-ref", "refs/heads/pool/org", &commit, &tip])
+        .ok();
+    let r = t.a.lore(&["verify"]);
+    assert_eq!(r.code, 1, "{bad:?}: {}{}", r.stdout, r.stderr);
+    for n in &needles {
+        assert!(
+            r.stdout.contains(&format!("{commit} (pool/org): {n}\n")),
             "no {n:?} in:\n{}",
             r.stdout
         );
     }
-    r.assert_stderr(&format!("pool/org from {}: ", t.url));
-    r.assert_stderr("; nothing was integrated");
-    assert_eq!(t.b.tip("pool/org"), tip, "Ben's pool/org moved");
-    assert_eq!(t.b.tip("refs/lore/remotes/org"), seen);
-    assert_eq!(t.b.tip("refs/lore/incoming/org"), None);
-    assert!(t.b.entry("org", &crate::common::ulid(90, 1)).is_none());
-    t.b.assert_verifies();
+    assert!(!r.stdout.contains('\u{1b}') && !r.stdout.contains('\u{202e}'));
 }
 
 #[test]
-fn the_host_refuses_an_unsigned_commit() {
-    host_refuses(Bad::Unsigned);
+fn every_door_refuses_a_hostile_claim() {
+    every_door_refuses(Bad::HostileClaim);
 }
 
 #[test]
-fn the_host_refuses_a_commit_by_an_unknown_key() {
-    host_refuses(Bad::UnknownKey);
+fn every_door_refuses_an_entry_that_is_a_symbolic_link() {
+    every_door_refuses(Bad::Symlink);
 }
 
 #[test]
-fn the_host_refuses_trailers_that_name_another_lesson() {
-    host_refuses(Bad::WrongTrailers);
+fn every_door_refuses_an_executable_entry() {
+    every_door_refuses(Bad::Executable);
 }
 
 #[test]
-fn the_host_refuses_a_promote_that_changes_who_may_sign() {
-    host_refuses(Bad::TouchesLore);
-}
-
-#[test]
-fn the_host_refuses_a_squash_of_signed_commits() {
-    host_refuses(Bad::Squash);
+fn every_door_refuses_a_60_mb_rationale() {
+    every_door_refuses(Bad::HugeRationale);
 }
 
 #[test]
 fn sync_refuses_an_unsigned_commit() {
-    sync_refuses(Bad::Unsigned);
+    insta::assert_snapshot!(sync_refuses(Bad::Unsigned), @"
+    $ git lore sync org
+    [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commits; nothing was integrated
+    [exit 1]
+    ");
 }
 
 #[test]
 fn sync_refuses_a_commit_by_an_unknown_key() {
-    sync_refuses(Bad::UnknownKey);
+    insta::assert_snapshot!(sync_refuses(Bad::UnknownKey), @"
+    $ git lore sync org
+    [forged] (pool/org): signed by a key not in the allowed signers ([stranger's fingerprint]); if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commits; nothing was integrated
+    [exit 1]
+    ");
 }
 
 #[test]
 fn sync_refuses_trailers_that_name_another_lesson() {
-    sync_refuses(Bad::WrongTrailers);
+    insta::assert_snapshot!(sync_refuses(Bad::WrongTrailers), @"
+    $ git lore sync org
+    [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000002; it also changed lessons/0/1/01J0000000B800000000000001.json
+    [forged] (pool/org): promote must add a pool entry 01J0000000B800000000000002
+    [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commits; nothing was integrated
+    [exit 1]
+    ");
 }
 
 #[test]
 fn sync_refuses_a_promote_that_changes_who_may_sign() {
-    sync_refuses(Bad::TouchesLore);
+    insta::assert_snapshot!(sync_refuses(Bad::TouchesLore), @"
+    $ git lore sync org
+    [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed .lore/allowed_signers
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commits; nothing was integrated
+    [exit 1]
+    ");
 }
 
 #[test]
 fn sync_refuses_a_squash_of_signed_commits() {
-    sync_refuses(Bad::Squash);
+    insta::assert_snapshot!(sync_refuses(Bad::Squash), @"
+    $ git lore sync org
+    [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
+    [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/2/01J0000000B800000000000002.json
+    [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commits; nothing was integrated
+    [exit 1]
+    ");
+}
+
+#[test]
+fn the_host_refuses_a_second_lore_action() {
+    host_refuses(Bad::TwoActions);
+}
+
+#[test]
+fn the_host_refuses_a_second_lore_visibility() {
+    host_refuses(Bad::TwoVisibilities);
+}
+
+#[test]
+fn the_host_refuses_trailers_that_contradict_the_entry() {
+    host_refuses(Bad::ContradictsEntry);
+}
+
+#[test]
+fn the_host_refuses_an_author_who_is_not_the_signer() {
+    host_refuses(Bad::NotTheSigner);
+}
+
+#[test]
+fn the_host_refuses_a_commit_dated_2099() {
+    host_refuses(Bad::From2099);
+}
+
+#[test]
+fn the_host_refuses_a_commit_dated_1970() {
+    host_refuses(Bad::From1970);
+}
+
+#[test]
+fn sync_refuses_a_second_lore_action() {
+    sync_refuses(Bad::TwoActions);
+}
+
+#[test]
+fn sync_refuses_a_second_lore_visibility() {
+    sync_refuses(Bad::TwoVisibilities);
+}
+
+#[test]
+fn sync_refuses_trailers_that_contradict_the_entry() {
+    sync_refuses(Bad::ContradictsEntry);
+}
+
+#[test]
+fn sync_refuses_an_author_who_is_not_the_signer() {
+    sync_refuses(Bad::NotTheSigner);
+}
+
+#[test]
+fn sync_refuses_a_commit_dated_2099() {
+    sync_refuses(Bad::From2099);
+}
+
+#[test]
+fn sync_refuses_a_commit_dated_1970() {
+    sync_refuses(Bad::From1970);
 }
 
 #[test]
@@ -924,18 +1357,21 @@ fn sync_refuses_a_remote_that_moved_back_until_it_is_accepted() {
     let tip = t.host_tip("pool/org").unwrap();
     let older = t.host_tip("pool/org~1").unwrap();
     t.at_host(&["update-ref", "refs/heads/pool/org", &older]);
-    let r = t.b.lore(&["sync", "org"]);
-    r.assert_refused(&format!(
-        "the remote pool/org at {} moved back from {} to {}, 1 commits dropped; nothing was integrated",
-        t.url,
-        &tip[..12],
-        &older[..12]
-    ));
-    r.assert_stderr("`git lore sync org --accept-rollback`");
+    let n = names(
+        &[&t.a, &t.b],
+        &[(&tip[..12], "[tip]"), (&older[..12], "[older]")],
+    );
+    insta::assert_snapshot!(t.b.session(&["sync", "org"], &n), @"
+    $ git lore sync org
+    [stderr] git-lore: the remote pool/org at [ana]/srv/host.git moved back from [tip] to [older], 1 commits dropped; nothing was integrated. If its owners rewrote it on purpose, accept it with `git lore sync org --accept-rollback`
+    [exit 1]
+    ");
     assert_eq!(t.b.tip("pool/org"), Some(tip.clone()));
     assert_eq!(t.b.tip("refs/lore/remotes/org"), Some(tip.clone()));
-    let r = t.b.lore(&["sync", "org", "--accept-rollback"]);
-    assert_eq!(r.ok(), format!("pool/org: up to date with {}\n", t.url));
+    insta::assert_snapshot!(t.b.session(&["sync", "org", "--accept-rollback"], &n), @"
+    $ git lore sync org --accept-rollback
+    pool/org: up to date with [ana]/srv/host.git
+    ");
     assert_eq!(t.b.tip("refs/lore/remotes/org"), Some(older));
     assert_eq!(t.b.tip("pool/org"), Some(tip), "nothing local is dropped");
 }
@@ -986,14 +1422,11 @@ impl Public {
 #[test]
 fn publish_public_starts_a_remote_with_no_pool_public() {
     let p = public();
-    let r = p.a.lore(&["publish", "public"]);
-    assert_eq!(
-        r.ok(),
-        format!(
-            "pool/public: started {}'s pool/public with the local one\n",
-            p.url
-        )
-    );
+    let n = names(&[&p.a], &[]);
+    insta::assert_snapshot!(p.a.session(&["publish", "public"], &n), @"
+    $ git lore publish public
+    pool/public: started [ana]/srv/host.git's pool/public with the local one
+    ");
     assert_eq!(p.host_tip("pool/public"), p.a.tip("pool/public"));
     assert_eq!(
         p.at_host(&["for-each-ref", "--format=%(refname)"]),
@@ -1002,14 +1435,10 @@ fn publish_public_starts_a_remote_with_no_pool_public() {
     );
     let ledger = p.a.tip("ledger").unwrap();
     assert_not_at(&p.a.env, &p.host, &ledger, "the ledger's tip");
-    let r = p.a.lore(&["publish", "public"]);
-    assert_eq!(
-        r.ok(),
-        format!(
-            "pool/public: nothing to propose; {} has every public lesson here\n",
-            p.url
-        )
-    );
+    insta::assert_snapshot!(p.a.session(&["publish", "public"], &n), @"
+    $ git lore publish public
+    pool/public: nothing to propose; [ana]/srv/host.git has every public lesson here
+    ");
 }
 
 #[test]
@@ -1019,23 +1448,17 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
     let started = p.host_tip("pool/public").unwrap();
     let p2 = p.a.public_lesson();
     let bodies = p.a.env.path().join("pr");
-    let r = p.a.lore(&[
+    let n = names(&[&p.a], &[(&p2, "[p2]")]);
+    insta::assert_snapshot!(p.a.session(&[
         "publish",
         "public",
         "--pr-body-dir",
         bodies.to_str().unwrap(),
-    ]);
-    let out = r.ok();
-    assert!(
-        out.contains(&format!("{p2}: pushed review/{p2} (adds the lesson)\n")),
-        "{out}"
-    );
-    assert!(
-        out.contains(&format!(
-            "  open the pull request: gh pr create --base pool/public --head review/{p2} --title "
-        )),
-        "{out}"
-    );
+    ], &n), @"
+    $ git lore publish public --pr-body-dir [ana]/pr
+    [p2]: pushed review/[p2] (adds the lesson)
+      open the pull request: gh pr create --base pool/public --head review/[p2] --title 'widget12 1.12.0 crashes on start' --body-file '[ana]/pr/[p2].md'
+    ");
     assert_eq!(
         p.host_tip("pool/public"),
         Some(started),
@@ -1056,26 +1479,45 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
     assert_eq!(r.code, 0, "the review commit is not signed: {}", r.stderr);
     r.assert_stderr(&format!("Good \"git\" signature for {} ", p.a.email));
 
+    // The pull request's body, whole.
     let body = std::fs::read_to_string(bodies.join(format!("{p2}.md"))).unwrap();
-    let claim = p.a.entry("public", &p2).unwrap()["claim"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    for needle in [
-        format!("## {claim}"),
-        "**What fixed it:** ".into(),
-        "| judge | score | passed |".into(),
-        "| standard | 0.90 | yes |".into(),
-        "| adversarial | 0.80 | yes |".into(),
-        "No credential, key, token or private address found".into(),
-        format!("signed by `{}`", p.a.email),
-        "Merge with a **merge commit**".into(),
-    ] {
-        assert!(body.contains(&needle), "PR body lacks {needle:?}:\n{body}");
-    }
+    insta::assert_snapshot!(body.replace(&p2, "[p2]"), @"
+    <!-- git-lore public lesson [p2]: rendered by `git lore publish public` -->
+    ## widget12 1.12.0 crashes on start
+
+    **Why it holds:** The loader rejects the config file on boot. Scoped to exactly the versions seen (widget12 1.12.0): the text states no wider range.
+
+    **What fixed it:** Fixed by setting the timeout to 30 in config.yml.
+
+    **Applies to:** `any version of widget12`
+
+    ### Jury
+
+    Rubric `lesson-promotion-public`, gate `unanimous`: aggregate 0.88 against a threshold of 0.75 — **passed** (`gate_passed`).
+
+    | judge | score | passed | disclosure | generality | grounding | scope_accuracy |
+    |---|---:|---|---:|---:|---:|---:|
+    | standard | 0.90 | yes | 0.95 | 0.90 | 0.90 | 0.90 |
+    | adversarial | 0.80 | yes | 0.95 | 0.80 | 0.80 | 0.80 |
+
+    ### Disclosure scan
+
+    No credential, key, token or private address found in any field (git-lore's disclosure scanner).
+
+    ### Signature
+
+    `lessons/3/A/[p2].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+
+    ---
+
+    - Merge with a **merge commit**. Do not squash or rebase: git-lore verifies every commit of `pool/public`, and a squashed or rebased commit loses the signature above, so `git lore sync` would refuse it.
+    - To read the whole entry before merging: `git fetch origin review/[p2]` and `git show FETCH_HEAD`, or after the merge `git lore sync public` and `git lore show [p2]`.
+    ");
     // Publishing again opens nothing twice.
-    let again = p.a.lore(&["publish", "public"]);
-    again.assert_ok_stdout(&format!("{p2}: review/{p2} is already on {}", p.url));
+    insta::assert_snapshot!(p.a.session(&["publish", "public"], &n), @"
+    $ git lore publish public
+    [p2]: review/[p2] is already on [ana]/srv/host.git; its pull request adds the lesson
+    ");
 }
 
 /// Merges `review/<id>` into the host's pool/public as a forge's "Create a
@@ -1130,21 +1572,15 @@ fn a_squash_merged_review_is_refused_with_the_fix() {
     let squash = forge_commit(&p.a.env, &p.host, &tree, &["pool/public"], None);
     p.at_host(&["update-ref", "refs/heads/pool/public", &squash]);
     let (tip, seen) = (b.tip("pool/public"), b.tip("refs/lore/remotes/public"));
-    let r = b.lore(&["sync", "public"]);
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout
-            .starts_with(&format!("{squash} (pool/public): unsigned commit")),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout
-            .contains("merge pull requests into a pool with a merge commit"),
-        "the refusal names the fix:\n{}",
-        r.stdout
-    );
-    r.assert_stderr("nothing was integrated");
+    // The refusal names the fix.
+    let n = names(&[&p.a, &b], &[(&squash, "[squash]")]);
+    insta::assert_snapshot!(b.session(&["sync", "public"], &n), @"
+    $ git lore sync public
+    [squash] (pool/public): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
+    [squash] (pool/public): trailers unreadable: missing trailer Lore-Format
+    [stderr] pool/public from [ana]/srv/host.git: 2 problems in 1 incoming commits; nothing was integrated
+    [exit 1]
+    ");
     assert_eq!(b.tip("pool/public"), tip);
     assert_eq!(b.tip("refs/lore/remotes/public"), seen);
     assert!(b.entry("public", &p2).is_none());
@@ -1182,11 +1618,17 @@ fn a_lesson_with_a_planted_credential_is_never_pushed() {
     p.a.lore(&["publish", "public"]).ok();
     let x = plant_credential(&p);
     let r = p.a.lore(&["publish", "public"]);
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    r.assert_stdout(&format!(
-        "{x}: not pushed: flagged by the disclosure scanner, never pushed: "
-    ));
-    assert!(!r.stdout.contains(TOKEN), "the token is not shown");
+    assert!(
+        !format!("{}{}", r.stdout, r.stderr).contains(TOKEN),
+        "the token is not shown"
+    );
+    let planted = p.a.tip("pool/public").unwrap();
+    let n = names(&[&p.a], &[(&planted, "[planted]"), (&x, "[x]")]);
+    insta::assert_snapshot!(transcript(&["publish", "public"], &r, &n), @"
+    $ git lore publish public
+    [x]: not pushed: flagged by the disclosure scanner, never pushed: github_token in evidence.resolution: ghp_… (40 characters)
+    [exit 1]
+    ");
     assert_eq!(
         p.at_host(&["for-each-ref", "--format=%(refname)", "refs/heads/review"]),
         ""
@@ -1200,11 +1642,17 @@ fn a_pool_public_holding_a_planted_credential_is_not_started() {
     let p = public();
     let x = plant_credential(&p);
     let r = p.a.lore(&["publish", "public"]);
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    r.assert_stdout(&format!(
-        "lesson {x} is flagged by the disclosure scanner ("
-    ));
-    r.assert_stdout("pool/public cannot be started with it");
+    assert!(
+        !format!("{}{}", r.stdout, r.stderr).contains(TOKEN),
+        "the token is not shown"
+    );
+    let planted = p.a.tip("pool/public").unwrap();
+    let n = names(&[&p.a], &[(&planted, "[planted]"), (&x, "[x]")]);
+    insta::assert_snapshot!(transcript(&["publish", "public"], &r, &n), @"
+    $ git lore publish public
+    [planted] (pool/public): lesson [x] is flagged by the disclosure scanner (github_token in evidence.resolution: ghp_… (40 characters)); pool/public cannot be started with it
+    [exit 1]
+    ");
     assert_eq!(p.host_tip("pool/public"), None);
 }
 
@@ -1305,31 +1753,27 @@ fn a_retraction_travels_to_every_teammate() {
         recall(false).starts_with(&format!("{}  ", t.a1)),
         "Ben recalls it"
     );
-    let r = t.a.lore(&[
+    let n = names(&[&t.a, &t.b], &[(&t.a1, "[a1]")]);
+    insta::assert_snapshot!(t.a.session(&[
         "retract",
         &t.a1,
         "--reason",
         "widget1 fixed the loader in 1.1.1",
-    ]);
-    assert_eq!(
-        r.ok(),
-        format!("{}: active -> retracted on pool/org\n", t.a1)
-    );
-    r.assert_stderr("share the retraction with `git lore publish org`");
+    ], &n), @"
+    $ git lore retract [a1] --reason widget1 fixed the loader in 1.1.1
+    [a1]: active -> retracted on pool/org
+    [stderr] share the retraction with `git lore publish org` or `git lore publish public`
+    ");
     let shown = t.a.lore(&["show", &t.a1]).ok().to_owned();
     assert!(shown.contains("pool entry:  retracted\n"), "{shown}");
-    assert!(t
-        .a
-        .lore(&["publish", "org"])
-        .ok()
-        .starts_with("pool/org: pushed 1 commit to "));
-    assert_eq!(
-        t.b.lore(&["sync", "org"]).ok(),
-        format!(
-            "pool/org: 1 verified commit from {}, 0 new lessons\n",
-            t.url
-        )
-    );
+    insta::assert_snapshot!(t.a.session(&["publish", "org"], &n), @"
+    $ git lore publish org
+    pool/org: pushed 1 commit to [ana]/srv/host.git (98af066898b1 -> bcd78341ec4c)
+    ");
+    insta::assert_snapshot!(t.b.session(&["sync", "org"], &n), @"
+    $ git lore sync org
+    pool/org: 1 verified commit from [ana]/srv/host.git, 0 new lessons
+    ");
     let entry = t.b.entry("org", &t.a1).unwrap();
     assert_eq!(entry["status"], "retracted");
     assert_eq!(entry, t.a.entry("org", &t.a1).unwrap());
@@ -1418,26 +1862,34 @@ fn a_new_public_signer_waits_for_a_second_signer() {
     p.a.lore(&["publish", "public"]).ok();
     b.join("public", &p.host, &p.a);
     let carol = p.a.env.stranger_key().with_extension("pub");
-    let r = p.a.lore(&[
+    let fp = stranger_fingerprint(&p.a.env).unwrap();
+    let n = names(&[&p.a, &b], &[(&fp, "[carol's fingerprint]")]);
+    insta::assert_snapshot!(p.a.session(&[
         "trust",
         "add",
         "public",
         carol.to_str().unwrap(),
         "--principal",
         "carol@example.com",
-    ]);
-    assert_eq!(
-        r.ok(),
-        "pool/public: proposed carol@example.com may sign; in force once 1 more signer acknowledges it with `git lore trust ack public`\n"
-    );
+    ], &n), @"
+    $ git lore trust add public [ana]/stranger_key.pub --principal carol@example.com
+    pool/public: proposed carol@example.com may sign; in force once 1 more signer acknowledges it with `git lore trust ack public`
+    ");
     assert_eq!(
         signers(&p.a, "public"),
         ["ana@example.com", "ben@example.com"]
     );
-    let list = p.a.lore(&["trust", "list", "public"]);
-    list.assert_ok_stdout("threshold: 2 signers must agree to change who may sign\n");
-    list.assert_stdout("pending proposal:\n");
-    list.assert_stdout("  acknowledged by 1 of 2: ");
+    insta::assert_snapshot!(p.a.session(&["trust", "list", "public"], &n), @"
+    $ git lore trust list public
+    SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI  ana@example.com
+    SHA256:C7wNb2gy2xXY2bPpouAM+tZ/GG2pYrKXI4PT4ixZHVE  ben@example.com
+    threshold: 2 signers must agree to change who may sign
+    pending proposal:
+      SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI  ana@example.com
+      SHA256:C7wNb2gy2xXY2bPpouAM+tZ/GG2pYrKXI4PT4ixZHVE  ben@example.com
+      [carol's fingerprint]  carol@example.com
+      acknowledged by 1 of 2: SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI
+    ");
 
     // The proposal travels as a review branch; the host's owner merges it.
     let r = p.a.lore(&["publish", "public"]);
@@ -1479,13 +1931,20 @@ fn verify_refuses_a_direct_change_of_public_signers_above_the_threshold() {
 fn key_prints_the_allowed_signers_line_of_the_repository_key() {
     let a = ana();
     let r = a.lore(&["key"]);
-    let line = r.ok().trim_end_matches('\n').to_owned();
     let public = std::fs::read_to_string(a.env.repo().join("keys/lore_ed25519.pub")).unwrap();
     let mut key = public.split_whitespace();
     let (kind, blob) = (key.next().unwrap(), key.next().unwrap());
-    assert_eq!(line, format!("ana@example.com {kind} {blob}"));
     assert_eq!(kind, "ssh-ed25519");
-    r.assert_stderr(&format!("fingerprint {}", a.fingerprint()));
+    let fp = a.fingerprint();
+    let n = names(
+        &[&a],
+        &[(blob, "[ana's key]"), (&fp, "[ana's fingerprint]")],
+    );
+    insta::assert_snapshot!(transcript(&["key"], &r, &n), @"
+    $ git lore key
+    ana@example.com ssh-ed25519 [ana's key]
+    [stderr] fingerprint [ana's fingerprint]
+    ");
     let j: Value = serde_json::from_str(a.lore(&["key", "--json"]).ok()).unwrap();
     assert_eq!(j["principal"], "ana@example.com");
     assert_eq!(j["key_type"], kind);
@@ -1528,20 +1987,24 @@ fn remote_list_shows_each_tier_its_url_and_its_pins() {
     let a = ana();
     let b = ben();
     a.pin_remote("org", "/srv/pools/org.git", &b);
-    let r = a.lore(&[
+    let fp = b.fingerprint();
+    let n = names(&[&a, &b], &[(&fp, "[ben's fingerprint]")]);
+    insta::assert_snapshot!(a.session(&[
         "remote",
         "add",
         "public",
         "https://github.com/acme/lessons.git",
-    ]);
-    r.assert_stderr("no signer pinned: `git lore sync public` will show the first signer's fingerprint and how to pin it");
-    assert_eq!(
-        a.lore(&["remote", "list"]).ok(),
-        format!(
-            "org  /srv/pools/org.git\n  pinned {}  ben@example.com\npublic  https://github.com/acme/lessons.git\n",
-            b.fingerprint()
-        )
-    );
+    ], &n), @"
+    $ git lore remote add public https://github.com/acme/lessons.git
+    public: https://github.com/acme/lessons.git (0 pinned signers)
+    [stderr] no signer pinned: `git lore sync public` will show the first signer's fingerprint and how to pin it
+    ");
+    insta::assert_snapshot!(a.session(&["remote", "list"], &n), @"
+    $ git lore remote list
+    org  /srv/pools/org.git
+      pinned [ben's fingerprint]  ben@example.com
+    public  https://github.com/acme/lessons.git
+    ");
     assert_eq!(
         a.git(&["config", "--get-all", "remote.org.fetch"])
             .ok()
@@ -1554,14 +2017,14 @@ fn remote_list_shows_each_tier_its_url_and_its_pins() {
             .trim(),
         "refs/heads/pool/org:refs/heads/pool/org"
     );
-    assert_eq!(
-        a.lore(&["remote", "remove", "public"]).ok(),
-        "public: remote removed\n"
-    );
-    assert_eq!(
-        a.lore(&["remote", "remove", "public"]).ok(),
-        "public: there was no remote\n"
-    );
+    insta::assert_snapshot!(a.session(&["remote", "remove", "public"], &n), @"
+    $ git lore remote remove public
+    public: remote removed
+    ");
+    insta::assert_snapshot!(a.session(&["remote", "remove", "public"], &n), @"
+    $ git lore remote remove public
+    public: there was no remote
+    ");
     let j: Value = serde_json::from_str(a.lore(&["remote", "list", "--json"]).ok()).unwrap();
     assert_eq!(j.as_array().unwrap().len(), 1);
     assert_eq!(j[0]["tier"], "org");
@@ -1635,19 +2098,19 @@ fn a_newcomer_who_publishes_before_being_trusted_is_told_how() {
     let t = team();
     let b1 = t.b.org_lesson();
     let before = t.host_tip("pool/org");
-    let r = t.b.lore(&["publish", "org"]);
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     let commit = t.b.tip("pool/org").unwrap();
-    assert!(
-        r.stdout.starts_with(&format!(
-            "{commit} (pool/org): signed by a key not in the allowed signers ({fp})",
-            fp = t.b.fingerprint()
-        )),
-        "{}",
-        r.stdout
+    let r = t.b.lore(&["publish", "org"]);
+    let fp = t.b.fingerprint();
+    let n = names(
+        &[&t.a, &t.b],
+        &[(&commit, "[ben's tip]"), (&fp, "[ben's fingerprint]")],
     );
-    r.assert_stdout("send the line `git lore key` prints to a signer of the pool and ask them to run `git lore trust add org`");
-    r.assert_stderr(&format!("pool/org: nothing was pushed to {}", t.url));
+    insta::assert_snapshot!(transcript(&["publish", "org"], &r, &n), @"
+    $ git lore publish org
+    [ben's tip] (pool/org): signed by a key not in the allowed signers ([ben's fingerprint]): this repository's key [ben's fingerprint] is not a signer of the remote pool/org; send the line `git lore key` prints to a signer of the pool and ask them to run `git lore trust add org`, then `git lore sync org` and publish again
+    [stderr] pool/org: nothing was pushed to [ana]/srv/host.git
+    [exit 1]
+    ");
     assert_eq!(t.host_tip("pool/org"), before);
     // Following that advice (trust, sync, publish again) must work: the
     // lesson promoted before Ben was trusted goes out once he is.
@@ -1669,21 +2132,18 @@ fn publish_org_dry_run_pushes_nothing() {
     let host = host(&a);
     let url = host.display().to_string();
     a.add_remote("org", &url);
-    let r = a.lore(&["publish", "org", "--dry-run"]);
     let tip = a.tip("pool/org").unwrap();
-    assert_eq!(
-        r.ok(),
-        format!(
-            "pool/org: would push 2 commits to {url} (nothing -> {})\n",
-            &tip[..12]
-        )
-    );
+    let n = names(&[&a], &[(&tip[..12], "[tip]")]);
+    insta::assert_snapshot!(a.session(&["publish", "org", "--dry-run"], &n), @"
+    $ git lore publish org --dry-run
+    pool/org: would push 2 commits to [ana]/srv/host.git (nothing -> [tip])
+    ");
     assert_eq!(tip_in(&a.env, &host, "pool/org"), None);
     a.lore(&["publish", "org"]).ok();
-    assert_eq!(
-        a.lore(&["publish", "org"]).ok(),
-        format!("pool/org: {url} is up to date\n")
-    );
+    insta::assert_snapshot!(a.session(&["publish", "org"], &n), @"
+    $ git lore publish org
+    pool/org: [ana]/srv/host.git is up to date
+    ");
 }
 
 #[test]
@@ -1693,10 +2153,10 @@ fn sync_from_a_host_with_no_pool_yet_says_how_to_start_it() {
     let host = host(&a);
     let url = host.display().to_string();
     b.add_remote("org", &url);
-    assert_eq!(
-        b.lore(&["sync", "org"]).ok(),
-        format!("pool/org: {url} has no pool/org yet (`git lore publish org` starts it)\n")
-    );
+    insta::assert_snapshot!(b.session(&["sync", "org"], &names(&[&a, &b], &[])), @"
+    $ git lore sync org
+    pool/org: [ana]/srv/host.git has no pool/org yet (`git lore publish org` starts it)
+    ");
     assert_eq!(b.tip("pool/org"), None);
 }
 
@@ -2157,21 +2617,26 @@ fn hosting_again_updates_the_root_signers_in_place() {
     let b = ben();
     let dir = host(&a);
     let (ka, kb) = (a.key_file(), b.key_file());
-    let r = a.lore(&[
+    let args = [
         "host",
         dir.to_str().unwrap(),
         "--signer",
         ka.to_str().unwrap(),
         "--signer",
         kb.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        r.ok(),
-        format!(
-            "Updated pool host in {}: pre-receive hook installed, 2 root signers\n",
-            dir.display()
-        )
+    ];
+    let r = a.lore(&args);
+    let (fa, fb) = (a.fingerprint(), b.fingerprint());
+    let n = names(
+        &[&a, &b],
+        &[(&fa, "[ana's fingerprint]"), (&fb, "[ben's fingerprint]")],
     );
+    insta::assert_snapshot!(transcript(&args, &r, &n), @"
+    $ git lore host [ana]/srv/host.git --signer [ana]/ana@example.com.pub --signer [ben]/ben@example.com.pub
+    Updated pool host in [ana]/srv/host.git: pre-receive hook installed, 2 root signers
+    [stderr] root signer [ana's fingerprint]  ana@example.com
+    [stderr] root signer [ben's fingerprint]  ben@example.com
+    ");
     let roots = std::fs::read_to_string(dir.join("lore/root_signers")).unwrap();
     assert!(
         roots.contains("ana@example.com namespaces=\"git\" ssh-ed25519 "),
@@ -2211,11 +2676,13 @@ fn a_forge_merge_that_drops_the_reviewed_lesson_is_refused() {
     );
     p.at_host(&["update-ref", "refs/heads/pool/public", &m]);
     let tip = b.tip("pool/public");
-    let r = b.lore(&["sync", "public"]);
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    r.assert_stdout(&format!(
-            "{m} (pool/public): merge commit is not signed by an allowed signer and is not a pure merge of trusted parents"
-        ));
+    let n = names(&[&p.a, &b], &[(&m, "[merge]")]);
+    insta::assert_snapshot!(b.session(&["sync", "public"], &n), @"
+    $ git lore sync public
+    [merge] (pool/public): merge commit is not signed by an allowed signer and is not a pure merge of trusted parents
+    [stderr] pool/public from [ana]/srv/host.git: 1 problem in 2 incoming commits; nothing was integrated
+    [exit 1]
+    ");
     assert_eq!(b.tip("pool/public"), tip);
 }
 
@@ -2225,11 +2692,43 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
     p.a.lore(&["publish", "public"]).ok();
     p.a.lore(&["retract", &p.p1, "--reason", "superseded upstream"])
         .ok();
-    let r = p.a.lore(&["publish", "public"]);
-    r.assert_ok_stdout(&format!(
-        "{id}: pushed review/{id} (retracts the lesson)\n",
-        id = p.p1
-    ));
+    let n = names(&[&p.a], &[(&p.p1, "[p1]")]);
+    insta::assert_snapshot!(p.a.session(&["publish", "public"], &n), @"
+    $ git lore publish public
+    [p1]: pushed review/[p1] (retracts the lesson)
+
+    <!-- git-lore public lesson [p1]: rendered by `git lore publish public` -->
+    ## widget11 1.11.0 crashes on start
+
+    **Why it holds:** The loader rejects the config file on boot. Scoped to exactly the versions seen (widget11 1.11.0): the text states no wider range.
+
+    **What fixed it:** Fixed by setting the timeout to 30 in config.yml.
+
+    **Applies to:** `any version of widget11`
+
+    ### Jury
+
+    Rubric `lesson-promotion-public`, gate `unanimous`: aggregate 0.88 against a threshold of 0.75 — **passed** (`gate_passed`).
+
+    | judge | score | passed | disclosure | generality | grounding | scope_accuracy |
+    |---|---:|---|---:|---:|---:|---:|
+    | standard | 0.90 | yes | 0.95 | 0.90 | 0.90 | 0.90 |
+    | adversarial | 0.80 | yes | 0.95 | 0.80 | 0.80 | 0.80 |
+
+    ### Disclosure scan
+
+    No credential, key, token or private address found in any field (git-lore's disclosure scanner).
+
+    ### Signature
+
+    `lessons/N/A/[p1].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+
+    ---
+
+    - Merge with a **merge commit**. Do not squash or rebase: git-lore verifies every commit of `pool/public`, and a squashed or rebased commit loses the signature above, so `git lore sync` would refuse it.
+    - To read the whole entry before merging: `git fetch origin review/[p1]` and `git show FETCH_HEAD`, or after the merge `git lore sync public` and `git lore show [p1]`.
+      open the pull request: gh pr create --base pool/public --head review/[p1] --title 'widget11 1.11.0 crashes on start' --body-file 'BODY.md'
+    ");
     let review = format!("review/{}", p.p1);
     assert_eq!(
         p.at_host(&["diff", "--name-status", "pool/public", &review]),
@@ -2272,15 +2771,26 @@ fn the_host_refuses_a_direct_change_of_public_signers_above_the_threshold() {
 #[test]
 fn pool_local_has_no_remote() {
     let a = ana();
-    for args in [
+    let n = names(&[&a], &[]);
+    let said: String = [
         &["remote", "add", "local", "/srv/pools/local.git"][..],
         &["sync", "local"],
         &["publish", "local"],
-    ] {
-        let r = a.lore(args);
-        assert_eq!(r.code, 1, "{args:?}");
-        r.assert_stderr("pool/local never leaves this machine; use org or public");
-    }
+    ]
+    .iter()
+    .map(|args| a.session(args, &n))
+    .collect();
+    insta::assert_snapshot!(said, @"
+    $ git lore remote add local /srv/pools/local.git
+    [stderr] git-lore: pool/local never leaves this machine; use org or public
+    [exit 1]
+    $ git lore sync local
+    [stderr] git-lore: pool/local never leaves this machine; use org or public
+    [exit 1]
+    $ git lore publish local
+    [stderr] git-lore: pool/local never leaves this machine; use org or public
+    [exit 1]
+    ");
     assert_eq!(
         a.git(&["config", "--get-regexp", "^remote\\."]).code,
         1,
@@ -2309,11 +2819,17 @@ fn the_host_refuses_a_pool_started_by_a_key_it_does_not_know() {
     let url = host.display().to_string();
     b.add_remote("public", &url);
     let r = b.lore(&["publish", "public"]);
-    r.assert_refused(&format!("{url} refused the push; nothing there changed: "));
-    r.assert_stderr(&format!(
-        "signed by a key not in the allowed signers ({})",
-        b.fingerprint()
-    ));
+    let tip = b.tip("pool/public").unwrap();
+    let fp = b.fingerprint();
+    let n = names(
+        &[&a, &b],
+        &[(&tip, "[ben's tip]"), (&fp, "[ben's fingerprint]")],
+    );
+    insta::assert_snapshot!(transcript(&["publish", "public"], &r, &n), @"
+    $ git lore publish public
+    [stderr] git-lore: [ana]/srv/host.git refused the push; nothing there changed: git-lore: rejected 596ec3b984b0be748e85cb489c99420c2cc0dc38 (pool/public): signed by a key not in the allowed signers ([ben's fingerprint]); if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
+    [exit 1]
+    ");
     assert_eq!(tip_in(&a.env, &host, "pool/public"), None);
 }
 
@@ -2402,17 +2918,24 @@ fn a_pin_given_to_a_refused_sync_is_not_kept() {
     let cy = User::new("cy@example.com", 2_000, 3);
     cy.add_remote("org", &t.url);
     let fp = t.a.fingerprint();
-    let r = cy.lore(&["sync", "org", "--pin", &fp]);
-    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
-    r.assert_stdout(&format!("{commit} (pool/org): "));
-    assert!(!r.stderr.contains("pinned"), "{}", r.stderr);
+    let n = names(
+        &[&t.a, &t.b, &cy],
+        &[(&commit, "[forged]"), (&fp, "[ana's fingerprint]")],
+    );
+    insta::assert_snapshot!(cy.session(&["sync", "org", "--pin", &fp], &n), @"
+    $ git lore sync org --pin [ana's fingerprint]
+    [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 3 incoming commits; nothing was integrated
+    [exit 1]
+    ");
     let pins = std::fs::read_to_string(cy.env.repo().join("pins/org")).unwrap_or_default();
     assert!(!pins.contains("ssh-ed25519"), "no pin kept: {pins}");
     assert_eq!(cy.tip("pool/org"), None);
-    let again = cy.lore(&["sync", "org"]);
-    again.assert_refused(&format!(
-        "was started by key {fp}, which is not pinned for org"
-    ));
+    insta::assert_snapshot!(cy.session(&["sync", "org"], &n), @"
+    $ git lore sync org
+    [stderr] git-lore: the remote pool/org at [ana]/srv/host.git was started by key [ana's fingerprint], which is not pinned for org; nothing was integrated. Check that fingerprint with the pool's owner, then pin it: `git lore sync org --pin [ana's fingerprint]` (or `git lore remote add org URL --signer OWNER.pub`)
+    [exit 1]
+    ");
 }
 
 /// A remote moved to another URL starts afresh: what was verified from the
@@ -2462,9 +2985,17 @@ fn a_signer_removed_mid_history_is_refused_from_then_on() {
     t.trust_ben();
     let a = &t.a;
     let ben_key = t.b.env.repo().join("keys/lore_ed25519");
+    // Ben's commits, as Ben: his key, his identity.
+    let ben = [
+        ("GIT_AUTHOR_NAME", "git-lore"),
+        ("GIT_AUTHOR_EMAIL", t.b.email),
+        ("GIT_COMMITTER_NAME", "git-lore"),
+        ("GIT_COMMITTER_EMAIL", t.b.email),
+    ];
     let forge_by_ben = |n: u32| -> (String, String) {
         let x = crate::common::ulid(91, n);
-        let c = a.env.forge(
+        let c = a.env.forge_with(
+            &ben,
             "pool/org",
             Some("pool/org"),
             &[(
@@ -2511,4 +3042,166 @@ fn merge_parents(env: &TestEnv, rev: &str) -> (String, String) {
         [ours, theirs] => (ours.to_owned(), theirs.to_owned()),
         _ => panic!("not a merge: {parents}"),
     }
+}
+
+// ---------------------------------------------------------------- the team view
+
+/// Ben ingests `artifacts` (written to `file` in his directory): what
+/// ingest printed.
+fn ingest_as(u: &User, file: &str, artifacts: &[Value]) -> (PathBuf, Run) {
+    let f = u.env.artifacts_file(file, artifacts);
+    let r = u.lore(&["ingest", f.to_str().unwrap()]);
+    (f, r)
+}
+
+#[test]
+fn a_shared_moment_stays_one_lesson() {
+    let t = team();
+    let (a, b) = (&t.a, &t.b);
+    // The moment of Ana's first lesson, captured again by Ben after the
+    // sync: seen, in the pool that holds her lesson; nothing written.
+    let moment = crate::common::ulid(a.series, 11);
+    let before = b.env.ledger_commits();
+    let (f, r) = ingest_as(b, "same-moment.jsonl", &[proposable(a.series, 11)]);
+    assert_eq!(
+        r.ok(),
+        format!("skipped {moment} seen (in pool/org) (from same-moment.jsonl)\n")
+    );
+    r.assert_stderr("ingest: 0 proposed, 0 declined, 1 skipped, 0 untouched, 0 invalid");
+    assert_eq!(b.env.ledger_commits(), before, "nothing was written");
+    let rows: Value =
+        serde_json::from_str(b.lore(&["ingest", "--json", f.to_str().unwrap()]).ok()).unwrap();
+    assert_eq!(
+        rows,
+        serde_json::json!([{"outcome": "skipped", "artifact": moment, "lesson": t.a1,
+            "reason": "seen", "detail": "in pool/org", "source": "same-moment.jsonl"}])
+    );
+
+    // A moment both captured before either synced: Ben's lesson of it is
+    // in his private pool, Ana's comes in with the sync. Recall lists one,
+    // the one of the wider pool.
+    let a2 = a.org_lesson();
+    let (_, r) = ingest_as(b, "moment-2.jsonl", &[proposable(a.series, 12)]);
+    let b2 = crate::common::lesson_of(r.ok());
+    b.env.confirm(&b2, "private");
+    b.lore(&["judge", &b2, "[]"])
+        .assert_ok_stdout("promoted to pool/local");
+    let n = names(&[a, b], &[(&t.a1, "[a1]"), (&a2, "[a2]"), (&b2, "[b2]")]);
+    let recall = ["recall", "--stack", "widget12@1.12.0"];
+    insta::assert_snapshot!(b.session(&recall, &n), @"
+    $ git lore recall --stack widget12@1.12.0
+    [b2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]
+    ");
+    a.lore(&["publish", "org"]).ok();
+    b.lore(&["sync", "org"]).ok();
+    insta::assert_snapshot!(b.session(&recall, &n), @"
+    $ git lore recall --stack widget12@1.12.0
+    [a2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]
+    ");
+    insta::assert_snapshot!(b.session(&["recall", "--all"], &n), @"
+    $ git lore recall --all
+    [a1]  widget11 1.11.0 crashes on start  [widget11 =1.11.0]  (not recalled: widget11 not installed)
+    [a2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]  (not recalled: widget12 not installed)
+    [stderr] no lesson applies to the versions installed in . (0 packages found)
+    ");
+    // Both lessons are still there, and search finds both.
+    insta::assert_snapshot!(b.session(&["search", "widget12"], &n), @"
+    $ git lore search widget12
+    [a2]  pool/org     active      widget12 1.12.0 crashes on start  [widget12]
+    [b2]  pool/local   active      widget12 1.12.0 crashes on start  [widget12]
+    ");
+}
+
+#[test]
+fn ben_finds_a_teammates_lesson_and_his_own_queue_by_search() {
+    let t = team();
+    let (a, b) = (&t.a, &t.b);
+    let b1 = b.propose();
+    let n = names(&[a, b], &[(&t.a1, "[a1]"), (&b1, "[b1]")]);
+    insta::assert_snapshot!(b.session(&["search", "crashes", "start"], &n), @"
+    $ git lore search crashes start
+    [a1]  pool/org     active      widget11 1.11.0 crashes on start  [widget11]
+    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    ");
+    insta::assert_snapshot!(b.session(&["search", "widget11", "--json"], &n), @r#"
+    $ git lore search widget11 --json
+    [
+      {
+        "id": "[a1]",
+        "where": "org",
+        "status": "active",
+        "score": 0.5776,
+        "package_match": true,
+        "claim": "widget11 1.11.0 crashes on start",
+        "stack": [
+          "widget11"
+        ]
+      }
+    ]
+    "#);
+    insta::assert_snapshot!(b.session(&["search", "crashes", "--status", "pending"], &n), @"
+    $ git lore search crashes --status pending
+    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    ");
+    insta::assert_snapshot!(b.session(&["search", "widget21", "--pool", "org"], &n), @r#"
+    $ git lore search widget21 --pool org
+    [stderr] no lesson matches "widget21" in pool/org: every word must match, so try fewer words, drop --pool or --status, or see every pool lesson with `git lore recall --all`
+    [exit 1]
+    "#);
+}
+
+#[test]
+fn a_teammates_near_duplicate_reaches_relation_judgment() {
+    let t = team();
+    t.trust_ben();
+    let b = &t.b;
+    b.env.config("lore.relate.backend", "offline");
+    // Another moment, told in other words: same package, same version.
+    let close = crate::common::artifact(
+        &crate::common::ulid(b.series, 90),
+        "widget11 1.11.0 crashes on start when the cache is cold",
+        "The loader rejects the config file on boot. Fixed by setting the timeout to 30 in config.yml.",
+    );
+    let (_, r) = ingest_as(b, "close.jsonl", &[close]);
+    let b2 = crate::common::lesson_of(r.ok());
+    b.env.confirm(&b2, "org");
+    b.approve(&b2, "org");
+    // Ana's synced lesson, never related, waits for relation on Ben's side
+    // too; and Ben's is shown next to it, the most similar first.
+    let status = b.lore(&["status"]);
+    status.assert_ok_stdout("lessons waiting for relation: 2");
+    let input: Value = serde_json::from_str(b.lore(&["relate", &b2, "--input"]).ok()).unwrap();
+    let shown: Vec<&str> = input["neighbours"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, [t.a1.as_str()], "{input:#}");
+    let input: Value = serde_json::from_str(b.lore(&["relate", &t.a1, "--input"]).ok()).unwrap();
+    assert_eq!(input["neighbours"][0]["id"], b2.as_str(), "{input:#}");
+
+    // The same words from yet another moment are an exact duplicate: the
+    // offline judge merges it into Ana's, and recall lists one lesson.
+    let same = crate::common::artifact(
+        &crate::common::ulid(b.series, 91),
+        "widget11 1.11.0 crashes on start",
+        "The loader rejects the config file on boot. Fixed by setting the timeout to 30 in config.yml.",
+    );
+    let (_, r) = ingest_as(b, "same.jsonl", &[same]);
+    let b3 = crate::common::lesson_of(r.ok());
+    b.env.confirm(&b3, "org");
+    b.approve(&b3, "org");
+    let r = b.lore(&["relate", &b3]);
+    r.assert_ok_stdout(&format!("merge {b3}: absorbs 1 lesson"));
+    assert_eq!(b.entry("org", &t.a1).unwrap()["status"], "superseded");
+    let recall = b.lore(&["recall", "--stack", "widget11@1.11.0"]);
+    let listed: Vec<&str> = recall.ok().lines().collect();
+    assert_eq!(listed.len(), 2, "{}", recall.stdout);
+    assert!(
+        listed.iter().any(|l| l.starts_with(&b3)),
+        "{}",
+        recall.stdout
+    );
+    assert!(!recall.stdout.contains(&t.a1), "{}", recall.stdout);
 }

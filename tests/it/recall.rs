@@ -66,6 +66,32 @@ fn world() -> World {
     World { env, vitest, react }
 }
 
+impl World {
+    /// `git lore recall args…`: its transcript, the two lessons shown as
+    /// `[vitest]` and `[react]`.
+    fn recall(&self, args: &[&str]) -> String {
+        let mut all = vec!["recall"];
+        all.extend(args);
+        self.session(&all)
+    }
+
+    /// `git lore args…`: its transcript, the two lessons shown as
+    /// `[vitest]` and `[react]`.
+    fn session(&self, args: &[&str]) -> String {
+        self.env.session_with(args, &self.lessons())
+    }
+
+    fn lessons(&self) -> [(&str, &str); 2] {
+        [(&self.vitest, "[vitest]"), (&self.react, "[react]")]
+    }
+
+    /// The names a transcript shows: the two lessons, the test's directory
+    /// and the source tree.
+    fn names(&self) -> Vec<(String, String)> {
+        self.env.names(&self.lessons())
+    }
+}
+
 fn recall(env: &TestEnv, args: &[&str]) -> Run {
     let mut all = vec!["recall"];
     all.extend(args);
@@ -75,27 +101,22 @@ fn recall(env: &TestEnv, args: &[&str]) -> Run {
 #[test]
 fn a_lesson_applies_only_where_every_version_it_names_is_in_range() {
     let w = world();
-    let here = recall(&w.env, &["--project", &project("vite5")]);
-    let lines: Vec<&str> = here.ok().lines().collect();
-    assert_eq!(lines.len(), 2, "{}", here.stdout);
-    assert!(
-        lines[0].starts_with(&format!(
-            "{}  Vitest 4 cannot import vite/module-runner on Vite 5",
-            w.vitest
-        )) && lines[0].ends_with("[vite <6, vitest >=4]"),
-        "the more specific lesson first: {}",
-        here.stdout
-    );
-    assert!(lines[1].starts_with(&w.react), "{}", here.stdout);
+    // Both apply to vite 5; the more specific lesson first.
+    insta::assert_snapshot!(w.recall(&["--project", &project("vite5")]), @"
+    $ git lore recall --project [REPO]/tests/fixtures/projects/vite5
+    [vitest]  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]
+    [react]  React StrictMode runs effects twice in development  [any version of react]
+    ");
     // vite 8.0.16 is not <6: the vitest lesson expired for this project.
-    let there = recall(&w.env, &["--project", &project("vite8")]);
-    assert_eq!(there.ok().lines().count(), 1, "{}", there.stdout);
-    assert!(there.stdout.starts_with(&w.react));
-    let all = recall(&w.env, &["--project", &project("vite8"), "--all"]);
-    all.assert_ok_stdout(&format!(
-            "{}  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]  (not recalled: vite 8.0.16 is not <6)",
-            w.vitest
-        ));
+    insta::assert_snapshot!(w.recall(&["--project", &project("vite8")]), @"
+    $ git lore recall --project [REPO]/tests/fixtures/projects/vite8
+    [react]  React StrictMode runs effects twice in development  [any version of react]
+    ");
+    insta::assert_snapshot!(w.recall(&["--project", &project("vite8"), "--all"]), @"
+    $ git lore recall --project [REPO]/tests/fixtures/projects/vite8 --all
+    [react]  React StrictMode runs effects twice in development  [any version of react]
+    [vitest]  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]  (not recalled: vite 8.0.16 is not <6)
+    ");
 }
 
 #[test]
@@ -104,25 +125,32 @@ fn stack_overrides_work_with_no_lockfile_at_all() {
     let empty = w.env.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let p = empty.to_str().unwrap();
-    let none = recall(&w.env, &["--project", p]);
-    assert_eq!(none.ok(), "");
-    none.assert_stderr("no lesson applies to the versions installed in");
-    let r = recall(
-        &w.env,
-        &[
-            "--project",
-            p,
-            "--stack",
-            "vite@5.4.21",
-            "--stack",
-            "vitest@4.1.9",
-        ],
-    );
-    assert!(r.ok().starts_with(&w.vitest), "{}", r.stdout);
-    let r = recall(&w.env, &["--project", p, "--stack", "vite@5.4.21", "--all"]);
-    r.assert_ok_stdout("(not recalled: vitest not installed)");
-    let bad = recall(&w.env, &["--project", p, "--stack", "vite"]);
-    bad.assert_refused("--stack");
+    insta::assert_snapshot!(w.recall(&["--project", p]), @"
+    $ git lore recall --project [TMP]/empty
+    [stderr] no lesson applies to the versions installed in [TMP]/empty (0 packages found)
+    ");
+    insta::assert_snapshot!(w.recall(&[
+        "--project",
+        p,
+        "--stack",
+        "vite@5.4.21",
+        "--stack",
+        "vitest@4.1.9",
+    ]), @"
+    $ git lore recall --project [TMP]/empty --stack vite@5.4.21 --stack vitest@4.1.9
+    [vitest]  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]
+    ");
+    insta::assert_snapshot!(w.recall(&["--project", p, "--stack", "vite@5.4.21", "--all"]), @"
+    $ git lore recall --project [TMP]/empty --stack vite@5.4.21 --all
+    [vitest]  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]  (not recalled: vitest not installed)
+    [react]  React StrictMode runs effects twice in development  [any version of react]  (not recalled: react not installed)
+    [stderr] no lesson applies to the versions installed in [TMP]/empty (1 packages found)
+    ");
+    insta::assert_snapshot!(w.recall(&["--project", p, "--stack", "vite"]), @r#"
+    $ git lore recall --project [TMP]/empty --stack vite
+    [stderr] git-lore: --stack "vite" has no version: write NAME@VERSION, e.g. vite@5.4.21 or pypi:requests@2.31.0
+    [exit 1]
+    "#);
 }
 
 #[test]
@@ -133,47 +161,204 @@ fn the_json_form_is_versioned_and_whole() {
         &["--project", &project("vite5"), "--format", "json"],
     );
     let j: Value = serde_json::from_str(r.ok()).unwrap();
-    assert_eq!(j["format"], "git-lore.recall/1");
-    let first = &j["lessons"][0];
-    assert_eq!(first["id"], w.vitest.as_str());
-    assert_eq!(
-        first["rationale"],
-        "vite/module-runner ships in Vite 6; Vitest 4 assumes it exists."
+    let shown = serde_json::to_string_pretty(&j).unwrap();
+    let shown = w
+        .names()
+        .iter()
+        .fold(shown, |s, (from, to)| s.replace(from, to));
+    insta::assert_snapshot!(shown, @r#"
+    {
+      "all": false,
+      "counts": {
+        "applies": 2,
+        "hidden": 0,
+        "not_applies": 0,
+        "superseded": 0,
+        "unknown": 0
+      },
+      "format": "git-lore.recall/1",
+      "lessons": [
+        {
+          "claim": "Vitest 4 cannot import vite/module-runner on Vite 5",
+          "file_patterns": [],
+          "id": "[vitest]",
+          "matched": [
+            {
+              "ecosystem": "npm",
+              "key": "vite",
+              "name": "vite",
+              "range": "<6",
+              "source": "package-lock.json",
+              "version": "5.4.21",
+              "workspace": "."
+            },
+            {
+              "ecosystem": "npm",
+              "key": "vitest",
+              "name": "vitest",
+              "range": ">=4",
+              "source": "package-lock.json",
+              "version": "4.1.9",
+              "workspace": "."
+            }
+          ],
+          "promoted_at": "2026-08-05T10:00:00Z",
+          "rationale": "vite/module-runner ships in Vite 6; Vitest 4 assumes it exists.",
+          "resolution": "Pin vitest to 3.x until Vite 6 lands.",
+          "scope": {
+            "kind": "versioned",
+            "versions": {
+              "vite": "<6",
+              "vitest": ">=4"
+            }
+          },
+          "source": "org",
+          "specificity": {
+            "bounds": 2,
+            "keys": 2
+          },
+          "stack": [
+            "vite",
+            "vitest"
+          ],
+          "task_kinds": [],
+          "visibility": "org",
+          "workspaces": [
+            "."
+          ]
+        },
+        {
+          "claim": "React StrictMode runs effects twice in development",
+          "file_patterns": [
+            "src/**/*.tsx"
+          ],
+          "id": "[react]",
+          "matched": [
+            {
+              "ecosystem": "npm",
+              "key": "react",
+              "name": "react",
+              "range": null,
+              "source": "package-lock.json",
+              "version": "18.3.1",
+              "workspace": "."
+            }
+          ],
+          "promoted_at": "2026-08-05T10:00:00Z",
+          "rationale": "Effects mount, unmount and mount again to surface missing cleanups.",
+          "resolution": "Write effects with a cleanup; do not count on a single run.",
+          "scope": {
+            "justification": "StrictMode has double-invoked effects in every release since 18.",
+            "kind": "version_independent"
+          },
+          "source": "org",
+          "specificity": {
+            "bounds": 0,
+            "keys": 0
+          },
+          "stack": [
+            "react"
+          ],
+          "task_kinds": [],
+          "visibility": "org",
+          "workspaces": [
+            "."
+          ]
+        }
+      ],
+      "stack": {
+        "packages": 3,
+        "problems": [],
+        "workspaces": [
+          "."
+        ]
+      }
+    }
+    "#);
+}
+
+/// `--format json` is exact and inert on a terminal: a lesson's invisible
+/// characters and a workspace's bidi override come out as `\uXXXX`
+/// escapes, never raw, and parse back to the same strings.
+#[test]
+fn json_escapes_bidi_and_invisible_characters() {
+    let env = TestEnv::new();
+    env.init();
+    let mut c: Value = serde_json::from_str(CANDIDATE).unwrap();
+    let rationale = format!(
+        "{} Noted \u{2764}\u{fe0f} with a zero\u{200b}width space.",
+        c["rationale"].as_str().unwrap()
     );
-    assert_eq!(j["counts"]["applies"], 2);
+    c["rationale"] = rationale.clone().into();
+    let id = approved(&env, 1, &c, None);
+    let dir = env.path().join("hostile");
+    let ws = dir.join("\u{202e}gnp.exe");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::copy(
+        format!("{}/package-lock.json", project("vite5")),
+        ws.join("package-lock.json"),
+    )
+    .unwrap();
+    let r = recall(
+        &env,
+        &["--project", dir.to_str().unwrap(), "--format", "json"],
+    );
+    let out = r.ok();
+    for raw in ['\u{202e}', '\u{200b}', '\u{fe0f}'] {
+        assert!(!out.contains(raw), "raw U+{:04X} in:\n{out}", raw as u32);
+    }
+    assert!(out.contains("\"\\u202egnp.exe\""), "{out}");
+    assert!(
+        out.contains("Noted ❤\\ufe0f with a zero\\u200bwidth space."),
+        "{out}"
+    );
+    let j: Value = serde_json::from_str(out).unwrap();
+    assert_eq!(j["lessons"][0]["id"], id.as_str());
+    assert_eq!(j["lessons"][0]["rationale"], rationale.as_str());
+    assert_eq!(j["stack"]["workspaces"], json!(["\u{202e}gnp.exe"]));
+    assert_eq!(
+        j["lessons"][0]["matched"][0]["workspace"],
+        "\u{202e}gnp.exe"
+    );
 }
 
 #[test]
 fn markdown_fits_its_budget_most_specific_first() {
     let w = world();
-    let full = recall(
-        &w.env,
-        &["--project", &project("vite5"), "--format", "markdown"],
-    );
-    assert!(full.ok().contains(&w.vitest) && full.stdout.contains(&w.react));
-    let cut = recall(
-        &w.env,
-        &[
-            "--project",
-            &project("vite5"),
-            "--format",
-            "markdown",
-            "--budget",
-            "420",
-        ],
-    );
-    let md = cut.ok();
+    insta::assert_snapshot!(w.recall(&["--project", &project("vite5"), "--format", "markdown"]), @"
+    $ git lore recall --project [REPO]/tests/fixtures/projects/vite5 --format markdown
+    ## Lessons for this project (git-lore)
+
+    Approved lessons that hold for the versions installed here, most specific first. `git lore show ID` prints one in full.
+
+    - Vitest 4 cannot import vite/module-runner on Vite 5 — fix: Pin vitest to 3.x until Vite 6 lands. (`vite <6`, `vitest >=4`; [vitest])
+    - React StrictMode runs effects twice in development — fix: Write effects with a cleanup; do not count on a single run. (any version of `react`; [react])
+    ");
+    let budget = [
+        "--project",
+        &project("vite5"),
+        "--format",
+        "markdown",
+        "--budget",
+        "420",
+    ];
+    let md = recall(&w.env, &budget).ok().to_owned();
     assert!(
         md.chars().count() <= 420,
         "{} characters:\n{md}",
         md.chars().count()
     );
-    assert!(
-        md.contains(&w.vitest),
-        "the most specific lesson stays:\n{md}"
-    );
-    assert!(!md.contains(&w.react), "{md}");
-    assert!(md.ends_with("1 more: `git lore recall --all`\n"), "{md}");
+    // The most specific lesson stays.
+    insta::assert_snapshot!(w.recall(&budget), @"
+    $ git lore recall --project [REPO]/tests/fixtures/projects/vite5 --format markdown --budget 420
+    ## Lessons for this project (git-lore)
+
+    Approved lessons that hold for the versions installed here, most specific first. `git lore show ID` prints one in full.
+
+    - Vitest 4 cannot import vite/module-runner on Vite 5 — fix: Pin vitest to 3.x until Vite 6 lands. (`vite <6`, `vitest >=4`; [vitest])
+
+    1 more: `git lore recall --all`
+    ");
 }
 
 #[test]
@@ -188,12 +373,43 @@ fn a_broken_lockfile_is_named_and_the_others_still_count() {
     .unwrap();
     std::fs::write(dir.join("package.json"), r#"{"workspaces": ["web"]}"#).unwrap();
     std::fs::write(dir.join("Cargo.lock"), "this is [not toml\n").unwrap();
-    let st = w.env.lore(&["stack", "--project", dir.to_str().unwrap()]);
-    st.assert_ok_stdout("vite 5.4.21  npm  web/package-lock.json");
-    st.assert_stderr("Cargo.lock");
-    let r = recall(&w.env, &["--project", dir.to_str().unwrap()]);
-    assert!(r.ok().starts_with(&w.vitest), "{}", r.stdout);
-    r.assert_stderr("Cargo.lock");
+    insta::assert_snapshot!(w.session(&["stack", "--project", dir.to_str().unwrap()]), @"
+    $ git lore stack --project [TMP]/monorepo
+    react 18.3.1  npm  web/package-lock.json
+    vite 5.4.21  npm  web/package-lock.json
+    vitest 4.1.9  npm  web/package-lock.json
+    [stderr] Cargo.lock: invalid TOML: line 1: key with no value, expected `=`
+    ");
+    insta::assert_snapshot!(w.recall(&["--project", dir.to_str().unwrap()]), @"
+    $ git lore recall --project [TMP]/monorepo
+    [vitest]  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]
+    [react]  React StrictMode runs effects twice in development  [any version of react]
+    [stderr] Cargo.lock: invalid TOML: line 1: key with no value, expected `=`
+    ");
+}
+
+/// What the session-start hook said, every field of its JSON: the line for
+/// the person, then what the agent is given, as text.
+#[track_caller]
+fn hook_said(stdout: &str) -> String {
+    let mut j: Value = serde_json::from_str(stdout).unwrap();
+    let mut out = String::new();
+    if let Some(m) = j.as_object_mut().unwrap().remove("systemMessage") {
+        out.push_str(&format!("systemMessage: {}\n", m.as_str().unwrap()));
+    }
+    if let Some(mut h) = j.as_object_mut().unwrap().remove("hookSpecificOutput") {
+        let h = h.as_object_mut().unwrap();
+        let event = h.remove("hookEventName").unwrap();
+        let context = h.remove("additionalContext").unwrap();
+        assert!(h.is_empty(), "{h:?}");
+        out.push_str(&format!(
+            "hookEventName: {}\nadditionalContext:\n{}",
+            event.as_str().unwrap(),
+            context.as_str().unwrap()
+        ));
+    }
+    assert_eq!(j, json!({}), "nothing else");
+    out
 }
 
 fn session_start(env: &TestEnv, cwd: &str) -> Run {
@@ -211,25 +427,24 @@ fn the_session_start_hook_hands_lessons_to_the_agent_and_counts_to_the_person() 
     w.env.config("lore.transform.backend", "offline");
     w.env.lore(&["ingest", f.to_str().unwrap()]).ok();
     let r = session_start(&w.env, &project("vite5"));
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let j: Value = serde_json::from_str(&r.stdout).unwrap();
-    let context = j["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap();
-    assert_eq!(j["hookSpecificOutput"]["hookEventName"], "SessionStart");
-    assert!(
-        context.contains(&w.vitest) && context.contains(&w.react),
-        "{context}"
-    );
-    assert!(
-        !context.contains("await"),
-        "the waiting count is for the person"
-    );
-    assert_eq!(
-        j["systemMessage"],
-        "git-lore: 1 lesson awaits your decision: `git lore list`"
-    );
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
     assert!(r.stdout.len() < 10_000);
+    // The lessons for the agent; the waiting count for the person.
+    let said = w
+        .names()
+        .iter()
+        .fold(hook_said(&r.stdout), |s, (from, to)| s.replace(from, to));
+    insta::assert_snapshot!(said, @"
+    systemMessage: git-lore: 1 lesson awaits your decision: `git lore list`
+    hookEventName: SessionStart
+    additionalContext:
+    ## Lessons for this project (git-lore)
+
+    Approved lessons that hold for the versions installed here, most specific first. `git lore show ID` prints one in full.
+
+    - Vitest 4 cannot import vite/module-runner on Vite 5 — fix: Pin vitest to 3.x until Vite 6 lands. (`vite <6`, `vitest >=4`; [vitest])
+    - React StrictMode runs effects twice in development — fix: Write effects with a cleanup; do not count on a single run. (any version of `react`; [react])
+    ");
 }
 
 #[test]
@@ -269,16 +484,37 @@ fn the_session_start_hook_never_fails_a_session() {
         "config: rubrics\n\nLore-Format: 1\nLore-Action: config\nLore-Reason: rubrics\n",
         crate::common::Sign::Unsigned,
     );
-    let started = std::time::Instant::now();
+    // Nobody opens the FIFO for writing while the hook runs: it must answer
+    // on its own, with the read still blocked. (A guard opens the FIFO only
+    // if the hook has not answered after two minutes, so a hook that waits
+    // for the read fails this test instead of hanging it.)
+    let (answered, guard_wait) = std::sync::mpsc::channel::<()>();
+    let guard = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            if guard_wait
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .is_ok()
+            {
+                return false;
+            }
+            // Non-blocking: with no reader left, there is nothing to open.
+            use std::os::unix::fs::OpenOptionsExt;
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+                .open(&fifo);
+            true
+        })
+    };
     let r = session_start(&env, &project("vite5"));
-    assert!(started.elapsed() < std::time::Duration::from_secs(8));
-    assert_eq!(r.code, 0);
-    let j: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(
-        j["systemMessage"],
-        "git-lore: no lessons this session (recall took too long)"
+    let _ = answered.send(());
+    assert!(
+        !guard.join().unwrap(),
+        "the hook answered only once the FIFO it was reading was opened"
     );
-    assert!(j.get("hookSpecificOutput").is_none());
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    insta::assert_snapshot!(hook_said(&r.stdout), @"systemMessage: git-lore: no lessons this session (recall took too long)");
     // The marker set for programs git-lore starts from hooks: a no-op.
     let o = env
         .lore_cmd(&["hook", "session-start"])
@@ -301,17 +537,34 @@ fn exports_land_where_agents_read_them_and_rerunning_changes_nothing() {
     .unwrap();
     std::fs::write(dir.join("AGENTS.md"), "# App\n\nBuild with `make`.\n").unwrap();
     let p = dir.to_str().unwrap();
-    w.env
-        .lore(&["export", "--format", "agents-md", "--project", p])
-        .ok();
+    insta::assert_snapshot!(w.session(&["export", "--format", "agents-md", "--project", p]), @"
+    $ git lore export --format agents-md --project [TMP]/app
+    [stderr] [TMP]/app/AGENTS.md: 2 lessons in the git-lore section
+    ");
+    // The person's text stays; one section of ours follows it.
     let once = std::fs::read_to_string(dir.join("AGENTS.md")).unwrap();
-    assert!(once.starts_with("# App\n\nBuild with `make`.\n"), "{once}");
-    assert_eq!(once.matches("<!-- git-lore:begin -->").count(), 1);
-    assert!(once.contains(&w.vitest) && once.contains(&w.react));
-    let r = w
-        .env
-        .lore(&["export", "--format", "agents-md", "--project", p]);
-    r.assert_stderr("(unchanged)");
+    let shown = w
+        .names()
+        .iter()
+        .fold(once.clone(), |s, (from, to)| s.replace(from, to));
+    insta::assert_snapshot!(shown, @"
+    # App
+
+    Build with `make`.
+
+    <!-- git-lore:begin -->
+    ## Lessons from git-lore
+
+    Lessons that hold for the versions this project has installed, most specific first. Generated by `git lore export --format agents-md`: do not edit between the markers, re-running replaces this section. `git lore show ID` prints a lesson in full.
+
+    - Vitest 4 cannot import vite/module-runner on Vite 5 — fix: Pin vitest to 3.x until Vite 6 lands. (`vite <6`, `vitest >=4`; [vitest])
+    - React StrictMode runs effects twice in development — fix: Write effects with a cleanup; do not count on a single run. (any version of `react`; [react])
+    <!-- git-lore:end -->
+    ");
+    insta::assert_snapshot!(w.session(&["export", "--format", "agents-md", "--project", p]), @"
+    $ git lore export --format agents-md --project [TMP]/app
+    [stderr] [TMP]/app/AGENTS.md: 2 lessons in the git-lore section (unchanged)
+    ");
     assert_eq!(
         std::fs::read_to_string(dir.join("AGENTS.md")).unwrap(),
         once
@@ -330,8 +583,21 @@ fn exports_land_where_agents_read_them_and_rerunning_changes_nothing() {
         .map(|n| std::fs::read_to_string(dir.join(".cursor/rules").join(n)).unwrap())
         .find(|t| t.contains(&w.react))
         .unwrap();
-    assert!(react_rule.starts_with("---\n"), "{react_rule}");
-    assert!(react_rule.contains("src/**/*.tsx"), "{react_rule}");
+    insta::assert_snapshot!(react_rule.replace(&w.react, "[react]"), @r#"
+    ---
+    description: "React StrictMode runs effects twice in development"
+    globs: src/**/*.tsx
+    alwaysApply: false
+    ---
+
+    # React StrictMode runs effects twice in development
+
+    Effects mount, unmount and mount again to surface missing cleanups.
+
+    **Fix:** Write effects with a cleanup; do not count on a single run.
+
+    Scope: `any version of react`. Lesson [react]: `git lore show [react]` prints it in full.
+    "#);
     w.env
         .lore(&["export", "--format", "cursor-rules", "--project", p])
         .ok();

@@ -72,6 +72,30 @@ fn pool(env: &TestEnv) -> Pool {
     }
 }
 
+impl Pool {
+    /// The five lessons as a transcript shows them: `[a]` … `[e]`.
+    fn names(&self) -> [(&str, &str); 5] {
+        [
+            (&self.a, "[a]"),
+            (&self.b, "[b]"),
+            (&self.c, "[c]"),
+            (&self.d, "[d]"),
+            (&self.e, "[e]"),
+        ]
+    }
+
+    /// `git lore args…`: its transcript, the lessons shown by name.
+    fn session(&self, env: &TestEnv, args: &[&str]) -> String {
+        env.session_with(args, &self.names())
+    }
+
+    /// `git lore args…` with `input` on stdin: its transcript.
+    fn session_stdin(&self, env: &TestEnv, args: &[&str], input: &str) -> String {
+        let r = env.lore_stdin(args, input.as_bytes());
+        crate::common::transcript(args, &r, &env.names(&self.names()))
+    }
+}
+
 fn input(env: &TestEnv, id: &str) -> Value {
     serde_json::from_str(env.lore(&["relate", id, "--input"]).ok()).unwrap()
 }
@@ -171,11 +195,14 @@ fn refusals_exit_1_and_write_nothing() {
     let env = TestEnv::new();
     let p = pool(&env);
     let before = refs(&env);
-    let r = env.lore(&["relate", "01M1E3VM1GAD8DSR0D4BG72GC9", "--input"]);
-    r.assert_refused("lesson 01M1E3VM1GAD8DSR0D4BG72GC9 not found");
+    insta::assert_snapshot!(p.session(&env, &["relate", "01M1E3VM1GAD8DSR0D4BG72GC9", "--input"]), @"
+    $ git lore relate 01M1E3VM1GAD8DSR0D4BG72GC9 --input
+    [stderr] git-lore: lesson 01M1E3VM1GAD8DSR0D4BG72GC9 not found
+    [exit 1]
+    ");
     let pending = art(9, "vite 5.4.0 dev server crashes again", CRASH_FIX);
     let file = env.artifacts_file("p.jsonl", &[pending]);
-    env.lore(&["ingest", file.to_str().unwrap()]).ok();
+    let full = crate::common::lesson_of(env.lore(&["ingest", file.to_str().unwrap()]).ok());
     let id = env
         .lore(&["list"])
         .ok()
@@ -187,18 +214,26 @@ fn refusals_exit_1_and_write_nothing() {
         .unwrap()
         .to_owned();
     let before_pending = refs(&env);
-    let r = env.lore(&["relate", &id]);
-    r.assert_refused("it is not promoted; only lessons in a pool can be related");
+    // Named by the short id `list` shows.
+    let shown = p
+        .session(&env, &["relate", &id])
+        .replace(&full, "[pending]")
+        .replace(&id, "[pending, short]");
+    insta::assert_snapshot!(shown, @"
+    $ git lore relate [pending, short]
+    [stderr] git-lore: lesson [pending]: it is not promoted; only lessons in a pool can be related
+    [exit 1]
+    ");
     assert_eq!(refs(&env), before_pending);
-    let r = env.lore(&["relate", "--all"]);
-    assert_eq!(r.code, 2, "no judge configured");
+    // No judge configured: exit 2, with the command that configures one.
+    insta::assert_snapshot!(p.session(&env, &["relate", "--all"]), @"
+    $ git lore relate --all
+    [stderr] git-lore: no relation judge is configured; to use the built-in offline judge, run `git -C [TMP]/lessons.git config lore.relate.backend offline` (or set lore.relate.command to a model program)
+    [exit 2]
+    ");
     let fix = format!(
         "git -C {} config lore.relate.backend offline",
         env.repo().display()
-    );
-    assert_eq!(
-        r.stderr,
-        format!("git-lore: no relation judge is configured; to use the built-in offline judge, run `{fix}` (or set lore.relate.command to a model program)\n")
     );
     // The command it gives is the one that configures the judge.
     let ran = Command::new("sh")
@@ -208,11 +243,18 @@ fn refusals_exit_1_and_write_nothing() {
         .status()
         .unwrap();
     assert!(ran.success());
-    let r = env.lore(&["relate", "--all"]);
-    r.assert_refused("refusing to relate without --yes: stdin is not a terminal");
+    insta::assert_snapshot!(p.session(&env, &["relate", "--all"]), @"
+    $ git lore relate --all
+    [stderr] 5 lessons promoted to relate with the offline backend
+    [stderr] git-lore: refusing to relate without --yes: stdin is not a terminal to ask on
+    [exit 1]
+    ");
     env.config("lore.relate.cap", "0");
-    let r = env.lore(&["relate", &p.a]);
-    r.assert_refused("lore.relate.cap neighbour cap must be between 1 and 64; got 0");
+    insta::assert_snapshot!(p.session(&env, &["relate", &p.a]), @"
+    $ git lore relate [a]
+    [stderr] git-lore: lore.relate.cap neighbour cap must be between 1 and 64; got 0
+    [exit 1]
+    ");
     assert_eq!(refs(&env), before_pending);
     assert_ne!(before, before_pending);
 }
@@ -224,22 +266,19 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     // No judge configured: nothing is queued, relate cannot judge (exit 2).
     let status = env.lore(&["status"]).ok().to_owned();
     assert!(!status.contains("waiting for relation"), "{status}");
-    let r = env.lore(&["relate", &p.b]);
-    assert_eq!(r.code, 2);
-    assert_eq!(
-        r.stderr,
-        format!(
-            "git-lore: lesson {} was not related; nothing was written and it stays queued: no relation judge is configured; to use the built-in offline judge, run `git -C {} config lore.relate.backend offline` (or set lore.relate.command to a model program)\n",
-            p.b,
-            env.repo().display()
-        )
-    );
+    insta::assert_snapshot!(p.session(&env, &["relate", &p.b]), @"
+    $ git lore relate [b]
+    [stderr] git-lore: lesson [b] was not related; nothing was written and it stays queued: no relation judge is configured; to use the built-in offline judge, run `git -C [TMP]/lessons.git config lore.relate.backend offline` (or set lore.relate.command to a model program)
+    [exit 2]
+    ");
     env.config("lore.relate.backend", "offline");
-    let status = env.lore(&["status"]).ok().to_owned();
-    assert!(
-        status.contains("lessons waiting for relation: 5 (`git lore relate --all`)"),
-        "{status}"
-    );
+    insta::assert_snapshot!(p.session(&env, &["status"]), @"
+    $ git lore status
+    lessons pending: 0
+    lessons confirmed (awaiting the jury): 0
+    lessons approved: 5, rejected: 0, passed: 0
+    lessons waiting for relation: 5 (`git lore relate --all`): [e], [d], [c], [a], [b]
+    ");
     let r = env.lore(&["relate", &p.b, "--json"]);
     let out: Value = serde_json::from_str(r.ok()).unwrap();
     let written: Vec<&str> = out["result"]["written"]
@@ -278,19 +317,33 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     assert_eq!(related["decisions"][0]["decision"], "merge");
     env.assert_verifies();
     // Recall: the superseded duplicate leads to its successor.
-    let recall = recall_all(&env);
-    assert!(
-        recall.contains(&format!(
-            "{}  {CRASH}  [vite =5.4.0]  (not recalled: superseded by {})",
-            p.a, p.b
-        )),
-        "{recall}"
-    );
-    let show = env.lore(&["show", &p.a]).ok().to_owned();
-    assert!(
-        show.contains(&format!("superseded by: {}\n", p.b)),
-        "{show}"
-    );
+    insta::assert_snapshot!(recall_all(&env, &p), @"
+    $ git lore recall --project proj --stack vite@5.4.0 --all
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
+    [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
+    [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [d]  vite 6.0.0 dev server crashes on start  [vite =6.0.0]  (not recalled: vite 5.4.0 is not =6.0.0)
+    [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (not recalled: superseded by [b])
+    ");
+    insta::assert_snapshot!(p.session(&env, &["show", &p.a]), @"
+    $ git lore show [a]
+    id:          [a] (short: 01KZ8NV6803)
+    status:      approved
+    visibility:  org
+    artifact:    01J00000000W00000000000001
+    claim:       vite 5.4.0 dev server crashes on start
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
+    resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
+    stack:       vite
+    scope:       vite =5.4.0
+    verdict:     approved (gate_passed), score 1
+    judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline adversarial judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    pool entry:  superseded
+    superseded by: [b]
+    ");
     // The absorbed lesson's history includes the merge that retired it.
     let log = env.lore(&["log", &p.a]).ok().to_owned();
     assert!(
@@ -298,14 +351,17 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
         "{log}"
     );
     // Related once: asking again is refused, and writes nothing.
-    writes_nothing(&env, &["relate", &p.b], 1, "it was related already");
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["relate", &p.b], 1), @"
+    $ git lore relate [b]
+    [stderr] git-lore: lesson [b]: it was related already (related/R/6/[b].json); `git lore show [b]` shows how
+    [exit 1]
+    ");
     // The offline judge abstains where it has no duplicate: exit 2.
-    writes_nothing(
-        &env,
-        &["relate", &p.d],
-        2,
-        "stays queued: the judge abstained",
-    );
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["relate", &p.d], 2), @"
+    $ git lore relate [d]
+    [stderr] git-lore: lesson [d] was not related; nothing was written and it stays queued: the judge abstained
+    [exit 2]
+    ");
 }
 
 #[test]
@@ -325,12 +381,14 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
         ],
     );
     let file = env.write("v.json", &v);
-    let r = env.lore(&["relate", &p.c, "--verdict", &format!("@{}", file.display())]);
-    let out = r.ok().to_owned();
-    assert!(
-        out.starts_with(&format!("Lesson {} related on pool/org by external (", p.c)),
-        "{out}"
-    );
+    insta::assert_snapshot!(p.session(&env, &["relate", &p.c, "--verdict", &format!("@{}", file.display())]), @"
+    $ git lore relate [c] --verdict @[TMP]/v.json
+    Lesson [c] related on pool/org by external (3 neighbours):
+      686839eb5fc3  supersede [a]: superseded by [c]
+      55af4c2449ed  refine [c]: refines [b]
+      dfb1189f28e3  contradict [e]: counter-observation from [c]
+      0ae8b315ce84  relate [c]: supersede, refine, contradict
+    ");
     let subjects = env
         .git(&["log", "pool/org", "--format=%s", "-4"])
         .ok()
@@ -405,31 +463,51 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
         )),
         "{summary}"
     );
-    let show = env.lore(&["show", &p.b]).ok().to_owned();
-    assert!(show.contains(&format!("refined by:  {}\n", p.c)), "{show}");
-    let show = env.lore(&["show", &p.c]).ok().to_owned();
-    assert!(show.contains(&format!("refines:     {}\n", p.b)), "{show}");
-    assert!(show.contains("related:     yes\n"), "{show}");
+    insta::assert_snapshot!(p.session(&env, &["show", &p.b]), @"
+    $ git lore show [b]
+    id:          [b] (short: 01KZ8NV6808)
+    status:      approved
+    visibility:  org
+    artifact:    01J00000000W00000000000002
+    claim:       vite 5.4.0 dev server crashes on start
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
+    resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
+    stack:       vite
+    scope:       vite =5.4.0
+    verdict:     approved (gate_passed), score 1
+    judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline adversarial judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    refined by:  [c]
+    related:     not yet (`git lore relate [b]`)
+    ");
+    insta::assert_snapshot!(p.session(&env, &["show", &p.c]), @"
+    $ git lore show [c]
+    id:          [c] (short: 01KZ8NV680G)
+    status:      approved
+    visibility:  org
+    artifact:    01J00000000W00000000000003
+    claim:       vite 5.4.0 dev server crashes on start when server.hmr is off
+    rationale:   With server.hmr disabled the dev server crashes on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
+    resolution:  Fixed by setting server.hmr.timeout to 60 in vite.config.ts.
+    stack:       vite
+    scope:       vite =5.4.0
+    verdict:     approved (gate_passed), score 1
+    judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline adversarial judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    refines:     [b]
+    related:     yes
+    ");
     // Recall shows the link on both lessons, in text and in JSON.
-    let recalled = env
-        .lore(&["recall", "--stack", "vite@5.4.0"])
-        .ok()
-        .to_owned();
-    let line = |id: &str| {
-        recalled
-            .lines()
-            .find(|l| l.starts_with(id))
-            .unwrap_or_else(|| panic!("{id} recalled:\n{recalled}"))
-            .to_owned()
-    };
-    assert!(
-        line(&p.b).ends_with(&format!("  (refined by {})", p.c)),
-        "{recalled}"
-    );
-    assert!(
-        line(&p.c).ends_with(&format!("  (refines {})", p.b)),
-        "{recalled}"
-    );
+    insta::assert_snapshot!(p.session(&env, &["recall", "--stack", "vite@5.4.0"]), @"
+    $ git lore recall --stack vite@5.4.0
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (refined by [c])
+    [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]  (refines [b])
+    [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    ");
     let json: Value = serde_json::from_str(
         env.lore(&["recall", "--stack", "vite@5.4.0", "--format", "json"])
             .ok(),
@@ -504,13 +582,43 @@ fn one_bad_decision_voids_the_whole_batch_and_no_ref_moves() {
         ),
     ];
     let before = refs(&env);
+    // Exit 2 each, and nothing derived from a void is shown.
+    let mut said = String::new();
     for (v, mode) in &cases {
-        let r = env.lore_stdin(&["relate", &p.c, "--verdict", "-"], v.as_bytes());
-        assert_eq!(r.code, 2, "{mode}: {}", r.stderr);
-        r.assert_stderr(&format!("stays queued: the verdict was voided ({mode})"));
-        assert_eq!(r.stdout, "", "nothing derived from a void is shown");
+        said.push_str(&format!("# {mode}\n"));
+        said.push_str(&p.session_stdin(&env, &["relate", &p.c, "--verdict", "-"], v));
         assert_eq!(refs(&env), before, "{mode}: a ref moved");
     }
+    insta::assert_snapshot!(said, @r#"
+    # phantom_id
+    $ git lore relate [c] --verdict -
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (phantom_id): decisions[1].target_ids names an id that was never presented: [d]
+    [exit 2]
+    # self_reference
+    $ git lore relate [c] --verdict -
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (self_reference): decisions[1].target_ids names the candidate itself ([c])
+    [exit 2]
+    # enum_violation
+    $ git lore relate [c] --verdict -
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (enum_violation): decisions[1].decision is not exactly one of the six: "Refine"
+    [exit 2]
+    # duplicate_target
+    $ git lore relate [c] --verdict -
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (duplicate_target): decisions[1].target_ids repeats [a]
+    [exit 2]
+    # unparseable
+    $ git lore relate [c] --verdict -
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (unparseable): the verdict is not JSON: expected value at line 1 column 1
+    [exit 2]
+    # empty
+    $ git lore relate [c] --verdict -
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (empty): the envelope carries zero decisions
+    [exit 2]
+    # partial
+    $ git lore relate [c] --verdict -
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (partial): decisions[0] has a rationale that does not name the surface "vite.config.ts"
+    [exit 2]
+    "#);
     let t = telemetry(&env);
     assert_eq!(t["batches"], cases.len());
     assert_eq!(t["voided"], cases.len());
@@ -533,9 +641,7 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     let judge = env.stub("relate-judge", "cat >/dev/null; sleep 30");
     env.config("lore.relate.command", judge.to_str().unwrap());
     env.config("lore.relate.timeout", "1");
-    let r = env.lore(&["relate", &p.c]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    r.assert_stderr("the verdict was voided (timeout)");
+    let mut said = p.session(&env, &["relate", &p.c]);
     // Hung after printing half a verdict: never applied partially.
     env.stub(
         "relate-judge",
@@ -544,17 +650,11 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
             p.c
         ),
     );
-    let r = env.lore(&["relate", &p.c]);
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    r.assert_stderr("the verdict was voided (timeout)");
+    said.push_str(&p.session(&env, &["relate", &p.c]));
     env.stub("relate-judge", "cat >/dev/null; echo boom >&2; exit 3");
-    let r = env.lore(&["relate", &p.c]);
-    assert_eq!(r.code, 2);
-    r.assert_stderr("the verdict was voided (unparseable): the model program failed (exited with status 3): boom");
+    said.push_str(&p.session(&env, &["relate", &p.c]));
     env.stub("relate-judge", "cat >/dev/null");
-    let r = env.lore(&["relate", &p.c]);
-    assert_eq!(r.code, 2);
-    r.assert_stderr("the verdict was voided (empty)");
+    said.push_str(&p.session(&env, &["relate", &p.c]));
     // A verdict that is valid but for one byte that is not UTF-8.
     let skip = verdict(
         &p.c,
@@ -562,9 +662,26 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     )
     .replace("XX", "\\377");
     env.stub("relate-judge", &format!("cat >/dev/null; printf '{skip}'"));
-    let r = env.lore(&["relate", &p.c]);
-    assert_eq!(r.code, 2, "{}", r.stdout);
-    r.assert_stderr("the verdict was voided (unparseable): the judge's answer is not UTF-8 text");
+    said.push_str(&p.session(&env, &["relate", &p.c]));
+    // A timeout, one after half a verdict, a crash, silence, not UTF-8:
+    // each voids the batch (exit 2).
+    insta::assert_snapshot!(said, @r#"
+    $ git lore relate [c]
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (timeout): judge "[TMP]/bin/relate-judge" did not answer within 1s and was killed
+    [exit 2]
+    $ git lore relate [c]
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (timeout): judge "[TMP]/bin/relate-judge" did not answer within 1s and was killed
+    [exit 2]
+    $ git lore relate [c]
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (unparseable): the model program failed (exited with status 3): boom
+    [exit 2]
+    $ git lore relate [c]
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (empty): the judge printed nothing
+    [exit 2]
+    $ git lore relate [c]
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the verdict was voided (unparseable): the judge's answer is not UTF-8 text
+    [exit 2]
+    "#);
     assert_eq!(refs(&env), before);
     let status = env.lore(&["status"]).ok().to_owned();
     assert!(status.contains(&p.c), "still queued:\n{status}");
@@ -583,8 +700,11 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
         ),
     );
     env.config("lore.relate.model", "judge-model-1");
-    let r = env.lore(&["relate", &p.c]);
-    r.assert_ok_stdout("by judge-model-1");
+    insta::assert_snapshot!(p.session(&env, &["relate", &p.c]), @"
+    $ git lore relate [c]
+    Lesson [c] related on pool/org by judge-model-1 (3 neighbours):
+      2c18665d379c  relate [c]: skip
+    ");
     let prompt = std::fs::read_to_string(seen).unwrap();
     assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
     assert_trailers(&env, "relate", &["Lore-Model: judge-model-1"]);
@@ -617,12 +737,11 @@ fn a_verdict_whose_effect_cannot_be_resolved_applies_nothing() {
         ),
     );
     env.config("lore.relate.command", judge.to_str().unwrap());
-    let r = env.lore(&["relate", &p.c]);
-    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
-    r.assert_stderr(&format!(
-        "an effect could not be resolved: {} exists already",
-        fanout("related", &p.c)
-    ));
+    insta::assert_snapshot!(p.session(&env, &["relate", &p.c]), @"
+    $ git lore relate [c]
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: an effect could not be resolved: related/H/J/[c].json exists already
+    [exit 2]
+    ");
     let subjects = env
         .git(&["log", "pool/org", "--format=%s", "-2"])
         .ok()
@@ -649,22 +768,20 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     );
     contradict(&env, &p.e, &p.a);
     assert_eq!(past_threshold(&env), 1);
-    let text = env.lore(&["status"]).ok().to_owned();
-    assert!(
-        text.contains(&format!(
-            "lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`, `git lore judge --contradicted`): {}\n",
-            p.a
-        )),
-        "{text}"
-    );
-    let listed = env.lore(&["contradictions"]).ok().to_owned();
-    assert!(
-        listed.starts_with(&format!(
-            "{} (pool/org, active): 2 counter-observations, threshold 2 reached: back to the jury (`git lore judge --contradicted`)\n",
-            p.a
-        )),
-        "{listed}"
-    );
+    insta::assert_snapshot!(p.session(&env, &["status"]), @"
+    $ git lore status
+    lessons pending: 0
+    lessons confirmed (awaiting the jury): 0
+    lessons approved: 5, rejected: 0, passed: 0
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
+    lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`, `git lore judge --contradicted`): [a]
+    ");
+    insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
+    $ git lore contradictions
+    [a] (pool/org, active): 2 counter-observations, threshold 2 reached: back to the jury (`git lore judge --contradicted`)
+      2026-08-03T15:59:48Z 01KZ8NV6808HYZNP83SK6BPVJ2: lesson [e] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+      2026-08-03T15:59:48Z 01KZ8NV680J5QQAWRAYH262TQK: lesson [c] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+    ");
     // Contradiction is a signal, not a verdict: the lesson is still active.
     let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "active");
@@ -713,10 +830,21 @@ fn relate_all_relates_the_queue_after_asking() {
     let r = env.lore(&["relate", "--all", "--yes", "--json"]);
     // The duplicates merge (whichever comes first absorbs the other); the
     // rest abstain offline and stay queued: exit 2.
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    r.assert_stderr("5 lessons promoted to relate with the offline backend");
-    r.assert_stderr("related: 1 applied, 3 not (still queued)");
-    assert!(!r.stderr.contains("not active"), "{}", r.stderr);
+    let stderr_only = crate::common::Run {
+        code: r.code,
+        stdout: String::new(),
+        stderr: r.stderr.clone(),
+    };
+    let args = ["relate", "--all", "--yes", "--json"];
+    insta::assert_snapshot!(crate::common::transcript(&args, &stderr_only, &env.names(&p.names())), @"
+    $ git lore relate --all --yes --json
+    [stderr] 5 lessons promoted to relate with the offline backend
+    [stderr] git-lore: lesson [e] was not related; nothing was written and it stays queued: the judge abstained
+    [stderr] git-lore: lesson [d] was not related; nothing was written and it stays queued: the judge abstained
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the judge abstained
+    [stderr] related: 1 applied, 3 not (still queued)
+    [exit 2]
+    ");
     let out: Value = serde_json::from_str(&r.stdout).unwrap();
     let results = out["results"].as_array().unwrap();
     assert_eq!(results.len(), 4, "the absorbed duplicate left the queue");
@@ -729,14 +857,13 @@ fn relate_all_relates_the_queue_after_asking() {
     assert_eq!(merged["lesson"], json!(winner));
     let gone = lesson(&env, loser);
     assert_eq!(gone["superseded_by"], json!(winner));
-    let status = env.lore(&["status"]).ok().to_owned();
-    assert!(
-        status.contains("lessons waiting for relation: 3 (`git lore relate --all`)"),
-        "{status}"
-    );
-    for id in [&p.c, &p.d, &p.e] {
-        assert!(status.contains(id.as_str()), "{id} still queued:\n{status}");
-    }
+    insta::assert_snapshot!(p.session(&env, &["status"]), @"
+    $ git lore status
+    lessons pending: 0
+    lessons confirmed (awaiting the jury): 0
+    lessons approved: 5, rejected: 0, passed: 0
+    lessons waiting for relation: 3 (`git lore relate --all`): [e], [d], [c]
+    ");
     env.assert_verifies();
 }
 
@@ -946,25 +1073,29 @@ fn contradicted() -> (TestEnv, Pool) {
     (env, p)
 }
 
-/// Runs `git lore args…`, checked to write nothing: it exits `code`,
-/// stderr says `message`, and no ref moved.
+/// Runs `git lore args…`, checked to write nothing: it exits `code` and no
+/// ref moved. Its transcript, the lessons shown by name.
 #[track_caller]
-fn writes_nothing(env: &TestEnv, args: &[&str], code: i32, message: &str) {
+fn writes_nothing(env: &TestEnv, p: &Pool, args: &[&str], code: i32) -> String {
     let before = refs(env);
     let r = env.lore(args);
     assert_eq!(r.code, code, "{}{}", r.stdout, r.stderr);
-    r.assert_stderr(message);
     assert_eq!(refs(env), before, "a refusal writes nothing");
+    crate::common::transcript(args, &r, &env.names(&p.names()))
 }
 
 /// `judge ID PANEL` on a lesson back with the jury, checked: it succeeds,
-/// its output starts with `says`, and the lesson's pool/org entry is
-/// `status` after.
+/// and the lesson's pool/org entry is `status` after. Its transcript (the
+/// panel shown as `[panel]`).
 #[track_caller]
-fn judge_again(env: &TestEnv, id: &str, panel: &str, says: &str, status: &str) {
-    let r = env.lore(&["judge", id, panel]);
-    assert!(r.ok().starts_with(says), "{}", r.stdout);
+fn judge_again(env: &TestEnv, p: &Pool, id: &str, panel: &str, status: &str) -> String {
+    let args = ["judge", id, panel];
+    let r = env.lore(&args);
+    r.ok();
     assert_eq!(lesson(env, id)["status"], status);
+    let mut names = vec![(panel, "[panel]")];
+    names.extend(p.names());
+    crate::common::transcript(&args, &r, &env.names(&names))
 }
 
 /// The pool/org entry of lesson `id`.
@@ -980,11 +1111,13 @@ fn past_threshold(env: &TestEnv) -> Value {
     s["contradicted"].clone()
 }
 
-/// `recall` of the test project with vite 5.4.0: what is recalled.
-fn recall_vite(env: &TestEnv) -> String {
-    env.lore(&["recall", "--project", "proj", "--stack", "vite@5.4.0"])
-        .ok()
-        .to_owned()
+/// `recall` of the test project with vite 5.4.0: its transcript.
+fn recall_vite(env: &TestEnv, p: &Pool) -> String {
+    std::fs::create_dir_all(env.path().join("proj")).unwrap();
+    p.session(
+        env,
+        &["recall", "--project", "proj", "--stack", "vite@5.4.0"],
+    )
 }
 
 /// A panel of both builtin judges, every criterion at `score`.
@@ -997,18 +1130,20 @@ fn panel(score: f64, passed: bool) -> String {
     json!([one("standard"), one("adversarial")]).to_string()
 }
 
-fn recall_all(env: &TestEnv) -> String {
+/// `recall --all` of the test project with vite 5.4.0: its transcript.
+fn recall_all(env: &TestEnv, p: &Pool) -> String {
     std::fs::create_dir_all(env.path().join("proj")).unwrap();
-    env.lore(&[
-        "recall",
-        "--project",
-        "proj",
-        "--stack",
-        "vite@5.4.0",
-        "--all",
-    ])
-    .ok()
-    .to_owned()
+    p.session(
+        env,
+        &[
+            "recall",
+            "--project",
+            "proj",
+            "--stack",
+            "vite@5.4.0",
+            "--all",
+        ],
+    )
 }
 
 #[test]
@@ -1017,47 +1152,34 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let p = pool(&env);
     // Not contradicted: the ledger's jury has nothing to judge.
     let low = panel(0.1, false);
-    writes_nothing(
-        &env,
-        &["judge", &p.a, &low],
-        1,
-        &format!("lesson {} is not confirmed; its status is: approved", p.a),
-    );
+    let shown = writes_nothing(&env, &p, &["judge", &p.a, &low], 1).replace(&low, "[panel]");
+    insta::assert_snapshot!(shown, @"
+    $ git lore judge [a] [panel]
+    [stderr] git-lore: lesson [a] is not confirmed; its status is: approved
+    [exit 1]
+    ");
     // Below the threshold: not yet.
     env.config("lore.relate.backend", "offline");
     contradict(&env, &p.c, &p.a);
-    writes_nothing(
-        &env,
-        &["judge", &p.a, &low],
-        1,
-        &format!(
-            "lesson {} is not waiting for the jury: it has 1 counter-observation, and the jury judges a lesson again at lore.relate.threshold (2)",
-            p.a
-        ),
-    );
+    let shown = writes_nothing(&env, &p, &["judge", &p.a, &low], 1).replace(&low, "[panel]");
+    insta::assert_snapshot!(shown, @"
+    $ git lore judge [a] [panel]
+    [stderr] git-lore: lesson [a] is not waiting for the jury: it has 1 counter-observation, and the jury judges a lesson again at lore.relate.threshold (2)
+    [exit 1]
+    ");
     contradict(&env, &p.e, &p.a);
     // Garbage is "could not judge": nothing written, exit 2.
-    writes_nothing(
-        &env,
-        &["judge", &p.a, "not json"],
-        2,
-        &format!(
-            "lesson {} could not be judged again; nothing was written and it still waits for the jury",
-            p.a
-        ),
-    );
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", &p.a, "not json"], 2), @"
+    $ git lore judge [a] not json
+    [stderr] git-lore: lesson [a] could not be judged again; nothing was written and it still waits for the jury. Re-run to retry: lesson [a]: the verdicts are not JSON: expected ident at line 1 column 2
+    [exit 2]
+    ");
 
     let failing = panel(0.2, false);
-    judge_again(
-        &env,
-        &p.a,
-        &failing,
-        &format!(
-            "Lesson {} is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (",
-            p.a
-        ),
-        "refuted",
-    );
+    insta::assert_snapshot!(judge_again(&env, &p, &p.a, &failing, "refuted"), @"
+    $ git lore judge [a] [panel]
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (70051be32ba2).
+    ");
     let t = assert_trailers(
         &env,
         "judge",
@@ -1095,42 +1217,38 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     assert_eq!(c["lessons"][0]["status"], "refuted");
     assert_eq!(c["lessons"][0]["past_threshold"], false);
     assert_eq!(past_threshold(&env), 0);
-    let recall = recall_all(&env);
-    assert!(
-        recall.contains(&format!(
-            "{}  {CRASH}  [vite =5.4.0]  (not recalled: refuted)",
-            p.a
-        )),
-        "{recall}"
-    );
-    let plain = recall_vite(&env);
-    assert!(!plain.contains(&p.a), "{plain}");
-    assert!(
-        plain.contains(&p.b),
-        "its duplicate is still recalled\n{plain}"
-    );
+    insta::assert_snapshot!(recall_all(&env, &p), @"
+    $ git lore recall --project proj --stack vite@5.4.0 --all
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
+    [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
+    [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [d]  vite 6.0.0 dev server crashes on start  [vite =6.0.0]  (not recalled: vite 5.4.0 is not =6.0.0)
+    [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (not recalled: refuted)
+    ");
+    // Its duplicate is still recalled.
+    insta::assert_snapshot!(recall_vite(&env, &p), @"
+    $ git lore recall --project proj --stack vite@5.4.0
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
+    [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
+    [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    ");
     // Refuted is final for the jury.
-    writes_nothing(
-        &env,
-        &["judge", &p.a, &failing],
-        1,
-        "it is refuted; only an active lesson is judged again",
-    );
+    let shown =
+        writes_nothing(&env, &p, &["judge", &p.a, &failing], 1).replace(&failing, "[panel]");
+    insta::assert_snapshot!(shown, @"
+    $ git lore judge [a] [panel]
+    [stderr] git-lore: lesson [a] is not waiting for the jury: it is refuted; only an active lesson is judged again
+    [exit 1]
+    ");
 }
 
 #[test]
 fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidence() {
     let (env, p) = contradicted();
-    judge_again(
-        &env,
-        &p.a,
-        &panel(0.95, true),
-        &format!(
-            "Lesson {} stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (",
-            p.a
-        ),
-        "active",
-    );
+    insta::assert_snapshot!(judge_again(&env, &p, &p.a, &panel(0.95, true), "active"), @"
+    $ git lore judge [a] [panel]
+    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (6a6d253143d2); it waits again when more are recorded.
+    ");
     let rec = pool_file(
         &env,
         &format!(
@@ -1146,42 +1264,60 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     assert_eq!(rec["model"], Value::Null);
     assert_trailers(&env, "judge", &["Lore-Status: active", "Lore-Pool: org"]);
     env.assert_verifies();
-    let show = env.lore(&["show", &p.a]).ok().to_owned();
-    assert!(
-        show.contains("contradicted: 2 counter-observations (`git lore contradictions`)\nupheld:      by the jury at 2 counter-observations\n"),
-        "{show}"
-    );
+    insta::assert_snapshot!(p.session(&env, &["show", &p.a]), @"
+    $ git lore show [a]
+    id:          [a] (short: 01KZ8NV6803)
+    status:      approved
+    visibility:  org
+    artifact:    01J00000000W00000000000001
+    claim:       vite 5.4.0 dev server crashes on start
+    rationale:   The loader rejects the config file on boot. Scoped to exactly the versions seen (vite 5.4.0): the text states no wider range.
+    resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
+    stack:       vite
+    scope:       vite =5.4.0
+    verdict:     approved (gate_passed), score 1
+    judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline adversarial judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
+    contradicted: 2 counter-observations (`git lore contradictions`)
+    upheld:      by the jury at 2 counter-observations
+    related:     not yet (`git lore relate [a]`)
+    ");
     // Off the queue: status, contradictions and judge itself say so.
     assert_eq!(past_threshold(&env), 0);
-    let text = env.lore(&["status"]).ok().to_owned();
-    assert!(!text.contains("contradicted past the threshold"), "{text}");
-    let listed = env.lore(&["contradictions"]).ok().to_owned();
-    assert!(
-        listed.starts_with(&format!(
-            "{} (pool/org, active): 2 counter-observations, upheld by the jury at 2\n",
-            p.a
-        )),
-        "{listed}"
-    );
-    writes_nothing(
-        &env,
-        &["judge", &p.a, &panel(0.1, false)],
-        1,
-        "the jury upheld it at 2 counter-observations; it waits again when more are recorded",
-    );
-    writes_nothing(
-        &env,
-        &["judge", "--contradicted", "--yes"],
-        0,
-        "0 contradicted lessons to judge again",
-    );
+    insta::assert_snapshot!(p.session(&env, &["status"]), @"
+    $ git lore status
+    lessons pending: 0
+    lessons confirmed (awaiting the jury): 0
+    lessons approved: 5, rejected: 0, passed: 0
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
+    ");
+    insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
+    $ git lore contradictions
+    [a] (pool/org, active): 2 counter-observations, upheld by the jury at 2
+      2026-08-03T15:59:48Z 01KZ8NV6808HYZNP83SK6BPVJ2: lesson [e] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+      2026-08-03T15:59:48Z 01KZ8NV680J5QQAWRAYH262TQK: lesson [c] contradicts this on server.hmr.timeout: both are about server.hmr.timeout on the vite 5.4.0 dev server
+    ");
+    let low = panel(0.1, false);
+    let shown = writes_nothing(&env, &p, &["judge", &p.a, &low], 1).replace(&low, "[panel]");
+    insta::assert_snapshot!(shown, @"
+    $ git lore judge [a] [panel]
+    [stderr] git-lore: lesson [a] is not waiting for the jury: the jury upheld it at 2 counter-observations; it waits again when more are recorded
+    [exit 1]
+    ");
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", "--contradicted", "--yes"], 0), @"
+    $ git lore judge --contradicted --yes
+    [stderr] 0 contradicted lessons to judge again with the offline judges
+    ");
     // Recall still returns it.
-    recall_all(&env);
-    let plain = recall_vite(&env);
-    assert!(
-        plain.starts_with(&format!("{}  {CRASH}  [vite =5.4.0]\n", p.a)),
-        "{plain}"
-    );
+    insta::assert_snapshot!(recall_vite(&env, &p), @"
+    $ git lore recall --project proj --stack vite@5.4.0
+    [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
+    [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
+    [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    ");
 
     // A third counter-observation sends it back. (b is an exact duplicate
     // of a; contradict is still a legal decision.)
@@ -1194,20 +1330,18 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
 fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_threshold() {
     let (env, p) = contradicted();
     // No terminal to ask on: refused, nothing written.
-    writes_nothing(
-        &env,
-        &["judge", "--contradicted"],
-        1,
-        "refusing to judge without --yes: stdin is not a terminal to ask on",
-    );
-    let r = env.lore(&["judge", "--contradicted", "--yes"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    r.assert_stderr(&format!(
-        "1 contradicted lesson to judge again with the offline judges: {}",
-        p.a
-    ));
-    r.assert_stderr("judged again: 1 refuted, 0 upheld, 0 could not judge");
-    r.assert_stdout(&format!("Lesson {} is now refuted on pool/org", p.a));
+    insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", "--contradicted"], 1), @"
+    $ git lore judge --contradicted
+    [stderr] 1 contradicted lesson to judge again with the offline judges: [a]
+    [stderr] git-lore: refusing to judge without --yes: stdin is not a terminal to ask on
+    [exit 1]
+    ");
+    insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes"]), @"
+    $ git lore judge --contradicted --yes
+    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (02e881834f86).
+    [stderr] 1 contradicted lesson to judge again with the offline judges: [a]
+    [stderr] judged again: 1 refuted, 0 upheld, 0 could not judge
+    ");
     let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "refuted");
     // Both offline judges fail grounding at the threshold: no majority.
@@ -1230,14 +1364,14 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
         "{msg}"
     );
     env.assert_verifies();
-    let recall = recall_all(&env);
-    assert!(
-        recall.contains(&format!(
-            "{}  {CRASH}  [vite =5.4.0]  (not recalled: refuted)",
-            p.a
-        )),
-        "{recall}"
-    );
+    insta::assert_snapshot!(recall_all(&env, &p), @"
+    $ git lore recall --project proj --stack vite@5.4.0 --all
+    [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]
+    [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]
+    [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
+    [d]  vite 6.0.0 dev server crashes on start  [vite =6.0.0]  (not recalled: vite 5.4.0 is not =6.0.0)
+    [a]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (not recalled: refuted)
+    ");
 }
 
 #[test]
@@ -1249,16 +1383,14 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
         &format!("cat >> {}; exit 3", seen.display()),
     );
     let before = refs(&env);
-    let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
-    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
-    r.assert_stdout(&format!(
-        "lesson {} could not be judged again; nothing was written and it still waits for the jury",
-        p.a
-    ));
-    r.assert_stderr(&format!(
-        "judged again: 0 refuted, 0 upheld, 1 could not judge: {}",
-        p.a
-    ));
+    insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes", "--backend", "command"]), @"
+    $ git lore judge --contradicted --yes --backend command
+    lesson [a] could not be judged again; nothing was written and it still waits for the jury. Re-run to retry: lesson [a]: judge standard: the model program failed (exited with status 3)
+    [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
+    [stderr] judged again: 0 refuted, 0 upheld, 1 could not judge: [a]
+    [stderr] judge: a judge program gave no answer; check the program `git -C [TMP]/lessons.git config lore.judge.command` shows, or use the built-in offline backend: `git -C [TMP]/lessons.git config lore.judge.backend offline`
+    [exit 2]
+    ");
     assert_eq!(refs(&env), before, "no ref moved");
     // The judge was shown the lesson and the counter-evidence.
     let prompt = std::fs::read_to_string(&seen).unwrap();
@@ -1278,9 +1410,12 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
         "good-judge",
         &format!("cat >/dev/null; cat {}", verdict.display()),
     );
-    let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
-    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    r.assert_stderr("judged again: 0 refuted, 1 upheld, 0 could not judge");
+    insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes", "--backend", "command"]), @"
+    $ git lore judge --contradicted --yes --backend command
+    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.9, gate_passed) against 2 counter-observations (e56789d4c0af); it waits again when more are recorded.
+    [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
+    [stderr] judged again: 0 refuted, 1 upheld, 0 could not judge
+    ");
     assert_trailers(&env, "judge", &["Lore-Status: active"]);
     env.assert_verifies();
 }
@@ -1394,10 +1529,18 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
             answer = answer.display(),
         ),
     );
-    let r = env.lore(&["judge", "--contradicted", "--yes", "--backend", "command"]);
-    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    let said = p.session(
+        &env,
+        &["judge", "--contradicted", "--yes", "--backend", "command"],
+    );
     assert!(mark.exists(), "the evidence arrived while the judges ran");
-    r.assert_stdout("changed while the jury deliberated");
+    insta::assert_snapshot!(said, @"
+    $ git lore judge --contradicted --yes --backend command
+    lesson [a] could not be judged again; nothing was written and it still waits for the jury. Re-run to retry: lesson [a]: the lesson changed while the jury deliberated; its verdict is not applied
+    [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
+    [stderr] judged again: 0 refuted, 0 upheld, 1 could not judge: [a]
+    [exit 2]
+    ");
     // Not upheld on evidence the jury never saw: it still waits.
     let c: Value = serde_json::from_str(env.lore(&["contradictions", "--json"]).ok()).unwrap();
     assert_eq!(c["lessons"][0]["count"], 3);

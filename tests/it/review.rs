@@ -609,17 +609,25 @@ fn a_rubrics_file_whose_weights_do_not_sum_to_one_is_refused() {
 #[test]
 fn a_verdict_is_not_applied_to_a_lesson_that_changed_while_the_jury_deliberated() {
     let (env, id) = confirmed("org");
-    // Judges that take their time and would approve anything.
+    // Judges that deliberate until the test lets them answer, and would
+    // approve anything.
     let verdict = env.passing_verdict(0.95, "fine");
+    let gate = env.gate("judge");
     env.judge_stub(
         "slow-judge",
-        &format!("cat >/dev/null; sleep 1; cat {}", verdict.display()),
+        &format!(
+            "cat >/dev/null; {}; cat {}",
+            gate.script(),
+            verdict.display()
+        ),
     );
     let child = env.spawn_lore(&["judge", "--all", "--yes"]);
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    // A judge has read its case: the jury is deliberating.
+    gate.wait_started();
     // Meanwhile the human widens the scope to "every version ever released".
     env.lore(&["unconfirm", &id]).ok();
     env.confirm_justified(&id, "org", "holds for every version ever released");
+    gate.release();
     let r = crate::common::Run::from(child.wait_with_output().unwrap());
     assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
     r.assert_stdout("changed while the jury deliberated");
@@ -978,9 +986,8 @@ fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGKILL);
-    }
+    // SIGKILL: no chance to finish what it was writing.
+    let _ = child.kill();
     child.wait().unwrap();
     let killed_at = pool_entries(&env);
     assert!(

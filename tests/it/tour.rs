@@ -6,19 +6,9 @@
 use crate::common::{lesson_for, TestEnv};
 
 /// Runs `git lore args…` and renders what it printed the way a terminal
-/// shows it: the command, stdout, then stderr, then the exit code when it
-/// is not 0. The test's directory reads as `[TMP]`.
+/// shows it ([`TestEnv::session`]).
 fn session(env: &TestEnv, args: &[&str]) -> String {
-    let r = env.lore(args);
-    let mut s = format!("$ git lore {}\n{}", args.join(" "), r.stdout);
-    for line in r.stderr.lines() {
-        s.push_str(&format!("[stderr] {line}\n"));
-    }
-    if r.code != 0 {
-        s.push_str(&format!("[exit {}]\n", r.code));
-    }
-    s.replace(&env.path().display().to_string(), "[TMP]")
-        .replace(env!("CARGO_MANIFEST_DIR"), "[REPO]")
+    env.session(args)
 }
 
 fn examples() -> String {
@@ -59,7 +49,7 @@ fn init_and_ingest_the_examples() {
     $ git lore list
     01KZ8NV6803  Hydration crash in next 14.2.3 with react 18.3.1
     01KZ8NV6808  npm 10.2.4 fails with E401 against the registry mirror
-    01KZ8NV680B  Vitest 4.1.9 / Vite 5.x mismatch, decided to pin
+    01KZ8NV680B  Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, because Vite 6 has not shipped yet.
     01KZ8NV680G  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
     ");
     insta::assert_snapshot!(session(&env, &["show", "01kz8nv680"]), @"
@@ -101,7 +91,7 @@ fn review_judge_and_audit_a_lesson() {
     visibility:  —
     artifact:    01M1E3VM1GAD8DSR0D4BG72GC0
     claim:       Hydration crash in next 14.2.3 with react 18.3.1
-    rationale:   Pages using useId rendered mismatched ids on the client after react 18.3.1 was installed by a lockfile refresh.
+    rationale:   Pages using useId rendered mismatched ids on the client after react 18.3.1 was installed by a lockfile refresh. Scoped to exactly the versions seen (next 14.2.3, react 18.3.1): the text states no wider range.
     resolution:  Fixed by pinning react to 18.2.0 in package.json until the next release of Next.js ships the patch.
     stack:       next, react
     scope:       next =14.2.3, react =18.3.1
@@ -135,7 +125,7 @@ fn review_judge_and_audit_a_lesson() {
     visibility:  public
     artifact:    01M1J2K3M4N5P6Q7R8S9T0V1W2
     claim:       npm 10.2.4 fails with E401 against the registry mirror
-    rationale:   Every install in CI failed with E401 after the runner image moved to npm 10.2.4.
+    rationale:   Every install in CI failed with E401 after the runner image moved to npm 10.2.4. Scoped to exactly the versions seen (npm 10.2.4): the text states no wider range.
     resolution:  Fixed by pointing .npmrc at https://npm.corp.internal/ with a token from ops@acme-internal.com.
     stack:       npm
     scope:       npm =10.2.4
@@ -149,15 +139,15 @@ fn review_judge_and_audit_a_lesson() {
     ");
     insta::assert_snapshot!(session(&env, &["log", &org]), @"
     $ git lore log 01KZ8NV6803YZCG55HHCEMRFNA
-    869f3febce61 2026-08-05T10:00:00Z ledger      promote 01KZ8NV6803YZCG55HHCEMRFNA: stamped, entry on pool/org
+    4bc665ce32c5 2026-08-05T10:00:00Z ledger      promote 01KZ8NV6803YZCG55HHCEMRFNA: stamped, entry on pool/org
         promote approved -> approved; signature: good (git-lore@localhost)
-    535de05ae50b 2026-08-05T10:00:00Z ledger      judge 01KZ8NV6803YZCG55HHCEMRFNA: approved under lesson-promotion (1)
+    6ecb77b0b6d1 2026-08-05T10:00:00Z ledger      judge 01KZ8NV6803YZCG55HHCEMRFNA: approved under lesson-promotion (1)
         judge confirmed -> approved (gate_passed); signature: good (git-lore@localhost)
-    94d30f9d65ab 2026-08-05T10:00:00Z ledger      confirm 01KZ8NV6803YZCG55HHCEMRFNA: org visibility
+    d9e26bf07c2a 2026-08-05T10:00:00Z ledger      confirm 01KZ8NV6803YZCG55HHCEMRFNA: org visibility
         confirm pending -> confirmed; signature: good (git-lore@localhost)
-    c6994d2a4cf2 2026-08-05T10:00:00Z ledger      propose 01KZ8NV6803YZCG55HHCEMRFNA: Hydration crash in next 14.2.3 with react 18.3.1
+    98ece0fbf8f6 2026-08-05T10:00:00Z ledger      propose 01KZ8NV6803YZCG55HHCEMRFNA: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (git-lore@localhost)
-    87e5a882a93f 2026-08-05T10:00:00Z pool/org    promote 01KZ8NV6803YZCG55HHCEMRFNA into pool/org
+    7cb2614966ad 2026-08-05T10:00:00Z pool/org    promote 01KZ8NV6803YZCG55HHCEMRFNA into pool/org
         promote -> active; signature: good (git-lore@localhost)
     ");
     insta::assert_snapshot!(session(&env, &["verify"]), @"
@@ -246,7 +236,7 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore log 01M1E6PK5RMERSTXPS7B2B66N8
-    a07fe0d3e424 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no_versions
+    bb09bc4dbd58 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no_versions
         decline (no_versions); signature: good (git-lore@localhost)
     [stderr] 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact; showing its history
     ");
@@ -441,11 +431,20 @@ fn the_readme_tour_works_as_written() {
     assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
     let repo = env.home().join(".local/share/git-lore/lessons.git");
     assert!(repo.join("HEAD").exists(), "the default location");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("Edited ") && l.ends_with(": scope.")),
+        "the tour's edit:\n{stdout}"
+    );
     assert!(stdout.contains("is now approved."), "{stdout}");
     assert!(stdout.contains("promoted to pool/org."), "{stdout}");
-    // recall prints the lesson for exactly those versions.
+    // recall prints the lesson, scoped by the ranges the session's
+    // evidence supports (vite <6), and the tour narrowed (vitest >=4 <5).
     assert!(
-        stdout.contains("Fix: pinned vitest to 3.2.4"),
+        stdout.contains(
+            "vitest 4.0+ requires vite 6.0 or newer; with vite 5.4.21 pin vitest to 3.2.4"
+        ),
         "recall shows the lesson:\n{stdout}"
     );
     assert!(

@@ -5,7 +5,9 @@
 //! Each scenario starts from a repository with real history (lessons
 //! proposed, confirmed, judged and promoted into pool/org and pool/local),
 //! forges one commit the way someone with access to the repository could,
-//! and checks what `verify` says about exactly that commit.
+//! and checks what `verify` says about exactly that commit. The
+//! `ambiguous_*` ones are signed by a listed key and break a rule of
+//! docs/trailers.md's "Unambiguous commits" instead.
 
 use serde_json::Value;
 
@@ -438,6 +440,156 @@ fn tampering_16_a_merge_that_adds_content_of_its_own() {
     );
 }
 
+/// A confirm of the pending lesson forged by the repository's own key (a
+/// listed signer) with `message` and `git`'s environment holding `vars`:
+/// its id, checked to be the ledger's tip.
+fn forge_ambiguous(w: &World, message: &str, vars: &[(&str, &str)]) -> String {
+    let path = w.proposal_path(&w.pending);
+    let record = w.confirmed_record("confirmed");
+    let c = w.env.forge_with(
+        vars,
+        "ledger",
+        Some("ledger"),
+        &[(&path, Some(&record))],
+        message,
+        Sign::Repo,
+    );
+    assert_eq!(w.env.ledger_commits()[0], c);
+    c
+}
+
+/// The rule a problem names: `(rule: NAME`.
+fn rule(name: &str) -> String {
+    format!("(rule: {name}")
+}
+
+#[test]
+fn ambiguous_1_a_second_lore_action() {
+    let w = world();
+    let message = w.confirm_message("pending", "confirmed").replace(
+        "Lore-Action: confirm\n",
+        "Lore-Action: confirm\nLore-Action: pass\n",
+    );
+    let c = forge_ambiguous(&w, &message, &[]);
+    // What stock git reads: two actions at once.
+    let read = w.env.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Lore-Action,valueonly,separator=%x2C)",
+        &c,
+    ]);
+    assert_eq!(read.ok().trim(), "confirm,pass");
+    w.assert_problem(
+        &c,
+        &format!(
+            "trailers unreadable: trailer Lore-Action is given 2 times {}; of the Lore- keys only Lore-Target and Lore-Judge repeat)",
+            rule("one value per key")
+        ),
+    );
+}
+
+#[test]
+fn ambiguous_2_a_second_lore_visibility() {
+    let w = world();
+    let message = w.confirm_message("pending", "confirmed").replace(
+        "Lore-Visibility: org\n",
+        "Lore-Visibility: org\nlore-visibility: public\n",
+    );
+    let c = forge_ambiguous(&w, &message, &[]);
+    w.assert_problem(
+        &c,
+        &format!(
+            "trailers unreadable: trailer Lore-Visibility is given 2 times {}",
+            rule("one value per key")
+        ),
+    );
+}
+
+#[test]
+fn ambiguous_3_trailers_that_contradict_the_record() {
+    let w = world();
+    // The record says org; the trailers say public.
+    let message = w
+        .confirm_message("pending", "confirmed")
+        .replace("Lore-Visibility: org\n", "Lore-Visibility: public\n");
+    let c = forge_ambiguous(&w, &message, &[]);
+    w.assert_problem(
+        &c,
+        &format!(
+            "confirm: Lore-Visibility says public but the record holds org {})",
+            rule("trailers agree with the record")
+        ),
+    );
+}
+
+#[test]
+fn ambiguous_4_an_author_who_is_not_the_signer() {
+    let w = world();
+    let c = forge_ambiguous(
+        &w,
+        &w.confirm_message("pending", "confirmed"),
+        &[
+            ("GIT_AUTHOR_NAME", "Mallory"),
+            ("GIT_AUTHOR_EMAIL", "mallory@example.org"),
+        ],
+    );
+    w.assert_problem(
+        &c,
+        &format!(
+            "author Mallory <mallory@example.org> is not git-lore@localhost, whom the signing key is listed for {})",
+            rule("the signer is the author and committer")
+        ),
+    );
+    // The same name as the signer's but another committer is refused too.
+    let w = world();
+    let c = forge_ambiguous(
+        &w,
+        &w.confirm_message("pending", "confirmed"),
+        &[("GIT_AUTHOR_NAME", "Mallory")],
+    );
+    w.assert_problem(
+        &c,
+        &format!(
+            "author Mallory <git-lore@localhost> is not the committer git-lore <git-lore@localhost> {})",
+            rule("the signer is the author and committer")
+        ),
+    );
+}
+
+#[test]
+fn ambiguous_5_dates_in_2099_and_1970() {
+    let dates = rule("dates within a day of the parent and of now");
+    for (when, says) in [
+        (
+            "2099-01-01T00:00:00Z",
+            format!("date 2099-01-01T00:00:00Z is later than now (2026-08-05T10:00:00Z) by more than a day {dates})"),
+        ),
+        (
+            "1970-01-02T00:00:00Z",
+            format!("date 1970-01-02T00:00:00Z is earlier than its parent's (2026-08-05T10:00:00Z) by more than a day {dates})"),
+        ),
+    ] {
+        let w = world();
+        let c = forge_ambiguous(
+            &w,
+            &w.confirm_message("pending", "confirmed"),
+            &[("GIT_AUTHOR_DATE", when), ("GIT_COMMITTER_DATE", when)],
+        );
+        let lines = w.problems(&c);
+        for role in ["author", "committer"] {
+            let needle = format!("{role} {says}");
+            assert!(lines.iter().any(|l| l.contains(&needle)), "no {needle:?} in {lines:?}");
+        }
+        // Nothing builds on it.
+        let ledger = w.env.ledger_commits();
+        let r = w.env.lore(&["judge", "--all", "--yes"]);
+        r.assert_refused(&format!(
+            "refusing to build on ledger: commit {c} does not verify (author {says}"
+        ));
+        assert_eq!(w.env.ledger_commits(), ledger, "nothing written");
+    }
+}
+
 #[test]
 fn no_command_builds_on_a_forged_confirm() {
     // An unsigned commit confirms a lesson at public: no human chose that.
@@ -585,12 +737,14 @@ fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
     p["candidate"]["claim"] =
         "\u{1b}]0;pwned\u{7}title\u{1b}[2J\nfake 01KZ8NV680DDDDDDDDDDDDDD  row".into();
     p["candidate"]["rationale"] = "copy \u{1b}]52;c;cGF3bmVk\u{7} and \u{202e}gnp.exe".into();
-    w.env.forge(
+    let path = fanout("proposals", id);
+    let c = w.env.forge(
         "ledger",
         Some("ledger"),
-        &[(&fanout("proposals", id), Some(&record_text(&p)))],
+        &[(&path, Some(&record_text(&p)))],
         &format!(
-            "propose {id}: \u{1b}[31mred\u{1b}[0m\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {id}\nLore-Artifact: 01M1GKTGT0CZM08AJC6X1VR4QZ\nLore-Status: pending\n"
+            "propose {id}: \u{1b}[31mred\u{1b}[0m\n\nLore-Format: 1\nLore-Action: propose\nLore-Lesson: {id}\nLore-Artifact: 01M1GKTGT0CZM08AJC6X1VR4QZ\nLore-Status: pending\nLore-Model: {}\n",
+            p["model"].as_str().unwrap()
         ),
         Sign::Repo,
     );
@@ -606,9 +760,19 @@ fn hostile_text_in_history_reaches_the_terminal_only_as_text() {
         short.len() >= 4 && short.len() < 26 && id.starts_with(short),
         "{row}"
     );
+    // The content policy refuses the candidate's text, so the row is
+    // marked and `verify` names each rule.
     assert_eq!(
         rest,
-        "\\x1b]0;pwned\\x07title\\x1b[2J\\nfake 01KZ8NV680DDDDDDDDDDDDDD  row"
+        "\\x1b]0;pwned\\x07title\\x1b[2J\\nfake 01KZ8NV680DDDDDDDDDDDDDD  row  [unverified]"
+    );
+    w.assert_problem(&c, &format!("{path} /candidate/claim: contains a control character or line break; it must be one line (content rule control)"));
+    w.assert_problem(&c, &format!("{path} /candidate/rationale: contains the bidirectional control U+202E, which makes text display differently from what it says (content rule bidi)"));
+    w.assert_problem(
+        &c,
+        &format!(
+            "{path} /candidate/rationale: contains a control character (content rule control)"
+        ),
     );
     assert!(
         !list.stdout.contains('\u{1b}'),

@@ -29,7 +29,9 @@
 //!   artifact schema's names; `commit` is the commit miner's).
 //! - **Text.** The summary with its white space collapsed; the detail
 //!   trimmed (null when empty).
-//! - **Files.** Made relative to the session's cwd; paths outside it, with a
+//! - **Files.** Made relative to the session's cwd (an absolute path before
+//!   it is redacted, so a cwd in a home directory leaves no redaction
+//!   behind); paths outside it, with a
 //!   `..` component, or unusable are dropped; duplicates dropped. Whether a
 //!   file still exists is the caller's to check.
 //! - **Secrets.** The summary, detail and files are redacted
@@ -48,9 +50,10 @@ use super::redact::redact;
 use super::text::{collapse, sanitize};
 use super::transcript::Transcript;
 use super::{check, Kind, Moment, MomentError, Refused, MAX_FILE_CHARS};
+use crate::facts::Fact;
 use crate::model::{iso, Artifact, Id};
 use crate::pipeline::commits::{artifact_id, MAX_TIME_MS};
-use crate::review::disclosure::FindingKind;
+use crate::scanner::FindingKind;
 use crate::schema::{self, SchemaKind};
 
 /// The first line of every normalised moment: a new scheme gets a new one.
@@ -137,7 +140,7 @@ pub fn capture_id(time_ms: u64, session_id: &str, event: &str, kind: Kind, summa
 /// unusable, absolute outside `cwd` (or with no `cwd`), or climbs with `..`.
 pub fn relative_file(path: &str, cwd: Option<&str>) -> Option<String> {
     let path = path.trim();
-    if path.is_empty() || path.chars().any(char::is_control) {
+    if path.is_empty() || !path.chars().all(crate::content::text::is_shown) {
         return None;
     }
     let p = Path::new(path);
@@ -171,6 +174,54 @@ fn redaction_note(kinds: &[FindingKind]) -> String {
         if n == 1 { "finding" } else { "findings" },
         names.join(", ")
     )
+}
+
+/// A fact with its free text redacted like the rest of the moment. A fact
+/// whose names or versions the scanner flags is left out: a lesson is not
+/// scoped by a secret. `Ok(None)` then; an error only when text cannot be
+/// made clean at all.
+fn clean_fact(
+    f: &Fact,
+    clean: &mut dyn FnMut(&str) -> Result<String, MomentError>,
+) -> Result<Option<Fact>, MomentError> {
+    let mut f = f.clone();
+    let same = |clean: &mut dyn FnMut(&str) -> Result<String, MomentError>,
+                s: &str|
+     -> Result<bool, MomentError> { Ok(clean(s)? == sanitize(s)) };
+    match &mut f {
+        Fact::Requirement(r) => {
+            let mut names: Vec<&str> = vec![&r.package];
+            names.extend(r.by.as_ref().map(|b| b.name.as_str()));
+            names.extend(r.by.as_ref().and_then(|b| b.version.as_deref()));
+            names.extend(r.required.as_deref());
+            names.extend(r.found.as_deref());
+            for n in names {
+                if !same(clean, n)? {
+                    return Ok(None);
+                }
+            }
+            r.quote = clean(&r.quote)?;
+        }
+        Fact::Change(c) => {
+            let mut names: Vec<&str> = vec![&c.package];
+            names.extend(c.from.as_deref());
+            names.extend(c.to.as_deref());
+            for n in names {
+                if !same(clean, n)? {
+                    return Ok(None);
+                }
+            }
+            c.quote = clean(&c.quote)?;
+            if let Some(file) = c.file.as_mut() {
+                *file = clean(file)?;
+            }
+        }
+        Fact::Outcome(o) => {
+            o.command = clean(&o.command)?;
+            o.quote = clean(&o.quote)?;
+        }
+    }
+    Ok(Some(f))
 }
 
 /// Builds the artifact of one moment.
@@ -212,14 +263,30 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
     };
     let mut files: Vec<String> = Vec::new();
     for f in &m.files {
-        // Redacted before it is made relative: normalising first turns
-        // `https://user:pw@host` into `https:/user:pw@host`, which no longer
-        // reads as a URL with credentials.
-        let f = clean(f)?;
-        if let Some(rel) = relative_file(&f, t.cwd.as_deref()) {
+        // An absolute path is made relative before it is redacted: the cwd
+        // is often a home directory (`/Users/alice/app/x.ts` is `x.ts`, not
+        // `[redacted:home_path]/app/x.ts`). Anything else is redacted
+        // first: normalising turns `https://user:pw@host` into
+        // `https:/user:pw@host`, which no longer reads as a URL with
+        // credentials.
+        let f = sanitize(f);
+        let rel = if Path::new(f.trim()).is_absolute() {
+            relative_file(&f, t.cwd.as_deref())
+                .map(|r| clean(&r))
+                .transpose()?
+        } else {
+            relative_file(&clean(&f)?, t.cwd.as_deref())
+        };
+        if let Some(rel) = rel {
             if !files.contains(&rel) {
                 files.push(rel);
             }
+        }
+    }
+    let mut facts = Vec::new();
+    for f in &m.facts {
+        if let Some(f) = clean_fact(f, &mut clean)? {
+            facts.push(f);
         }
     }
     let detail = if redacted.is_empty() {
@@ -245,6 +312,7 @@ fn one(t: &Transcript, m: &Moment, p: &Provenance<'_>) -> Result<Captured, Momen
         files,
         session_id: session.map(str::to_owned),
         trigger: Some(p.trigger.as_str().into()),
+        facts,
     };
     let value =
         serde_json::to_value(&artifact).map_err(|e| MomentError::SchemaInvalid(e.to_string()))?;
@@ -304,12 +372,15 @@ mod tests {
     use crate::pipeline::capture::testdata::transcript;
     use crate::pipeline::transform::{decide, Determination as Outcome};
     use crate::pipeline::{offline_transform as transform_offline, pregate};
-    use crate::review::disclosure::scan;
+    use crate::scanner::scan;
     use serde_json::json;
     use sha2::{Digest, Sha256};
 
     const KEY: &str = "3f9c2a7b1d04";
     const FINAL_EVENT: &str = "00000014-4c1d-4e2a-9b7f-a11ce0000014";
+    /// The failed test run the session's evidence starts at.
+    const FAILED_TEST_EVENT: &str = "00000005-4c1d-4e2a-9b7f-a11ce0000005";
+    const CREATED: &str = "2026-06-10T08:30:20Z";
 
     fn hook() -> Provenance<'static> {
         Provenance {
@@ -339,7 +410,7 @@ mod tests {
         assert_eq!(all.len(), 1);
         let c = &all[0];
         let a = &c.artifact;
-        assert_eq!(c.event, FINAL_EVENT);
+        assert_eq!(c.event, FAILED_TEST_EVENT);
         assert_eq!(c.redacted, []);
         assert_eq!(a.kind, "decision");
         assert_eq!(a.project_key, KEY);
@@ -349,11 +420,12 @@ mod tests {
             a.session_id.as_deref(),
             Some("5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13")
         );
-        assert_eq!(a.created_at, "2026-06-10T08:30:55Z");
-        assert_eq!(a.updated_at.as_deref(), Some("2026-06-10T08:30:55Z"));
+        assert_eq!(a.created_at, CREATED);
+        assert_eq!(a.updated_at.as_deref(), Some(CREATED));
         assert_eq!(a.files, ["package.json"]);
+        assert!(!a.facts.is_empty(), "the session's evidence is kept");
         let ts = transcript("version-mismatch")
-            .event(FINAL_EVENT)
+            .event(FAILED_TEST_EVENT)
             .unwrap()
             .timestamp
             .unwrap();
@@ -373,15 +445,15 @@ mod tests {
             v["applies_to"],
             json!({
                 "stack": ["vite", "vitest"],
-                "scope": {"kind": "versioned", "versions": {"vite": "=5.4.21", "vitest": "=4.0.5"}},
+                "scope": {"kind": "versioned", "versions": {"vite": "<6", "vitest": ">=4"}},
                 "file_patterns": [],
                 "task_kinds": []
             })
         );
-        assert_eq!(v["evidence"]["resolution"], json!(a.summary));
+        assert_eq!(v["claim"], json!(a.summary));
         assert_eq!(
-            v["rationale"],
-            "Cause: vitest 4.0.5 imports vite/module-runner, an entry point that only exists from Vite 6, while this workspace is on vite 5.4.21."
+            v["evidence"]["resolution"],
+            "Pin vitest to 3.2.4 in package.json until vite is upgraded to 6.0 or newer."
         );
         assert_eq!(v["evidence"]["artifact_ids"], json!([a.id.to_string()]));
         assert_eq!(
@@ -394,7 +466,7 @@ mod tests {
     fn the_id_is_the_event_time_and_the_hash_of_the_normalised_moment() {
         let a = &captured("version-mismatch", &hook())[0].artifact;
         let normal = format!(
-            "git-lore capture v1\nsession 5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13\nevent {FINAL_EVENT}\nkind decision\nsummary {}",
+            "git-lore capture v1\nsession 5b0f3c1e-8d2a-4f6b-9c71-2e4d8a6f0b13\nevent {FAILED_TEST_EVENT}\nkind decision\nsummary {}",
             a.summary
         );
         let digest = Sha256::digest(normal.as_bytes());
@@ -521,6 +593,7 @@ mod tests {
                 .into(),
             detail: None,
             files: vec!["notes/ops@acme-corp.com.md".into()],
+            facts: Vec::new(),
         };
         let built = build(&t, &[m], &hook()).unwrap();
         let a = &built.artifacts[0].artifact;
@@ -534,6 +607,32 @@ mod tests {
             a.detail.as_deref(),
             Some("Redacted by git-lore capture: 2 disclosure scanner findings (github_token, email).")
         );
+    }
+
+    #[test]
+    fn files_under_a_cwd_in_a_home_directory_are_made_relative_first() {
+        let mut t = transcript("version-mismatch");
+        t.cwd = Some("/Users/alice.moreau/acme-web".into());
+        let m = Moment {
+            event: FINAL_EVENT.into(),
+            kind: Kind::Decision,
+            summary: "Pinned vitest to 3.2.4 in /Users/alice.moreau/acme-web/package.json.".into(),
+            detail: None,
+            files: vec![
+                "/Users/alice.moreau/acme-web/package.json".into(),
+                "/Users/alice.moreau/elsewhere/x.ts".into(),
+                "packages/ui/package.json".into(),
+            ],
+            facts: Vec::new(),
+        };
+        let built = build(&t, &[m], &hook()).unwrap();
+        let a = &built.artifacts[0].artifact;
+        assert_eq!(a.files, ["package.json", "packages/ui/package.json"]);
+        assert_eq!(
+            a.summary,
+            "Pinned vitest to 3.2.4 in [redacted:home_path]/acme-web/package.json."
+        );
+        assert_eq!(built.artifacts[0].redacted, [FindingKind::HomePath]);
     }
 
     #[test]
@@ -647,6 +746,7 @@ mod tests {
             summary: "Clearing the pnpm store did not help.".into(),
             detail: None,
             files: vec![],
+            facts: Vec::new(),
         };
         let built = build(&t, &[m], &hook()).unwrap();
         let a = &built.artifacts[0].artifact;

@@ -34,6 +34,7 @@
 //! and ingests the artifacts.
 
 pub mod artifact;
+pub mod evidence;
 pub mod hook;
 pub mod offline;
 pub mod prompt;
@@ -115,6 +116,9 @@ pub struct Moment {
     /// Files it concerns, as the backend gives them (made relative by
     /// [`artifact::build`]).
     pub files: Vec<String>,
+    /// The evidence read from the session (`crate::facts`): the resolver
+    /// error, what changed, what succeeded after.
+    pub facts: Vec<crate::facts::Fact>,
 }
 
 /// Why one moment yields no artifact. The other moments are unaffected.
@@ -151,7 +155,7 @@ pub enum MomentError {
     #[error("names {count} files, over the limit of {limit}")]
     TooManyFiles { count: usize, limit: usize },
     /// A file entry that is no path.
-    #[error("names a file {0:?} that is empty, over 512 characters, or holds control characters")]
+    #[error("names a file {0:?} that is empty, over 512 characters, or holds control, bidi or invisible characters")]
     BadFile(String),
     /// The cited event has no timestamp, so there is no time for the id.
     #[error("cites event {0:?}, which has no timestamp")]
@@ -215,7 +219,9 @@ pub(crate) fn quote(s: &str, max: usize) -> String {
 /// Checks a moment's fields against the bounds and the transcript: the event
 /// is in it, the summary is non-empty and at most [`MAX_SUMMARY_CHARS`], the
 /// detail at most [`MAX_DETAIL_CHARS`], at most [`MAX_FILES`] files of 1 to
-/// [`MAX_FILE_CHARS`] characters without control characters.
+/// [`MAX_FILE_CHARS`] characters, every one shown as itself
+/// ([`crate::content::text::is_shown`]: no control, bidi or invisible
+/// character).
 pub fn check(m: &Moment, t: &Transcript) -> Result<(), MomentError> {
     if t.event(&m.event).is_none() {
         return Err(MomentError::NotInTranscript(quote(&m.event, 80)));
@@ -247,7 +253,9 @@ pub fn check(m: &Moment, t: &Transcript) -> Result<(), MomentError> {
         });
     }
     if let Some(bad) = m.files.iter().find(|f| {
-        f.trim().is_empty() || f.chars().count() > MAX_FILE_CHARS || f.chars().any(char::is_control)
+        f.trim().is_empty()
+            || f.chars().count() > MAX_FILE_CHARS
+            || !f.chars().all(crate::content::text::is_shown)
     }) {
         return Err(MomentError::BadFile(quote(bad, 80)));
     }
@@ -292,6 +300,7 @@ mod tests {
             summary: "Pinned vitest to 3.2.4.".into(),
             detail: None,
             files: vec!["package.json".into()],
+            facts: Vec::new(),
         }
     }
 
@@ -336,7 +345,7 @@ mod tests {
         );
         assert_eq!(
             with(&|m| m.files = vec!["a\u{0}b".into()]),
-            "names a file \"a\\0b\" that is empty, over 512 characters, or holds control characters"
+            "names a file \"a\\0b\" that is empty, over 512 characters, or holds control, bidi or invisible characters"
         );
         let mut m = moment();
         m.summary = "é".repeat(MAX_SUMMARY_CHARS);

@@ -41,6 +41,14 @@
 //!    in assistant text is kept, else the first in a tool result. A final
 //!    summary restating the fix is then not a second moment.
 //!
+//! Before these rules, **rule 0**: the session's evidence
+//! (`super::evidence`): a resolver error or a failed install, build or
+//! test, what changed after it (install commands, manifest edits,
+//! installers' reports) and the run that then succeeded, drafted by
+//! `crate::facts::lesson`. A moment made by rule 0 carries those facts;
+//! a sentence moment naming a package rule 0 already covers is the same
+//! fix, and is dropped.
+//!
 //! Deliberately conservative: a missed moment costs a lesson the command
 //! backend may still find; a wrong one costs a person's review time.
 
@@ -58,6 +66,9 @@ use crate::pipeline::offline_transform::analyse;
 /// The rules of the offline capture backend, as the module doc states them.
 pub const RULES: &str = "\
 offline capture rules (deterministic, no network, no model):
+0. Evidence: a resolver error or a failed install/build/test, the changes after it (install commands, manifest edits, \
+installers' reports) and the run that then succeeded become one moment with those facts, drafted by src/facts/lesson.rs; \
+sentence moments about the same packages are dropped.
 1. Sources: assistant text blocks, and the results of every tool except the file readers (Read, Grep, Glob, LS, NotebookRead). \
 User prompts, tool calls and thinking are not read.
 2. Text: markdown flattened (fences, heading and quote marks, backticks, ** and __ removed), cut into sentences as the offline transform cuts them.
@@ -181,6 +192,7 @@ fn probe(summary: &str, detail: Option<&str>) -> Artifact {
         files: Vec::new(),
         session_id: None,
         trigger: None,
+        facts: Vec::new(),
     }
 }
 
@@ -230,6 +242,7 @@ fn from_block(text: &str, event: &str, files: &[String], from_tool: bool, out: &
                 summary,
                 detail,
                 files: files.to_vec(),
+                facts: Vec::new(),
             },
             scope: analysis.versions,
             from_tool,
@@ -237,8 +250,49 @@ fn from_block(text: &str, event: &str, files: &[String], from_tool: bool, out: &
     }
 }
 
-/// The moments of a transcript (rules 1–5), in transcript order.
+/// The moments of a transcript: the session's evidence first (rule 0,
+/// `super::evidence`), then rules 1–5 for what the evidence did not cover,
+/// in transcript order.
 pub fn moments(t: &Transcript) -> Vec<Moment> {
+    let mut evidence = super::evidence::moments(t);
+    let covered: Vec<String> = evidence
+        .iter()
+        .flat_map(|m| m.facts.iter().flat_map(|f| f.packages()))
+        .map(crate::facts::prose::canonical)
+        .collect();
+    let prose: Vec<Moment> = prose_moments(t)
+        .into_iter()
+        .filter(|m| {
+            // One moment per fix: a sentence about a fix the evidence
+            // already holds is that fix.
+            let names = crate::pipeline::offline_transform::analyse(&probe(
+                &m.summary,
+                m.detail.as_deref(),
+            ))
+            .versions;
+            !names
+                .keys()
+                .any(|n| covered.contains(&crate::facts::prose::canonical(n)))
+        })
+        .collect();
+    evidence.extend(prose);
+    // Indexes of the moments' events only: a map over every event of a
+    // 32 MiB transcript would cost megabytes for a handful of moments.
+    let wanted: std::collections::HashSet<&str> =
+        evidence.iter().map(|m| m.event.as_str()).collect();
+    let order: HashMap<&str, usize> = t
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| wanted.contains(e.uuid.as_str()))
+        .map(|(i, e)| (e.uuid.as_str(), i))
+        .collect();
+    evidence.sort_by_key(|m| order.get(m.event.as_str()).copied().unwrap_or(usize::MAX));
+    evidence
+}
+
+/// Rules 1–5: the moments stated in sentences.
+fn prose_moments(t: &Transcript) -> Vec<Moment> {
     let tool_names: HashMap<&str, &str> = t
         .events
         .iter()
@@ -316,25 +370,38 @@ mod tests {
     use crate::pipeline::capture::{read_transcript, Limits};
 
     const FINAL_EVENT: &str = "00000014-4c1d-4e2a-9b7f-a11ce0000014";
+    const FAILED_TEST_EVENT: &str = "00000005-4c1d-4e2a-9b7f-a11ce0000005";
 
     #[test]
-    fn the_version_mismatch_session_yields_exactly_its_resolution() {
+    fn the_version_mismatch_session_yields_exactly_its_evidence() {
+        // Rule 0 finds the failed test run, the requirement stated in the
+        // fetched guide and by the assistant, the manifest edit and the
+        // install that succeeded; the final message restates that fix and
+        // is not a second moment.
         let found = moments(&transcript("version-mismatch"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let m = &found[0];
+        assert_eq!(m.event, FAILED_TEST_EVENT);
         assert_eq!(
-            found,
-            [Moment {
-                event: FINAL_EVENT.into(),
-                kind: Kind::Decision,
-                summary: "Fix: pinned vitest to 3.2.4 (and @vitest/coverage-v8 to 3.2.4) in package.json, the newest release line that still supports Vite 5.".into(),
-                detail: Some(
-                    "Cause: vitest 4.0.5 imports vite/module-runner, an entry point that only exists from Vite 6, while this workspace is on vite 5.4.21.\n\
-                     All 48 tests in @acme/ui pass again.\n\
-                     When the workspace moves to Vite 6, vitest can go back to 4.x."
-                        .into()
-                ),
-                files: vec!["package.json".into()],
-            }]
+            m.summary,
+            "vitest 4.0+ requires vite 6.0 or newer; with vite 5.4.21 pin vitest to 3.2.4"
         );
+        assert_eq!(
+            m.detail.as_deref(),
+            Some(
+                "The session states: Vitest 4.0 requires Vite 6.0 or newer and Node.js 20 or newer. It was resolved by: edited package.json: vitest ^4.0.5 -> 3.2.4.\n\
+                 Pin vitest to 3.2.4 in package.json until vite is upgraded to 6.0 or newer."
+            )
+        );
+        assert_eq!(m.files, ["package.json"]);
+        assert!(m
+            .facts
+            .iter()
+            .any(|f| matches!(f, crate::facts::Fact::Outcome(o) if o.command == "pnpm install")));
+        // Without rule 0, the sentence rules still find the final message.
+        let prose = prose_moments(&transcript("version-mismatch"));
+        assert_eq!(prose.len(), 1);
+        assert_eq!(prose[0].event, FINAL_EVENT);
     }
 
     #[test]

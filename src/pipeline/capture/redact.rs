@@ -2,29 +2,28 @@
 //! becomes an artifact or goes into a prompt.
 //!
 //! Tool output comes from the user's machine and can hold keys, tokens,
-//! passwords, internal host names and e-mail addresses. Every span that
-//! [`crate::review::disclosure::scan`] reports is replaced with
-//! `[redacted:<kind>]` (`[redacted:aws_access_key]`), a text the scanner
-//! itself never flags, and the kinds redacted are returned so the caller can
-//! say so.
+//! passwords, internal host names, home directories and e-mail addresses.
+//! Every span that [`crate::scanner::find`] locates is replaced with
+//! `[redacted:<kind>]` (`[redacted:aws_access_key]`, `[redacted:home_path]`),
+//! a text the scanner itself never flags, and the kinds redacted are
+//! returned so the caller can say so. The scanner locates each finding in
+//! the text as written, through its disguises: a token with a zero-width
+//! space inside is replaced whole, a percent-encoded one where it is
+//! encoded, and a home path up to its user name (`[redacted:home_path]/src`).
 //!
-//! The scanner reports each finding's kind and a redacted excerpt (its first
-//! characters and its length), not its position. A finding is located by
-//! trying each place the excerpt's first characters occur, replacing the
-//! excerpt's length of text there, and scanning again: the place is the one
-//! whose replacement makes that finding go away (in context, so a version
-//! number that merely looks like an address is never mistaken for the
-//! address next to it). This repeats until the text scans clean.
-//!
-//! It fails closed ([`RedactError`]) when a finding cannot be located, or
-//! more than [`MAX_FINDINGS`] would have to be redacted: the caller must then
-//! drop the text, never keep it. This module must not decide what is a
-//! secret (that is the scanner's) nor write anything.
+//! The text is scanned again after each pass until it scans clean. It fails
+//! closed ([`RedactError`]) when more than [`MAX_FINDINGS`] would have to
+//! be redacted (every pass redacts at least one, so this also bounds the
+//! passes): the caller must then drop the text, never keep it. Each pass is
+//! one scan, so the bound is generous: a macOS transcript's tool output
+//! names the home directory in every path it prints. This
+//! module must not decide what is a secret (that is the scanner's) nor
+//! write anything.
 
-use crate::review::disclosure::{scan, Finding, FindingKind};
+use crate::scanner::{find, FindingKind};
 
 /// The most findings redacted in one text; past it the text is refused.
-pub const MAX_FINDINGS: usize = 64;
+pub const MAX_FINDINGS: usize = 256;
 
 /// A text with its findings replaced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,9 +37,6 @@ pub struct Redacted {
 /// Why a text could not be made clean.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RedactError {
-    /// The scanner reports a finding that could not be located.
-    #[error("a {0} finding could not be located for redaction")]
-    Unlocatable(FindingKind),
     /// Too many findings.
     #[error("more than {limit} findings to redact")]
     TooMany { limit: usize },
@@ -51,72 +47,32 @@ pub fn marker(kind: FindingKind) -> String {
     format!("[redacted:{kind}]")
 }
 
-/// The first characters and the length in characters that an excerpt
-/// (`"AKIA… (20 characters)"`) gives.
-fn excerpt_parts(f: &Finding) -> Option<(&str, usize)> {
-    let (head, rest) = f.excerpt.rsplit_once("… (")?;
-    let n = rest.strip_suffix(" characters)")?.parse().ok()?;
-    Some((head, n))
-}
-
-/// The byte index `chars` characters after `start`, if the text is that long.
-fn advance(text: &str, start: usize, chars: usize) -> Option<usize> {
-    let rest = &text[start..];
-    if chars == 0 {
-        return Some(start);
-    }
-    match rest.char_indices().nth(chars) {
-        Some((i, _)) => Some(start + i),
-        None => (rest.chars().count() == chars).then_some(text.len()),
-    }
-}
-
-fn count(findings: &[Finding], f: &Finding) -> usize {
-    findings
-        .iter()
-        .filter(|g| g.kind == f.kind && g.excerpt == f.excerpt)
-        .count()
-}
-
 /// Replaces every finding in `text` (see the module doc).
 pub fn redact(text: &str) -> Result<Redacted, RedactError> {
     let mut text = text.to_owned();
     let mut kinds = Vec::new();
     loop {
-        let findings = scan(&text);
-        let Some(first) = findings.first() else {
+        let found = find(&text);
+        if found.is_empty() {
             return Ok(Redacted { text, kinds });
-        };
-        if kinds.len() >= MAX_FINDINGS {
+        }
+        if kinds.len() + found.len() > MAX_FINDINGS {
             return Err(RedactError::TooMany {
                 limit: MAX_FINDINGS,
             });
         }
-        let (head, n) = excerpt_parts(first).ok_or(RedactError::Unlocatable(first.kind))?;
-        let before = count(&findings, first);
-        let starts: Vec<usize> = if head.is_empty() {
-            text.char_indices().map(|(i, _)| i).collect()
-        } else {
-            text.match_indices(head).map(|(i, _)| i).collect()
-        };
-        let replaced = starts.into_iter().find_map(|start| {
-            let end = advance(&text, start, n)?;
-            let candidate = format!("{}{}{}", &text[..start], marker(first.kind), &text[end..]);
-            (count(&scan(&candidate), first) < before).then_some(candidate)
-        });
-        match replaced {
-            Some(candidate) => {
-                kinds.push(first.kind);
-                text = candidate;
-            }
-            None => return Err(RedactError::Unlocatable(first.kind)),
+        // Spans are in text order and never overlap: replace from the end.
+        for l in found.iter().rev() {
+            text.replace_range(l.span.clone(), &marker(l.kind));
         }
+        kinds.extend(found.iter().map(|l| l.kind));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scanner::scan;
 
     const KEY: &str = "AKIA4ZQ7XKD2NPLM3R8T";
 
@@ -247,11 +203,31 @@ mod tests {
     }
 
     #[test]
-    fn excerpts_parse() {
-        let f = &scan(&format!("x {KEY}"))[0];
-        assert_eq!(excerpt_parts(f), Some(("AKIA", 20)));
-        assert_eq!(advance("aé b", 0, 2), Some(3));
-        assert_eq!(advance("ab", 0, 2), Some(2));
-        assert_eq!(advance("ab", 0, 3), None);
+    fn a_home_path_keeps_the_path_and_loses_the_name() {
+        let text = "failed to load config from /home/alice/acme-web/packages/ui/vitest.config.ts \
+                    (C:\\Users\\carol\\repo on Windows, /Users/bob.smith/repo on a Mac); \
+                    CI ran in /home/runner/work/acme-web";
+        let r = redact(text).unwrap();
+        assert_eq!(
+            r.text,
+            "failed to load config from [redacted:home_path]/acme-web/packages/ui/vitest.config.ts \
+             ([redacted:home_path]\\repo on Windows, [redacted:home_path]/repo on a Mac); \
+             CI ran in /home/runner/work/acme-web"
+        );
+        assert_eq!(r.kinds, [FindingKind::HomePath; 3]);
+    }
+
+    #[test]
+    fn disguised_and_encoded_secrets_are_replaced_where_they_are_written() {
+        let token = concat!("ghp_", "16C7e42F292c6912E7710c838347Ae178B4a");
+        let hidden = token.replacen("42F", "4\u{200B}2F", 1);
+        let encoded = token.replace('_', "%5F");
+        let text = format!("a {hidden} b https://x.acme.io/?t={encoded}&n=1 c");
+        let r = redact(&text).unwrap();
+        assert_eq!(
+            r.text,
+            "a [redacted:github_token] b https://x.acme.io/?t=[redacted:github_token]&n=1 c"
+        );
+        assert_eq!(scan(&r.text), []);
     }
 }

@@ -26,19 +26,20 @@ pub(crate) fn head_tail(s: &str, head: usize, tail: usize) -> String {
 }
 
 /// Whether `s` holds a control character other than tab, line feed and
-/// carriage return.
+/// carriage return (`crate::content::text`'s table).
 pub(crate) fn has_control(s: &str) -> bool {
-    s.chars()
-        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
+    use crate::content::text::{class, Class};
+    s.chars().any(|c| c != '\r' && class(c) == Class::Control)
 }
 
 /// Terminal output made plain text: ANSI escape sequences (CSI
 /// `ESC [ … final`, OSC `ESC ] … BEL` or `ESC ] … ESC \\`, and other
 /// two-character escapes) are removed, a carriage return ends a line
 /// (`\r\n` and a lone `\r` become `\n`), every other control character but
-/// tab and line feed is dropped, and so are bidirectional controls (U+202E …),
-/// so that text from a tool's output is text an artifact and a lesson may
-/// hold.
+/// tab and line feed is dropped, and so are line and paragraph separators,
+/// bidirectional controls and invisible characters (U+202E, U+200B …: the
+/// table is `crate::content::text`'s), so that text from a tool's output is
+/// text an artifact and a lesson may hold.
 pub(crate) fn sanitize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -80,7 +81,7 @@ pub(crate) fn sanitize(s: &str) -> String {
                 out.push('\n');
             }
             '\n' | '\t' => out.push(c),
-            c if c.is_control() || crate::pipeline::validate::is_bidi_control(c) => {}
+            c if !crate::content::text::is_shown(c) => {}
             c => out.push(c),
         }
     }

@@ -158,6 +158,12 @@ pub enum Block {
         input: String,
         /// The file the call reads or writes (`file_path` or `notebook_path`).
         path: Option<String>,
+        /// For an edit of a manifest (`package.json`, `Cargo.toml`, …): each
+        /// replaced text and its replacement (`Write`: nothing, then the
+        /// whole content), at most [`MAX_EDITS`] of [`MAX_EDIT_CHARS`] each.
+        /// What a session changed in a manifest is evidence
+        /// (`crate::facts::manifest::edit_changes`).
+        edits: Vec<(String, String)>,
     },
     /// A tool's answer.
     ToolResult {
@@ -384,11 +390,13 @@ impl Transcript {
                                 name,
                                 input,
                                 path,
+                                edits,
                             } => {
                                 id.len()
                                     + name.len()
                                     + input.len()
                                     + path.as_ref().map_or(0, String::len)
+                                    + edits.iter().map(|(a, b)| a.len() + b.len()).sum::<usize>()
                             }
                             Block::ToolResult {
                                 tool_use_id, text, ..
@@ -704,11 +712,13 @@ fn block(b: &Map<String, Value>, limits: &Limits) -> Option<Block> {
                 .unwrap_or("unknown");
             let input = b.get("input").unwrap_or(&Value::Null);
             let (summary, path) = tool_input(name, input, limits.max_tool_input_chars);
+            let edits = manifest_edits(name, input, path.as_deref());
             Some(Block::ToolUse {
                 id: id(b.get("id")).unwrap_or_default(),
                 name: name.to_owned(),
                 input: summary,
                 path,
+                edits,
             })
         }
         "tool_result" => {
@@ -734,6 +744,40 @@ fn block(b: &Map<String, Value>, limits: &Limits) -> Option<Block> {
             })
         }
         _ => None,
+    }
+}
+
+/// The replaced and replacing texts of an edit of a manifest.
+fn manifest_edits(name: &str, input: &Value, path: Option<&str>) -> Vec<(String, String)> {
+    if path
+        .and_then(crate::facts::manifest::Kind::of_path)
+        .is_none()
+    {
+        return Vec::new();
+    }
+    let text = |v: &Value, k: &str| {
+        v.get(k)
+            .and_then(Value::as_str)
+            .map(|s| clip(&sanitize(s), MAX_EDIT_CHARS))
+    };
+    match name {
+        "Edit" => text(input, "old_string")
+            .zip(text(input, "new_string"))
+            .into_iter()
+            .collect(),
+        "MultiEdit" => input
+            .get("edits")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .take(MAX_EDITS)
+            .filter_map(|e| text(e, "old_string").zip(text(e, "new_string")))
+            .collect(),
+        "Write" => text(input, "content")
+            .map(|c| (String::new(), c))
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -778,6 +822,12 @@ fn tool_input(name: &str, input: &Value, max: usize) -> (String, Option<String>)
     };
     (clip(&summary, max), path)
 }
+
+/// The most manifest edits kept of one tool call.
+pub const MAX_EDITS: usize = 20;
+
+/// The most characters kept of one side of a manifest edit.
+pub const MAX_EDIT_CHARS: usize = 8_000;
 
 /// Line `n` of a synthetic long session, for the tests and benchmarks that
 /// need a transcript of any size without committing one: a prompt, a Bash
@@ -990,7 +1040,8 @@ mod tests {
                     id: String::new(),
                     name: "unknown".into(),
                     input: "{\"command\":\"ls\"}".into(),
-                    path: None
+                    path: None,
+                    edits: Vec::new()
                 },
                 Block::ToolResult {
                     tool_use_id: String::new(),
@@ -1048,7 +1099,8 @@ mod tests {
                     id: "t1".into(),
                     name: "Bash".into(),
                     input: format!("echo {}…", "z".repeat(7)),
-                    path: None
+                    path: None,
+                    edits: Vec::new()
                 },
                 Block::ToolResult {
                     tool_use_id: "t1".into(),

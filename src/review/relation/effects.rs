@@ -47,8 +47,8 @@ use std::num::NonZeroUsize;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::event::lifecycle::legal_lesson;
 use crate::model::{canonical_json, iso, Id, Lesson, LessonStatus};
-use crate::review::lifecycle::legal_lesson;
 use crate::schema::{self, clip, SchemaKind};
 use crate::trailers::Action;
 

@@ -213,14 +213,12 @@ pub fn normalise_name(name: &str) -> String {
 }
 
 /// A claim as compared for exact duplicates: control characters read as
-/// spaces, runs of white space collapsed to one space, trimmed, lower-cased,
+/// spaces and hidden ones dropped ([`crate::content::text::spaced`]), runs
+/// of white space collapsed to one space, trimmed, lower-cased,
 /// and trailing `.`, `!` and `;` removed. "Vite 5 breaks X." and
 /// "vite 5  breaks x" are the same claim.
 pub fn normalise_claim(claim: &str) -> String {
-    let spaced: String = claim
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let spaced = crate::content::text::spaced(claim);
     let collapsed = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
     collapsed
         .to_lowercase()

@@ -460,6 +460,14 @@ pub fn find_prefix<'b>(
     Some(out)
 }
 
+/// Record `row` of a table (in key order); `None` past its end.
+pub fn record_at<'b>(bytes: &'b Bytes, t: &TableDir, row: u64) -> Option<Cow<'b, [u8]>> {
+    if row >= t.count {
+        return None;
+    }
+    bytes.read(t.offset + row * t.width as u64, t.width)
+}
+
 /// `len` bytes at `offset` of a heap table; `None` outside it.
 pub fn heap_slice<'b>(
     bytes: &'b Bytes,

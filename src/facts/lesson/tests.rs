@@ -1,0 +1,480 @@
+//! Drafts from real evidence: tool output quoted from public issues
+//! (`tests/fixtures/resolver/`) and real commits (their subjects and
+//! manifest diffs, `tests/fixtures/commits/README.md` names each).
+
+use super::*;
+use crate::facts::{command, manifest, resolver, Fact};
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/resolver");
+
+fn output(file: &str) -> Vec<Fact> {
+    let text = std::fs::read_to_string(format!("{DIR}/{file}")).unwrap();
+    resolver::requirements(&text)
+        .into_iter()
+        .map(Fact::Requirement)
+        .collect()
+}
+
+fn then(mut facts: Vec<Fact>, command_line: &str) -> Vec<Fact> {
+    let changes = command::changes_in_command(command_line);
+    assert!(!changes.is_empty(), "{command_line} changes nothing");
+    facts.extend(changes.into_iter().map(Fact::Change));
+    facts
+}
+
+fn scope(d: &Draft) -> Vec<(String, String)> {
+    d.versions
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[test]
+fn an_eresolve_fixed_by_upgrading_the_plugin_names_both_packages_by_range() {
+    let facts = then(
+        output("npm-error-plugin-legacy-vite7.txt"),
+        "npm i -D @vitejs/plugin-legacy@7.0.0",
+    );
+    let d = draft(&facts, None).unwrap();
+    assert_eq!(d.template, Template::Conflict);
+    assert_eq!(
+        d.claim,
+        "@vitejs/plugin-legacy 6.0.0 requires (peer) vite ^6.0.0; with vite 7.1.11 use @vitejs/plugin-legacy 7.0.0"
+    );
+    assert_eq!(
+        d.resolution,
+        "Upgrade @vitejs/plugin-legacy to 7.0.0 (`npm i -D @vitejs/plugin-legacy@7.0.0`)."
+    );
+    assert_eq!(d.stack, ["@vitejs/plugin-legacy", "vite"]);
+    assert_eq!(
+        scope(&d),
+        pairs(&[("@vitejs/plugin-legacy", "<7"), ("vite", ">=7")])
+    );
+    assert!(
+        d.rationale
+            .starts_with("npm reported: peer vite@\"^6.0.0\" from @vitejs/plugin-legacy@6.0.0."),
+        "{}",
+        d.rationale
+    );
+}
+
+#[test]
+fn a_union_peer_range_scopes_the_gap_around_the_installed_version() {
+    let facts = then(
+        output("npm-err-could-not-resolve-plugin-react-vite4.txt"),
+        "npm install @vitejs/plugin-react@^4.0.0",
+    );
+    let d = draft(&facts, None).unwrap();
+    assert_eq!(
+        scope(&d),
+        pairs(&[("@vitejs/plugin-react", "<4"), ("vite", ">=4")])
+    );
+    let facts = then(
+        output("npm-error-vite-plugin-terminal-vite7.txt"),
+        "npm i vite@6.3.5",
+    );
+    let d = draft(&facts, None).unwrap();
+    assert_eq!(d.claim, "vite-plugin-terminal 1.3.0 requires (peer) vite ^2.0.0||^3.0.0||^4.0.0||^5.0.0||^6.0.0, which vite 7.1.1 is outside");
+    assert_eq!(
+        scope(&d),
+        pairs(&[("vite", ">=7"), ("vite-plugin-terminal", "<=1.3.0")])
+    );
+}
+
+#[test]
+fn an_exact_peer_scopes_the_side_the_installed_version_is_on() {
+    let facts = then(
+        output("npm-err-could-not-resolve-exact-peer-eslint-config-cp.txt"),
+        "npm i eslint-config-cp@6.0.0",
+    );
+    let d = draft(&facts, None).unwrap();
+    assert_eq!(
+        scope(&d),
+        pairs(&[("eslint", ">3.10.1"), ("eslint-config-cp", "<6")])
+    );
+}
+
+#[test]
+fn engines_pnpm_pip_and_cargo() {
+    let d = draft(
+        &then(
+            output("npm-ebadengine-salesforce-apex-node.txt"),
+            "npm i @salesforce/apex-node@1.5.0",
+        ),
+        None,
+    )
+    .unwrap();
+    assert_eq!(d.claim, "@salesforce/apex-node 1.6.0 requires Node.js 16.13.0 or newer; with Node.js 14.17.6 pin @salesforce/apex-node to 1.5.0");
+    assert_eq!(
+        scope(&d),
+        pairs(&[("@salesforce/apex-node", ">1.5.0"), ("node", "<16.13")])
+    );
+    let d = draft(
+        &then(
+            output("pnpm-warn-unmet-peer-react-reconciler.txt"),
+            "pnpm add react-reconciler@0.29.0",
+        ),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        scope(&d),
+        pairs(&[("react", ">=18"), ("react-reconciler", "<0.29")])
+    );
+    let d = draft(
+        &then(
+            output("pip-check-requests-urllib3-incompatible.txt"),
+            "pip install 'urllib3==1.25.11'",
+        ),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        scope(&d),
+        pairs(&[("pypi:requests", "<=2.23.0"), ("pypi:urllib3", ">=1.26")])
+    );
+    assert_eq!(d.stack, ["pypi:requests", "pypi:urllib3"]);
+    let d = draft(
+        &then(
+            output("cargo-rustc-version-home.txt"),
+            "cargo update -p home --precise 0.5.5",
+        ),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        scope(&d),
+        pairs(&[("cargo:home", ">0.5.5"), ("rust", "<1.70")])
+    );
+}
+
+#[test]
+fn a_conflict_nothing_resolved_is_no_lesson() {
+    assert_eq!(
+        draft(&output("npm-error-plugin-legacy-vite7.txt"), None),
+        Err(Refusal::NoResolution)
+    );
+    // An install of something else resolves nothing.
+    let facts = then(
+        output("npm-error-plugin-legacy-vite7.txt"),
+        "npm i lodash@4.17.21",
+    );
+    assert_eq!(draft(&facts, None), Err(Refusal::NoResolution));
+    // bun names no range and no declarer: nothing to say.
+    assert_eq!(
+        draft(&output("bun-incorrect-peer-dependency.txt"), None),
+        Err(Refusal::NoVersions)
+    );
+}
+
+fn commit(path: &str, old: &str, new: &str) -> Vec<Fact> {
+    let kind = manifest::Kind::of_path(path).unwrap();
+    let o = manifest::parse(kind, path, old.as_bytes()).unwrap();
+    let n = manifest::parse(kind, path, new.as_bytes()).unwrap();
+    manifest::diff(kind, path, Some(&o), Some(&n))
+        .into_iter()
+        .map(Fact::Change)
+        .collect()
+}
+
+fn vite_manifest(deps: &str) -> String {
+    format!(r#"{{"name":"vite","version":"6.0.3","dependencies":{{{deps}}}}}"#)
+}
+
+fn msg<'a>(subject: &'a str) -> Message<'a> {
+    Message {
+        subject,
+        body: None,
+        repo: Some("vitejs/vite"),
+    }
+}
+
+#[test]
+fn a_pin_after_a_regression() {
+    // vitejs/vite 4359e0d5b3.
+    let facts = commit(
+        "packages/vite/package.json",
+        &vite_manifest(r#""esbuild":"^0.24.0""#),
+        &vite_manifest(r#""esbuild":"0.24.0""#),
+    );
+    let d = draft(
+        &facts,
+        Some(&msg("fix: esbuild regression (pin to 0.24.0) (#19027)")),
+    )
+    .unwrap();
+    assert_eq!(d.template, Template::Pin);
+    assert_eq!(d.claim, "esbuild above 0.24.0 has a regression");
+    assert_eq!(scope(&d), pairs(&[("esbuild", ">0.24.0")]));
+    assert_eq!(
+        d.resolution,
+        "Pin esbuild to 0.24.0 until a release above 0.24.0 fixes it."
+    );
+    assert!(crate::facts::wording::problems(
+        &d.claim,
+        &d.resolution,
+        &d.stack,
+        Some("fix: esbuild regression (pin to 0.24.0) (#19027)")
+    )
+    .is_empty());
+}
+
+#[test]
+fn a_downgrade_to_avoid_an_upstream_bug() {
+    // vitejs/vite 856e683885.
+    let facts = commit(
+        "packages/vite/package.json",
+        &vite_manifest(r#""@rollup/plugin-commonjs":"^28.0.8""#),
+        &vite_manifest(r#""@rollup/plugin-commonjs":"28.0.6""#),
+    );
+    let d = draft(
+        &facts,
+        Some(&msg(
+            "fix(deps): downgrade commonjs plugin to 28.0.6 to avoid rollup/plugins#1909 (#20988)",
+        )),
+    )
+    .unwrap();
+    assert_eq!(d.template, Template::Downgrade);
+    assert_eq!(d.claim, "@rollup/plugin-commonjs 28.0.8 and later has a bug (rollup/plugins#1909); @rollup/plugin-commonjs 28.0.6 does not");
+    assert_eq!(scope(&d), pairs(&[("@rollup/plugin-commonjs", ">28.0.6")]));
+}
+
+#[test]
+fn an_upgrade_for_a_security_fix() {
+    // vitejs/vite ea1d0b9af9.
+    let facts = commit(
+        "packages/vite/package.json",
+        &vite_manifest(r#""rollup":"^4.20.0""#),
+        &vite_manifest(r#""rollup":"^4.22.5""#),
+    );
+    let d = draft(
+        &facts,
+        Some(&msg(
+            "fix(deps): upgrade rollup 4.22.4+ to ensure avoiding XSS (#18180)",
+        )),
+    )
+    .unwrap();
+    assert_eq!(d.template, Template::Upgrade);
+    assert_eq!(scope(&d), pairs(&[("rollup", "<4.22.5")]));
+    assert_eq!(d.claim, "rollup below 4.22.5 has a security issue");
+}
+
+#[test]
+fn a_plain_bump_is_no_lesson() {
+    let facts = commit(
+        "packages/vite/package.json",
+        &vite_manifest(r#""rollup":"^4.20.0""#),
+        &vite_manifest(r#""rollup":"^4.21.0""#),
+    );
+    for subject in [
+        "chore(deps): update all non-major dependencies (#17945)",
+        "chore(deps): update dependency rollup to v4.21.0 (#1)",
+        "Bump rollup from 4.20.0 to 4.21.0",
+    ] {
+        assert_eq!(
+            draft(&facts, Some(&msg(subject))),
+            Err(Refusal::NoResolution),
+            "{subject}"
+        );
+    }
+    // A bot's body of release notes says "fix" and "regression": still none.
+    let m = Message {
+        subject: "Bump rollup from 4.20.0 to 4.21.0",
+        body: Some("Release notes\n- fix a regression in treeshaking"),
+        repo: None,
+    };
+    assert_eq!(draft(&facts, Some(&m)), Err(Refusal::NoResolution));
+}
+
+#[test]
+fn a_raised_peer_range_of_a_published_package() {
+    let old = r#"{"name":"vite-plugin-x","version":"1.4.0","peerDependencies":{"vite":"^6.0.0 || ^7.0.0"}}"#;
+    let new = r#"{"name":"vite-plugin-x","version":"1.4.0","peerDependencies":{"vite":"^6.4.0 || ^7.0.0"}}"#;
+    let d = draft(
+        &commit("package.json", old, new),
+        Some(&msg("feat!: require vite 6.4")),
+    )
+    .unwrap();
+    assert_eq!(d.template, Template::Narrowed);
+    assert_eq!(
+        scope(&d),
+        pairs(&[("vite", ">=6 <6.4"), ("vite-plugin-x", ">1.4.0")])
+    );
+    assert_eq!(d.claim, "vite-plugin-x releases after 1.4.0 requires peer vite ^6.4.0 || ^7.0.0; vite >=6 <6.4 is no longer supported");
+    // A private app's engines say nothing to anyone else.
+    let app_old = r#"{"name":"app","private":true,"engines":{"node":">=18"}}"#;
+    let app_new = r#"{"name":"app","private":true,"engines":{"node":">=20"}}"#;
+    assert_eq!(
+        draft(
+            &commit("package.json", app_old, app_new),
+            Some(&msg("chore: require node 20"))
+        ),
+        Err(Refusal::NoResolution)
+    );
+}
+
+#[test]
+fn a_widened_peer_range_is_support_added_not_a_lesson() {
+    let old = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.1.0-beta.0"}}"#;
+    let narrowed = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.2.0 || ^5.0.0"}}"#;
+    let d = draft(
+        &commit("packages/plugin-react/package.json", old, narrowed),
+        Some(&msg("feat: support vite 5 (#250)")),
+    )
+    .unwrap();
+    assert_eq!(
+        d.template,
+        Template::Narrowed,
+        "4.1 was dropped: that is a lesson"
+    );
+    let widened = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.1.0-beta.0 || ^5.0.0"}}"#;
+    assert_eq!(
+        draft(
+            &commit("packages/plugin-react/package.json", old, widened),
+            Some(&msg("feat: support vite 5 (#250)"))
+        ),
+        Err(Refusal::NoResolution)
+    );
+}
+
+#[test]
+fn caps_exclusions_added_pins_and_merges() {
+    // fastapi/fastapi e1a1a367a7: an upper bound added for a reason.
+    let py = |deps: &str| format!("[project]\nname = \"fastapi\"\ndependencies = [{deps}]\n");
+    let facts = commit(
+        "pyproject.toml",
+        &py("\"anyio >=3.4.0\""),
+        &py("\"anyio >=3.4.0,<4.0.0\""),
+    );
+    let d = draft(&facts, Some(&msg("📌 Pin AnyIO to < 4.0.0 to handle an incompatibility while upgrading to Starlette 0.31.1 (#10194)"))).unwrap();
+    assert_eq!(scope(&d), pairs(&[("pypi:anyio", ">=4")]));
+    // fastapi/fastapi 77d1f69b1f: one release excluded; the lesson says it is exact.
+    let facts = commit(
+        "pyproject.toml",
+        &py("\"pydantic >=1.7.4,<3.0.0\""),
+        &py("\"pydantic >=1.7.4,!=2.1.0,<3.0.0\""),
+    );
+    let d = draft(
+        &facts,
+        Some(&msg(
+            "📌 Do not allow Pydantic 2.1.0 that breaks (require 2.1.1) (#10012)",
+        )),
+    )
+    .unwrap();
+    assert_eq!(scope(&d), pairs(&[("pypi:pydantic", "=2.1.0")]));
+    assert!(
+        d.rationale
+            .ends_with("Scoped to exactly pydantic 2.1.0: the change excludes that one release."),
+        "{}",
+        d.rationale
+    );
+    // nushell/nushell fd68767216: a dependency added already pinned.
+    let cargo = |deps: &str| {
+        format!("[package]\nname = \"nu-polars\"\nversion = \"0.72.0\"\n[dependencies]\n{deps}")
+    };
+    let facts = commit(
+        "crates/nu-polars/Cargo.toml",
+        &cargo("polars = \"0.25\"\n"),
+        &cargo("polars = \"0.25\"\nzstd-sys = \"=2.0.1+zstd.1.5.2\"\n"),
+    );
+    let d = draft(
+        &facts,
+        Some(&msg(
+            "pin to a version of zstd that doesn't break dataframe compilation (#7227)",
+        )),
+    )
+    .unwrap();
+    assert_eq!(scope(&d), pairs(&[("cargo:zstd-sys", ">2.0.1")]));
+    // cli/cli c5fc35527e: a merge says its why in its body's first line,
+    // and the change it names wins over the others.
+    let go = |a: &str, b: &str| {
+        format!("module github.com/cli/cli/v2\n\ngo 1.19\n\nrequire (\n\tgithub.com/stretchr/testify {a}\n\tgithub.com/danieljoos/wincred {b} // indirect\n)\n")
+    };
+    let facts = commit("go.mod", &go("v1.7.5", "v1.1.2"), &go("v1.8.1", "v1.2.0"));
+    let m = Message {
+        subject: "Merge pull request #7459 from cli/bump-wincred",
+        body: Some("Fix windows crash by bumping wincred"),
+        repo: Some("cli/cli"),
+    };
+    let d = draft(&facts, Some(&m)).unwrap();
+    assert_eq!(
+        scope(&d),
+        pairs(&[("go:github.com/danieljoos/wincred", "<1.2")])
+    );
+    assert_eq!(d.claim, "github.com/danieljoos/wincred below 1.2.0 crashes");
+    // A merge of a bot's branch is a bot's change.
+    let bot = Message { subject: "Merge pull request #9001 from cli/dependabot/go_modules/github.com/danieljoos/wincred-1.2.0", body: Some("Bump github.com/danieljoos/wincred from 1.1.2 to 1.2.0"), repo: None };
+    assert_eq!(draft(&facts, Some(&bot)), Err(Refusal::NoResolution));
+}
+
+#[test]
+fn an_upgrade_needs_a_described_reason_and_a_negated_one_is_none() {
+    let facts = commit(
+        "packages/vite/package.json",
+        &vite_manifest(r#""esbuild":"^0.14.25""#),
+        &vite_manifest(r#""esbuild":"^0.14.27""#),
+    );
+    // vitejs/vite 65aaeeee87: only an issue number: not a lesson.
+    assert_eq!(
+        draft(
+            &facts,
+            Some(&msg("fix: update to esbuild 0.14.27, fix #6994 (#7320)"))
+        ),
+        Err(Refusal::NoResolution)
+    );
+    // vitejs/vite fd9de0473e: the bug is named.
+    let d = draft(
+        &facts,
+        Some(&msg(
+            "fix(esbuild): update esbuild to fix bug that could cause a deadlock (#16124)",
+        )),
+    )
+    .unwrap();
+    assert_eq!(scope(&d), pairs(&[("esbuild", "<0.14.27")]));
+    // nushell/nushell d3182a6737: "there is no known bug or security problem".
+    let m = Message {
+        subject: "Revert \"Bump regex from 1.9.6 to 1.10.2\" (#10818)",
+        body: Some("Reverts nushell/nushell#10716\n\nthere is no known bug or security problem we suffer from"),
+        repo: None,
+    };
+    let w = why(&m).unwrap();
+    assert_eq!(
+        w.problem, "has a problem",
+        "the revert, not the negated words"
+    );
+    assert!(!w.described);
+}
+
+#[test]
+fn the_why_of_a_message() {
+    let w = why(&msg(
+        "fix(deps): downgrade commonjs plugin to 28.0.6 to avoid rollup/plugins#1909 (#20988)",
+    ))
+    .unwrap();
+    assert_eq!(w.refs, ["rollup/plugins#1909"]);
+    assert_eq!(w.clause.as_deref(), Some("rollup/plugins#1909"));
+    let w = why(&msg(
+        "fix: bump @rollup/plugin-commonjs to v19, fix #3312 (#3353)",
+    ))
+    .unwrap();
+    assert_eq!(
+        w.refs,
+        ["vitejs/vite#3312"],
+        "the PR number is not a reason; the issue is, qualified"
+    );
+    assert_eq!(
+        why(&msg(
+            "chore(deps): update dependency rollup to v4.21.0 (#17945)"
+        )),
+        None
+    );
+    assert_eq!(
+        why(&msg("build: support Vite 5.0 and bump minimum to 3.1")),
+        None
+    );
+}

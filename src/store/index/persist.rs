@@ -1,0 +1,801 @@
+//! Writing the index: what the overlay holds becomes a new layer on top
+//! of the chain, merged with the layers under it while they are not
+//! geometrically larger ([`Index::persist`]), under the writers' lock
+//! (`index.lock`, a `flock` the kernel drops with its process), crash-safe
+//! by rename.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use super::format::{self, Chain, LayerRef, RefState, TableData};
+use super::search;
+use super::{
+    encode_artifact, encode_lesson, id_at, name_key, push_summary, push_tombstone, read_regular,
+    slot, Bytes, Index, Layer, Overlay, StoreError, ARTS, ART_WIDTH, COMPACT_FACTOR, LESN,
+    LES_WIDTH, RCLH, RCLK, RCLK_WIDTH, RCLS, RCLS_WIDTH,
+};
+use crate::model::Id;
+
+impl Index {
+    /// The chain's names for the first `n` layers.
+    fn layer_refs(&self, n: usize) -> Vec<LayerRef> {
+        self.layers[..n]
+            .iter()
+            .map(|l| LayerRef {
+                name: l.name.clone(),
+                size: l.size,
+            })
+            .collect()
+    }
+
+    /// Writes what `mem` holds as a new layer on top of the chain read at
+    /// load, and a chain naming it and the refs. The new layer absorbs the
+    /// layers under it while the one below is less than [`COMPACT_FACTOR`]
+    /// times what it holds so far, so the layers' sizes at least double
+    /// downwards: there are about log2(index / smallest write) of them, a
+    /// record is rewritten about that many times over its life, and a write
+    /// costs what changed, amortised, not the whole index.
+    ///
+    /// One writer at a time (`index.lock`, an advisory lock the kernel
+    /// drops with its process). A writer that finds the lock held, or the
+    /// chain changed since it read it, writes nothing: the next load walks
+    /// what it would have written. An index loaded without a usable chain
+    /// holds everything in `mem`, and replaces whatever chain is there.
+    ///
+    /// Crash safety: a layer is written whole under a name no chain names,
+    /// then the chain is replaced by a rename, and only then are the layers
+    /// it no longer names deleted. A SIGKILL at any instant leaves the old
+    /// chain or the new one, each naming whole layers. A layer is synced
+    /// before the chain that names it is written, so a crash of the machine
+    /// leaves at worst a chain cut short (its checks fail, and the index is
+    /// rebuilt), never one naming a layer whose data did not reach the
+    /// disk.
+    ///
+    /// Returns whether the index on disk is now this one: `false` when the
+    /// lock was held or the chain had moved, and nothing was written.
+    pub(super) fn persist(&mut self) -> Result<bool, StoreError> {
+        let full = self.layers.is_empty();
+        let refs: Vec<RefState> = self.refs.values().cloned().collect();
+        if !full && self.mem.len() == 0 {
+            let same = format::encode_chain(&Chain {
+                refs: refs.clone(),
+                layers: self.layer_refs(self.layers.len()),
+            });
+            if self.chain.as_ref() == Some(&same) {
+                return Ok(true);
+            }
+        }
+        let dir = self
+            .path
+            .parent()
+            .expect("index lives in a directory")
+            .to_owned();
+        let layer_dir = self.layer_dir();
+        crate::store::io_ctx(fs::create_dir_all(&layer_dir), || {
+            format!("creating {}", layer_dir.display())
+        })?;
+        let lock_path = dir.join("index.lock");
+        let Some(_lock) = crate::store::io_ctx(WriteLock::try_take(&lock_path), || {
+            format!("locking {}", lock_path.display())
+        })?
+        else {
+            return Ok(false);
+        };
+        if !full && read_regular(&self.path, format::MAX_CHAIN) != self.chain {
+            return Ok(false);
+        }
+        let mut start = self.layers.len();
+        let mut new = None;
+        if self.mem.len() > 0 {
+            // The chain's search totals once this layer is on it,
+            // whichever layers it absorbs.
+            let totals = self.search_totals();
+            let Some(mut tables) = merge(&[], &self.mem, full) else {
+                return Ok(false);
+            };
+            tables.push(search::totals_table(&totals));
+            let fresh = format::encode_layer(tables);
+            let mut sum = fresh.len() as u64;
+            while start > 0 && self.layers[start - 1].size < COMPACT_FACTOR * sum {
+                start -= 1;
+                sum += self.layers[start].size;
+            }
+            new = Some(if start == self.layers.len() {
+                fresh
+            } else {
+                let Some(mut tables) = merge(&self.layers[start..], &self.mem, start == 0) else {
+                    return Ok(false);
+                };
+                tables.push(search::totals_table(&totals));
+                format::encode_layer(tables)
+            });
+        }
+        let mut layers = self.layer_refs(start);
+        let mut written = None;
+        if let Some(bytes) = new {
+            let mut tmp = crate::store::io_ctx(
+                tempfile::Builder::new()
+                    .prefix("layer-")
+                    .suffix(".tab")
+                    .tempfile_in(&layer_dir),
+                || format!("writing an index layer in {}", layer_dir.display()),
+            )?;
+            // On disk before any chain names it: after a crash of the
+            // machine, a layer whose pages were never written would read
+            // as zeros behind a whole header, and only the header is
+            // checked when a layer is opened.
+            crate::store::io_ctx(
+                tmp.write_all(&bytes)
+                    .and_then(|()| tmp.as_file().sync_all()),
+                || "writing an index layer".into(),
+            )?;
+            let (_, path) = crate::store::io_ctx(tmp.keep().map_err(|e| e.error), || {
+                "keeping an index layer".into()
+            })?;
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .filter(|n| format::is_layer_name(n))
+                .map(str::to_owned);
+            let Some(name) = name else {
+                let _ = fs::remove_file(&path);
+                return Ok(false);
+            };
+            layers.push(LayerRef {
+                name: name.clone(),
+                size: bytes.len() as u64,
+            });
+            written = Some((name, bytes));
+        }
+        let chain = format::encode_chain(&Chain {
+            refs,
+            layers: layers.clone(),
+        });
+        let mut tmp = crate::store::io_ctx(tempfile::NamedTempFile::new_in(&dir), || {
+            format!("writing the index in {}", dir.display())
+        })?;
+        crate::store::io_ctx(tmp.write_all(&chain), || "writing the index".into())?;
+        crate::store::io_ctx(tmp.persist(&self.path).map_err(|e| e.error), || {
+            format!("replacing {}", self.path.display())
+        })?;
+        // The layers the chain no longer names, and any a killed writer
+        // left: no other writer is at work (the lock), and a reader that
+        // read the old chain reads the new one (see `open`).
+        if let Ok(entries) = fs::read_dir(&layer_dir) {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                if !layers.iter().any(|l| name.to_str() == Some(&l.name)) {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
+        self.layers.truncate(start);
+        if let Some((name, bytes)) = written {
+            let size = bytes.len() as u64;
+            let bytes = Bytes::Memory(bytes);
+            let tables = format::read_layer(&bytes).expect("a layer this build just encoded");
+            self.layers.push(Layer {
+                name,
+                size,
+                bytes,
+                tables,
+            });
+        }
+        self.chain = Some(chain);
+        self.mem = Overlay::default();
+        Ok(true)
+    }
+}
+
+/// The tables of one layer holding what `layers` (oldest first) and then
+/// `mem` say, the newest word on each key winning. `bottom`: no layer lies
+/// under it, so the tombstones of gone pool entries are dropped. `None`
+/// when a table cannot be read: a table that cannot be read is never
+/// rewritten from what could be, which would record the new tips over
+/// missing entries.
+pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec<TableData>> {
+    let mut arts: BTreeMap<Id, [u8; ART_WIDTH]> = BTreeMap::new();
+    let mut lessons: BTreeMap<Id, [u8; LES_WIDTH]> = BTreeMap::new();
+    // A pool entry's summary (`None`: gone), and its recall keys.
+    let mut summaries: BTreeMap<Id, Option<Vec<u8>>> = BTreeMap::new();
+    let mut keys: BTreeMap<Id, Vec<[u8; RCLK_WIDTH]>> = BTreeMap::new();
+    for l in layers {
+        for rec in l.all(ARTS)?.chunks_exact(ART_WIDTH) {
+            arts.insert(id_at(rec, 0), rec.try_into().expect("a record"));
+        }
+        for rec in l.all(LESN)?.chunks_exact(LES_WIDTH) {
+            lessons.insert(id_at(rec, 0), rec.try_into().expect("a record"));
+        }
+        let heap = l.all(RCLH)?;
+        // This layer's word on an entry replaces its keys as well: they
+        // all lie in the layer that has its summary.
+        for rec in l.all(RCLS)?.chunks_exact(RCLS_WIDTH) {
+            let id = id_at(rec, 0);
+            keys.remove(&id);
+            let summary = match slot(rec) {
+                None => None,
+                Some((off, len)) => Some(heap.get(off as usize..off as usize + len)?.to_vec()),
+            };
+            summaries.insert(id, summary);
+        }
+        for rec in l.all(RCLK)?.chunks_exact(RCLK_WIDTH) {
+            keys.entry(id_at(rec, 8))
+                .or_default()
+                .push(rec.try_into().expect("a record"));
+        }
+    }
+    for (id, o) in &mem.artifacts {
+        arts.insert(*id, encode_artifact(*id, o));
+    }
+    for (id, e) in &mem.lessons {
+        lessons.insert(*id, encode_lesson(*id, e));
+    }
+    for (id, summary) in &mem.summaries {
+        keys.remove(id);
+        let Some(s) = summary else {
+            summaries.insert(*id, None);
+            continue;
+        };
+        summaries.insert(
+            *id,
+            Some(serde_json::to_vec(s).expect("a summary serialises")),
+        );
+        let (names, needed) = s.keys();
+        let recs = names
+            .iter()
+            .map(|name| {
+                let mut r = [0u8; RCLK_WIDTH];
+                r[..8].copy_from_slice(&name_key(name));
+                r[8..24].copy_from_slice(&id.to_bytes());
+                r[24] = needed.min(255) as u8;
+                r
+            })
+            .collect();
+        keys.insert(*id, recs);
+    }
+    let mut slots = Vec::with_capacity(summaries.len() * RCLS_WIDTH);
+    let mut heap = Vec::new();
+    for (id, summary) in &summaries {
+        match summary {
+            Some(bytes) => push_summary(&mut slots, &mut heap, *id, bytes),
+            None if !bottom => push_tombstone(&mut slots, *id),
+            None => {}
+        }
+    }
+    let search = search::merge(layers, mem, bottom)?;
+    let mut tables = vec![
+        TableData {
+            tag: RCLK,
+            width: RCLK_WIDTH,
+            key: 24,
+            records: keys.values().flatten().flatten().copied().collect(),
+        },
+        TableData {
+            tag: RCLS,
+            width: RCLS_WIDTH,
+            key: 16,
+            records: slots,
+        },
+        TableData {
+            tag: RCLH,
+            width: 1,
+            key: 0,
+            records: heap,
+        },
+        TableData {
+            tag: ARTS,
+            width: ART_WIDTH,
+            key: 16,
+            records: arts.values().flatten().copied().collect(),
+        },
+        TableData {
+            tag: LESN,
+            width: LES_WIDTH,
+            key: 16,
+            records: lessons.values().flatten().copied().collect(),
+        },
+    ];
+    tables.extend(search);
+    Some(tables)
+}
+
+/// The index writers' lock: `flock` on `index.lock`, which the kernel
+/// releases when the file is closed or its process dies, so a killed
+/// writer never leaves it held.
+struct WriteLock(fs::File);
+
+impl Drop for WriteLock {
+    /// Unlocks explicitly: a child forked (to run a program) while the lock
+    /// was held shares its open file until it execs, and closing our
+    /// descriptor alone would leave the lock held until then.
+    fn drop(&mut self) {
+        let _ = rustix::fs::flock(&self.0, rustix::fs::FlockOperation::Unlock);
+    }
+}
+
+impl WriteLock {
+    /// The lock, or `None` when another writer holds it.
+    fn try_take(path: &Path) -> std::io::Result<Option<WriteLock>> {
+        use rustix::fs::{FlockOperation, OFlags};
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32)
+            .open(path)?;
+        match rustix::fs::flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(WriteLock(file))),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use gix::ObjectId;
+
+    use super::*;
+    use crate::model::{ProposalStatus, Source, Visibility};
+    use crate::search::terms::Term;
+    use crate::search::{Doc, Place, Posting, Shown, Status};
+    use crate::store::index::{ArtifactOutcome, DocKey, LessonEntry, TABLES};
+    use crate::summary::Summary;
+
+    fn id(n: u8) -> Id {
+        Id::from_parts(1_700_000_000_000, n as u128)
+    }
+
+    fn oid(n: u32) -> ObjectId {
+        let mut b = [7u8; 20];
+        b[..4].copy_from_slice(&n.to_be_bytes());
+        ObjectId::from_bytes_or_panic(&b)
+    }
+
+    fn summary_of(n: u32) -> Summary {
+        let names = ["react", "next", "vue", "lodash", "left-pad"];
+        let a = names[n as usize % names.len()];
+        let b = names[(n as usize + 2) % names.len()];
+        let versions: Vec<(&str, &str)> = match n % 3 {
+            0 => vec![],
+            1 => vec![(a, ">=1")],
+            _ => vec![(a, ">=1"), (b, "<9")],
+        };
+        use crate::model::{AppliesTo, LessonStatus, Scope};
+        let (stack, scope) = if versions.is_empty() {
+            (
+                vec!["vite".to_owned(), "webpack".to_owned()],
+                Scope::VersionIndependent {
+                    justification: "holds for every release".into(),
+                },
+            )
+        } else {
+            (
+                versions.iter().map(|(k, _)| (*k).to_owned()).collect(),
+                Scope::Versioned {
+                    versions: versions
+                        .iter()
+                        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                        .collect(),
+                },
+            )
+        };
+        Summary {
+            id: Id::from_parts(1_780_000_000_000 + u64::from(n), u128::from(n)),
+            status: LessonStatus::Active,
+            superseded_by: None,
+            promoted_at: "2026-08-05T10:00:00Z".into(),
+            source: Source::Org,
+            visibility: Visibility::Org,
+            applies_to: AppliesTo {
+                stack,
+                scope,
+                file_patterns: vec![],
+                task_kinds: vec![],
+            },
+            claim: format!("claim {n}"),
+            resolution: format!("resolution {n}"),
+            artifacts: vec![art(n)],
+        }
+    }
+
+    /// An index whose path is `dir/lore/index`, knowing `refs` at tip `t`.
+    fn at(dir: &Path, t: u32) -> Index {
+        let mut index = Index::open(dir.join("lore/index"));
+        let name = "refs/heads/ledger".to_owned();
+        index.refs.insert(
+            name.clone(),
+            RefState {
+                name,
+                tip: oid(t),
+                verified: None,
+            },
+        );
+        index
+    }
+
+    /// One round of changes: new artifacts and lessons, some changed, pool
+    /// entries added, replaced and removed.
+    fn round(r: u32) -> Overlay {
+        let mut o = Overlay::default();
+        for k in 0..(1 + r % 4) {
+            let n = r * 10 + k;
+            let a = Id::from_parts(1_700_000_000_000, u128::from(n) + 1_000_000);
+            let l = Id::from_parts(1_700_000_000_000, u128::from(n));
+            o.artifacts
+                .insert(a, ArtifactOutcome::Proposed { lesson: l });
+            o.lessons.insert(
+                l,
+                LessonEntry {
+                    artifact: a,
+                    status: ProposalStatus::Pending,
+                    visibility: None,
+                    pool: None,
+                    promoted: false,
+                },
+            );
+            let s = summary_of(n);
+            o.docs.insert(DocKey::entry(s.id), Some(doc_of(n, true)));
+            o.summaries.insert(s.id, Some(s));
+            o.docs.insert(DocKey::proposal(l), Some(doc_of(n, false)));
+        }
+        if r > 2 {
+            // An earlier lesson moves on; an earlier entry is replaced by
+            // another's content, one is gone, and a gone one comes back.
+            let l = Id::from_parts(1_700_000_000_000, u128::from((r - 2) * 10));
+            o.lessons.insert(
+                l,
+                LessonEntry {
+                    artifact: id(1),
+                    status: ProposalStatus::Approved,
+                    visibility: Some(Visibility::Org),
+                    pool: Some(Source::Org),
+                    promoted: true,
+                },
+            );
+            let changed = summary_of((r - 3) * 10);
+            let mut other = summary_of((r - 3) * 10 + 1);
+            other.id = changed.id;
+            o.summaries.insert(changed.id, Some(other));
+            o.docs.insert(
+                DocKey::entry(changed.id),
+                Some(doc_of((r - 3) * 10 + 1, true)),
+            );
+            o.summaries.insert(summary_of((r - 2) * 10).id, None);
+            o.docs
+                .insert(DocKey::entry(summary_of((r - 2) * 10).id), None);
+            // The lesson that moved on leaves the queue.
+            o.docs.insert(DocKey::proposal(l), None);
+            if r % 5 == 0 {
+                let back = summary_of((r - 4) * 10);
+                o.docs
+                    .insert(DocKey::entry(back.id), Some(doc_of((r - 4) * 10, true)));
+                o.summaries.insert(back.id, Some(back));
+            }
+        }
+        o
+    }
+
+    /// The words of document `n`: a few of a small vocabulary ([`word`]).
+    fn doc_of(n: u32, entry: bool) -> Doc {
+        let mut postings: Vec<Posting> = (0..1 + n % 5)
+            .map(|k| Posting {
+                key: word(n * 3 + k * 7),
+                tf: [(n % 3) as u8, (k % 2) as u8, 1, (n % 2) as u8],
+                exact: (n + k) % 4 == 0,
+            })
+            .collect();
+        postings.sort_by_key(|p| p.key);
+        postings.dedup_by_key(|p| p.key);
+        Doc {
+            place: if entry { Place::Org } else { Place::Pending },
+            status: if entry {
+                Status::Active
+            } else {
+                Status::Pending
+            },
+            lengths: [n as u16 % 7, 3, n as u16 % 11, 1],
+            postings,
+            shown: (!entry).then(|| Shown {
+                claim: format!("claim {n}"),
+                stack: vec![format!("pkg{n}")],
+            }),
+            artifacts: if entry {
+                vec![art(n), art(n % 4)]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    const WORDS: u32 = 23;
+
+    fn word(i: u32) -> u64 {
+        Term::key(&format!("w{}", i % WORDS))
+    }
+
+    fn art(n: u32) -> Id {
+        Id::from_parts(1_600_000_000_000, u128::from(n))
+    }
+
+    fn absorb(all: &mut Overlay, o: &Overlay) {
+        all.artifacts
+            .extend(o.artifacts.iter().map(|(k, v)| (*k, *v)));
+        all.lessons.extend(o.lessons.iter().map(|(k, v)| (*k, *v)));
+        all.summaries
+            .extend(o.summaries.iter().map(|(k, v)| (*k, v.clone())));
+        all.docs.extend(o.docs.iter().map(|(k, v)| (*k, v.clone())));
+    }
+
+    /// Every answer of `got` equals `want`'s.
+    fn assert_same(got: &Index, want: &Index, ids: &[Id]) {
+        assert_eq!(got.lessons(), want.lessons());
+        assert_eq!(got.artifacts(), want.artifacts());
+        assert_eq!(got.ids(), want.ids());
+        assert_eq!(got.counts(), want.counts());
+        assert_eq!(got.pool_entries(), want.pool_entries());
+        assert_eq!(got.summaries(), want.summaries());
+        assert_eq!(got.summaries_of(ids), want.summaries_of(ids));
+        assert_eq!(got.search_totals(), want.search_totals());
+        let words: Vec<u64> = (0..WORDS).map(word).collect();
+        for w in &words {
+            assert_eq!(
+                got.search_postings(&[*w]),
+                want.search_postings(&[*w]),
+                "the documents holding {w}"
+            );
+        }
+        assert_eq!(got.search_postings(&words), want.search_postings(&words));
+        for n in 0..700 {
+            assert_eq!(got.pool_holders(art(n)), want.pool_holders(art(n)));
+        }
+        for id in ids {
+            assert_eq!(got.shown(*id), want.shown(*id));
+            assert_eq!(got.artifact(*id), want.artifact(*id));
+            assert_eq!(got.lesson(*id), want.lesson(*id));
+            assert_eq!(got.summary(*id), want.summary(*id), "summary of {id}");
+        }
+        let names = ["react", "next", "vue", "lodash", "left-pad", "nothing"];
+        for a in 0..names.len() {
+            for b in a..names.len() {
+                let installed = [names[a], names[b]];
+                assert_eq!(
+                    got.recall_candidates(installed.iter().copied()),
+                    want.recall_candidates(installed.iter().copied()),
+                    "candidates for {installed:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn layers_answer_as_one_overlay_of_every_change_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut all = Overlay::default();
+        let mut most_layers = 0;
+        for r in 0..60 {
+            let o = round(r);
+            absorb(&mut all, &o);
+            let mut index = at(dir.path(), r);
+            index.mem = o;
+            index.persist().unwrap();
+            let got = Index::open(dir.path().join("lore/index"));
+            assert_eq!(got.refs().next().map(|s| s.tip), Some(oid(r)));
+            assert!(got.mem.len() == 0 && !got.layers.is_empty());
+            most_layers = most_layers.max(got.layers.len());
+            let mut want = Index::empty(PathBuf::new());
+            want.mem = all.clone();
+            let ids: Vec<Id> = want
+                .ids()
+                .into_iter()
+                .chain(all.summaries.keys().copied())
+                .collect();
+            assert_same(&got, &want, &ids);
+            let words: Vec<u64> = (0..WORDS).map(word).collect();
+            assert!(want.search_totals().docs > 0);
+            assert!(!want.search_postings(&words).is_empty());
+            // Only the chain's layers are left.
+            let files = fs::read_dir(dir.path().join("lore/index.d"))
+                .unwrap()
+                .count();
+            assert_eq!(files, got.layers.len());
+        }
+        // Geometric: layers stay about log2 of the writes, not one each.
+        assert!(most_layers <= 8, "{most_layers} layers");
+        assert!(most_layers >= 2, "layers were merged every time");
+    }
+
+    #[test]
+    fn a_small_write_onto_a_large_index_does_not_rewrite_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = at(dir.path(), 0);
+        for r in 0..200 {
+            absorb(&mut index.mem, &round(r));
+        }
+        index.persist().unwrap();
+        let bottom = index.layers[0].name.clone();
+        let big = index.layers[0].size;
+        for r in 200..210 {
+            let mut index = at(dir.path(), r);
+            index.mem = round(r);
+            index.persist().unwrap();
+            assert_eq!(
+                index.layers[0].name, bottom,
+                "the bottom layer was rewritten"
+            );
+            let added: u64 = index.layers[1..].iter().map(|l| l.size).sum();
+            assert!(added * 10 < big, "{added} bytes above a {big}-byte layer");
+        }
+    }
+
+    #[test]
+    fn a_writer_whose_chain_moved_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = at(dir.path(), 1);
+        first.mem = round(1);
+        first.persist().unwrap();
+        let mut a = at(dir.path(), 2);
+        let mut b = at(dir.path(), 3);
+        a.mem = round(2);
+        b.mem = round(3);
+        a.persist().unwrap();
+        b.persist().unwrap();
+        let got = Index::open(dir.path().join("lore/index"));
+        assert_eq!(got.refs().next().map(|s| s.tip), Some(oid(2)), "a's");
+        let b_lesson = Id::from_parts(1_700_000_000_000, 30);
+        assert!(round(3).lessons.contains_key(&b_lesson));
+        assert_eq!(got.lesson(b_lesson), None, "b wrote nothing");
+        let files = fs::read_dir(dir.path().join("lore/index.d"))
+            .unwrap()
+            .count();
+        assert_eq!(files, got.layers.len());
+        // Nor while another writer holds the lock.
+        let lock = WriteLock::try_take(&dir.path().join("lore/index.lock"))
+            .unwrap()
+            .unwrap();
+        assert!(WriteLock::try_take(&dir.path().join("lore/index.lock"))
+            .unwrap()
+            .is_none());
+        let mut c = at(dir.path(), 4);
+        c.mem = round(4);
+        c.persist().unwrap();
+        let got = Index::open(dir.path().join("lore/index"));
+        assert_eq!(got.refs().next().map(|s| s.tip), Some(oid(2)));
+        drop(lock);
+        let mut c = at(dir.path(), 4);
+        c.mem = round(4);
+        c.persist().unwrap();
+        let got = Index::open(dir.path().join("lore/index"));
+        assert_eq!(got.refs().next().map(|s| s.tip), Some(oid(4)));
+    }
+
+    #[test]
+    fn a_loaded_index_without_a_chain_replaces_whatever_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        for r in 0..3 {
+            let mut index = at(dir.path(), r);
+            index.mem = round(r);
+            index.persist().unwrap();
+        }
+        // A rebuild: everything in memory, no layers.
+        let mut index = Index::empty(dir.path().join("lore/index"));
+        index.refs = at(dir.path(), 9).refs;
+        index.mem = round(9);
+        // A layer a killed writer left behind.
+        fs::write(dir.path().join("lore/index.d/layer-left.tab"), b"half").unwrap();
+        index.persist().unwrap();
+        let got = Index::open(dir.path().join("lore/index"));
+        assert_eq!(got.layers.len(), 1);
+        assert_eq!(got.refs().next().map(|s| s.tip), Some(oid(9)));
+        let old = Id::from_parts(1_700_000_000_000, 10);
+        assert!(round(1).lessons.contains_key(&old));
+        assert_eq!(got.lesson(old), None);
+        let names: Vec<_> = fs::read_dir(dir.path().join("lore/index.d"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn a_damaged_or_missing_layer_gives_an_empty_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lore/index");
+        let mut index = at(dir.path(), 0);
+        for r in 0..20 {
+            absorb(&mut index.mem, &round(r));
+        }
+        index.persist().unwrap();
+        let mut index = at(dir.path(), 20);
+        index.mem = round(20);
+        index.persist().unwrap();
+        let layers: Vec<PathBuf> = {
+            let index = Index::open(path.clone());
+            assert!(index.layers.len() >= 2);
+            index
+                .layers
+                .iter()
+                .map(|l| dir.path().join("lore/index.d").join(&l.name))
+                .collect()
+        };
+        let usable = |want: bool| {
+            let index = Index::open(path.clone());
+            assert_eq!(!index.layers.is_empty(), want);
+            assert_eq!(index.refs.is_empty(), !want);
+        };
+        usable(true);
+        // Cut short (a crash of the machine before the data reached the
+        // disk), or one byte longer.
+        let whole = fs::read(&layers[1]).unwrap();
+        fs::write(&layers[1], &whole[..whole.len() - 1]).unwrap();
+        usable(false);
+        let mut longer = whole.clone();
+        longer.push(0);
+        fs::write(&layers[1], &longer).unwrap();
+        usable(false);
+        // Same size, header damaged.
+        let mut bad = whole.clone();
+        bad[12] ^= 1;
+        fs::write(&layers[1], &bad).unwrap();
+        usable(false);
+        // Another whole layer in its place (of another size).
+        let other = format::encode_layer(merge(&[], &Overlay::default(), false).unwrap());
+        fs::write(&layers[1], &other).unwrap();
+        usable(false);
+        fs::write(&layers[1], &whole).unwrap();
+        usable(true);
+        fs::remove_file(&layers[0]).unwrap();
+        usable(false);
+        fs::write(&path, b"garbage").unwrap();
+        usable(false);
+        fs::remove_file(&path).unwrap();
+        usable(false);
+    }
+
+    #[test]
+    fn a_layer_of_another_build_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index");
+        fs::create_dir_all(dir.path().join("index.d")).unwrap();
+        let write = |rclk_width: Option<usize>| {
+            let tables = TABLES
+                .iter()
+                .filter_map(|&(tag, width)| {
+                    let width = if tag == RCLK { rclk_width? } else { width };
+                    Some(TableData {
+                        tag,
+                        width,
+                        key: if width == 1 { 0 } else { 8 },
+                        records: vec![0; width * 2],
+                    })
+                })
+                .collect();
+            let layer = format::encode_layer(tables);
+            fs::write(dir.path().join("index.d/layer-x.tab"), &layer).unwrap();
+            let chain = Chain {
+                refs: vec![],
+                layers: vec![LayerRef {
+                    name: "layer-x.tab".into(),
+                    size: layer.len() as u64,
+                }],
+            };
+            fs::write(&path, format::encode_chain(&chain)).unwrap();
+        };
+        write(Some(RCLK_WIDTH));
+        assert_eq!(Index::open(path.clone()).layers.len(), 1);
+        // The recall keys of the build before `needed` was kept: 24 bytes.
+        write(Some(24));
+        assert!(Index::open(path.clone()).layers.is_empty());
+        // The build before recall: no recall keys at all.
+        write(None);
+        assert!(Index::open(path.clone()).layers.is_empty());
+        // The whole-file index of version 2 where the chain is.
+        fs::write(&path, b"LOREIDX\x02\0\0\0\0\0\0\0\0").unwrap();
+        assert!(Index::open(path).layers.is_empty());
+    }
+}

@@ -1,0 +1,562 @@
+//! The index's search tables: an inverted index of every searched lesson
+//! ([`crate::search::Doc`]: pool entries, and the ledger's queued
+//! proposals), and which pool entries hold which artifacts.
+//!
+//! | tag | record | width |
+//! |---|---|---|
+//! | `SRCD` | a document: lesson id and kind (0 a proposal, 1 a pool entry), field lengths (4 × u16), place, status, offset (u64) and length (u32) of what it shows in `SRCH` (length `u32::MAX`: gone) | 39 |
+//! | `SRCP` | a posting: 6 bytes of the term's sha256, the document's row in this layer's `SRCD` (u32), its term frequencies (4 bits each for claim, rationale, resolution; 3 for the stack) and whether the term names one of its packages exactly (1 bit) | 12 |
+//! | `SRCH` | a heap: a queued proposal's claim and stack, as JSON | 1 |
+//! | `SRCT` | one record: how many documents the chain holds up to this layer, and the sum of each field's length over them | 41 |
+//! | `POOA` | a pool entry's artifact: artifact id, lesson id, pool | 33 |
+//!
+//! A document's postings and artifacts lie in the layer that has its
+//! `SRCD` record; a newer layer's record replaces them all. `SRCT` is
+//! cumulative: a layer's totals are those of the whole chain below and
+//! including it, so a query reads the top layer's and adds what the
+//! overlay changed ([`Index::search_totals`]); ranking then uses exact
+//! statistics, the same whatever the layering. A pool entry is learned
+//! with its summary (`Overlay::note_entry`), a proposal from its record
+//! whenever a ledger commit touches it (`Overlay::note_proposal`).
+//!
+//! Answers: the documents holding any of some terms, newest word on each
+//! ([`Index::search_postings`]), the totals, what a queued proposal shows
+//! ([`Index::shown`]), and the pool entries holding an artifact
+//! ([`Index::pool_holders`]).
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::format::{self, TableData, Tag};
+use super::{id_at, Index, Layer, Overlay};
+use crate::model::{Id, Source};
+use crate::search::rank::Totals;
+use crate::search::{Doc, Place, Posting, Shown, Status, FIELDS, MAX_TF};
+
+pub(super) const SRCD: Tag = *b"SRCD";
+pub(super) const SRCD_WIDTH: usize = 39;
+pub(super) const SRCP: Tag = *b"SRCP";
+pub(super) const SRCP_WIDTH: usize = 12;
+pub(super) const SRCH: Tag = *b"SRCH";
+pub(super) const SRCT: Tag = *b"SRCT";
+pub(super) const SRCT_WIDTH: usize = 41;
+pub(super) const POOA: Tag = *b"POOA";
+pub(super) const POOA_WIDTH: usize = 33;
+const DOC_KEY: usize = 17;
+const GONE: u32 = u32::MAX;
+
+/// A document's key: the lesson id, and whether it is the pool entry
+/// (`1`) or the proposal (`0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DocKey(pub(super) [u8; DOC_KEY]);
+
+impl DocKey {
+    pub fn proposal(id: Id) -> DocKey {
+        DocKey::of(id, 0)
+    }
+
+    pub fn entry(id: Id) -> DocKey {
+        DocKey::of(id, 1)
+    }
+
+    fn of(id: Id, kind: u8) -> DocKey {
+        let mut k = [0u8; DOC_KEY];
+        k[..16].copy_from_slice(&id.to_bytes());
+        k[16] = kind;
+        DocKey(k)
+    }
+
+    pub fn id(&self) -> Id {
+        id_at(&self.0, 0)
+    }
+
+    /// Whether it is a pool entry's.
+    pub fn is_entry(&self) -> bool {
+        self.0[16] == 1
+    }
+}
+
+/// A document found by a term: where it is, its lengths, and its postings
+/// of the terms looked up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    pub key: DocKey,
+    pub place: Place,
+    pub status: Status,
+    pub lengths: [u16; FIELDS],
+    /// (term key, term frequencies, exact package), for each term looked
+    /// up that it has, by key.
+    pub postings: Vec<(u64, [u8; FIELDS], bool)>,
+}
+
+impl Found {
+    /// Its posting of a term key.
+    pub fn find(&self, key: u64) -> Option<([u8; FIELDS], bool)> {
+        self.postings
+            .binary_search_by_key(&key, |p| p.0)
+            .ok()
+            .map(|i| (self.postings[i].1, self.postings[i].2))
+    }
+}
+
+fn pack_tf(p: &Posting) -> [u8; 2] {
+    let t = |f: usize| p.tf[f].min(MAX_TF[f]);
+    [
+        (t(0) << 4) | t(1),
+        (t(2) << 4) | (t(3) << 1) | u8::from(p.exact),
+    ]
+}
+
+fn unpack_tf(b: [u8; 2]) -> ([u8; FIELDS], bool) {
+    (
+        [b[0] >> 4, b[0] & 15, b[1] >> 4, (b[1] >> 1) & 7],
+        b[1] & 1 == 1,
+    )
+}
+
+/// The term key as the index stores it: its six bytes.
+fn term_bytes(key: u64) -> [u8; 6] {
+    key.to_be_bytes()[2..].try_into().expect("6 bytes")
+}
+
+/// A document record as it is read: `None` for a gone document.
+struct Record {
+    key: DocKey,
+    lengths: [u16; FIELDS],
+    place: Place,
+    status: Status,
+    /// Where what it shows lies in the heap; `None` when gone.
+    slot: Option<(u64, usize)>,
+}
+
+fn decode(rec: &[u8]) -> Option<Record> {
+    let key = DocKey(rec[..DOC_KEY].try_into().expect("a key"));
+    let lengths = std::array::from_fn(|f| {
+        u16::from_be_bytes([rec[DOC_KEY + 2 * f], rec[DOC_KEY + 2 * f + 1]])
+    });
+    let place = Place::from_code(rec[25])?;
+    let status = Status::from_code(rec[26])?;
+    let off = u64::from_be_bytes(rec[27..35].try_into().expect("8 bytes"));
+    let len = u32::from_be_bytes(rec[35..39].try_into().expect("4 bytes"));
+    Some(Record {
+        key,
+        lengths,
+        place,
+        status,
+        slot: (len != GONE).then_some((off, len as usize)),
+    })
+}
+
+fn encode(key: DocKey, doc: Option<(&Doc, u64, usize)>) -> [u8; SRCD_WIDTH] {
+    let mut r = [0u8; SRCD_WIDTH];
+    r[..DOC_KEY].copy_from_slice(&key.0);
+    match doc {
+        None => r[35..39].copy_from_slice(&GONE.to_be_bytes()),
+        Some((d, off, len)) => {
+            for (f, l) in d.lengths.iter().enumerate() {
+                r[DOC_KEY + 2 * f..DOC_KEY + 2 * f + 2].copy_from_slice(&l.to_be_bytes());
+            }
+            r[25] = d.place.code();
+            r[26] = d.status.code();
+            r[27..35].copy_from_slice(&off.to_be_bytes());
+            r[35..39].copy_from_slice(&(len as u32).to_be_bytes());
+        }
+    }
+    r
+}
+
+fn encode_totals(t: &Totals) -> Vec<u8> {
+    let mut r = Vec::with_capacity(SRCT_WIDTH);
+    r.push(0);
+    r.extend_from_slice(&t.docs.to_be_bytes());
+    for l in &t.lengths {
+        r.extend_from_slice(&l.to_be_bytes());
+    }
+    r
+}
+
+fn decode_totals(rec: &[u8]) -> Totals {
+    let at = |i: usize| u64::from_be_bytes(rec[1 + 8 * i..9 + 8 * i].try_into().expect("8 bytes"));
+    Totals {
+        docs: at(0),
+        lengths: std::array::from_fn(|f| at(1 + f)),
+    }
+}
+
+/// The `SRCT` table of a layer whose chain adds up to `totals`.
+pub(super) fn totals_table(totals: &Totals) -> TableData {
+    TableData {
+        tag: SRCT,
+        width: SRCT_WIDTH,
+        key: 1,
+        records: encode_totals(totals),
+    }
+}
+
+impl Layer {
+    /// Its word on a document: `None` when it says nothing, `Some(None)`
+    /// when it says the document is gone.
+    fn doc(&self, key: DocKey) -> Option<Option<Record>> {
+        let rec = format::find(&self.bytes, self.table(SRCD)?, &key.0)?;
+        Some(decode(&rec).filter(|r| r.slot.is_some()))
+    }
+
+    fn totals(&self) -> Option<Totals> {
+        let t = self.table(SRCT)?;
+        (t.count == 1).then(|| decode_totals(&format::all(&self.bytes, t).expect("one record")))
+    }
+}
+
+/// What a document in the overlay stands for, as its lengths: `None` when
+/// gone.
+fn live(doc: &Option<Doc>) -> Option<&[u16; FIELDS]> {
+    doc.as_ref().map(|d| &d.lengths)
+}
+
+impl Index {
+    /// The newest layer's word on a document, below the overlay.
+    fn layer_doc(&self, key: DocKey) -> Option<Record> {
+        self.layers.iter().rev().find_map(|l| l.doc(key)).flatten()
+    }
+
+    /// How many documents are searched and their field lengths, summed:
+    /// the top layer's totals (cumulative), plus what the overlay changed.
+    pub fn search_totals(&self) -> Totals {
+        let mut t = self
+            .layers
+            .last()
+            .and_then(Layer::totals)
+            .unwrap_or_default();
+        for (key, doc) in &self.mem.docs {
+            if let Some(old) = self.layer_doc(*key) {
+                t.count(&old.lengths, false);
+            }
+            if let Some(l) = live(doc) {
+                t.count(l, true);
+            }
+        }
+        t
+    }
+
+    /// Every live document holding any of the term keys `keys`, newest
+    /// word first: one binary search per term and layer, and one look at
+    /// each posting's document record (by its row). What the overlay
+    /// knows of a document, or a newer layer's record, hides an older
+    /// layer's.
+    pub fn search_postings(&self, keys: &[u64]) -> Vec<Found> {
+        let mut found: BTreeMap<DocKey, Found> = BTreeMap::new();
+        let mut decided: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
+        for (key, doc) in &self.mem.docs {
+            let Some(d) = doc else { continue };
+            let postings: Vec<_> = keys
+                .iter()
+                .filter_map(|k| d.posting(*k).map(|p| (p.key, p.tf, p.exact)))
+                .collect();
+            if !postings.is_empty() {
+                found.insert(
+                    *key,
+                    Found {
+                        key: *key,
+                        place: d.place,
+                        status: d.status,
+                        lengths: d.lengths,
+                        postings,
+                    },
+                );
+            }
+        }
+        for (k, l) in self.layers.iter().enumerate().rev() {
+            let (Some(docs), Some(posts)) = (l.table(SRCD), l.table(SRCP)) else {
+                continue;
+            };
+            for &term in keys {
+                for rec in
+                    format::find_prefix(&l.bytes, posts, &term_bytes(term)).unwrap_or_default()
+                {
+                    let row = u32::from_be_bytes(rec[6..10].try_into().expect("4 bytes"));
+                    let Some(doc) = format::record_at(&l.bytes, docs, u64::from(row))
+                        .as_deref()
+                        .and_then(decode)
+                    else {
+                        continue;
+                    };
+                    if doc.slot.is_none() || decided.contains(&doc.key) {
+                        continue;
+                    }
+                    let (tf, exact) = unpack_tf([rec[10], rec[11]]);
+                    found
+                        .entry(doc.key)
+                        .or_insert_with(|| Found {
+                            key: doc.key,
+                            place: doc.place,
+                            status: doc.status,
+                            lengths: doc.lengths,
+                            postings: Vec::new(),
+                        })
+                        .postings
+                        .push((term, tf, exact));
+                }
+            }
+            // What this layer says hides what the ones below say.
+            if k > 0 {
+                if let Some(all) = l.all(SRCD) {
+                    decided.extend(
+                        all.chunks_exact(SRCD_WIDTH)
+                            .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
+                    );
+                }
+            }
+        }
+        let mut out: Vec<Found> = found.into_values().collect();
+        for f in &mut out {
+            f.postings.sort_by_key(|p| p.0);
+            f.postings.dedup_by_key(|p| p.0);
+        }
+        out
+    }
+
+    /// What a queued proposal shows (its claim and stack), if it is queued.
+    pub fn shown(&self, id: Id) -> Option<Shown> {
+        let key = DocKey::proposal(id);
+        if let Some(doc) = self.mem.docs.get(&key) {
+            return doc.as_ref().and_then(|d| d.shown.clone());
+        }
+        for l in self.layers.iter().rev() {
+            match l.doc(key) {
+                None => continue,
+                Some(None) => return None,
+                Some(Some(r)) => {
+                    let (off, len) = r.slot?;
+                    let bytes = format::heap_slice(&l.bytes, l.table(SRCH)?, off, len)?;
+                    return serde_json::from_slice(&bytes).ok();
+                }
+            }
+        }
+        None
+    }
+
+    /// The pool entries that hold `artifact` in their evidence, with their
+    /// pools, by lesson id.
+    pub fn pool_holders(&self, artifact: Id) -> Vec<(Id, Source)> {
+        let mut out: BTreeMap<Id, Source> = BTreeMap::new();
+        for (key, doc) in &self.mem.docs {
+            if let Some(d) = doc {
+                if let (Some(pool), true) = (d.place.pool(), d.artifacts.contains(&artifact)) {
+                    out.insert(key.id(), pool);
+                }
+            }
+        }
+        for (k, l) in self.layers.iter().enumerate() {
+            let Some(t) = l.table(POOA) else { continue };
+            for rec in format::find_prefix(&l.bytes, t, &artifact.to_bytes()).unwrap_or_default() {
+                let lesson = id_at(&rec, 16);
+                let key = DocKey::entry(lesson);
+                // Only the layer with the newest word on the entry speaks
+                // for its artifacts.
+                let newer = self.mem.docs.contains_key(&key)
+                    || self.layers[k + 1..].iter().any(|n| n.doc(key).is_some());
+                if !newer {
+                    if let Some(pool) = Source::from_code(rec[32]) {
+                        out.insert(lesson, pool);
+                    }
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+}
+
+/// A document as merging reads it back: its record's fields and what
+/// lies with it.
+struct Merged {
+    lengths: [u16; FIELDS],
+    place: Place,
+    status: Status,
+    shown: Option<Vec<u8>>,
+    /// (term bytes, packed frequencies).
+    postings: Vec<([u8; 6], [u8; 2])>,
+    artifacts: Vec<(Id, u8)>,
+}
+
+/// The search tables of one layer holding what `layers` (oldest first)
+/// and then `mem` say, the newest word on each document winning (see
+/// `persist::merge`); `SRCT` is the caller's, who knows the whole chain.
+/// `None` when a table cannot be read.
+pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec<TableData>> {
+    let mut docs: BTreeMap<DocKey, Option<Merged>> = BTreeMap::new();
+    for l in layers {
+        let records = l.all(SRCD)?;
+        let heap = l.all(SRCH)?;
+        let rows: Vec<DocKey> = records
+            .chunks_exact(SRCD_WIDTH)
+            .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key")))
+            .collect();
+        for rec in records.chunks_exact(SRCD_WIDTH) {
+            let key = DocKey(rec[..DOC_KEY].try_into().expect("a key"));
+            let merged = match decode(rec) {
+                Some(Record {
+                    lengths,
+                    place,
+                    status,
+                    slot: Some((off, len)),
+                    ..
+                }) => Some(Merged {
+                    lengths,
+                    place,
+                    status,
+                    shown: match len {
+                        0 => None,
+                        _ => Some(heap.get(off as usize..off as usize + len)?.to_vec()),
+                    },
+                    postings: Vec::new(),
+                    artifacts: Vec::new(),
+                }),
+                _ => None,
+            };
+            docs.insert(key, merged);
+        }
+        for rec in l.all(SRCP)?.chunks_exact(SRCP_WIDTH) {
+            let row = u32::from_be_bytes(rec[6..10].try_into().expect("4 bytes")) as usize;
+            if let Some(Some(d)) = rows.get(row).and_then(|k| docs.get_mut(k)) {
+                d.postings
+                    .push((rec[..6].try_into().expect("6 bytes"), [rec[10], rec[11]]));
+            }
+        }
+        for rec in l.all(POOA)?.chunks_exact(POOA_WIDTH) {
+            if let Some(Some(d)) = docs.get_mut(&DocKey::entry(id_at(rec, 16))) {
+                d.artifacts.push((id_at(rec, 0), rec[32]));
+            }
+        }
+    }
+    for (key, doc) in &mem.docs {
+        let merged = doc.as_ref().map(|d| Merged {
+            lengths: d.lengths,
+            place: d.place,
+            status: d.status,
+            shown: d
+                .shown
+                .as_ref()
+                .map(|s| serde_json::to_vec(s).expect("what a proposal shows serialises")),
+            postings: d
+                .postings
+                .iter()
+                .map(|p| (term_bytes(p.key), pack_tf(p)))
+                .collect(),
+            artifacts: match d.place.pool() {
+                Some(pool) => d.artifacts.iter().map(|a| (*a, pool.code())).collect(),
+                None => Vec::new(),
+            },
+        });
+        docs.insert(*key, merged);
+    }
+    let mut records = Vec::with_capacity(docs.len() * SRCD_WIDTH);
+    let mut postings = Vec::new();
+    let mut heap = Vec::new();
+    let mut artifacts = Vec::new();
+    let mut row: u32 = 0;
+    for (key, doc) in &docs {
+        let Some(d) = doc else {
+            if !bottom {
+                records.extend_from_slice(&encode(*key, None));
+                row += 1;
+            }
+            continue;
+        };
+        let (off, len) = (heap.len() as u64, d.shown.as_ref().map_or(0, Vec::len));
+        if let Some(s) = &d.shown {
+            heap.extend_from_slice(s);
+        }
+        let doc = Doc {
+            place: d.place,
+            status: d.status,
+            lengths: d.lengths,
+            postings: Vec::new(),
+            shown: None,
+            artifacts: Vec::new(),
+        };
+        records.extend_from_slice(&encode(*key, Some((&doc, off, len))));
+        for (term, tf) in &d.postings {
+            postings.extend_from_slice(term);
+            postings.extend_from_slice(&row.to_be_bytes());
+            postings.extend_from_slice(tf);
+        }
+        for (artifact, pool) in &d.artifacts {
+            artifacts.extend_from_slice(&artifact.to_bytes());
+            artifacts.extend_from_slice(&key.id().to_bytes());
+            artifacts.push(*pool);
+        }
+        row += 1;
+    }
+    Some(vec![
+        TableData {
+            tag: SRCD,
+            width: SRCD_WIDTH,
+            key: DOC_KEY,
+            records,
+        },
+        TableData {
+            tag: SRCP,
+            width: SRCP_WIDTH,
+            key: 10,
+            records: postings,
+        },
+        TableData {
+            tag: SRCH,
+            width: 1,
+            key: 0,
+            records: heap,
+        },
+        TableData {
+            tag: POOA,
+            width: POOA_WIDTH,
+            key: 32,
+            records: artifacts,
+        },
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frequencies_pack_into_two_bytes() {
+        for tf in [[0, 0, 0, 0], [15, 15, 15, 7], [1, 2, 3, 4], [15, 0, 9, 1]] {
+            for exact in [false, true] {
+                let p = Posting { key: 7, tf, exact };
+                assert_eq!(unpack_tf(pack_tf(&p)), (tf, exact));
+            }
+        }
+    }
+
+    #[test]
+    fn a_document_record_round_trips() {
+        let doc = Doc {
+            place: Place::Org,
+            status: Status::Superseded,
+            lengths: [3, 400, 65535, 2],
+            postings: Vec::new(),
+            shown: None,
+            artifacts: Vec::new(),
+        };
+        let key = DocKey::entry(Id::from_parts(1_700_000_000_000, 9));
+        let r = decode(&encode(key, Some((&doc, 77, 5)))).unwrap();
+        assert_eq!(
+            (r.key, r.lengths, r.place, r.status, r.slot),
+            (
+                key,
+                doc.lengths,
+                Place::Org,
+                Status::Superseded,
+                Some((77, 5))
+            )
+        );
+        assert!(decode(&encode(key, None)).unwrap().slot.is_none());
+        assert!(key.is_entry() && !DocKey::proposal(key.id()).is_entry());
+        let t = Totals {
+            docs: 5,
+            lengths: [1, 2, 3, u64::MAX],
+        };
+        assert_eq!(decode_totals(&encode_totals(&t)), t);
+        assert_eq!(encode_totals(&t).len(), SRCT_WIDTH);
+    }
+}
