@@ -245,8 +245,8 @@ fn index_fields(
         if later.key != kept.key {
             return false;
         }
-        for f in 0..FIELDS {
-            kept.tf[f] = kept.tf[f].saturating_add(later.tf[f]).min(MAX_TF[f]);
+        for ((k, l), max) in kept.tf.iter_mut().zip(later.tf).zip(MAX_TF) {
+            *k = k.saturating_add(l).min(max);
         }
         kept.exact |= later.exact;
         true

@@ -92,7 +92,7 @@ impl Token {
 
 fn keep(term: &str) -> bool {
     let n = term.chars().count();
-    n >= 2 && n <= MAX_TERM_CHARS && STOPWORDS.binary_search(&term).is_err()
+    (2..=MAX_TERM_CHARS).contains(&n) && STOPWORDS.binary_search(&term).is_err()
 }
 
 /// The tokens of `text` (read up to [`MAX_FIELD_CHARS`]), in order; pieces

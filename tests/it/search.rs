@@ -167,12 +167,18 @@ fn an_exact_package_match_ranks_first() {
         "the text alone would rank the mention first: {hits:#?}"
     );
     // A bare name is exact for `pypi:requests`; a part of a name finds it.
-    assert_eq!(w.ids(&["requests"]), [w.requests.clone()]);
+    assert_eq!(w.ids(&["requests"]), std::slice::from_ref(&w.requests));
     assert_eq!(w.json(&["requests"])[0]["package_match"], true);
     assert_eq!(w.ids(&["legacy"]).len(), 2);
-    assert_eq!(w.ids(&["pypi:requests", "windows"]), [w.requests.clone()]);
+    assert_eq!(
+        w.ids(&["pypi:requests", "windows"]),
+        std::slice::from_ref(&w.requests)
+    );
     // Whole words, in any case: "VITE" finds vite, never vitest.
-    assert_eq!(w.ids(&["VITE", "websocket"]), [w.queued.clone()]);
+    assert_eq!(
+        w.ids(&["VITE", "websocket"]),
+        std::slice::from_ref(&w.queued)
+    );
     assert!(w.env.lore(&["search", "websock"]).code == 1);
 }
 
@@ -217,9 +223,12 @@ fn the_json_shape_and_the_filters() {
     assert_eq!(org, want);
     assert_eq!(
         w.ids(&["requests", "--pool", "local"]),
-        [w.requests.clone()]
+        std::slice::from_ref(&w.requests)
     );
-    assert_eq!(w.ids(&["vite", "--status", "pending"]), [w.queued.clone()]);
+    assert_eq!(
+        w.ids(&["vite", "--status", "pending"]),
+        std::slice::from_ref(&w.queued)
+    );
     assert_eq!(
         w.ids(&["vite", "--status", "active", "--pool", "org"])
             .len(),
@@ -267,7 +276,7 @@ fn nothing_matching_exits_1_with_a_hint() {
 #[test]
 fn the_queue_follows_each_proposal() {
     let w = world();
-    assert_eq!(w.ids(&["websocket"]), [w.queued.clone()]);
+    assert_eq!(w.ids(&["websocket"]), std::slice::from_ref(&w.queued));
     w.env.confirm(&w.queued, "org");
     let hit = &w.json(&["websocket"])[0];
     assert_eq!(
