@@ -299,6 +299,8 @@ fn json_escapes_bidi_and_invisible_characters() {
         ws.join("package-lock.json"),
     )
     .unwrap();
+    // A workspace member, so that recall reads it.
+    std::fs::write(dir.join("package.json"), r#"{"workspaces": ["*"]}"#).unwrap();
     let r = recall(
         &env,
         &["--project", dir.to_str().unwrap(), "--format", "json"],
@@ -378,6 +380,7 @@ fn a_broken_lockfile_is_named_and_the_others_still_count() {
     react 18.3.1  npm  web/package-lock.json
     vite 5.4.21  npm  web/package-lock.json
     vitest 4.1.9  npm  web/package-lock.json
+    [stderr] 1 workspace member read: web
     [stderr] Cargo.lock: invalid TOML: line 1: key with no value, expected `=`
     ");
     insta::assert_snapshot!(w.recall(&["--project", dir.to_str().unwrap()]), @"
