@@ -607,10 +607,7 @@ mod tests {
         assert_eq!(got.len(), 2, "{got:?}");
         for v in &got {
             let line = v.to_string();
-            assert!(
-                line.chars().all(|c| class(c) == Class::Text),
-                "{line:?}"
-            );
+            assert!(line.chars().all(|c| class(c) == Class::Text), "{line:?}");
         }
         assert_eq!(got[0].at, "/k\\nfake: refused\\u{202e}");
         assert_eq!(got[1].at, "/tags/a\\u{3164}\\u{200b}b");
