@@ -24,7 +24,8 @@ pub struct Args {
     /// agents-md, cursor-rules or onlooker-json.
     #[arg(long, value_enum)]
     format: ExportFormat,
-    /// The project directory [default: the current directory].
+    /// The project directory [default: the project the current directory
+    /// is in, as for `git lore stack`].
     #[arg(long, value_name = "DIR")]
     project: Option<PathBuf>,
     /// Where to write: the markdown file (agents-md; default
@@ -74,10 +75,18 @@ fn read_existing(path: &Path) -> ui::Result<String> {
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
-    let project = args.project.unwrap_or_else(|| PathBuf::from("."));
+    let project = super::stack::find_project(args.project, ctx)
+        .map_err(|e| super::stack::outside(&e, "export"))?;
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
-    let g = recall::gather(&lore, &project, &[], false, Depth::Full, &trusted.flagged)?;
+    let g = recall::gather(
+        &lore,
+        Some(&project),
+        &[],
+        false,
+        Depth::Full,
+        &trusted.flagged,
+    )?;
     for line in render::problems_text(&g.stack).lines() {
         ui::status(line);
     }

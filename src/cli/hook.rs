@@ -14,7 +14,8 @@ use git_lore::ops::{guard, LoreError};
 /// or anything but a commit. `hook session-start` reads a coding
 /// agent's SessionStart hook input on stdin and prints, as the hook's JSON,
 /// the lessons that hold for the session's project (for the agent) and how
-/// many lessons await a decision (for the person); it always exits 0.
+/// many lessons await a decision (for the person); outside any project it
+/// says so to the person and recalls nothing; it always exits 0.
 /// `hook session-end` reads a SessionEnd hook input on stdin, hands it to a
 /// detached `git lore capture --hook` (a new session of its own: no
 /// `setsid` program needed) and returns at once; what that prints goes to
@@ -237,28 +238,57 @@ fn short(s: &str) -> String {
     }
 }
 
-fn session_start_work(ctx: &Ctx, project: &std::path::Path, budget: usize) -> Result<Said, String> {
+/// Why the session's directory is not a project, in a few words.
+fn not_a_project(e: &git_lore::recall::stack::ProjectError) -> String {
+    use git_lore::recall::stack::ProjectError as P;
+    match e {
+        P::Outside { start, .. } => format!("{} is not inside a project", start.display()),
+        P::NotAProjectDir { start, home: true } => {
+            format!("{} is your home directory, not a project", start.display())
+        }
+        P::NotAProjectDir { .. } => "the filesystem root is not a project".to_owned(),
+        P::Unreadable { start, .. } => format!("cannot read {}", start.display()),
+    }
+}
+
+/// The hook's work: `cwd` is the session's directory; the project is the
+/// one it is in (`stack::locate`), if any.
+fn session_start_work(ctx: &Ctx, cwd: &std::path::Path, budget: usize) -> Result<Said, String> {
     use git_lore::model::ProposalStatus;
     use git_lore::ops::recall::{self, Depth};
     use git_lore::ops::{query, trust};
-    use git_lore::recall::{render, select};
+    use git_lore::recall::{render, select, stack};
     if !ctx.repo.join("HEAD").exists() {
         return Ok(Said::default()); // no lesson repository: nothing to say
     }
     let lore = ctx.open().map_err(|e| e.to_string())?;
     let standings = trust::review(&lore).map_err(|e| e.to_string())?;
     let flagged = trust::flagged(&lore, &standings).map_err(|e| e.to_string())?;
-    let g = recall::gather(&lore, project, &[], false, Depth::Thin, &flagged)
-        .map_err(|e| e.to_string())?;
-    let sel = select::select(&g.lessons, &g.stack);
-    let context = render::markdown(&sel, &g.links, budget);
+    let mut notes = Vec::new();
+    // Outside any project there is nothing to recall for: say so, never
+    // read the directories around (a home directory full of unrelated
+    // repositories).
+    let context = match stack::locate(cwd, ctx.env.home.as_deref()) {
+        Ok(project) => {
+            let g = recall::gather(&lore, Some(&project), &[], false, Depth::Thin, &flagged)
+                .map_err(|e| e.to_string())?;
+            let sel = select::select(&g.lessons, &g.stack);
+            render::markdown(&sel, &g.links, budget)
+        }
+        Err(e) => {
+            notes.push(format!(
+                "no lessons this session: {} (`git lore recall --project DIR` recalls for one)",
+                not_a_project(&e)
+            ));
+            String::new()
+        }
+    };
     let (counts, _) = query::counts(&lore).map_err(|e| e.to_string())?;
     let waiting: usize = counts
         .iter()
         .filter(|(s, _)| matches!(s, ProposalStatus::Pending | ProposalStatus::Confirmed))
         .map(|(_, n)| n)
         .sum();
-    let mut notes = Vec::new();
     if waiting > 0 {
         notes.push(format!(
             "{waiting} lesson{} await{} your decision: `git lore list`",

@@ -18,11 +18,17 @@ use git_lore::recall::{render, select, stack};
 /// pool count, synced ones included; superseded ones lead to their
 /// successor; retracted and refuted ones never come back.
 ///
+/// The project is `--project DIR`, else the one the current directory is in
+/// (see `git lore stack --help`); its own lockfiles and those of the
+/// workspace members its manifests declare are read. Outside any project,
+/// recall says so and exits 1, unless `--stack` names what to recall for.
+///
 /// Examples: `git lore recall`, `git lore recall --stack vite@5.4.21 --stack
 /// vitest@4.1.9`, `git lore recall --format markdown --budget 4000`
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// The project directory [default: the current directory].
+    /// The project directory [default: the project the current directory
+    /// is in].
     #[arg(long, value_name = "DIR")]
     project: Option<PathBuf>,
     /// Add or override an installed package: NAME@VERSION, or
@@ -55,7 +61,14 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         .iter()
         .map(|s| stack::parse_override(s).map_err(|e| CliError::Usage(e.to_string())))
         .collect::<ui::Result<Vec<_>>>()?;
-    let project = args.project.unwrap_or_else(|| PathBuf::from("."));
+    let project = match super::stack::find_project(args.project, ctx) {
+        Ok(p) => Some(p),
+        Err(e) if !overrides.is_empty() => {
+            ui::status(format!("{e}; recalling for --stack alone"));
+            None
+        }
+        Err(e) => return Err(super::stack::outside(&e, "recall")),
+    };
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
     let depth = match args.format {
@@ -64,7 +77,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     };
     let g = recall::gather(
         &lore,
-        &project,
+        project.as_deref(),
         &overrides,
         args.all,
         depth,
@@ -84,11 +97,14 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         Format::Text => {
             let text = render::text(&sel, &g.links, args.all);
             if sel.applies.is_empty() {
-                ui::status(format!(
-                    "no lesson applies to the versions installed in {} ({} packages found)",
-                    project.display(),
-                    g.stack.packages.len()
-                ));
+                ui::status(match &project {
+                    Some(p) => format!(
+                        "no lesson applies to the versions installed in {} ({} packages found)",
+                        p.display(),
+                        g.stack.packages.len()
+                    ),
+                    None => "no lesson applies to the --stack packages".to_owned(),
+                });
             }
             ui::out(&text);
         }

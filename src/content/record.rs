@@ -119,11 +119,15 @@ pub struct Violation {
 }
 
 impl Violation {
+    /// A violation whose place and words are shown as one line of text:
+    /// a JSON pointer holds the record's own keys, and a message may quote
+    /// them, so both are escaped by [`super::text::terminal`] here, once,
+    /// whatever prints them.
     fn new(rule: Rule, at: impl Into<String>, what: impl Into<String>) -> Violation {
         Violation {
             rule,
-            at: at.into(),
-            what: what.into(),
+            at: super::text::terminal(&at.into()),
+            what: super::text::terminal(&what.into()),
         }
     }
 }
@@ -542,8 +546,8 @@ mod tests {
         assert_eq!(
             got.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
             vec![
-                "/applies_to/scope/versions/vite\nx: the versions key \"vite\\nx\" contains U+000A; a key is a package name (content rule control)",
-                "/extra\u{202e}: the key \"extra\\u{202e}\" contains U+202E; a key is one line of text (content rule bidi)",
+                "/applies_to/scope/versions/vite\\nx: the versions key \"vite\\nx\" contains U+000A; a key is a package name (content rule control)",
+                "/extra\\u{202e}: the key \"extra\\u{202e}\" contains U+202E; a key is one line of text (content rule bidi)",
             ]
         );
     }
@@ -587,5 +591,25 @@ mod tests {
         // Other records, and bytes that are not JSON: nothing here.
         assert_eq!(check_record("declined/5/A/x.json", &bytes), vec![]);
         assert_eq!(check_record(p, b"not json"), vec![]);
+    }
+
+    #[test]
+    fn a_violation_is_one_line_that_hides_nothing() {
+        // A hostile key lands in the JSON pointer and in the message: both
+        // are shown escaped, so a refusal cannot forge a line of output or
+        // hide text in it.
+        let lesson = json!({
+            "claim": "ok",
+            "k\nfake: refused\u{202e}": "x",
+            "tags": {"a\u{3164}\u{200b}b": "y"},
+        });
+        let got = check_lesson_text(&lesson);
+        assert_eq!(got.len(), 2, "{got:?}");
+        for v in &got {
+            let line = v.to_string();
+            assert!(line.chars().all(|c| class(c) == Class::Text), "{line:?}");
+        }
+        assert_eq!(got[0].at, "/k\\nfake: refused\\u{202e}");
+        assert_eq!(got[1].at, "/tags/a\\u{3164}\\u{200b}b");
     }
 }

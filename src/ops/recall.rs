@@ -2,7 +2,8 @@
 //! make relevant, found through the index's name table rather than by
 //! reading every pool entry.
 //!
-//! The project is scanned ([`crate::recall::stack::scan`]), `--stack`
+//! The project is scanned ([`crate::recall::stack::scan`]; none when the
+//! caller found no project and recalls for `--stack` alone), `--stack`
 //! overrides applied, and the index asked for the pool entries that name an
 //! installed package (by the coarse name form every ecosystem's name rule
 //! refines), plus the successors of any superseded ones among them. Those
@@ -46,18 +47,19 @@ pub enum Depth {
     Full,
 }
 
-/// Scans `project`, applies `overrides`, and gathers the lessons that name
-/// an installed package — or, with `all`, every lesson of every pool.
+/// Scans `project` (when there is one: `None` recalls for the overrides
+/// alone), applies `overrides`, and gathers the lessons that name an
+/// installed package — or, with `all`, every lesson of every pool.
 /// `untrusted` are ids that must not be recalled.
 pub fn gather(
     lore: &Lore,
-    project: &Path,
+    project: Option<&Path>,
     overrides: &[Override],
     all: bool,
     depth: Depth,
     untrusted: &HashSet<Id>,
 ) -> Result<Gathered, LoreError> {
-    let mut stack = stack::scan(project, &Limits::default());
+    let mut stack = project.map_or_else(Stack::default, |p| stack::scan(p, &Limits::default()));
     stack.apply_overrides(overrides);
     let index = Index::load(&lore.store)?;
     let mut chosen: BTreeMap<Id, Summary> = BTreeMap::new();

@@ -33,6 +33,8 @@ fn session_start_speaks_only_when_lessons_await_a_decision() {
         "no repository: silent, never fails"
     );
     env.init();
+    // A project with nothing installed: no lesson applies.
+    std::fs::write(env.path().join("package.json"), "{}").unwrap();
     assert_eq!(hook(&env, "session-start", &[]).stdout, "");
     let f = env.artifacts_file("a.jsonl", &[proposable(50, 1), proposable(50, 2)]);
     env.lore(&["ingest", f.to_str().unwrap()]).ok();
@@ -179,6 +181,7 @@ fn a_failed_background_capture_is_shown_once_at_the_next_session_start() {
         log.contains("the model program failed (exited with status 3): quota exceeded"),
         "{log}"
     );
+    std::fs::write(env.path().join("package.json"), "{}").unwrap();
     let start =
         serde_json::json!({"cwd": env.path(), "hook_event_name": "SessionStart"}).to_string();
     let r = env.lore_stdin(&["hook", "session-start"], start.as_bytes());

@@ -589,10 +589,14 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
         ");
         assert_eq!(b.tip("pool/org"), Some(a_tip.clone()));
         assert_eq!(b.entry("org", &a1).unwrap()["status"], "active");
-        insta::assert_snapshot!(b.session(&["recall", "--all"], &n), @"
-        $ git lore recall --all
+        // Recall reads a project; an empty one installs nothing.
+        let project = b.env.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let project = project.to_str().unwrap();
+        insta::assert_snapshot!(b.session(&["recall", "--all", "--project", project], &n), @"
+        $ git lore recall --all --project [ben]/project
         [a1]  widget11 1.11.0 crashes on start  [widget11 =1.11.0]  (not recalled: widget11 not installed)
-        [stderr] no lesson applies to the versions installed in . (0 packages found)
+        [stderr] no lesson applies to the versions installed in [ben]/project (0 packages found)
         ");
         let log = b.lore(&["log"]);
         log.assert_ok_stdout(&format!(
@@ -3216,18 +3220,24 @@ fn a_shared_moment_stays_one_lesson() {
     insta::assert_snapshot!(b.session(&recall, &n), @"
     $ git lore recall --stack widget12@1.12.0
     [b2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]
+    [stderr] [ben] is not inside a project: no manifest or lockfile there or above it, up to the filesystem root; recalling for --stack alone
     ");
     a.lore(&["publish", "org"]).ok();
     b.lore(&["sync", "org"]).ok();
     insta::assert_snapshot!(b.session(&recall, &n), @"
     $ git lore recall --stack widget12@1.12.0
     [a2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]
+    [stderr] [ben] is not inside a project: no manifest or lockfile there or above it, up to the filesystem root; recalling for --stack alone
     ");
-    insta::assert_snapshot!(b.session(&["recall", "--all"], &n), @"
-    $ git lore recall --all
+    // Recall reads a project; an empty one installs nothing.
+    let project = b.env.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let all = ["recall", "--all", "--project", project.to_str().unwrap()];
+    insta::assert_snapshot!(b.session(&all, &n), @"
+    $ git lore recall --all --project [ben]/project
     [a1]  widget11 1.11.0 crashes on start  [widget11 =1.11.0]  (not recalled: widget11 not installed)
     [a2]  widget12 1.12.0 crashes on start  [widget12 =1.12.0]  (not recalled: widget12 not installed)
-    [stderr] no lesson applies to the versions installed in . (0 packages found)
+    [stderr] no lesson applies to the versions installed in [ben]/project (0 packages found)
     ");
     // Both lessons are still there, and search finds both.
     insta::assert_snapshot!(b.session(&["search", "widget12"], &n), @"

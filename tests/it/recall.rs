@@ -304,6 +304,8 @@ fn json_escapes_bidi_and_invisible_characters() {
         ws.join("package-lock.json"),
     )
     .unwrap();
+    // A workspace member, so that recall reads it.
+    std::fs::write(dir.join("package.json"), r#"{"workspaces": ["*"]}"#).unwrap();
     let r = recall(
         &env,
         &["--project", dir.to_str().unwrap(), "--format", "json"],
@@ -376,12 +378,14 @@ fn a_broken_lockfile_is_named_and_the_others_still_count() {
         dir.join("web/package-lock.json"),
     )
     .unwrap();
+    std::fs::write(dir.join("package.json"), r#"{"workspaces": ["web"]}"#).unwrap();
     std::fs::write(dir.join("Cargo.lock"), "this is [not toml\n").unwrap();
     insta::assert_snapshot!(w.session(&["stack", "--project", dir.to_str().unwrap()]), @"
     $ git lore stack --project [TMP]/monorepo
     react 18.3.1  npm  web/package-lock.json
     vite 5.4.21  npm  web/package-lock.json
     vitest 4.1.9  npm  web/package-lock.json
+    [stderr] 1 workspace member read: web
     [stderr] Cargo.lock: invalid TOML: line 1: key with no value, expected `=`
     ");
     insta::assert_snapshot!(w.recall(&["--project", dir.to_str().unwrap()]), @"
@@ -636,4 +640,231 @@ fn recall_answers_the_same_after_the_index_is_deleted() {
         recall(&w.env, &["--project", &project("vite5")]).ok(),
         before
     );
+}
+
+/// `git-lore args…` run in `dir`, with `input` on stdin when given.
+fn lore_in(env: &TestEnv, dir: &std::path::Path, args: &[&str], input: Option<&[u8]>) -> Run {
+    use std::io::Write;
+    let mut c = env.lore_cmd(args);
+    c.current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().expect("spawn git-lore");
+    let mut stdin = child.stdin.take().unwrap();
+    if let Some(bytes) = input {
+        stdin.write_all(bytes).unwrap();
+    }
+    drop(stdin);
+    Run::from(child.wait_with_output().unwrap())
+}
+
+fn copy_fixture(project_fixture: &str, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    std::fs::copy(
+        format!("{}/package-lock.json", project(project_fixture)),
+        to.join("package-lock.json"),
+    )
+    .unwrap();
+}
+
+/// Outside any project (an empty directory, a directory of unrelated
+/// repositories, the home directory) recall, stack and export refuse and
+/// point to --project; the session-start hook says so and recalls
+/// nothing. No lockfile around is read, so no lesson is matched against
+/// another project's files.
+#[test]
+fn outside_any_project_nothing_is_recalled_and_the_message_says_why() {
+    let w = world();
+    let home = w.env.home();
+    // Unrelated repositories whose lockfiles would match both lessons.
+    for (name, fixture) in [("app", "vite5"), ("site", "vite5"), ("old", "vite8")] {
+        let repo = home.join("src").join(name);
+        copy_fixture(fixture, &repo);
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+    }
+    std::fs::create_dir_all(home.join("src/tools/lib")).unwrap();
+    std::fs::write(
+        home.join("src/tools/lib/Cargo.lock"),
+        include_str!("../../src/recall/stack/testdata/Cargo.v4.lock"),
+    )
+    .unwrap();
+    let empty = home.join("notes/empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let src = home.join("src");
+    let canon = |p: &std::path::Path| p.canonicalize().unwrap().display().to_string();
+
+    for dir in [&src, &empty] {
+        let r = lore_in(&w.env, dir, &["recall"], None);
+        r.assert_refused(&format!(
+            "{} is not inside a project: no manifest or lockfile there or above it, up to your home directory; run `git lore recall` in a project's directory, or name one with --project DIR",
+            canon(dir)
+        ));
+        assert_eq!(r.stdout, "", "nothing is recalled");
+        let r = lore_in(&w.env, dir, &["recall", "--format", "markdown"], None);
+        assert_eq!((r.code, r.stdout.as_str()), (1, ""));
+        let r = lore_in(&w.env, dir, &["stack", "--json"], None);
+        r.assert_refused("is not inside a project");
+        assert_eq!(r.stdout, "");
+        let r = lore_in(&w.env, dir, &["export", "--format", "agents-md"], None);
+        r.assert_refused(
+            "run `git lore export` in a project's directory, or name one with --project DIR",
+        );
+        assert!(!dir.join("AGENTS.md").exists());
+    }
+    let r = lore_in(&w.env, &home, &["recall"], None);
+    r.assert_refused(&format!(
+        "{} is your home directory, which is never taken for a project",
+        canon(&home)
+    ));
+
+    // The hook never fails the session: exit 0, a line for the person, no
+    // lessons for the agent.
+    for dir in [&src, &empty, &home] {
+        let input = json!({"session_id": "s1", "cwd": dir, "hook_event_name": "SessionStart"});
+        let r = lore_in(
+            &w.env,
+            dir,
+            &["hook", "session-start"],
+            Some(input.to_string().as_bytes()),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let j: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert!(j.get("hookSpecificOutput").is_none(), "{}", r.stdout);
+        let message = j["systemMessage"].as_str().unwrap();
+        let what = if *dir == home {
+            format!("{} is your home directory, not a project", canon(dir))
+        } else {
+            format!("{} is not inside a project", canon(dir))
+        };
+        assert_eq!(
+            message,
+            format!(
+                "git-lore: no lessons this session: {what} (`git lore recall --project DIR` recalls for one)"
+            )
+        );
+        assert!(!r.stdout.contains(&w.vitest) && !r.stdout.contains(&w.react));
+    }
+
+    // --stack needs no project; --project names one from anywhere.
+    let r = lore_in(
+        &w.env,
+        &src,
+        &[
+            "recall",
+            "--stack",
+            "vite@5.4.21",
+            "--stack",
+            "vitest@4.1.9",
+        ],
+        None,
+    );
+    assert!(r.ok().starts_with(&w.vitest), "{}", r.stdout);
+    r.assert_stderr("is not inside a project: no manifest or lockfile there or above it, up to your home directory; recalling for --stack alone");
+    let app = src.join("app");
+    let r = lore_in(
+        &w.env,
+        &src,
+        &["recall", "--project", app.to_str().unwrap()],
+        None,
+    );
+    assert!(r.ok().starts_with(&w.vitest), "{}", r.stdout);
+}
+
+/// The walk is bounded to the project's manifests and the members they
+/// declare: pnpm and Cargo workspace members are read, a deep
+/// undeclared directory with a matching lockfile is not, and recall run
+/// in a member's subdirectory finds the workspace root.
+#[test]
+fn workspace_members_are_read_and_nothing_else() {
+    let w = world();
+    let root = w.env.home().join("src/mono");
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    // A Cargo workspace whose members hold no npm lockfile of their own,
+    // but one (a crate embedding a web UI) does.
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"crates/*\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("Cargo.lock"),
+        include_str!("../../src/recall/stack/testdata/Cargo.v4.lock"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("crates/core/src")).unwrap();
+    std::fs::write(
+        root.join("crates/core/Cargo.toml"),
+        "[package]\nname = \"core\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("crates/ui/Cargo.toml"),
+        "[package]\nname = \"ui\"\n",
+    )
+    .ok();
+    copy_fixture("vite8", &root.join("crates/ui"));
+    std::fs::write(
+        root.join("crates/ui/Cargo.toml"),
+        "[package]\nname = \"ui\"\n",
+    )
+    .unwrap();
+    // A pnpm workspace beside it, with per-package lockfiles.
+    std::fs::write(root.join("pnpm-workspace.yaml"), "packages:\n  - 'web/*'\n").unwrap();
+    copy_fixture("vite5", &root.join("web/app"));
+    std::fs::write(root.join("web/app/package.json"), "{}").unwrap();
+    // Deep and undeclared: a test fixture that would match the lessons.
+    copy_fixture("vite5", &root.join("tests/fixtures/deep/er/still"));
+
+    let r = w
+        .env
+        .lore(&["stack", "--json", "--project", root.to_str().unwrap()]);
+    let j: Value = serde_json::from_str(r.ok()).unwrap();
+    assert_eq!(
+        j["members"],
+        json!([
+            {"dir": "crates/core", "declared_by": "Cargo.toml"},
+            {"dir": "crates/ui", "declared_by": "Cargo.toml"},
+            {"dir": "web/app", "declared_by": "pnpm-workspace.yaml"}
+        ])
+    );
+    let files: Vec<&str> = j["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "Cargo.lock",
+            "crates/ui/package-lock.json",
+            "web/app/package-lock.json"
+        ]
+    );
+    r.assert_stderr("3 workspace members read: crates/core, crates/ui, web/app");
+
+    // From a member's subdirectory: the workspace root is the project.
+    let r = lore_in(
+        &w.env,
+        &root.join("crates/core/src"),
+        &["recall", "--all"],
+        None,
+    );
+    let out = r.ok();
+    assert!(out.starts_with(&w.vitest), "web/app has vite 5:\n{out}");
+    assert!(!out.contains("(not recalled"), "{out}");
+    // Without the pnpm workspace, only the deep fixture could still make
+    // the vitest lesson apply: it does not, because it is never read.
+    std::fs::remove_file(root.join("pnpm-workspace.yaml")).unwrap();
+    let r = lore_in(
+        &w.env,
+        &root.join("crates/core/src"),
+        &["recall", "--all"],
+        None,
+    );
+    r.assert_ok_stdout(&format!(
+        "{}  Vitest 4 cannot import vite/module-runner on Vite 5  [vite <6, vitest >=4]  (not recalled: vite 8.0.16 is not <6 (in crates/ui))",
+        w.vitest
+    ));
 }

@@ -508,6 +508,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     [c]  vite 5.4.0 dev server crashes on start when server.hmr is off  [vite =5.4.0]  (refines [b])
     [e]  vite 5.4.0 dev server start crashes with a proxy  [vite =5.4.0]
     [b]  vite 5.4.0 dev server crashes on start  [vite =5.4.0]  (refined by [c])
+    [stderr] [TMP] is not inside a project: no manifest or lockfile there or above it, up to the filesystem root; recalling for --stack alone
     ");
     let json: Value = serde_json::from_str(
         env.lore(&["recall", "--stack", "vite@5.4.0", "--format", "json"])

@@ -341,18 +341,7 @@ fn gather_for(
     flagged: &std::collections::HashSet<Id>,
     all: bool,
 ) -> Result<gather::Gathered, LoreError> {
-    match project {
-        Some(p) => gather::gather(lore, p, overrides, all, depth, flagged),
-        // Nothing to scan: an empty directory has no lockfile.
-        None => {
-            let empty = tempfile::tempdir().map_err(|source| LoreError::File {
-                what: "cannot make an empty directory to recall a stack in",
-                path: std::env::temp_dir(),
-                source,
-            })?;
-            gather::gather(lore, empty.path(), overrides, all, depth, flagged)
-        }
-    }
+    gather::gather(lore, project, overrides, all, depth, flagged)
 }
 
 /// The recall document as one line of JSON within `budget`: lessons are

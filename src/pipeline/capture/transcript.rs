@@ -261,7 +261,7 @@ pub enum Note {
 
 /// `2 MiB`, or `1000 bytes` when not a whole number of MiB.
 fn size(bytes: u64) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
     } else {
         format!("{bytes} bytes")

@@ -18,7 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 
-use super::{clean_workspace, detail, is_local_npm_ref, split_npm_spec, text, Package, StackError};
+use super::{
+    clean_workspace, depth, detail, is_local_npm_ref, split_npm_spec, text, Package, StackError,
+};
 
 #[derive(Deserialize)]
 struct Lock {
@@ -37,6 +39,7 @@ struct Workspace {
 /// Parses a `bun.lock`.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
+    depth::json(text, true)?;
     // bun writes JSON plus trailing commas; accept exactly that (and
     // comments), none of JSON5's other liberties.
     let options = jsonc_parser::ParseOptions {
@@ -187,7 +190,11 @@ mod tests {
             "[".repeat(5_000),
             "]".repeat(5_000)
         );
-        assert!(e(&deep).contains("nesting depth"), "{}", e(&deep));
+        assert!(
+            e(&deep).starts_with("nested more than 64 levels deep"),
+            "{}",
+            e(&deep)
+        );
     }
 
     #[test]

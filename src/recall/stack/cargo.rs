@@ -11,7 +11,7 @@
 
 use serde::Deserialize;
 
-use super::{text, toml_error, Package, StackError};
+use super::{depth, text, toml_error, Package, StackError};
 
 #[derive(Deserialize)]
 struct Lock {
@@ -29,6 +29,7 @@ struct Entry {
 /// Parses a `Cargo.lock`.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
+    depth::toml(text)?;
     let lock: Lock = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     if let Some(v) = lock.version {
         if !(1..=4).contains(&v) {

@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use super::{detail, text, Package, StackError};
+use super::{depth, detail, text, Package, StackError};
 
 #[derive(Deserialize)]
 struct Lock {
@@ -25,6 +25,7 @@ struct Entry {
 /// Parses a `composer.lock`.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
+    depth::json(text, false)?;
     let lock: Lock = serde_json::from_str(text).map_err(|e| StackError::Syntax {
         format: "JSON",
         detail: detail(e),

@@ -17,6 +17,7 @@
 //! All are attributed to the file's directory. This file owns that
 //! reading only.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::{detail, text, Package, StackError};
@@ -24,9 +25,9 @@ use super::{detail, text, Package, StackError};
 /// Parses a `go.mod`.
 pub fn parse_mod(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
-    let mut requires: Vec<(String, String)> = Vec::new();
+    let mut requires: Vec<(Cow<str>, Cow<str>)> = Vec::new();
     let mut replaces: Vec<Replace> = Vec::new();
-    let mut block: Option<(String, usize)> = None;
+    let mut block: Option<(Cow<str>, usize)> = None;
     let mut saw_module = false;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
@@ -37,8 +38,8 @@ pub fn parse_mod(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
         let Some(first) = tokens.first() else {
             continue;
         };
-        let (verb, args): (String, &[String]) = match &block {
-            Some(_) if tokens == [")"] => {
+        let (verb, args): (Cow<str>, &[Cow<str>]) = match &block {
+            Some(_) if tokens.len() == 1 && tokens[0] == ")" => {
                 block = None;
                 continue;
             }
@@ -49,7 +50,7 @@ pub fn parse_mod(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
             }
             None => (first.clone(), &tokens[1..]),
         };
-        match verb.as_str() {
+        match &*verb {
             "module" => saw_module = true,
             "require" => match args {
                 [path, version] => requires.push((path.clone(), version.clone())),
@@ -82,10 +83,16 @@ pub fn parse_mod(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
         ));
     }
     let mut out = Vec::new();
+    // A module required twice at one version counts once (the scan would
+    // drop the copy anyway; dropping it here saves copying it).
+    let mut seen = std::collections::HashSet::new();
     for (path, version) in requires {
+        if !seen.insert((path.clone(), version.clone())) {
+            continue;
+        }
         let replaced = replaces
             .iter()
-            .find(|r| r.old == path && r.old_version.as_ref().is_none_or(|v| *v == version));
+            .find(|r| r.old == path && r.old_version.as_ref().is_none_or(|v| **v == *version));
         match replaced {
             None => out.push(Package::new(&path, &version, ".")),
             // Without a version the replacement is a local directory (Go
@@ -108,17 +115,17 @@ struct Replace {
 }
 
 impl Replace {
-    fn parse(args: &[String]) -> Option<Replace> {
+    fn parse(args: &[Cow<str>]) -> Option<Replace> {
         let arrow = args.iter().position(|t| t == "=>")?;
         let (left, right) = (&args[..arrow], &args[arrow + 1..]);
         let (old, old_version) = match left {
-            [p] => (p.clone(), None),
-            [p, v] => (p.clone(), Some(v.clone())),
+            [p] => (p.to_string(), None),
+            [p, v] => (p.to_string(), Some(v.to_string())),
             _ => return None,
         };
         let (new, new_version) = match right {
-            [p] => (p.clone(), None),
-            [p, v] => (p.clone(), Some(v.clone())),
+            [p] => (p.to_string(), None),
+            [p, v] => (p.to_string(), Some(v.to_string())),
             _ => return None,
         };
         Some(Replace {
@@ -131,8 +138,9 @@ impl Replace {
 }
 
 /// Splits a go.mod line into tokens: whitespace-separated words, `"…"` and
-/// `` `…` `` strings (unquoted), `//` comments dropped.
-fn tokenize(line: &str) -> Result<Vec<String>, &'static str> {
+/// `` `…` `` strings (unquoted), `//` comments dropped. Words are borrowed
+/// from the line; only quoted strings are copied.
+fn tokenize(line: &str) -> Result<Vec<Cow<'_, str>>, &'static str> {
     let mut out = Vec::new();
     let mut chars = line.char_indices().peekable();
     while let Some(&(i, c)) = chars.peek() {
@@ -160,7 +168,7 @@ fn tokenize(line: &str) -> Result<Vec<String>, &'static str> {
             if !closed {
                 return Err("a quoted string is not closed");
             }
-            out.push(s);
+            out.push(Cow::Owned(s));
         } else {
             let start = i;
             let mut end = line.len();
@@ -171,7 +179,7 @@ fn tokenize(line: &str) -> Result<Vec<String>, &'static str> {
                 }
                 chars.next();
             }
-            out.push(line[start..end].to_owned());
+            out.push(Cow::Borrowed(&line[start..end]));
         }
     }
     Ok(out)

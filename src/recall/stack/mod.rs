@@ -5,8 +5,19 @@
 //! StackError>` that refuses inputs over [`MAX_LOCKFILE_BYTES`], text that
 //! is not UTF-8, and content of the wrong shape, with a message that says
 //! what is wrong and never a panic. [`Format`] names the formats and picks
-//! the parser for a file name; [`scan()`] walks a project and applies them;
-//! [`overrides`] merges `--stack NAME@VERSION` entries in.
+//! the parser for a file name; [`locate`] finds the project a directory is
+//! in; [`scan()`] reads a project and the workspace members its manifests
+//! declare ([`members`]) and applies them; [`overrides`] merges `--stack
+//! NAME@VERSION` entries in.
+//!
+//! Every parser is bounded: [`MAX_LOCKFILE_BYTES`] (manifests
+//! [`MAX_MANIFEST_BYTES`]), [`MAX_DEPTH`] levels of nesting for the
+//! structured formats (checked before parsing: `depth`, and serde-saphyr's
+//! budget for YAML), and for YAML a node and alias budget; past one it
+//! refuses with [`StackError::TooLarge`], [`StackError::TooDeep`] or
+//! [`StackError::OverBudget`]. The line-based formats (requirements,
+//! `go.mod`, `go.sum`, `Gemfile.lock`, `go.work`) do not nest: one pass over
+//! the lines, linear in the size.
 //!
 //! What a parser reports: packages installed from somewhere (a registry, a
 //! git repository, a URL), with the version the lockfile pins. It leaves
@@ -23,12 +34,15 @@
 pub mod bun;
 pub mod cargo;
 pub mod composer;
+mod depth;
 pub mod gemfile;
 pub mod go;
+pub mod members;
 pub mod npm;
 pub mod overrides;
 pub mod pnpm;
 pub mod poetry;
+pub mod project;
 pub mod requirements;
 mod scan;
 pub mod uv;
@@ -39,12 +53,25 @@ use serde::Serialize;
 use crate::version::Ecosystem;
 
 pub use overrides::{parse_override, Override, OverrideError};
+pub use project::{locate, ProjectError};
 pub use scan::{scan, Limits};
 
 /// The largest lockfile a parser reads: 16 MiB. Lockfiles of the largest
 /// JavaScript monorepos are a few MiB; a file past this is refused rather
 /// than parsed, so a hostile or accidental giant cannot stall recall.
 pub const MAX_LOCKFILE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The deepest nesting a structured lockfile or manifest may have: 64
+/// levels of arrays, objects, tables, dotted keys or YAML collections. Real
+/// lockfiles nest fewer than 10 (an npm v1 lockfile, the deepest, two per
+/// nested `node_modules`); a file past this is refused before it is parsed,
+/// so nesting cannot make parsing slow or exhaust the stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// The largest manifest read for workspace members (`package.json`,
+/// `pnpm-workspace.yaml`, `Cargo.toml`, `pyproject.toml`, `go.work`): 1
+/// MiB. Real ones are a few KiB.
+pub const MAX_MANIFEST_BYTES: usize = 1024 * 1024;
 
 /// The longest library message quoted in a [`StackError`].
 const MAX_DETAIL_CHARS: usize = 200;
@@ -53,9 +80,16 @@ const MAX_DETAIL_CHARS: usize = 200;
 /// when the parser knows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StackError {
-    /// Over [`MAX_LOCKFILE_BYTES`].
-    #[error("{size} bytes is over the {cap}-byte limit for a lockfile")]
+    /// Over [`MAX_LOCKFILE_BYTES`] (a lockfile) or [`MAX_MANIFEST_BYTES`]
+    /// (a manifest).
+    #[error("{size} bytes is over the {cap}-byte size budget for this file")]
     TooLarge { size: usize, cap: usize },
+    /// Nested deeper than [`MAX_DEPTH`].
+    #[error("nested more than {cap} levels deep, over the depth budget for a lockfile or manifest; a real one nests fewer than 10")]
+    TooDeep { cap: usize },
+    /// Over another of a parser's budgets (YAML nodes, aliases, documents).
+    #[error("{what}, over the budget of {cap} for a lockfile or manifest")]
+    OverBudget { what: String, cap: usize },
     /// Not UTF-8.
     #[error("not UTF-8 text (invalid byte at offset {0})")]
     NotText(usize),
@@ -151,6 +185,16 @@ pub struct SourceFile {
     pub used: SourceUse,
 }
 
+/// A workspace member the scan read: a directory a manifest of the
+/// project declares, holding a manifest or lockfile.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Member {
+    /// The directory, relative to the project (`/`-separated).
+    pub dir: String,
+    /// The manifest that declares it, relative to the project.
+    pub declared_by: String,
+}
+
 /// Everything recall knows about a project's installed packages.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Stack {
@@ -158,6 +202,9 @@ pub struct Stack {
     pub packages: Vec<Installed>,
     pub problems: Vec<StackProblem>,
     pub sources: Vec<SourceFile>,
+    /// The workspace members read besides the project's own directory,
+    /// sorted.
+    pub members: Vec<Member>,
 }
 
 impl Stack {
@@ -313,6 +360,11 @@ pub(crate) fn detail(msg: impl std::fmt::Display) -> String {
 
 /// A TOML error as `line N: message`.
 pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> StackError {
+    // toml's own nesting guard (80 levels) catches what the depth pass
+    // under-counts: the same budget, said the same way.
+    if e.message().contains("recursion limit") {
+        return StackError::TooDeep { cap: MAX_DEPTH };
+    }
     let line = e
         .span()
         .and_then(|span| text.get(..span.start))
@@ -491,7 +543,7 @@ mod tests {
                 cap: MAX_LOCKFILE_BYTES
             }
             .to_string(),
-            "20000000 bytes is over the 16777216-byte limit for a lockfile"
+            "20000000 bytes is over the 16777216-byte size budget for this file"
         );
     }
 

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{detail, is_local_npm_ref, split_npm_spec, text, Package, StackError};
+use super::{depth, detail, is_local_npm_ref, split_npm_spec, text, Package, StackError};
 
 #[derive(Deserialize)]
 struct Lock {
@@ -48,6 +48,7 @@ struct V1Dep {
 /// Parses a `package-lock.json` or `npm-shrinkwrap.json`.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
+    depth::json(text, false)?;
     let lock: Lock = serde_json::from_str(text).map_err(|e| StackError::Syntax {
         format: "JSON",
         detail: detail(e),
@@ -206,24 +207,36 @@ mod tests {
         assert!(e(r#"{"lockfileVersion": "3"}"#).starts_with("invalid JSON: invalid type: string"));
         assert!(e(r#"{"lockfileVersion": 3, "packages": ["#).starts_with("invalid JSON: "));
         assert!(e("[]").starts_with("invalid JSON: "), "{}", e("[]"));
-        // Nesting is bounded where the parser recurses (v1 dependency
-        // trees), and skipped iteratively where it does not.
+        // Nesting is bounded by the depth budget, before parsing: in the
+        // v1 dependency tree, where the parser recurses, and in a field it
+        // ignores.
         let deep = format!(
             "{{\"lockfileVersion\": 1, \"dependencies\": {}{}}}",
-            "{\"a\": {\"dependencies\": ".repeat(200),
-            "}}".repeat(200)
+            "{\"a\": {\"dependencies\": ".repeat(40),
+            "}}".repeat(40)
         );
-        assert!(
-            e(&deep).contains("recursion limit exceeded"),
-            "{}",
-            e(&deep)
+        assert_eq!(
+            e(&deep),
+            "nested more than 64 levels deep, over the depth budget for a lockfile or manifest; a real one nests fewer than 10"
         );
         let ignored = format!(
             "{{\"lockfileVersion\": 3, \"x\": {}{}, \"packages\": {{}}}}",
             "[".repeat(100_000),
             "]".repeat(100_000)
         );
-        assert_eq!(parse(ignored.as_bytes()), Ok(vec![]));
+        assert_eq!(
+            parse(ignored.as_bytes()),
+            Err(StackError::TooDeep {
+                cap: super::super::MAX_DEPTH
+            })
+        );
+        // At the budget, a v1 tree still parses.
+        let at = format!(
+            "{{\"lockfileVersion\": 1, \"dependencies\": {}{{}}{}}}",
+            "{\"a\": {\"version\": \"1.0.0\", \"dependencies\": ".repeat(31),
+            "}}".repeat(31)
+        );
+        assert!(parse(at.as_bytes()).is_ok(), "{:?}", parse(at.as_bytes()));
     }
 
     #[test]

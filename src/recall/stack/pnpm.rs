@@ -20,20 +20,29 @@
 //! project's own code and are left out; an alias
 //! (`string-width-cjs: string-width@4.2.3`) reports the real package.
 //!
+//! The YAML is read with serde-saphyr (a safe, pure-Rust parser) under
+//! [`yaml_options`]: nesting within [`MAX_DEPTH`], a node count and an
+//! alias budget, one document. A file over one is refused with a message
+//! naming the budget. `pnpm-workspace.yaml` is read under the same
+//! options (`super::members`).
+//!
 //! This file owns that reading only.
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{clean_workspace, detail, is_local_npm_ref, split_npm_spec, text, Package, StackError};
+use super::{
+    clean_workspace, detail, is_local_npm_ref, split_npm_spec, text, Package, StackError,
+    MAX_DEPTH, MAX_LOCKFILE_BYTES,
+};
 
 type Deps = Option<BTreeMap<String, DepRef>>;
 
 #[derive(Deserialize)]
 struct Lock {
     #[serde(rename = "lockfileVersion")]
-    lockfile_version: Option<serde_norway::Value>,
+    lockfile_version: Option<Scalar>,
     importers: Option<BTreeMap<String, Importer>>,
     dependencies: Deps,
     #[serde(rename = "devDependencies")]
@@ -52,6 +61,16 @@ struct Importer {
     optional_dependencies: Deps,
 }
 
+/// A scalar whose YAML type is not known in advance (`lockfileVersion` is
+/// `5.4` in old lockfiles and `'9.0'` in new ones).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scalar {
+    Number(f64),
+    Text(String),
+    Other(serde::de::IgnoredAny),
+}
+
 /// An importer's dependency: a bare version (5.x) or `{specifier, version}`.
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -66,15 +85,30 @@ struct Entry {
     version: Option<String>,
 }
 
-/// Parses a `pnpm-lock.yaml`.
+/// Parses a `pnpm-lock.yaml`: every YAML document in it (pnpm 11 and
+/// later write an "env" document, pnpm itself and config dependencies,
+/// before the project's), merged.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
-    let lock: Lock = serde_norway::from_str(text).map_err(|e| StackError::Syntax {
-        format: "YAML",
-        detail: detail(e),
-    })?;
-    let major = major(lock.lockfile_version.as_ref())?;
+    let docs: Vec<Lock> =
+        serde_saphyr::from_str_multiple_with_options(text, yaml_options()).map_err(yaml_error)?;
+    if docs.is_empty() {
+        return Err(StackError::Shape(
+            "no `lockfileVersion`: not a pnpm lockfile".to_owned(),
+        ));
+    }
     let mut out = Vec::new();
+    for lock in docs {
+        read_document(lock, &mut out)?;
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Reads one document of a `pnpm-lock.yaml` into `out`.
+fn read_document(lock: Lock, out: &mut Vec<Package>) -> Result<(), StackError> {
+    let major = major(lock.lockfile_version.as_ref())?;
     for (key, entry) in lock.packages.unwrap_or_default() {
         if let Some((name, version)) = from_key(major, &key, &entry) {
             out.push(Package::new(&name, &version, "."));
@@ -113,18 +147,117 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
             }
         }
     }
-    out.sort();
-    out.dedup();
-    Ok(out)
+    Ok(())
+}
+
+/// The most YAML nodes (scalars, sequences, mappings) a file may have: one
+/// per two bytes of the largest lockfile, more than any real lockfile of
+/// that size holds. It bounds the work per byte, not the file.
+const MAX_YAML_NODES: usize = MAX_LOCKFILE_BYTES / 2;
+
+/// The most aliases (`*name`) and anchors (`&name`) a file may use. pnpm
+/// writes neither; a few hand-made ones are read, a bomb is refused.
+const MAX_YAML_ALIASES: usize = 1_000;
+
+/// The most nodes aliases may replay, in all.
+const MAX_ALIAS_REPLAY: usize = 100_000;
+
+/// The most YAML documents a file may hold: pnpm writes one or two (the env
+/// document and the project's).
+const MAX_YAML_DOCUMENTS: usize = 4;
+
+/// The options every YAML file recall reads is parsed with: the budgets
+/// above, [`MAX_DEPTH`] for block and flow nesting, at most
+/// [`MAX_YAML_DOCUMENTS`], duplicate keys refused, and errors without a
+/// quoted source snippet (a message is one line; see [`yaml_error`]).
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_depth: MAX_DEPTH,
+            flow_nesting_limit: MAX_DEPTH,
+            max_nodes: MAX_YAML_NODES,
+            max_events: 2 * MAX_YAML_NODES,
+            max_aliases: MAX_YAML_ALIASES,
+            max_anchors: MAX_YAML_ALIASES,
+            max_documents: MAX_YAML_DOCUMENTS,
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: MAX_ALIAS_REPLAY,
+            max_replay_stack_depth: MAX_DEPTH,
+        },
+        with_snippet: false,
+    }
+}
+
+/// Reads YAML under [`yaml_options`].
+pub(crate) fn from_yaml<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T, StackError> {
+    serde_saphyr::from_str_with_options(text, yaml_options()).map_err(yaml_error)
+}
+
+/// A serde-saphyr error as a [`StackError`]: a budget breach names the
+/// budget, anything else is a one-line syntax error.
+pub(crate) fn yaml_error(e: serde_saphyr::Error) -> StackError {
+    use serde_saphyr::budget::BudgetBreach as B;
+    use serde_saphyr::granit_parser::ErrorKind;
+    let over = |what: &str, cap: usize| StackError::OverBudget {
+        what: what.to_owned(),
+        cap,
+    };
+    // The error itself, out of the wrappers that add where an alias was
+    // defined and used, or a source snippet.
+    let mut root = &e;
+    while let serde_saphyr::Error::AliasError { error, .. }
+    | serde_saphyr::Error::WithSnippet { error, .. } = root
+    {
+        root = error;
+    }
+    match root {
+        serde_saphyr::Error::Budget { breach, .. } => {
+            return match breach {
+                B::Depth { .. } => StackError::TooDeep { cap: MAX_DEPTH },
+                B::Nodes { .. } | B::Events { .. } => over("too many YAML nodes", MAX_YAML_NODES),
+                B::Aliases { .. } | B::AliasAnchorRatio { .. } => {
+                    over("too many YAML aliases", MAX_YAML_ALIASES)
+                }
+                B::Anchors { .. } => over("too many YAML anchors", MAX_YAML_ALIASES),
+                B::Documents { .. } => over("too many YAML documents", MAX_YAML_DOCUMENTS),
+                other => StackError::Syntax {
+                    format: "YAML",
+                    detail: detail(format!("over a parsing budget ({other:?})")),
+                },
+            };
+        }
+        // The scanner's own flow-nesting guard, set to the same budget.
+        serde_saphyr::Error::ExternalMessage { source, .. }
+            if matches!(&**source, serde_saphyr::ExternalMessageSource::Parser(scan)
+                if matches!(scan.kind(), ErrorKind::RecursionLimitExceeded)) =>
+        {
+            return StackError::TooDeep { cap: MAX_DEPTH };
+        }
+        serde_saphyr::Error::MultipleDocuments { .. } => {
+            return over("more than one YAML document", 1);
+        }
+        serde_saphyr::Error::AliasReplayLimitExceeded { .. } => {
+            return over(
+                "YAML aliases that expand to too many nodes",
+                MAX_ALIAS_REPLAY,
+            );
+        }
+        _ => {}
+    }
+    StackError::Syntax {
+        format: "YAML",
+        detail: detail(e.render_with_formatter(&serde_saphyr::UserMessageFormatter)),
+    }
 }
 
 /// The lockfile's major version, from `5.4`, `'6.0'`, `'9.0'` or
 /// `'5.4-inlineSpecifiers'`.
-fn major(v: Option<&serde_norway::Value>) -> Result<u32, StackError> {
+fn major(v: Option<&Scalar>) -> Result<u32, StackError> {
     let text = match v {
-        Some(serde_norway::Value::Number(n)) => n.to_string(),
-        Some(serde_norway::Value::String(s)) => s.clone(),
-        Some(_) => {
+        Some(Scalar::Number(n)) => n.to_string(),
+        Some(Scalar::Text(s)) => s.clone(),
+        Some(Scalar::Other(_)) => {
             return Err(StackError::Shape(
                 "`lockfileVersion` is neither a number nor a string".to_owned(),
             ))
@@ -355,7 +488,61 @@ mod tests {
             ));
         }
         bomb.push_str("packages: *j\n");
-        assert!(e(&bomb).starts_with("invalid YAML: "), "{}", e(&bomb));
+        assert_eq!(
+            e(&bomb),
+            "YAML aliases that expand to too many nodes, over the budget of 100000 for a lockfile or manifest"
+        );
+        // Messages are the parser's user-facing ones, on one line.
+        assert_eq!(
+            e("lockfileVersion: '9.0'\nlockfileVersion: '6.0'\n"),
+            "invalid YAML: duplicate mapping key `lockfileVersion` is not allowed here at line 2, column 1"
+        );
+    }
+
+    /// Issue 20's hostile input (flow sequences nested 100,000 deep, 69 s
+    /// with the YAML parser before) and its relatives are refused by the
+    /// depth budget, before any work that grows with the nesting.
+    #[test]
+    fn budgets_refuse_hostile_yaml() {
+        let e = |s: &str| parse(s.as_bytes()).unwrap_err().to_string();
+        let too_deep = "nested more than 64 levels deep, over the depth budget for a lockfile or manifest; a real one nests fewer than 10";
+        let nest = |open: &str, close: &str, n: usize| {
+            format!(
+                "lockfileVersion: '9.0'\nx: {}{}\n",
+                open.repeat(n),
+                close.repeat(n)
+            )
+        };
+        assert_eq!(e(&nest("[", "]", 100_000)), too_deep);
+        assert_eq!(e(&nest("{a: [", "]}", 1_000)), too_deep);
+        assert_eq!(e(&nest("[", "", 100_000)), too_deep);
+        let mut block = String::from("lockfileVersion: '9.0'\nx:\n");
+        for d in 1..200 {
+            block.push_str(&format!("{}- y:\n", "  ".repeat(d)));
+        }
+        assert_eq!(e(&block), too_deep);
+        // The root mapping is one level: 63 more parse.
+        let at = nest("[", "]", MAX_DEPTH - 1);
+        assert_eq!(parse(at.as_bytes()).map(|p| p.len()), Ok(0));
+        assert_eq!(e(&nest("[", "]", MAX_DEPTH)), too_deep);
+        let docs = "lockfileVersion: '9.0'\n---\n".repeat(MAX_YAML_DOCUMENTS + 1);
+        assert_eq!(
+            e(&docs),
+            "too many YAML documents, over the budget of 4 for a lockfile or manifest"
+        );
+    }
+
+    /// pnpm 11 and later write an "env" document (pnpm itself, config
+    /// dependencies) before the project's: both are read.
+    #[test]
+    fn two_document_lockfiles_of_pnpm_11_and_later() {
+        let text = "---\nlockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    configDependencies: {}\n    packageManagerDependencies:\n      pnpm:\n        specifier: 12.3.4\n        version: 12.3.4\n\npackages:\n\n  pnpm@12.3.4:\n    resolution: {integrity: sha512-AAAA}\n    hasBin: true\n\nsnapshots:\n\n  pnpm@12.3.4: {}\n\n---\nlockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n\nimporters:\n\n  .:\n    dependencies:\n      vite:\n        specifier: ^5.4.0\n        version: 5.4.21\n\npackages:\n\n  vite@5.4.21:\n    resolution: {integrity: sha512-BBBB}\n";
+        let got: Vec<String> = parse(text.as_bytes())
+            .unwrap()
+            .iter()
+            .map(|p| format!("{} {} {}", p.name, p.version, p.workspace))
+            .collect();
+        assert_eq!(got, ["pnpm 12.3.4 .", "vite 5.4.21 ."]);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use serde::Deserialize;
 
-use super::{detail, text, toml_error, Package, StackError};
+use super::{depth, detail, text, toml_error, Package, StackError};
 
 #[derive(Deserialize)]
 struct Lock {
@@ -41,6 +41,7 @@ struct Source {
 /// Parses a `poetry.lock`.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
+    depth::toml(text)?;
     let lock: Lock = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     let version = lock.metadata.and_then(|m| m.lock_version).ok_or_else(|| {
         StackError::Shape("no `[metadata]` `lock-version`: not a poetry.lock".to_owned())

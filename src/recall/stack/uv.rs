@@ -9,9 +9,10 @@
 //!
 //! This file owns that reading only.
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use super::{text, toml_error, Package, StackError};
+use super::{depth, text, toml_error, Package, StackError};
 
 #[derive(Deserialize)]
 struct Lock {
@@ -23,12 +24,24 @@ struct Lock {
 struct Entry {
     name: String,
     version: Option<String>,
-    source: Option<toml::Table>,
+    source: Option<Source>,
+}
+
+/// The source kinds that mark the project's own code; the others
+/// (`registry`, `git`, `url`, `path` to an archive) are ignored without
+/// being copied.
+#[derive(Deserialize)]
+struct Source {
+    editable: Option<IgnoredAny>,
+    #[serde(rename = "virtual")]
+    virtual_: Option<IgnoredAny>,
+    directory: Option<IgnoredAny>,
 }
 
 /// Parses a `uv.lock`.
 pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     let text = text(bytes)?;
+    depth::toml(text)?;
     let lock: Lock = toml::from_str(text).map_err(|e| toml_error(text, &e))?;
     match lock.version {
         Some(1) => {}
@@ -45,11 +58,10 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Package>, StackError> {
     }
     let mut out = Vec::new();
     for p in lock.package.unwrap_or_default() {
-        let local = p.source.as_ref().is_some_and(|s| {
-            ["editable", "virtual", "directory"]
-                .iter()
-                .any(|k| s.contains_key(*k))
-        });
+        let local = p
+            .source
+            .as_ref()
+            .is_some_and(|s| s.editable.is_some() || s.virtual_.is_some() || s.directory.is_some());
         if let (false, Some(version)) = (local, &p.version) {
             out.push(Package::new(&p.name, version, "."));
         }

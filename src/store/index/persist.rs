@@ -477,7 +477,7 @@ mod tests {
                 .insert(DocKey::entry(summary_of((r - 2) * 10).id), None);
             // The lesson that moved on leaves the queue.
             o.docs.insert(DocKey::proposal(l), None);
-            if r % 5 == 0 {
+            if r.is_multiple_of(5) {
                 let back = summary_of((r - 4) * 10);
                 o.docs
                     .insert(DocKey::entry(back.id), Some(doc_of((r - 4) * 10, true)));
@@ -493,7 +493,7 @@ mod tests {
             .map(|k| Posting {
                 key: word(n * 3 + k * 7),
                 tf: [(n % 3) as u8, (k % 2) as u8, 1, (n % 2) as u8],
-                exact: (n + k) % 4 == 0,
+                exact: (n + k).is_multiple_of(4),
             })
             .collect();
         postings.sort_by_key(|p| p.key);

@@ -1,0 +1,6 @@
+//! GemfileLock under fuzzing (see fuzz/README.md).
+#![no_main]
+git_lore_fuzz::target!(|data| git_lore_fuzz::lockfile(
+    git_lore::recall::stack::Format::GemfileLock,
+    data
+));
