@@ -43,6 +43,25 @@ pub struct Args {
     ids: bool,
 }
 
+/// Each id as a list shows it: its shortest unique prefix among every id
+/// known here (highlighted on a terminal), all padded to one width.
+fn shown_ids(
+    lore: &git_lore::ops::Lore,
+    ids: impl Iterator<Item = git_lore::model::Id> + Clone,
+) -> ui::Result<Vec<String>> {
+    let known = query::known_ids(lore)?;
+    let lens: Vec<usize> = ids
+        .clone()
+        .map(|id| unique_prefix_len(id, &known))
+        .collect();
+    let width = lens.iter().copied().max().unwrap_or(0);
+    let bold = ui::emphasis();
+    Ok(ids
+        .zip(&lens)
+        .map(|(id, n)| ui::id_shown(id, *n, width, bold))
+        .collect())
+}
+
 fn parse_status(s: &str) -> ui::Result<ProposalStatus> {
     s.parse()
         .map_err(|e: git_lore::names::NameError<ProposalStatus>| {
@@ -89,18 +108,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             "No {status} lessons. `git lore list --all` lists every lesson, of every pool."
         ));
     } else {
-        let known = query::known_ids(&lore)?;
-        let lens: Vec<usize> = list
-            .iter()
-            .map(|p| unique_prefix_len(p.id, &known))
-            .collect();
-        let width = lens.iter().copied().max().unwrap_or(0);
-        let bold = ui::emphasis();
-        let shorts: Vec<String> = list
-            .iter()
-            .zip(&lens)
-            .map(|(p, n)| ui::id_shown(p.id, *n, width, bold))
-            .collect();
+        let shorts = shown_ids(&lore, list.iter().map(|p| p.id))?;
         let mut s = String::new();
         for (p, short) in list.iter().zip(&shorts) {
             let flag = if trusted.flagged.contains(&p.id) {
@@ -167,18 +175,7 @@ fn run_everywhere(args: &Args, ctx: &Ctx) -> ui::Result {
             "No{status} lessons{within}. A teammate's lessons arrive with `git lore sync TIER` (docs/pools.md)."
         ));
     } else {
-        let known = query::known_ids(&lore)?;
-        let lens: Vec<usize> = list
-            .iter()
-            .map(|l| unique_prefix_len(l.id, &known))
-            .collect();
-        let width = lens.iter().copied().max().unwrap_or(0);
-        let bold = ui::emphasis();
-        let shorts: Vec<String> = list
-            .iter()
-            .zip(&lens)
-            .map(|(l, n)| ui::id_shown(l.id, *n, width, bold))
-            .collect();
+        let shorts = shown_ids(&lore, list.iter().map(|l| l.id))?;
         let mut s = String::new();
         for (l, short) in list.iter().zip(&shorts) {
             let flag = if trusted.flagged.contains(&l.id) {
