@@ -251,6 +251,11 @@ pub fn manifest_facts(commit: &MinedCommit, cache: &mut ManifestCache) -> Vec<Fa
         let Some(kind) = manifest::Kind::of_path(&m.path) else {
             continue;
         };
+        if let (Some(old), Some(new)) = (&m.old, &m.new) {
+            if only_own_version_moved(kind, old, new) {
+                continue;
+            }
+        }
         let mut read = |b: &Option<Vec<u8>>, id: &Option<String>| match b {
             None => Some(None),
             Some(bytes) => cache.parse(kind, &m.path, id.as_deref(), bytes).map(Some),
@@ -273,6 +278,54 @@ pub fn manifest_facts(commit: &MinedCommit, cache: &mut ManifestCache) -> Vec<Fa
         }
     }
     out
+}
+
+/// Whether every line that differs between a manifest's two versions is
+/// its package's own `version` (Cargo's `[package]` or
+/// `[workspace.package]`, package.json's top level) or a path dependency
+/// of the workspace (Cargo's `{ path = … }`): a release commit that moves
+/// forty crates' versions changes no dependency, and parsing it would
+/// find none. (The diff would be empty; this only saves the parse.)
+fn only_own_version_moved(kind: manifest::Kind, old: &[u8], new: &[u8]) -> bool {
+    let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
+        return false;
+    };
+    let own = |line: &str, section: &str| -> bool {
+        let t = line.trim();
+        match kind {
+            manifest::Kind::CargoToml => {
+                (matches!(section, "[package]" | "[workspace.package]")
+                    && t.starts_with("version")
+                    && t["version".len()..].trim_start().starts_with('='))
+                    || (t.contains("path =") && !t.contains('[') && t.ends_with('}'))
+            }
+            manifest::Kind::PackageJson => {
+                // Top-level keys are indented once (two spaces or a tab).
+                (line.starts_with("  \"version\":") && !line.starts_with("   "))
+                    || line.starts_with("\t\"version\":")
+            }
+            _ => false,
+        }
+    };
+    let differs = |a: &str, b: &str| -> bool {
+        let other: std::collections::HashSet<&str> = b.lines().collect();
+        let mut section = "";
+        for line in a.lines() {
+            let t = line.trim();
+            if t.starts_with('[') {
+                section = t;
+            }
+            if !other.contains(line) && !own(line, section) {
+                return true;
+            }
+        }
+        false
+    };
+    matches!(
+        kind,
+        manifest::Kind::CargoToml | manifest::Kind::PackageJson
+    ) && !differs(old, new)
+        && !differs(new, old)
 }
 
 /// Why a commit yields no artifacts.
@@ -450,6 +503,53 @@ pub fn artifacts_from_commit_cached(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_release_that_moves_only_versions_is_not_parsed_but_a_dependency_is() {
+        use manifest::Kind::{CargoToml, PackageJson};
+        // nushell's release commits: the crate's own version and the
+        // workspace's path dependencies.
+        let old = "[package]\nname = \"nu-cmd\"\nversion = \"0.93.0\"\n\n[dependencies]\nnu-protocol = { path = \"../nu-protocol\", version = \"0.93.0\" }\nchrono = \"0.4\"\n";
+        let new = old.replace("0.93.0", "0.93.1");
+        assert!(only_own_version_moved(
+            CargoToml,
+            old.as_bytes(),
+            new.as_bytes()
+        ));
+        let dep = new.replace("chrono = \"0.4\"", "chrono = \"=0.4.31\"");
+        assert!(!only_own_version_moved(
+            CargoToml,
+            old.as_bytes(),
+            dep.as_bytes()
+        ));
+        // A dependency's own table has a `version` line too.
+        let t_old = "[package]\nname = \"a\"\nversion = \"1.0.0\"\n[dependencies.serde]\nversion = \"1.0.100\"\n";
+        let t_new = t_old.replace("1.0.100", "1.0.101");
+        assert!(!only_own_version_moved(
+            CargoToml,
+            t_old.as_bytes(),
+            t_new.as_bytes()
+        ));
+        let p_old = "{\n  \"name\": \"vite\",\n  \"version\": \"6.0.2\",\n  \"dependencies\": {\n    \"esbuild\": \"^0.24.0\"\n  }\n}\n";
+        let p_new = p_old.replace("6.0.2", "6.0.3");
+        assert!(only_own_version_moved(
+            PackageJson,
+            p_old.as_bytes(),
+            p_new.as_bytes()
+        ));
+        let p_dep = p_new.replace("^0.24.0", "0.24.0");
+        assert!(!only_own_version_moved(
+            PackageJson,
+            p_old.as_bytes(),
+            p_dep.as_bytes()
+        ));
+        // Other kinds are always parsed.
+        assert!(!only_own_version_moved(
+            manifest::Kind::GoMod,
+            b"go 1.21\n",
+            b"go 1.21\n"
+        ));
+    }
     use crate::schema::{self, SchemaKind};
 
     const T: i64 = 1_788_000_000_000;
