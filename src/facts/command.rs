@@ -95,8 +95,9 @@ fn one(cmd: &str, out: &mut Vec<Change>) {
     } else {
         Section::Dependencies
     });
-    let mut push = |c: Option<Change>| {
-        if let Some(c) = c {
+    // A change the command asks for: a package moved to `to`.
+    let mut add = |eco: Ecosystem, section: Option<Section>, name: &str, to: &str| {
+        if let Some(c) = change(eco, Via::Command, section, name, None, Some(to), cmd) {
             if out.len() < MAX_CHANGES {
                 out.push(c);
             }
@@ -109,41 +110,17 @@ fn one(cmd: &str, out: &mut Vec<Change>) {
         ) => {
             for a in args() {
                 if let Some((name, v)) = npm_spec(a) {
-                    push(change(
-                        Ecosystem::Npm,
-                        Via::Command,
-                        section,
-                        name,
-                        None,
-                        Some(v),
-                        cmd,
-                    ));
+                    add(Ecosystem::Npm, section, name, v);
                 }
             }
         }
         ("pip" | "pip3", "install") | ("uv", "add") | ("poetry", "add") => {
             for a in args() {
                 if let Some((name, spec)) = pep508(a) {
-                    push(change(
-                        Ecosystem::PyPI,
-                        Via::Command,
-                        section,
-                        name,
-                        None,
-                        Some(spec),
-                        cmd,
-                    ));
+                    add(Ecosystem::PyPI, section, name, spec);
                 } else if tool == "poetry" {
                     if let Some((name, v)) = npm_spec(a) {
-                        push(change(
-                            Ecosystem::PyPI,
-                            Via::Command,
-                            section,
-                            name,
-                            None,
-                            Some(v),
-                            cmd,
-                        ));
+                        add(Ecosystem::PyPI, section, name, v);
                     }
                 }
             }
@@ -153,15 +130,7 @@ fn one(cmd: &str, out: &mut Vec<Change>) {
         {
             for a in rest.iter().skip(2).filter(|a| !a.starts_with('-')) {
                 if let Some((name, spec)) = pep508(a) {
-                    push(change(
-                        Ecosystem::PyPI,
-                        Via::Command,
-                        section,
-                        name,
-                        None,
-                        Some(spec),
-                        cmd,
-                    ));
+                    add(Ecosystem::PyPI, section, name, spec);
                 }
             }
         }
@@ -178,29 +147,13 @@ fn one(cmd: &str, out: &mut Vec<Change>) {
                 .or_else(|| args().find(|a| Some(*a) != precise));
             if let (Some(p), Some(v)) = (package, precise) {
                 let p = p.split('@').next().unwrap_or(p);
-                push(change(
-                    Ecosystem::Cargo,
-                    Via::Command,
-                    None,
-                    p,
-                    None,
-                    Some(&format!("={v}")),
-                    cmd,
-                ));
+                add(Ecosystem::Cargo, None, p, &format!("={v}"));
             }
         }
         ("cargo", "add") => {
             for a in args() {
                 if let Some((name, v)) = npm_spec(a) {
-                    push(change(
-                        Ecosystem::Cargo,
-                        Via::Command,
-                        section,
-                        name,
-                        None,
-                        Some(v),
-                        cmd,
-                    ));
+                    add(Ecosystem::Cargo, section, name, v);
                 }
             }
         }
@@ -208,15 +161,7 @@ fn one(cmd: &str, out: &mut Vec<Change>) {
             for a in args() {
                 if let Some((name, v)) = a.rsplit_once('@') {
                     if v.starts_with('v') {
-                        push(change(
-                            Ecosystem::Go,
-                            Via::Command,
-                            None,
-                            name,
-                            None,
-                            Some(v),
-                            cmd,
-                        ));
+                        add(Ecosystem::Go, None, name, v);
                     }
                 }
             }
@@ -228,15 +173,7 @@ fn one(cmd: &str, out: &mut Vec<Change>) {
                 .position(|a| *a == "--version" || *a == "-v")
                 .and_then(|i| rest.get(i + 1));
             if let (Some(n), Some(v)) = (name, version) {
-                push(change(
-                    Ecosystem::RubyGems,
-                    Via::Command,
-                    section,
-                    n,
-                    None,
-                    Some(v),
-                    cmd,
-                ));
+                add(Ecosystem::RubyGems, section, n, v);
             }
         }
         _ => {}

@@ -405,29 +405,43 @@ fn poetry_deps(t: Option<&toml::Value>, s: Section, m: &mut Manifest) {
     }
 }
 
+/// PEP 508 lines in a TOML array (`["requests>=2.31,<3", …]`).
+fn requirement_list(v: Option<&toml::Value>, s: Section, m: &mut Manifest) {
+    for d in v
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+    {
+        requirement_line(d, s, m);
+    }
+}
+
+/// PEP 508 lines in a table of arrays (extras, dependency groups).
+fn requirement_groups(v: Option<&toml::Value>, s: Section, m: &mut Manifest) {
+    for list in v
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flat_map(|t| t.values())
+    {
+        requirement_list(Some(list), s, m);
+    }
+}
+
+/// A package's metadata table: PEP 621's `[project]` (`dependencies`,
+/// `optional-dependencies`) or, before it, flit's `[tool.flit.metadata]`
+/// (`requires`, `requires-extra`); both say `requires-python`.
+fn python_metadata(p: &toml::Table, deps: &str, extras: &str, m: &mut Manifest) {
+    requirement_list(p.get(deps), Section::Dependencies, m);
+    requirement_groups(p.get(extras), Section::Optional, m);
+    if let Some(r) = p.get("requires-python").and_then(toml::Value::as_str) {
+        m.add(Section::Engines, "python", r);
+    }
+}
+
 fn pyproject(t: &toml::Table, m: &mut Manifest) {
-    let project = t.get("project").and_then(toml::Value::as_table);
-    if let Some(p) = project {
-        for dep in p
-            .get("dependencies")
-            .and_then(toml::Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(d) = dep.as_str() {
-                requirement_line(d, Section::Dependencies, m);
-            }
-        }
-        if let Some(toml::Value::Table(extras)) = p.get("optional-dependencies") {
-            for list in extras.values().filter_map(toml::Value::as_array) {
-                for d in list.iter().filter_map(toml::Value::as_str) {
-                    requirement_line(d, Section::Optional, m);
-                }
-            }
-        }
-        if let Some(r) = p.get("requires-python").and_then(toml::Value::as_str) {
-            m.add(Section::Engines, "python", r);
-        }
+    if let Some(p) = t.get("project").and_then(toml::Value::as_table) {
+        python_metadata(p, "dependencies", "optional-dependencies", m);
         if let Some(name) = p.get("name").and_then(toml::Value::as_str) {
             m.owner = Some(Declarer {
                 name: name.to_owned(),
@@ -441,43 +455,18 @@ fn pyproject(t: &toml::Table, m: &mut Manifest) {
     }
     // Build requirements: what building the package needs
     // (`hatchling >= 1.13.0`).
-    for d in t
-        .get("build-system")
-        .and_then(|b| b.get("requires"))
-        .and_then(toml::Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(toml::Value::as_str)
-    {
-        requirement_line(d, Section::Dev, m);
-    }
-    // flit's metadata, before PEP 621: `requires`, `requires-extra`,
-    // `requires-python` and `module` under `[tool.flit.metadata]`.
+    requirement_list(
+        t.get("build-system").and_then(|b| b.get("requires")),
+        Section::Dev,
+        m,
+    );
     if let Some(f) = t
         .get("tool")
         .and_then(|t| t.get("flit"))
         .and_then(|f| f.get("metadata"))
         .and_then(toml::Value::as_table)
     {
-        for d in f
-            .get("requires")
-            .and_then(toml::Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(toml::Value::as_str)
-        {
-            requirement_line(d, Section::Dependencies, m);
-        }
-        if let Some(toml::Value::Table(extras)) = f.get("requires-extra") {
-            for list in extras.values().filter_map(toml::Value::as_array) {
-                for d in list.iter().filter_map(toml::Value::as_str) {
-                    requirement_line(d, Section::Optional, m);
-                }
-            }
-        }
-        if let Some(r) = f.get("requires-python").and_then(toml::Value::as_str) {
-            m.add(Section::Engines, "python", r);
-        }
+        python_metadata(f, "requires", "requires-extra", m);
         if m.owner.is_none() {
             if let Some(name) = f
                 .get("dist-name")
@@ -492,13 +481,7 @@ fn pyproject(t: &toml::Table, m: &mut Manifest) {
             }
         }
     }
-    if let Some(toml::Value::Table(groups)) = t.get("dependency-groups") {
-        for list in groups.values().filter_map(toml::Value::as_array) {
-            for d in list.iter().filter_map(toml::Value::as_str) {
-                requirement_line(d, Section::Dev, m);
-            }
-        }
-    }
+    requirement_groups(t.get("dependency-groups"), Section::Dev, m);
     let poetry = t
         .get("tool")
         .and_then(|t| t.get("poetry"))
