@@ -301,8 +301,7 @@ fn only_own_version_moved(kind: manifest::Kind, old: &[u8], new: &[u8]) -> bool 
             }
             manifest::Kind::PackageJson => {
                 // Top-level keys are indented once (two spaces or a tab).
-                (line.starts_with("  \"version\":") && !line.starts_with("   "))
-                    || line.starts_with("\t\"version\":")
+                line.starts_with("  \"version\":") || line.starts_with("\t\"version\":")
             }
             _ => false,
         }
@@ -506,49 +505,26 @@ mod tests {
 
     #[test]
     fn a_release_that_moves_only_versions_is_not_parsed_but_a_dependency_is() {
-        use manifest::Kind::{CargoToml, PackageJson};
+        use manifest::Kind::{CargoToml, GoMod, PackageJson};
+        let only = |k, a: &str, b: &str| only_own_version_moved(k, a.as_bytes(), b.as_bytes());
         // nushell's release commits: the crate's own version and the
         // workspace's path dependencies.
         let old = "[package]\nname = \"nu-cmd\"\nversion = \"0.93.0\"\n\n[dependencies]\nnu-protocol = { path = \"../nu-protocol\", version = \"0.93.0\" }\nchrono = \"0.4\"\n";
         let new = old.replace("0.93.0", "0.93.1");
-        assert!(only_own_version_moved(
-            CargoToml,
-            old.as_bytes(),
-            new.as_bytes()
-        ));
+        assert!(only(CargoToml, old, &new));
         let dep = new.replace("chrono = \"0.4\"", "chrono = \"=0.4.31\"");
-        assert!(!only_own_version_moved(
-            CargoToml,
-            old.as_bytes(),
-            dep.as_bytes()
-        ));
+        assert!(!only(CargoToml, old, &dep));
         // A dependency's own table has a `version` line too.
         let t_old = "[package]\nname = \"a\"\nversion = \"1.0.0\"\n[dependencies.serde]\nversion = \"1.0.100\"\n";
         let t_new = t_old.replace("1.0.100", "1.0.101");
-        assert!(!only_own_version_moved(
-            CargoToml,
-            t_old.as_bytes(),
-            t_new.as_bytes()
-        ));
+        assert!(!only(CargoToml, t_old, &t_new));
         let p_old = "{\n  \"name\": \"vite\",\n  \"version\": \"6.0.2\",\n  \"dependencies\": {\n    \"esbuild\": \"^0.24.0\"\n  }\n}\n";
         let p_new = p_old.replace("6.0.2", "6.0.3");
-        assert!(only_own_version_moved(
-            PackageJson,
-            p_old.as_bytes(),
-            p_new.as_bytes()
-        ));
+        assert!(only(PackageJson, p_old, &p_new));
         let p_dep = p_new.replace("^0.24.0", "0.24.0");
-        assert!(!only_own_version_moved(
-            PackageJson,
-            p_old.as_bytes(),
-            p_dep.as_bytes()
-        ));
+        assert!(!only(PackageJson, p_old, &p_dep));
         // Other kinds are always parsed.
-        assert!(!only_own_version_moved(
-            manifest::Kind::GoMod,
-            b"go 1.21\n",
-            b"go 1.21\n"
-        ));
+        assert!(!only(GoMod, "go 1.21\n", "go 1.21\n"));
     }
     use crate::schema::{self, SchemaKind};
 
