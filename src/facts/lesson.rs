@@ -607,7 +607,8 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
         };
         let draft = match c.from.as_deref() {
             // A dependency added already pinned, with a reason: a pin.
-            None if exact_to => {
+            // (Not in go.mod, where every requirement names one version.)
+            None if exact_to && eco != Ecosystem::Go => {
                 let v = to_low.text();
                 one(
                     Template::Pin,
@@ -695,17 +696,25 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
                 } else if to_low.compare(&from_low).is_lt() {
                     // Moved back: above the version it went back to (or above
                     // the new range) is what broke.
+                    let since = from_low.text();
+                    // A range that still admits the version moved away from
+                    // (`^3.1.7` → `^3.0.0`) leaves it to the lockfile: from
+                    // that version on is what broke, and the person must
+                    // stay below it.
+                    let still_admits = declared(eco, to_t).is_some_and(|d| d.contains(&from_low));
                     let broken = match to_high.clone() {
+                        _ if still_admits => from(&from_low),
                         Some(End::Excl(p)) => from(&p),
                         Some(End::Incl(p)) => above(&p),
                         _ => continue,
                     };
-                    let back = if exact_to {
+                    let back = if still_admits {
+                        format!("below {since}")
+                    } else if exact_to {
                         to_low.text()
                     } else {
                         to_t.trim().to_owned()
                     };
-                    let since = from_low.text();
                     one(
                         Template::Downgrade,
                         format!(
@@ -718,14 +727,14 @@ fn change_draft(facts: &[Fact], m: &Message<'_>) -> Result<Draft, Refusal> {
                     )
                 } else if capped && !to_low.compare(&from_low).is_gt() {
                     // An upper bound added or lowered: from there on is what broke.
-                    let (broken, cap) = match to_high.clone() {
-                        Some(End::Excl(p)) => (from(&p), p.text()),
+                    let (broken, from_cap) = match to_high.clone() {
+                        Some(End::Excl(p)) => (from(&p), format!("{} and later", p.text())),
                         Some(End::Incl(p)) => (above(&p), format!("above {}", p.text())),
                         _ => continue,
                     };
                     one(
                         Template::Downgrade,
-                        format!("{name} {cap} and later {}{}", w.problem, why_suffix(&w)),
+                        format!("{name} {from_cap} {}{}", w.problem, why_suffix(&w)),
                         format!(
                             "Keep {name} within {} until a later release fixes it.",
                             to_t.trim()

@@ -630,3 +630,59 @@ fn a_caret_dependency_added_for_a_reason_is_no_cap() {
     };
     assert_eq!(draft(&facts, Some(&m)), Err(Refusal::NoResolution));
 }
+
+#[test]
+fn a_move_back_within_a_range_that_still_admits_the_newer_release_is_scoped_from_it() {
+    // vitest-dev/vitest 052bc02133: `^3.1.7` → `^3.0.0` still admits 3.1.7.
+    let pkg = |v: &str| {
+        format!(r#"{{"name":"vitest","version":"0.0.1","devDependencies":{{"vite":"{v}"}}}}"#)
+    };
+    let facts = commit("package.json", &pkg("^3.1.7"), &pkg("^3.0.0"));
+    let d = draft(&facts, Some(&msg("chore(deps): revert vite to 3.0.0"))).unwrap();
+    assert_eq!(d.template, Template::Downgrade);
+    assert_eq!(
+        d.claim,
+        "vite 3.1.7 and later has a problem; vite below 3.1.7 does not"
+    );
+    assert_eq!(scope(&d), pairs(&[("vite", ">=3.1.7")]));
+    assert_eq!(
+        d.resolution,
+        "Stay on vite below 3.1.7 until a release past 3.1.7 fixes it."
+    );
+}
+
+#[test]
+fn an_inclusive_cap_says_above_once() {
+    // nushell/nushell 3f960012: `"2.0.1"` → `"=2.0.1+zstd.1.5.2"` with a reason.
+    let toml = |v: &str| {
+        format!(
+            "[package]\nname = \"nu\"\nversion = \"0.71.0\"\n[dependencies]\nzstd-sys = \"{v}\"\n"
+        )
+    };
+    let facts = commit("Cargo.toml", &toml("2.0.1"), &toml("=2.0.1+zstd.1.5.2"));
+    let m = Message {
+        subject: "Pin zstd-sys to avoid the build breaking on zstd 1.5.3",
+        body: None,
+        repo: Some("nushell/nushell"),
+    };
+    let d = draft(&facts, Some(&m)).unwrap();
+    assert!(!d.claim.contains("and later"), "{}", d.claim);
+    assert!(d.claim.starts_with("zstd-sys above 2.0.1 "), "{}", d.claim);
+}
+
+#[test]
+fn a_go_module_added_for_a_stated_reason_is_no_pin() {
+    // cli/cli dea1af12: every go.mod requirement names one version; adding
+    // one pins nothing.
+    let facts = commit(
+        "go.mod",
+        &go_mod("github.com/cli/oauth v1.0.1"),
+        &go_mod("github.com/cli/oauth v1.0.1\n\tgopkg.in/check.v1 v1.0.0-20190902080502-41f04d3bba15 // indirect"),
+    );
+    let m = Message {
+        subject: "pr checks: avoid deduplicating same-named checks under different workflows",
+        body: None,
+        repo: Some("cli/cli"),
+    };
+    assert_eq!(draft(&facts, Some(&m)), Err(Refusal::NoResolution));
+}
