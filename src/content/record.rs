@@ -30,7 +30,8 @@
 //!   variation selector and joiner), never a run that hides text.
 //!
 //! A lesson's text is every string and key of a pool entry (`lessons/…`)
-//! and of a proposal's `candidate` (`proposals/…`). Other records
+//! and of a proposal's `candidate` and `candidate_before_confirm`
+//! (`proposals/…`; `unconfirm` restores the latter). Other records
 //! (declines, relation records, `.lore/`) are held to the mode, path and
 //! size rules; their text is generated or checked where it is written.
 //!
@@ -192,20 +193,22 @@ pub fn check_entry(path: &str, mode: u32, size: u64) -> Result<(), Violation> {
     Ok(())
 }
 
-/// Where the lesson text of the record at `path` is, as a JSON pointer: the
-/// whole of a pool entry, a proposal's candidate; `None` for other records.
-fn lesson_text_at(path: &str) -> Option<&'static str> {
+/// Where the lesson text of the record at `path` is, as JSON pointers: the
+/// whole of a pool entry; a proposal's candidate and the candidate it held
+/// before it was confirmed (which `unconfirm` restores, so it is lesson text
+/// too); none for other records.
+fn lesson_text_at(path: &str) -> &'static [&'static str] {
     if path.starts_with("lessons/") {
-        Some("")
+        &[""]
     } else if path.starts_with("proposals/") {
-        Some("/candidate")
+        &["/candidate", "/candidate_before_confirm"]
     } else {
-        None
+        &[]
     }
 }
 
 /// The rules on what an entry holds: for a pool entry, its whole text; for
-/// a proposal, its candidate's ([`check_lesson_text`]). Bytes that are not
+/// a proposal, its candidates' ([`check_lesson_text`]). Bytes that are not
 /// JSON break no rule here (the record's schema check says so).
 pub fn check_record(path: &str, bytes: &[u8]) -> Vec<Violation> {
     match serde_json::from_slice::<Value>(bytes) {
@@ -214,21 +217,19 @@ pub fn check_record(path: &str, bytes: &[u8]) -> Vec<Violation> {
     }
 }
 
-/// [`check_record`] of an entry already read as JSON.
+/// [`check_record`] of a record already parsed.
 pub fn check_value(path: &str, value: &Value) -> Vec<Violation> {
-    let Some(base) = lesson_text_at(path) else {
-        return Vec::new();
-    };
-    let Some(lesson) = value.pointer(base) else {
-        return Vec::new();
-    };
-    check_lesson_text(lesson)
-        .into_iter()
-        .map(|mut v| {
+    let mut out = Vec::new();
+    for base in lesson_text_at(path) {
+        let Some(lesson) = value.pointer(base).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        out.extend(check_lesson_text(lesson).into_iter().map(|mut v| {
             v.at = format!("{path} {base}{}", v.at);
             v
-        })
-        .collect()
+        }));
+    }
+    out
 }
 
 /// The character and field-size rules over the text of a lesson or a
@@ -587,6 +588,17 @@ mod tests {
         assert_eq!(
             rules(&got),
             vec![(Rule::Bidi, format!("{q} /candidate/claim").as_str())]
+        );
+        // The candidate held before confirming is lesson text too:
+        // `unconfirm` restores it.
+        let held = json!({"candidate": lesson(), "candidate_before_confirm": bad});
+        let got = check_record(q, &serde_json::to_vec(&held).unwrap());
+        assert_eq!(
+            rules(&got),
+            vec![(
+                Rule::Bidi,
+                format!("{q} /candidate_before_confirm/claim").as_str()
+            )]
         );
         // Other records, and bytes that are not JSON: nothing here.
         assert_eq!(check_record("declined/5/A/x.json", &bytes), vec![]);
