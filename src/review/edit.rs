@@ -113,6 +113,13 @@ pub enum EditError {
     /// The edited words break the wording rules.
     #[error("lesson {id} not edited: {}", wording_lines(problems))]
     Wording { id: Id, problems: Vec<Problem> },
+    /// The edited words hold what the disclosure scanner flags: the ledger
+    /// keeps every version of a record in its history.
+    #[error("lesson {id} not edited: the new text holds what looks like a secret or a personal detail ({}); take it out or write a placeholder (`sk_live_...`), then edit again", findings.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Disclosure {
+        id: Id,
+        findings: Vec<crate::scanner::Finding>,
+    },
 }
 
 /// The wording problems as one line, each with how to fix it.
@@ -230,6 +237,16 @@ pub fn edit(p: &Proposal, e: &Edit) -> Result<Transition, EditError> {
     );
     if !problems.is_empty() {
         return Err(EditError::Wording { id, problems });
+    }
+    // Only what this edit brings: a finding the lesson already had is the
+    // reviewers' and publish's to decide, not a reason to refuse a fix.
+    let before = crate::scanner::scan_lesson(&p.candidate);
+    let findings: Vec<_> = crate::scanner::scan_lesson(n)
+        .into_iter()
+        .filter(|f| !before.iter().any(|b| b.kind == f.kind && b.excerpt == f.excerpt))
+        .collect();
+    if !findings.is_empty() {
+        return Err(EditError::Disclosure { id, findings });
     }
     Ok(Transition::Changed(Box::new(next)))
 }

@@ -313,6 +313,10 @@ fn every_refusal_names_what_was_wrong_and_writes_nothing() {
             format!("lesson {id} not edited: the edited lesson does not validate: /claim: contains a control character or line break; it must be one line"),
         ),
         (
+            vec!["--rationale", "CI pulled with ghp_4Tz9qLm2Xv8Rk7Wp3Nc6Hd1Jf5Gs0Yb2Ae9U in the env."],
+            format!("lesson {id} not edited: the new text holds what looks like a secret or a personal detail (github_token in rationale: ghp_… (40 characters)); take it out or write a placeholder (`sk_live_...`), then edit again"),
+        ),
+        (
             vec!["--unscope", "react"],
             format!("lesson {id} not edited: \"react\" is neither in its scope nor in its stack"),
         ),
