@@ -243,7 +243,11 @@ pub fn edit(p: &Proposal, e: &Edit) -> Result<Transition, EditError> {
     let before = crate::scanner::scan_lesson(&p.candidate);
     let findings: Vec<_> = crate::scanner::scan_lesson(n)
         .into_iter()
-        .filter(|f| !before.iter().any(|b| b.kind == f.kind && b.excerpt == f.excerpt))
+        .filter(|f| {
+            !before
+                .iter()
+                .any(|b| b.kind == f.kind && b.excerpt == f.excerpt)
+        })
         .collect();
     if !findings.is_empty() {
         return Err(EditError::Disclosure { id, findings });

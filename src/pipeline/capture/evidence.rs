@@ -286,8 +286,12 @@ fn episodes(t: &Transcript) -> Vec<Episode> {
                             ep.add(Fact::Change(c));
                         }
                     } else if EDITORS.contains(&name.as_str()) {
-                        if let Some(p) = path {
-                            let rel = artifact::relative_file(p, cwd).unwrap_or_else(|| p.clone());
+                        // A file outside the project, or one whose name is
+                        // not plain text, is not kept: its path could name
+                        // the person (`/Users/alice/...`).
+                        if let Some(rel) =
+                            path.as_ref().and_then(|p| artifact::relative_file(p, cwd))
+                        {
                             for (old, new) in edits {
                                 for mut c in manifest::edit_changes(&rel, old, new) {
                                     c.file = Some(rel.clone());
