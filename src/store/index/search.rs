@@ -451,7 +451,11 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
                     status,
                     shown: match len {
                         0 => None,
-                        _ => Some(heap.get(off as usize..off as usize + len)?.to_vec()),
+                        _ => {
+                            // Checked: the offset is read from a file.
+                            let start = usize::try_from(off).ok()?;
+                            Some(heap.get(start..start.checked_add(len)?)?.to_vec())
+                        }
                     },
                     postings: Vec::new(),
                     artifacts: Vec::new(),
