@@ -111,6 +111,11 @@ pub enum StackError {
     /// The file could not be read at all.
     #[error("cannot read the file: {0}")]
     Io(#[source] crate::cause::IoCause),
+    /// The scan had already parsed as many files as it may.
+    #[error(
+        "not read: the scan stopped after parsing {cap} files; declare fewer workspace members"
+    )]
+    ScanFull { cap: usize },
     /// A parser panicked (a bug; the scan catches it and goes on).
     #[error("the parser failed on this file; this is a bug in git-lore, please report it")]
     ParserPanic,

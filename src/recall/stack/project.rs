@@ -80,8 +80,12 @@ pub enum ProjectError {
     #[error("{} is {}, which is never taken for a project", .start.display(), if *.home { "your home directory" } else { "the filesystem root" })]
     NotAProjectDir { start: PathBuf, home: bool },
     /// The start directory cannot be read.
-    #[error("cannot read the directory {}: {why}", .start.display())]
-    Unreadable { start: PathBuf, why: String },
+    #[error("cannot read the directory {}: {source}", .start.display())]
+    Unreadable {
+        start: PathBuf,
+        #[source]
+        source: crate::cause::IoCause,
+    },
 }
 
 fn describe(b: &Boundary) -> String {
@@ -103,7 +107,7 @@ const MAX_ENTRIES: usize = 20_000;
 pub fn locate(start: &Path, home: Option<&Path>) -> Result<PathBuf, ProjectError> {
     let start = start.canonicalize().map_err(|e| ProjectError::Unreadable {
         start: start.to_path_buf(),
-        why: e.to_string(),
+        source: e.into(),
     })?;
     let home = home.and_then(|h| h.canonicalize().ok());
     let is_home = |d: &Path| home.as_deref() == Some(d);

@@ -344,8 +344,7 @@ impl Scan {
 
     fn parse_manifest(&mut self, path: &Path, m: Manifest) -> Result<Declared, StackError> {
         if self.files >= self.limits.max_files {
-            return Err(StackError::OverBudget {
-                what: "not read: the scan already parsed its most manifests".into(),
+            return Err(StackError::ScanFull {
                 cap: self.limits.max_files,
             });
         }
