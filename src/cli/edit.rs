@@ -37,11 +37,11 @@ use git_lore::review::edit::{document, parse_document, DocumentError, Edit};
 /// claim is one sentence of fact: no commit subject, no `fix:` prefix, not
 /// its own resolution; no file name in the stack), and the evidence the
 /// lesson was drawn from (a range keeps in the version its tool output or
-/// manifest change shows broken and leaves out the one that fixed it; the
-/// stack names packages the evidence names). A refusal names what was
-/// wrong and writes nothing. A file saved in the editor is refused when
-/// the lesson changed while it was open, and kept. The edit is a signed `edit` commit whose
-/// message carries the diff; `git lore log -p ID` shows it.
+/// manifest change shows broken and leaves out the one that fixed it). A
+/// refusal names what was wrong and writes nothing. A file saved in the
+/// editor is refused when the lesson changed while it was open, and kept.
+/// The edit is a signed `edit` commit whose message carries the diff; `git
+/// lore log -p ID` shows it.
 ///
 /// Examples: `git lore edit 01kz8nv6803 --claim "vitest 4 needs vite 6;
 /// on vite 5 use vitest 3" --scope vitest=">=4 <5"`, `git lore edit

@@ -24,8 +24,8 @@
 //! 6. the disclosure scanner and the evidence
 //!    ([`crate::facts::evidence::check`]: a range that leaves out the
 //!    version the artifact's facts show broken, or takes in the one that
-//!    fixed it, or a package they do not name), each only for what the
-//!    edit brings.
+//!    fixed it; a package they do not name is the person's to add), each
+//!    only for what the edit brings.
 //!
 //! A versions key the edit adds is added to the stack when the stack lacks
 //! it; `unscope` takes a package out of both. The words edited are written
@@ -132,7 +132,7 @@ pub enum EditError {
     /// The edited stack or scope contradicts the facts the lesson was
     /// drawn from (the tool output or manifest change in its artifact), as
     /// ingest refuses a model's answer that does.
-    #[error("lesson {id} not edited: the new scope disagrees with the evidence the lesson was drawn from ({}); keep the broken version inside the range and the fixing one outside, and name only packages the evidence names (`git lore show {id}` shows the evidence)", disagreements.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    #[error("lesson {id} not edited: the new scope disagrees with the evidence the lesson was drawn from ({}); keep the broken version inside the range and the fixing one outside (`git lore show {id}` shows the evidence)", disagreements.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Evidence {
         id: Id,
         disagreements: Vec<crate::facts::evidence::Disagreement>,
@@ -278,10 +278,15 @@ pub fn edit(p: &Proposal, e: &Edit) -> Result<Transition, EditError> {
         }
         Scope::VersionIndependent { .. } => Vec::new(),
     };
+    // A package the evidence does not name is the person's to add (an
+    // engine, a sibling they know is involved); a range that contradicts
+    // what the evidence shows broken or fixed is a mistake.
     let had = against(&p.candidate);
     let disagreements: Vec<_> = against(n)
         .into_iter()
-        .filter(|d| !had.contains(d))
+        .filter(|d| {
+            !had.contains(d) && !matches!(d, crate::facts::evidence::Disagreement::Absent(_))
+        })
         .collect();
     if !disagreements.is_empty() {
         return Err(EditError::Evidence { id, disagreements });
@@ -601,22 +606,22 @@ mod tests {
         assert!(why.contains("disagrees with the evidence"), "{why}");
         assert!(why.contains("leaves out"), "{why}");
         assert!(why.contains(&format!("git lore show {}", p.id)), "{why}");
-        // A package the report does not name.
+        // A package the report does not name is the person's to add.
         let e = Edit {
-            set: vec![("lodash".into(), "<5".into())],
+            set: vec![("node".into(), "<20".into())],
             ..Edit::default()
         };
-        let why = refused(&p, &e);
-        assert!(
-            why.contains("\"lodash\" is not a package the evidence names"),
-            "{why}"
-        );
+        let added = changed_to(edit(&p, &e).unwrap());
+        assert!(added
+            .candidate
+            .applies_to
+            .stack
+            .contains(&"node".to_owned()));
         // A lesson whose scope already disagreed can still have its words
         // fixed: the edit brings no new disagreement.
         let mut off = p.clone();
-        off.candidate.applies_to.stack.push("lodash".into());
         if let Scope::Versioned { versions } = &mut off.candidate.applies_to.scope {
-            versions.insert("lodash".into(), "<5".into());
+            versions.insert(key.clone(), "<0.0.1".into());
         }
         changed_to(
             edit(
