@@ -2097,7 +2097,16 @@ fn init_email_sets_the_principal_and_the_commit_identity() {
         signers.starts_with("ana@example.com namespaces=\"git\" ssh-ed25519 "),
         "{signers}"
     );
-    // Without --email and with no git identity: git-lore@localhost.
+    // An e-mail given: no warning about the identity.
+    let again = TestEnv::with_seeds_after(3_000);
+    let r = again.lore(&["init", "--email", "cy@example.com"]);
+    r.ok();
+    assert!(!r.stderr.contains("identity"), "{}", r.stderr);
+    let r = again.lore(&["key"]);
+    r.ok();
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+    // Without --email and with no git identity: git-lore@localhost, with
+    // a warning that says how to set one.
     let nobody = TestEnv::with_seeds_after(2_000);
     let r = nobody.lore(&["init"]);
     assert!(
@@ -2105,10 +2114,32 @@ fn init_email_sets_the_principal_and_the_commit_identity() {
         "{}",
         r.stdout
     );
-    assert!(nobody
-        .lore(&["key"])
-        .ok()
-        .starts_with("git-lore@localhost ssh-ed25519 "));
+    r.assert_stderr(&format!(
+        "warning: no git identity (user.email), so this repository signs as git-lore <git-lore@localhost>, as does everyone's without one: teammates who trust your key cannot tell you apart. Set yours with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, then remove {} (it holds nothing yet) and run `git lore init` again",
+        nobody.repo().display()
+    ));
+    assert!(!r.stdout.contains("warning"), "the warning is on stderr");
+    let r = nobody.lore(&["key"]);
+    assert!(r.ok().starts_with("git-lore@localhost ssh-ed25519 "));
+    r.assert_stderr("warning: the principal git-lore@localhost is the placeholder of every lesson repository made without a git identity: whoever trusts this line cannot tell you from anyone else without one. Set yours (`git config --global user.name \"Your Name\"`, `git config --global user.email you@example.com`)");
+    // The identity from git's own configuration: no warning.
+    let configured = TestEnv::with_seeds_after(4_000);
+    configured.write(
+        "home/gitconfig",
+        "[user]\n\tname = Dee\n\temail = dee@example.com\n",
+    );
+    let r = configured
+        .lore_cmd(&["init"])
+        .env("GIT_CONFIG_GLOBAL", configured.home().join("gitconfig"))
+        .output()
+        .unwrap();
+    let r = Run::from(r);
+    assert!(
+        r.ok().ends_with(" as Dee <dee@example.com>\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
 }
 
 #[test]
