@@ -35,6 +35,7 @@ use git_lore::ops::sync::{self, Integration};
 use serde_json::Value;
 
 use crate::common::{fanout, proposable, record_text, transcript, Run, Sign, TestEnv};
+use crate::servers::{hook_env, GitHttp, Sshd};
 
 const PASS: &str = include_str!("../../src/review/testdata/judge-verdicts.pass.json");
 const JUSTIFICATION: &str = "The loader has rejected this config file on boot in every release.";
@@ -402,16 +403,7 @@ impl Daemon {
         let port = listener.local_addr().unwrap().port();
         // The host's hook finds git-lore on PATH; HOME and git's config
         // stay the test's.
-        let bin = Path::new(env!("CARGO_BIN_EXE_git-lore")).parent().unwrap();
-        let vars: Vec<(String, String)> = env
-            .vars()
-            .into_iter()
-            .filter(|(k, _)| k != "GIT_LORE_REPO")
-            .map(|(k, v)| match k.as_str() {
-                "PATH" => (k, format!("{}:{v}", bin.display())),
-                _ => (k, v),
-            })
-            .collect();
+        let vars = hook_env(env.vars());
         let base = base.to_owned();
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
@@ -544,12 +536,12 @@ impl Team {
 
 /// The whole two-user flow of the issue over `url`, which serves `host`.
 fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
-    // Both tests (a path, git daemon) show the same.
+    // Every transport (a path, git daemon, ssh, smart HTTP) shows the same.
     insta::allow_duplicates! {
         let a1 = a.org_lesson();
         a.add_remote("org", url);
         let a_tip = a.tip("pool/org").unwrap();
-        // Shown by name: the URL (a path, or git daemon's port), what stands
+        // Shown by name: the URL (a path, or a server's port), what stands
         // for a lesson or a tip, the users' directories.
         let fp = a.fingerprint();
         let n = names(
@@ -681,6 +673,48 @@ fn two_users_share_an_org_pool_through_git_daemon() {
     let host = host(&a);
     let daemon = Daemon::serve(&a.env, host.parent().unwrap());
     share_org_pool(&a, &b, &host, &daemon.url("host.git"));
+}
+
+/// Over `url`, which serves `host`: the host's pre-receive check runs and
+/// its refusal of a commit pushed by hand reaches the pusher.
+fn host_refuses_over(a: &User, host: &Path, url: &str) {
+    let before = tip_in(&a.env, host, "pool/org");
+    let parent = a.tip("pool/org").unwrap();
+    let c = a.env.forge(
+        "forged",
+        Some(&parent),
+        &[("note.txt", Some("unsigned\n"))],
+        "note: unsigned",
+        Sign::Unsigned,
+    );
+    let r = a.git(&["push", "--no-verify", url, "forged:refs/heads/pool/org"]);
+    assert_ne!(r.code, 0, "the host accepted it:\n{}", r.stderr);
+    r.assert_stderr("pre-receive hook declined");
+    r.assert_stderr(&format!(
+        "remote: git-lore: rejected {c} (pool/org): unsigned commit"
+    ));
+    assert_eq!(tip_in(&a.env, host, "pool/org"), before);
+}
+
+#[test]
+fn two_users_share_an_org_pool_over_ssh() {
+    let (a, b) = (ana(), ben());
+    let host = host(&a);
+    let sshd = Sshd::start(&a.env.path().join("sshd"), &hook_env(a.env.vars()));
+    for u in [&a, &b] {
+        u.env.set_var("GIT_SSH_COMMAND", &sshd.ssh_command());
+    }
+    share_org_pool(&a, &b, &host, &sshd.url(&host));
+    host_refuses_over(&a, &host, &sshd.url(&host));
+}
+
+#[test]
+fn two_users_share_an_org_pool_over_smart_http() {
+    let (a, b) = (ana(), ben());
+    let host = host(&a);
+    let http = GitHttp::serve(host.parent().unwrap(), hook_env(a.env.vars()));
+    share_org_pool(&a, &b, &host, &http.url("host.git"));
+    host_refuses_over(&a, &host, &http.url("host.git"));
 }
 
 /// After a sync, a teammate's lesson is Ben's to read like his own: `show`
