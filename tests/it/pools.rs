@@ -1597,6 +1597,93 @@ fn publish_public_starts_a_remote_with_no_pool_public() {
     ");
 }
 
+/// `publish public --open` runs `gh pr create` for each review it pushed:
+/// a stub `gh` on PATH records its arguments and what it read on stdin.
+/// The remote is named by a GitHub URL (git's `insteadOf` sends it to the
+/// local host), so `gh` is told the repository and works from any
+/// directory; without --pr-body-dir the body reaches it on stdin.
+#[test]
+fn publish_public_open_hands_each_pull_request_to_gh() {
+    let a = ana();
+    a.public_lesson();
+    let host = host(&a);
+    let github = "https://github.com/acme/host.git";
+    a.git(&[
+        "config",
+        &format!("url.{}/.insteadOf", host.parent().unwrap().display()),
+        "https://github.com/acme/",
+    ])
+    .ok();
+    a.add_remote("public", github);
+    a.lore(&["publish", "public"]).ok();
+    let calls = a.env.path().join("gh-calls");
+    a.env.stub(
+        "gh",
+        &format!(
+            r#"{{ printf 'cwd %s\n' "$PWD"; for arg in "$@"; do printf 'arg %s\n' "$arg"; done; printf 'stdin '; cat; printf '\n--\n'; }} >> '{}'"#,
+            calls.display()
+        ),
+    );
+
+    // No --pr-body-dir: the body goes to gh on stdin.
+    let p2 = a.public_lesson();
+    let r = a.lore(&["publish", "public", "--open"]);
+    r.assert_ok_stdout(&format!(
+        "  open the pull request: gh pr create --repo 'acme/host' --base pool/public --head review/{p2} --title 'widget12 1.12.0 crashes on start' --body-file 'BODY.md'\n  opened with gh\n"
+    ));
+    assert!(
+        tip_in(&a.env, &host, &format!("review/{p2}")).is_some(),
+        "the review branch is on the host"
+    );
+    let recorded = std::fs::read_to_string(&calls).unwrap();
+    let (call, _) = recorded.split_once("\n--\n").unwrap();
+    let (args, stdin) = call.split_once("stdin ").unwrap();
+    assert_eq!(
+        args,
+        format!(
+            "cwd {}\narg pr\narg create\narg --repo\narg acme/host\narg --base\narg pool/public\narg --head\narg review/{p2}\narg --title\narg widget12 1.12.0 crashes on start\narg --body-file\narg -\n",
+            a.env.path().display()
+        )
+    );
+    assert!(
+        stdin.starts_with(&format!(
+            "<!-- git-lore public lesson {p2}: rendered by `git lore publish public` -->\n## widget12 1.12.0 crashes on start\n"
+        )),
+        "{stdin}"
+    );
+
+    // With --pr-body-dir: gh reads the file written for it; a gh that
+    // fails is reported, and the branch stays pushed.
+    std::fs::remove_file(&calls).unwrap();
+    a.env.stub(
+        "gh",
+        &format!(
+            r#"for arg in "$@"; do printf 'arg %s\n' "$arg"; done > '{}'; exit 1"#,
+            calls.display()
+        ),
+    );
+    let p3 = a.public_lesson();
+    let bodies = a.env.path().join("pr");
+    let r = a.lore(&[
+        "publish",
+        "public",
+        "--open",
+        "--pr-body-dir",
+        bodies.to_str().unwrap(),
+    ]);
+    r.assert_ok_stdout("  gh failed; open it by hand\n");
+    let body = bodies.join(format!("{p3}.md"));
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap(),
+        format!(
+            "arg pr\narg create\narg --repo\narg acme/host\narg --base\narg pool/public\narg --head\narg review/{p3}\narg --title\narg widget13 1.13.0 crashes on start\narg --body-file\narg {}\n",
+            body.display()
+        )
+    );
+    assert!(body.is_file());
+    assert!(tip_in(&a.env, &host, &format!("review/{p3}")).is_some());
+}
+
 #[test]
 fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
     let p = public();
