@@ -1,6 +1,7 @@
 //! Pools on real remotes: a pool host made by `git lore host` (a bare
-//! repository, reached by its path and through `git daemon` on 127.0.0.1)
-//! and two or more users, each with their own lesson repository and key.
+//! repository, reached by its path and through `git daemon`, `sshd` and
+//! `git http-backend` on 127.0.0.1, see `servers.rs`) and two or more
+//! users, each with their own lesson repository and key.
 //!
 //! - Two users share `pool/org`: pinning the first signer, trusting a
 //!   teammate, publishing and syncing both ways; racing publishes.
@@ -21,7 +22,8 @@
 //! - The ledger and `pool/local` never reach a remote; retraction travels;
 //!   a change of who may sign `pool/public` waits for a second signer.
 //! - The small commands around them: `key`, `init --email`, `remote list`,
-//!   and URLs shown without their password.
+//!   URLs shown without their password, and `publish public --open`
+//!   handing each pull request to a stub `gh`.
 
 use std::cell::Cell;
 use std::net::{TcpListener, TcpStream};
