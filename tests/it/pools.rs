@@ -678,14 +678,25 @@ fn two_users_share_an_org_pool_through_git_daemon() {
 }
 
 /// Over `url`, which serves `host`: the host's pre-receive check runs and
-/// its refusal of a commit pushed by hand reaches the pusher.
+/// its refusal of a commit pushed by hand reaches the pusher. The commit
+/// carries some 200 KB that do not compress (over HTTP, more than a small
+/// `http.postBuffer`: the push is sent in chunks).
 fn host_refuses_over(a: &User, host: &Path, url: &str) {
     let before = tip_in(&a.env, host, "pool/org");
     let parent = a.tip("pool/org").unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let noise: String = (0..25_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("{x:016x}")
+        })
+        .collect();
     let c = a.env.forge(
         "forged",
         Some(&parent),
-        &[("note.txt", Some("unsigned\n"))],
+        &[("note.txt", Some(&noise))],
         "note: unsigned",
         Sign::Unsigned,
     );
@@ -716,7 +727,15 @@ fn two_users_share_an_org_pool_over_smart_http() {
     let host = host(&a);
     let http = GitHttp::serve(host.parent().unwrap(), hook_env(a.env.vars()));
     share_org_pool(&a, &b, &host, &http.url("host.git"));
+    assert_eq!(http.chunked_requests(), 0);
+    // A body over 64 KiB (git's least postBuffer; 1 MiB unless set) goes
+    // in chunks.
+    a.git(&["config", "http.postBuffer", "65536"]).ok();
     host_refuses_over(&a, &host, &http.url("host.git"));
+    assert!(
+        http.chunked_requests() > 0,
+        "the large push was not chunked"
+    );
 }
 
 /// After a sync, a teammate's lesson is Ben's to read like his own: `show`

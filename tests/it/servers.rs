@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -225,6 +225,9 @@ impl Drop for Sshd {
 /// dropped.
 pub struct GitHttp {
     port: u16,
+    /// How many request bodies came in chunks (a push larger than git's
+    /// `http.postBuffer`).
+    chunked: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -239,6 +242,8 @@ impl GitHttp {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let vars = Arc::new(hook_vars);
+        let chunked = Arc::new(AtomicUsize::new(0));
+        let counted = chunked.clone();
         let thread = std::thread::spawn(move || {
             let mut requests = Vec::new();
             for conn in listener.incoming() {
@@ -246,9 +251,9 @@ impl GitHttp {
                     break;
                 }
                 let Ok(conn) = conn else { continue };
-                let (root, vars) = (root.clone(), vars.clone());
+                let (root, vars, counted) = (root.clone(), vars.clone(), counted.clone());
                 requests.push(std::thread::spawn(move || {
-                    if let Err(e) = respond(conn, &root, &vars) {
+                    if let Err(e) = respond(conn, &root, &vars, &counted) {
                         eprintln!("git http-backend host: {e}");
                     }
                 }));
@@ -259,9 +264,15 @@ impl GitHttp {
         });
         GitHttp {
             port,
+            chunked,
             stop,
             thread: Some(thread),
         }
+    }
+
+    /// How many request bodies so far came in chunks.
+    pub fn chunked_requests(&self) -> usize {
+        self.chunked.load(Ordering::SeqCst)
     }
 
     /// The URL of `repo`, a path under the served directory.
@@ -282,7 +293,12 @@ impl Drop for GitHttp {
 
 /// One request: read it, run `git http-backend` on it as CGI, send back
 /// what it printed.
-fn respond(conn: TcpStream, root: &Path, vars: &[(String, String)]) -> std::io::Result<()> {
+fn respond(
+    conn: TcpStream,
+    root: &Path,
+    vars: &[(String, String)],
+    chunked: &AtomicUsize,
+) -> std::io::Result<()> {
     let mut out = conn.try_clone()?;
     let mut reader = BufReader::new(conn);
     let mut line = String::new();
@@ -313,6 +329,7 @@ fn respond(conn: TcpStream, root: &Path, vars: &[(String, String)]) -> std::io::
     }
     // git sends a body larger than http.postBuffer in chunks.
     let body = if header("transfer-encoding").is_some_and(|t| t.eq_ignore_ascii_case("chunked")) {
+        chunked.fetch_add(1, Ordering::SeqCst);
         read_chunked(&mut reader)?
     } else {
         let n: usize = header("content-length")
