@@ -54,7 +54,12 @@ pub fn run(args: Args, cli: clap::Command, ctx: &Ctx) -> ui::Result {
         What::Man { dir: None } => {
             let bin = installed_in(ctx)?;
             let dir = man_dir_for(&bin);
-            let written = write_all_pages(&cli, &dir)?;
+            let written = write_all_pages(&cli, &dir).map_err(|e| match e {
+                CliError::Usage(m) => CliError::Usage(format!(
+                    "{m}; name a directory you can write that man reads: `git lore generate man ~/.local/share/man/man1` (found when ~/.local/bin is on PATH)"
+                )),
+                e => e,
+            })?;
             ui::status(format!(
                 "wrote {written} man pages to {}, where `man git-lore` (and `git lore --help`) looks for the git-lore in {}",
                 dir.display(),
@@ -185,4 +190,26 @@ fn write_pages(
         write_pages(sub, &format!("{name}-{}", sub.get_name()), dir, written)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::man_dir_for;
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn the_pages_go_to_share_man_beside_the_bin_directory() {
+        assert_eq!(
+            man_dir_for(Path::new("/home/ana/.cargo/bin")),
+            PathBuf::from("/home/ana/.cargo/share/man/man1")
+        );
+        assert_eq!(
+            man_dir_for(Path::new("/usr/local/bin")),
+            PathBuf::from("/usr/local/share/man/man1")
+        );
+        assert_eq!(
+            man_dir_for(Path::new("/")),
+            PathBuf::from("/../share/man/man1")
+        );
+    }
 }
