@@ -107,9 +107,7 @@ fn cwd(p: &Map<String, Value>) -> Option<String> {
     p.get("cwd")
         .and_then(Value::as_str)
         .filter(|c| {
-            !c.is_empty()
-                && !super::text::has_control(c)
-                && c.chars().count() <= MAX_PATH_CHARS
+            !c.is_empty() && !super::text::has_control(c) && c.chars().count() <= MAX_PATH_CHARS
         })
         .map(str::to_owned)
 }
@@ -594,17 +592,63 @@ mod tests {
             other => panic!("{other:?}"),
         };
         let npm = ("Bash".to_owned(), "npm install".to_owned());
-        assert_eq!(cmd("shell", serde_json::json!({"command": ["bash", "-lc", "npm install"]})), npm);
-        assert_eq!(cmd("shell_command", serde_json::json!({"command": "npm install"})), npm);
-        assert_eq!(cmd("exec_command", serde_json::json!({"cmd": "npm install", "workdir": "/w"})), npm);
-        assert_eq!(cmd("shell", serde_json::json!({"command": ["npm", "install"]})), npm);
         assert_eq!(
-            cmd("exec_command", serde_json::json!({"cmd": "sed -n '1,80p' package.json"})).0,
+            cmd(
+                "shell",
+                serde_json::json!({"command": ["bash", "-lc", "npm install"]})
+            ),
+            npm
+        );
+        assert_eq!(
+            cmd(
+                "shell_command",
+                serde_json::json!({"command": "npm install"})
+            ),
+            npm
+        );
+        assert_eq!(
+            cmd(
+                "exec_command",
+                serde_json::json!({"cmd": "npm install", "workdir": "/w"})
+            ),
+            npm
+        );
+        assert_eq!(
+            cmd("shell", serde_json::json!({"command": ["npm", "install"]})),
+            npm
+        );
+        assert_eq!(
+            cmd(
+                "exec_command",
+                serde_json::json!({"cmd": "sed -n '1,80p' package.json"})
+            )
+            .0,
             "Read"
         );
-        assert_eq!(cmd("exec_command", serde_json::json!({"cmd": "sed -i s/a/b/ f"})).0, "Bash");
-        assert_eq!(cmd("exec_command", serde_json::json!({"cmd": "cd web && rg vite | head"})).0, "Read");
-        assert_eq!(cmd("exec_command", serde_json::json!({"cmd": "cat a && npm test"})).0, "Bash");
+        assert_eq!(
+            cmd(
+                "exec_command",
+                serde_json::json!({"cmd": "sed -i s/a/b/ f"})
+            )
+            .0,
+            "Bash"
+        );
+        assert_eq!(
+            cmd(
+                "exec_command",
+                serde_json::json!({"cmd": "cd web && rg vite | head"})
+            )
+            .0,
+            "Read"
+        );
+        assert_eq!(
+            cmd(
+                "exec_command",
+                serde_json::json!({"cmd": "cat a && npm test"})
+            )
+            .0,
+            "Bash"
+        );
         assert_eq!(
             cmd("update_plan", serde_json::json!({"plan": []})),
             ("update_plan".to_owned(), "{\"plan\":[]}".to_owned())
@@ -616,10 +660,20 @@ mod tests {
         let p = "*** Begin Patch\n*** Update File: package.json\n@@\n     \"devDependencies\": {\n-    \"@vitejs/plugin-legacy\": \"6.0.0\",\n+    \"@vitejs/plugin-legacy\": \"7.0.0\",\n*** Add File: src/new.ts\n+export const a = 1;\n*** Delete File: old.ts\n*** End Patch\n";
         let blocks = patch(p, "c9");
         assert_eq!(blocks.len(), 2, "{blocks:?}");
-        let Block::ToolUse { name, path, edits, input, .. } = &blocks[0] else {
+        let Block::ToolUse {
+            name,
+            path,
+            edits,
+            input,
+            ..
+        } = &blocks[0]
+        else {
             panic!()
         };
-        assert_eq!((name.as_str(), path.as_deref()), ("Edit", Some("package.json")));
+        assert_eq!(
+            (name.as_str(), path.as_deref()),
+            ("Edit", Some("package.json"))
+        );
         assert_eq!(input, "apply_patch: update package.json");
         assert_eq!(
             edits,
@@ -628,7 +682,8 @@ mod tests {
                 "    \"devDependencies\": {\n    \"@vitejs/plugin-legacy\": \"7.0.0\",".to_owned()
             )]
         );
-        let changes = crate::facts::manifest::edit_changes("package.json", &edits[0].0, &edits[0].1);
+        let changes =
+            crate::facts::manifest::edit_changes("package.json", &edits[0].0, &edits[0].1);
         assert_eq!(changes.len(), 1);
         assert_eq!(changes[0].package, "@vitejs/plugin-legacy");
         let Block::ToolUse { name, edits, .. } = &blocks[1] else {
@@ -667,15 +722,19 @@ mod tests {
         let text = lines.join("\n") + "\n";
         let t = read(&text);
         assert_eq!(t.format, Some(Format::Codex));
-        assert_eq!(t.session_id.as_deref(), Some("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"));
+        assert_eq!(
+            t.session_id.as_deref(),
+            Some("0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
+        );
         assert_eq!(t.cwd.as_deref(), Some("/home/dev/app"));
-        assert_eq!((t.ignored, t.skipped_malformed), (2, 1), "event_msg and reasoning; the bad payload");
+        assert_eq!(
+            (t.ignored, t.skipped_malformed),
+            (2, 1),
+            "event_msg and reasoning; the bad payload"
+        );
         let offset = |i: usize| lines[..i].iter().map(|l| l.len() + 1).sum::<usize>();
         let ids: Vec<String> = t.events.iter().map(|e| e.uuid.clone()).collect();
-        assert_eq!(
-            ids,
-            [1, 3, 5, 6].map(|i| format!("codex:{}", offset(i)))
-        );
+        assert_eq!(ids, [1, 3, 5, 6].map(|i| format!("codex:{}", offset(i))));
         assert_eq!(t.events[0].role, Role::System, "the harness's context");
         assert!(t.events[1].is_prompt());
         assert!(t.events.iter().all(|e| e.session_id == t.session_id));

@@ -142,7 +142,9 @@ impl Format {
             "user" | "assistant" | "system" | "summary" | "file-history-snapshot" => {
                 Some(Format::ClaudeCode)
             }
-            t if super::codex::LINE_TYPES.contains(&t) && map.get("payload").is_some_and(Value::is_object) => {
+            t if super::codex::LINE_TYPES.contains(&t)
+                && map.get("payload").is_some_and(Value::is_object) =>
+            {
                 Some(Format::Codex)
             }
             _ => None,
