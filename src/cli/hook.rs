@@ -12,7 +12,8 @@ use git_lore::ops::{guard, LoreError};
 /// (exit 1) any push that would send a record of the ledger or pool/local
 /// (any version of it, under any path and any ref name), a tree of theirs,
 /// or anything but a commit. `hook session-start` reads a coding
-/// agent's SessionStart hook input on stdin and prints, as the hook's JSON,
+/// agent's (Claude Code's or Codex's) SessionStart hook input on stdin and
+/// prints, as the hook's JSON,
 /// the lessons that hold for the session's project (for the agent) and how
 /// many lessons await a decision (for the person); outside any project it
 /// says so to the person and recalls nothing; it always exits 0.
