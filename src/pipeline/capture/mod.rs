@@ -46,6 +46,7 @@ pub mod artifact;
 pub mod codex;
 pub mod evidence;
 pub mod hook;
+mod lines;
 pub mod offline;
 pub mod prompt;
 pub mod redact;
