@@ -142,30 +142,29 @@ pub fn mine(
     } else {
         let shared = repo.clone().into_sync();
         let taken = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<Result<Vec<(usize, Vec<RawCommit>)>, StoreError>> =
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|_| {
-                        let (shared, taken, runs) = (&shared, &taken, &runs);
-                        scope.spawn(move || {
-                            let mut repo = shared.to_thread_local();
-                            super::tune_caches(&mut repo);
-                            repo.object_cache_size_if_unset(MINE_OBJECT_CACHE_BYTES / threads);
-                            let mut mine = Vec::new();
-                            loop {
-                                let at = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                let Some(run) = runs.get(at) else { break };
-                                mine.push((at, diff_run(&repo, run, wants_blob)?));
-                            }
-                            Ok(mine)
-                        })
+        let results: Vec<Result<Vec<NumberedRun>, StoreError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (shared, taken, runs) = (&shared, &taken, &runs);
+                    scope.spawn(move || {
+                        let mut repo = shared.to_thread_local();
+                        super::tune_caches(&mut repo);
+                        repo.object_cache_size_if_unset(MINE_OBJECT_CACHE_BYTES / threads);
+                        let mut mine = Vec::new();
+                        loop {
+                            let at = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(run) = runs.get(at) else { break };
+                            mine.push((at, diff_run(&repo, run, wants_blob)?));
+                        }
+                        Ok(mine)
                     })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a mining thread panicked"))
-                    .collect()
-            });
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a mining thread panicked"))
+                .collect()
+        });
         for r in results {
             for (at, run) in r? {
                 done[at] = Some(run);
@@ -191,6 +190,9 @@ pub fn mine(
         commits,
     })
 }
+
+/// A run's place in the walk and its commits.
+type NumberedRun = (usize, Vec<RawCommit>);
 
 /// The changed paths and wanted blobs of a run of consecutive commits,
 /// newest first. Walking newest first, a commit's old manifests are its
