@@ -88,7 +88,7 @@ fn target(args: &Args) -> ui::Result<Option<Target>> {
             .map_err(|e| CliError::Usage(format!("reading the hook input: {e}")))?;
         let hook = read_hook_input(&input[..]).map_err(|e| {
             CliError::Usage(format!(
-                "{e} (`capture --hook` reads the JSON a SessionEnd hook gets on stdin)"
+                "{e} (`capture --hook` reads the JSON a SessionEnd or Stop hook gets on stdin)"
             ))
         })?;
         if !hook.captures() {

@@ -384,7 +384,7 @@ fn the_hook_input_names_the_transcript_and_the_marker_silences_it() {
     assert_eq!(a["trigger"], "auto");
 
     let bad = env.lore_stdin(&["capture", "--hook"], b"{\"cwd\": 3}");
-    bad.assert_refused("(`capture --hook` reads the JSON a SessionEnd hook gets on stdin)");
+    bad.assert_refused("(`capture --hook` reads the JSON a SessionEnd or Stop hook gets on stdin)");
 }
 
 #[test]

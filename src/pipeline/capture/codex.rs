@@ -546,6 +546,69 @@ mod tests {
     }
 
     #[test]
+    fn a_read_that_starts_late_still_knows_the_session_and_keeps_the_ids() {
+        use super::super::transcript::read_transcript_from;
+        let meta = r#"{"timestamp":"2026-09-02T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","cwd":"/home/dev/app","originator":"codex_cli_rs","cli_version":"0.46.0"}}"#;
+        let say = |i: usize| {
+            format!(
+                r#"{{"timestamp":"2026-09-02T09:00:01.000Z","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"step {i:04}"}}]}}}}"#
+            )
+        };
+        let text: String = std::iter::once(meta.to_owned())
+            .chain((0..200).map(say))
+            .map(|l| l + "\n")
+            .collect();
+        let whole = read(&text);
+        // From the offset where line 150 starts.
+        let from = whole.events[150]
+            .uuid
+            .trim_start_matches("codex:")
+            .parse()
+            .unwrap();
+        let later = read_transcript_from(
+            std::io::Cursor::new(text.as_bytes()),
+            from,
+            Limits::default(),
+        )
+        .unwrap();
+        let key = |es: &[Event]| -> Vec<(String, Option<String>, Vec<Block>)> {
+            es.iter()
+                .map(|e| (e.uuid.clone(), e.session_id.clone(), e.blocks.clone()))
+                .collect()
+        };
+        assert_eq!(later.events.len(), 50);
+        assert!(
+            key(&later.events) == key(&whole.events[150..]),
+            "same ids, same session, same blocks"
+        );
+        assert_eq!(later.events[0].parent_uuid, None, "its parent was not read");
+        assert_eq!(later.session_id, whole.session_id);
+        assert_eq!(later.cwd.as_deref(), Some("/home/dev/app"));
+        assert_eq!(
+            (later.start_offset, later.end_offset),
+            (from, text.len() as u64)
+        );
+        // Only the newest part of a long rollout: the session still known.
+        let cap = Limits {
+            max_total_bytes: 2_000,
+            ..Limits::default()
+        };
+        let tail = read_transcript_from(std::io::Cursor::new(text.as_bytes()), 0, cap).unwrap();
+        assert!(tail.skipped_head_bytes > 0 && !tail.events.is_empty());
+        assert_eq!(tail.session_id, whole.session_id);
+        let n = tail.events.len();
+        assert!(key(&tail.events) == key(&whole.events[200 - n..]));
+        // An offset past the end (the file was replaced): from the start.
+        let past = read_transcript_from(
+            std::io::Cursor::new(text.as_bytes()),
+            1 << 40,
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(past.events.len(), 200);
+    }
+
+    #[test]
     fn frames_are_dropped_and_exit_codes_are_the_error_flag() {
         for (raw, text, error) in [
             (
@@ -750,7 +813,7 @@ mod tests {
         assert_eq!(t.end_offset, text.len() as u64);
         assert_eq!(
             t.notes().iter().map(ToString::to_string).collect::<Vec<_>>(),
-            ["skipped 1 malformed line: not a JSON object, or a session event without a usable uuid"]
+            ["skipped 1 malformed line: not a JSON object, or a rollout line without an object payload"]
         );
     }
 }

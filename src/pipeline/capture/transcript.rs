@@ -292,8 +292,12 @@ pub struct Transcript {
 /// Something the reader wants the person running capture to know.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Note {
-    /// Lines skipped as malformed (the cut last line is reported apart).
-    Malformed { lines: usize },
+    /// Lines skipped as malformed (the cut last line is reported apart),
+    /// and what the format's lines need.
+    Malformed {
+        lines: usize,
+        format: Option<Format>,
+    },
     /// Lines skipped because they are not UTF-8.
     NotUtf8 { lines: usize },
     /// The last line was cut mid-write.
@@ -331,10 +335,15 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Note::Malformed { lines } => write!(
+            Note::Malformed { lines, format } => write!(
                 f,
-                "skipped {}: not a JSON object, or a session event without a usable uuid",
-                plural(*lines, "malformed line", "malformed lines")
+                "skipped {}: not a JSON object, or {}",
+                plural(*lines, "malformed line", "malformed lines"),
+                if *format == Some(Format::Codex) {
+                    "a rollout line without an object payload"
+                } else {
+                    "a session event without a usable uuid"
+                }
             ),
             Note::NotUtf8 { lines } => write!(
                 f,
@@ -385,6 +394,7 @@ impl Transcript {
         if self.skipped_malformed > cut {
             out.push(Note::Malformed {
                 lines: self.skipped_malformed - cut,
+                format: self.format,
             });
         }
         if self.skipped_not_utf8 > 0 {
