@@ -138,15 +138,14 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let Some(mut target) = target(&args)? else {
         return Ok(Exit::Done);
     };
-    // A dry run needs no lesson repository unless a model is asked.
-    let mut lore = if args.dry_run && !ctx.repo.join("HEAD").exists() {
-        None
-    } else {
-        Some(ctx.open()?)
+    // A turn's end: from where the last capture of this session stopped
+    // (which the lesson repository keeps; a dry run reads it all).
+    let resume = target.resume.clone().filter(|_| !args.dry_run);
+    let early = match resume {
+        Some(_) => Some(ctx.open()?),
+        None => None,
     };
-    // A turn's end: from where the last capture of this session stopped.
-    let resume = target.resume.clone().filter(|_| lore.is_some());
-    let from = match (&resume, &lore) {
+    let from = match (&resume, &early) {
         (Some(session), Some(l)) => progress::captured_to(l, session, &target.transcript),
         _ => 0,
     };
@@ -155,7 +154,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     // Best effort: a record not written costs a re-read next turn, whose
     // artifacts are then `seen`.
     let done = |lore: &git_lore::ops::Lore, t: &git_lore::pipeline::capture::Transcript| {
-        if let (Some(session), false) = (&resume, args.dry_run) {
+        if let Some(session) = &resume {
             let _ = progress::record(lore, session, &target.transcript, t.end_offset);
         }
     };
@@ -173,6 +172,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             .filter(|p| p.is_dir())
             .unwrap_or_else(|| PathBuf::from("."));
     }
+    // A dry run needs no lesson repository unless a model is asked.
+    let mut lore = match early {
+        Some(l) => Some(l),
+        None if args.dry_run && !ctx.repo.join("HEAD").exists() => None,
+        None => Some(ctx.open()?),
+    };
     let backend = match &lore {
         Some(l) => capture::backend(l, args.backend.as_deref())?,
         None if args.backend.as_deref() == Some("command") => {
