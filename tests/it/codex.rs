@@ -348,3 +348,52 @@ fn session_start_answers_codex_with_the_lessons_as_additional_context() {
         "{context}"
     );
 }
+
+#[test]
+fn overlapping_stop_captures_of_one_session_record_each_moment_once() {
+    let env = TestEnv::new();
+    env.init();
+    let rollout = env.path().join("rollout.jsonl");
+    std::fs::write(&rollout, ROLLOUT).unwrap();
+    let before = env.ledger_commits().len();
+    let input = stop_input(&env, &rollout);
+    // Four at once: all started before any is fed its input.
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut c = env.lore_cmd(&["capture", "--hook"]);
+            c.stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            c.spawn().unwrap()
+        })
+        .collect();
+    let runs: Vec<Run> = children
+        .into_iter()
+        .map(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|child| Run::from(child.wait_with_output().unwrap()))
+        .collect();
+    let all: String = runs.iter().map(|r| outcomes(r.ok())).collect();
+    assert_eq!(all.matches("proposed ").count(), 2, "{all}");
+    assert_eq!(env.ledger_commits().len(), before + 2);
+    // The record is the rollout's end, whichever run wrote last.
+    let dir = env.repo().join("lore/captured");
+    let records: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(records.len(), 1);
+    let offset = std::fs::read_to_string(records[0].as_ref().unwrap().path()).unwrap();
+    assert_eq!(offset.trim(), ROLLOUT.len().to_string());
+    // And the next turn's capture reads nothing again.
+    let next = env.lore_stdin(&["capture", "--hook"], input.as_bytes());
+    assert_eq!(next.ok(), "");
+    env.assert_verifies();
+}
