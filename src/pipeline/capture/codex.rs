@@ -12,8 +12,8 @@
 //! - `response_item` (`ResponseItem`, `codex-rs/protocol/src/models.rs`):
 //!   - `message` `{role, content: [{type: input_text|output_text, text}]}`:
 //!     text. A user message that is the harness's (`<environment_context>`,
-//!     `# AGENTS.md instructions`, `<user_instructions>`, …; any text that
-//!     opens with a tag) and `developer`/`system` messages are
+//!     `# AGENTS.md instructions`, `<user_instructions>`, …: text that opens
+//!     with a tag named like Codex's) and `developer`/`system` messages are
 //!     [`Role::System`]: only a person's words are a prompt.
 //!   - `function_call` `{name, arguments (a JSON string), call_id}`,
 //!     `custom_tool_call` `{name, input, call_id}`, `local_shell_call`
@@ -269,23 +269,24 @@ fn item(p: &Map<String, Value>, t: &Transcript) -> Option<(Role, Vec<Block>)> {
     }
 }
 
-/// Whether a user message's text is the harness's, not a person's: it opens
-/// with a tag (`<environment_context>`, `<user_instructions>`, …) or is the
-/// project's AGENTS.md.
+/// Whether a user message's text is the harness's, not a person's: the
+/// project's AGENTS.md, or text that opens with a tag of Codex's kind — a
+/// name of letters joined by `_` or a space (`<environment_context>`,
+/// `<user_instructions>`, `<permissions instructions>`), which a person's
+/// `<div> is broken` is not.
 fn is_harness(text: &str) -> bool {
     let s = text.trim_start();
     if s.starts_with("# AGENTS.md instructions") {
         return true;
     }
-    let Some(rest) = s.strip_prefix('<') else {
+    let Some((tag, _)) = s.strip_prefix('<').and_then(|r| r.split_once('>')) else {
         return false;
     };
-    let tag: String = rest.chars().take_while(|c| *c != '>').collect();
-    rest.len() > tag.len()
-        && !tag.is_empty()
+    tag.contains(['_', ' '])
         && tag
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' '))
+            .all(|c| c.is_ascii_alphabetic() || matches!(c, '_' | ' '))
+        && tag.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
 }
 
 /// The blocks of a `function_call` (or a `local_shell_call`'s action).
@@ -503,6 +504,7 @@ fn framed(s: &str) -> (String, bool) {
     }
     let Some((head, body)) = s
         .split_once("\nOutput:\n")
+        .or_else(|| s.strip_suffix("\nOutput:").map(|h| (h, "")))
         .or_else(|| s.strip_prefix("Output:\n").map(|b| ("", b)))
     else {
         return (s.to_owned(), false);
@@ -622,6 +624,12 @@ mod tests {
                 true,
             ),
             ("Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok\n", "ok\n", false),
+            // Nothing printed: the frame ends at `Output:`.
+            (
+                "Chunk ID: ba10a0\nWall time: 7.8 seconds\nProcess exited with code 2\nOriginal token count: 0\nOutput:",
+                "",
+                true,
+            ),
             (
                 r#"{"output":"boom\n","metadata":{"exit_code":2,"duration_seconds":0.1}}"#,
                 "boom\n",
@@ -765,7 +773,13 @@ mod tests {
         ] {
             assert!(is_harness(s), "{s}");
         }
-        for s in ["fix the build", "<3 thanks", "< not a tag", "a <b>c</b>"] {
+        for s in [
+            "fix the build",
+            "<3 thanks",
+            "< not a tag",
+            "a <b>c</b>",
+            "<div> is broken",
+        ] {
             assert!(!is_harness(s), "{s}");
         }
     }
