@@ -165,7 +165,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         dir.path().display()
     ));
 
-    demo.lore(&["init"]);
+    // The demo's own identity: not the placeholder `init` warns about.
+    demo.lore(&["init", "--name", "Demo", "--email", "demo@example.com"]);
     let Some(ingested) = demo.lore(&["ingest", "artifacts"]) else {
         return Ok(Exit::Refused);
     };

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::Args as ClapArgs;
 
 use super::ui::{self, Ctx, Exit};
-use git_lore::model::{Id, Scope};
+use git_lore::model::{Id, Proposal, Scope};
 use git_lore::ops::edit::{self, Edited};
 use git_lore::review::edit::{document, parse_document, DocumentError, Edit};
 
@@ -35,9 +35,13 @@ use git_lore::review::edit::{document, parse_document, DocumentError, Edit};
 /// content policy, the range grammar (`<6`, `>=4.0.5 <4.1`, `=5.4.21`; no
 /// `^` or `~`), every versions key in the stack, and the wording rules (a
 /// claim is one sentence of fact: no commit subject, no `fix:` prefix, not
-/// its own resolution; no file name in the stack). A refusal names what
-/// was wrong and writes nothing. The edit is a signed `edit` commit whose
-/// message carries the diff; `git lore log -p ID` shows it.
+/// its own resolution; no file name in the stack), and the evidence the
+/// lesson was drawn from (a range keeps in the version its tool output or
+/// manifest change shows broken and leaves out the one that fixed it). A
+/// refusal names what was wrong and writes nothing. A file saved in the
+/// editor is refused when the lesson changed while it was open, and kept.
+/// The edit is a signed `edit` commit whose message carries the diff; `git
+/// lore log -p ID` shows it.
 ///
 /// Examples: `git lore edit 01kz8nv6803 --claim "vitest 4 needs vite 6;
 /// on vite 5 use vitest 3" --scope vitest=">=4 <5"`, `git lore edit
@@ -116,6 +120,9 @@ pub enum EditorError {
     /// `--json` input too large or not UTF-8.
     #[error("--json: {0}")]
     Input(String),
+    /// The editor's file too large or not UTF-8.
+    #[error("{0}")]
+    Saved(String),
 }
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
@@ -123,18 +130,18 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let mut lore = ctx.open()?;
     let id = ui::resolve_lesson(&lore, &typed)?;
     let flags = flags(&args)?;
-    let (e, kept) = if let Some(json) = &args.json {
+    let (e, kept, opened) = if let Some(json) = &args.json {
         let bytes = ui::read_arg(json, MAX_EDIT_BYTES)?;
-        (from_json(&bytes)?, None)
+        (from_json(&bytes)?, None, None)
     } else if !flags.is_empty() {
-        (flags, None)
+        (flags, None, None)
     } else {
         match in_editor(&lore, id)? {
-            Some((e, file)) => (e, Some(file)),
+            Some((e, file, opened)) => (e, Some(file), Some(opened)),
             None => return Ok(Exit::Refused),
         }
     };
-    let result = edit::edit(&mut lore, id, &e);
+    let result = edit::edit(&mut lore, id, &e, opened.as_ref());
     match (result, kept) {
         (Ok(done), file) => {
             drop(file);
@@ -200,12 +207,13 @@ fn from_json(bytes: &[u8]) -> Result<Edit, EditorError> {
 }
 
 /// Opens lesson `id`'s editable fields in the editor git would use and
-/// reads back what was saved, as git does for a commit message. `None`:
-/// the file came back empty (the edit is aborted, which is said).
+/// reads back what was saved, as git does for a commit message, with the
+/// lesson as it was opened. `None`: the file came back empty (the edit is
+/// aborted, which is said).
 fn in_editor(
     lore: &git_lore::ops::Lore,
     id: Id,
-) -> Result<Option<(Edit, tempfile::NamedTempFile)>, ui::CliError> {
+) -> Result<Option<(Edit, tempfile::NamedTempFile, Proposal)>, ui::CliError> {
     if !ui::interactive() {
         return Err(EditorError::NoTerminal { id }.into());
     }
@@ -247,22 +255,46 @@ fn in_editor(
         }
         .into());
     }
-    let bytes = std::fs::read(&path).map_err(file_error("cannot read the edited file", &path))?;
+    // Read by the same path, at most one byte past the limit: the editor
+    // may have replaced the file with anything, a FIFO included.
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|f| {
+            use std::io::Read;
+            f.take(MAX_EDIT_BYTES as u64 + 1).read_to_end(&mut bytes)
+        })
+        .map_err(file_error("cannot read the edited file", &path))?;
+    let kept_as =
+        |file: tempfile::NamedTempFile| file.keep().map(|(_, p)| p).unwrap_or(path.clone());
     if bytes.len() > MAX_EDIT_BYTES {
-        return Err(EditorError::Input(format!(
-            "the edited file is larger than {MAX_EDIT_BYTES} bytes"
+        let kept = kept_as(file);
+        return Err(EditorError::Saved(format!(
+            "the edited file {} is larger than {MAX_EDIT_BYTES} bytes (kept); nothing was written",
+            kept.display()
         ))
         .into());
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let kept = kept_as(file);
+            return Err(EditorError::Saved(format!(
+                "the edited file {} is not UTF-8 ({}; kept): save it as UTF-8 and run `git lore edit {id} --json @{}`",
+                kept.display(),
+                e.utf8_error(),
+                kept.display()
+            ))
+            .into());
+        }
+    };
     match parse_document(&text) {
-        Ok(e) => Ok(Some((e, file))),
+        Ok(e) => Ok(Some((e, file, p))),
         Err(DocumentError::Empty) => {
             ui::error(EditorError::Empty { id });
             Ok(None)
         }
         Err(source) => {
-            let kept = file.keep().map(|(_, p)| p).unwrap_or(path);
+            let kept = kept_as(file);
             Err(EditorError::Document {
                 what: format!(
                     "the edited file {} (kept; fix it and run `git lore edit {id} --json @{}`)",

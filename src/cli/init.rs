@@ -1,7 +1,7 @@
 use clap::Args as ClapArgs;
 
 use super::ui::{self, Ctx, Exit};
-use git_lore::store::InitOutcome;
+use git_lore::store::{Identity, InitOutcome};
 
 /// Create the lesson repository (bare, HEAD → ledger) with a signed `init`
 /// commit.
@@ -16,7 +16,9 @@ use git_lore::store::InitOutcome;
 /// Commits are written as you: the name and e-mail come from --name and
 /// --email, else from your own git configuration (user.name, user.email),
 /// read this once and copied into the lesson repository. Without either,
-/// git-lore / git-lore@localhost. The e-mail is the principal teammates
+/// git-lore / git-lore@localhost, with a warning: that placeholder is the
+/// same for everyone, so set your identity first (`git config --global
+/// user.email you@example.com`). The e-mail is the principal teammates
 /// list in their pools' signers (`git lore key` prints the line).
 ///
 /// Example: `git lore init --email ana@example.com --name Ana`.
@@ -50,6 +52,16 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                     "created signing key {} (allowed signers: {})",
                     k.display(),
                     report.git_dir.join("allowed_signers").display()
+                ));
+            }
+            // The e-mail is the principal teammates trust: the placeholder
+            // makes everyone without an identity the same signer.
+            if me.email == Identity::PLACEHOLDER_EMAIL {
+                ui::status(format!(
+                    "warning: no git identity (user.email), so this repository signs as {} <{}>, as does everyone's without one: teammates who trust your key cannot tell you apart. Set yours with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, then remove {} (it holds nothing yet) and run `git lore init` again",
+                    ui::text(&me.name),
+                    ui::text(&me.email),
+                    report.git_dir.display()
                 ));
             }
         }

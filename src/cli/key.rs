@@ -2,6 +2,7 @@ use clap::Args as ClapArgs;
 
 use super::ui::{self, Ctx, Exit};
 use git_lore::ops::signers;
+use git_lore::store::Identity;
 
 /// Print this repository's public signing key as an allowed-signers line,
 /// `<principal> <key-type> <key>`: what a teammate needs to trust you.
@@ -27,6 +28,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     } else {
         ui::out(&format!("{}\n", ui::text(&key.line())));
         ui::status(format!("fingerprint {}", key.fingerprint));
+    }
+    if key.principal == Identity::PLACEHOLDER_EMAIL {
+        ui::status(format!(
+            "warning: the principal {} is the placeholder of every lesson repository made without a git identity: whoever trusts this line cannot tell you from anyone else without one. Set yours (`git config --global user.name \"Your Name\"`, `git config --global user.email you@example.com`) and make a lesson repository that signs as you (`git lore --repo DIR init`); an existing repository keeps its identity",
+            Identity::PLACEHOLDER_EMAIL
+        ));
     }
     Ok(Exit::Done)
 }

@@ -168,12 +168,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         s.push('\n');
         if args.patch {
             for d in audit::record_diffs(&lore, e.commit)? {
-                let diff = similar::TextDiff::from_lines(&d.old, &d.new);
-                let text = diff
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(&format!("a/{}", d.path), &format!("b/{}", d.path))
-                    .to_string();
+                let text = git_lore::review::edit::unified(&d.old, &d.new, Some(&d.path));
                 for l in text.lines() {
                     s.push_str("    ");
                     s.push_str(&ui::text(l));

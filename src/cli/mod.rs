@@ -252,7 +252,7 @@ pub fn main() -> ExitCode {
         Command::Contradictions(a) => contradictions::run(a, &ctx),
         Command::Host(a) => host::run(a, &ctx),
         Command::Demo(a) => demo::run(a, &ctx),
-        Command::Generate(a) => generate::run(a, Cli::command()),
+        Command::Generate(a) => generate::run(a, Cli::command(), &ctx),
         Command::Setup(a) => setup::run(a, &ctx),
         Command::Mcp(a) => mcp::run(a, &ctx),
         Command::Hook(a) => hook::run(a, &ctx),

@@ -170,7 +170,7 @@ fn review_lines(v: &publish::Review, url: &str, args: &Args, gh: bool) -> String
             }
             s.push_str(&format!("  open the pull request: {}\n", v.command));
             if gh && outcome == "pushed" {
-                s.push_str(if open_with_gh(&v.command) {
+                s.push_str(if open_with_gh(v) {
                     "  opened with gh\n"
                 } else {
                     "  gh failed; open it by hand\n"
@@ -181,18 +181,41 @@ fn review_lines(v: &publish::Review, url: &str, args: &Args, gh: bool) -> String
     s
 }
 
-/// Runs `command` (a `gh pr create …` line) with `gh`: whether it worked.
-fn open_with_gh(command: &str) -> bool {
-    std::process::Command::new("gh")
-        .args(
-            shell_words::split(command)
-                .unwrap_or_default()
-                .iter()
-                .skip(1),
-        )
-        .status()
-        .map(|st| st.success())
-        .unwrap_or(false)
+/// Runs the review's `gh pr create …` line with `gh`: whether it worked.
+/// A body that was not written to a file (no --pr-body-dir) goes to `gh`
+/// on stdin (`--body-file -`) instead of the line's placeholder file.
+fn open_with_gh(v: &publish::Review) -> bool {
+    use std::io::Write;
+    let mut args: Vec<String> = shell_words::split(&v.command)
+        .unwrap_or_default()
+        .into_iter()
+        .skip(1)
+        .collect();
+    let piped = v.body_file.is_none()
+        && match args.iter().position(|a| a == "--body-file") {
+            Some(i) if i + 1 < args.len() => {
+                args[i + 1] = "-".into();
+                true
+            }
+            _ => false,
+        };
+    let child = std::process::Command::new("gh")
+        .args(&args)
+        .stdin(if piped {
+            std::process::Stdio::piped()
+        } else {
+            std::process::Stdio::inherit()
+        })
+        .spawn();
+    let Ok(mut child) = child else {
+        return false;
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        // gh reads the whole body before it does anything; a gh that
+        // exits early is reported by its status below.
+        let _ = stdin.write_all(v.body.as_bytes());
+    }
+    child.wait().map(|st| st.success()).unwrap_or(false)
 }
 
 fn which(program: &str) -> bool {

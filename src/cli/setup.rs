@@ -16,7 +16,9 @@ use git_lore::ops::setup::{self, Agent};
 /// again changes nothing; the old file is copied to
 /// `settings.json.git-lore-backup-<time>` before it is replaced. `--remove`
 /// takes out git-lore's hooks and nothing else. The hooks run the
-/// `git-lore` on the agent's PATH (`cargo install --path .` puts it there).
+/// `git-lore` on the agent's PATH (`cargo install --locked --path .` puts
+/// it there); with --project the settings file is shared, and setup says
+/// what teammates without git-lore see.
 ///
 /// `setup mcp --client claude|codex|cursor` adds the `git-lore` MCP
 /// server (`git-lore mcp`, see `git lore mcp --help`) to that client's
@@ -166,9 +168,19 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             "setup: Codex runs these hooks when its hooks are on; in versions that gate them, add `codex_hooks = true` under [features] in ~/.codex/config.toml (docs/hooks.md)",
         );
     }
+    if args.project && !args.remove {
+        ui::status(format!(
+            "setup: note: {shown} is shared with everyone who works on this project; {} Each teammate installs git-lore from a clone of its repository with `cargo install --locked --path .` (then `git lore init`)",
+            match (client.is_some(), agent) {
+                (true, _) => "for a teammate without git-lore the client reports that the git-lore server failed to start, and works on without it.",
+                (false, Agent::Claude) => "for a teammate without git-lore, Claude Code reports a failed hook at each session start and end, and works on without it.",
+                (false, Agent::Codex) => "for a teammate without git-lore, Codex reports a failed hook at each session start and turn end, and works on without it.",
+            }
+        ));
+    }
     if !args.remove && !on_path(ctx) {
         ui::status(format!(
-            "setup: warning: no git-lore on PATH; {} `git-lore`, so install it (cargo install --path .) where the agent can find it",
+            "setup: warning: no git-lore on PATH; {} `git-lore`, so install it (cargo install --locked --path .) where the agent can find it",
             if client.is_some() { "the client starts" } else { "the hooks run" }
         ));
     }

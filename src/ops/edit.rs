@@ -25,10 +25,23 @@ pub enum Edited {
 }
 
 /// Applies `e` to lesson `id` and commits the result; nothing is written
-/// when it is refused or changes nothing.
-pub fn edit(lore: &mut Lore, id: Id, e: &Edit) -> Result<Edited, LoreError> {
+/// when it is refused or changes nothing. `opened`: the lesson as it was
+/// when the edit was made from it (an editor's file holds every field):
+/// refused when the lesson no longer reads so, so that saving never undoes
+/// a change made meanwhile.
+pub fn edit(
+    lore: &mut Lore,
+    id: Id,
+    e: &Edit,
+    opened: Option<&Proposal>,
+) -> Result<Edited, LoreError> {
     let r = lore.transact(Branch::Ledger, |tx| {
         let before = read(tx, id)?;
+        if opened.is_some_and(|o| *o != before) {
+            return Err(
+                ReviewError::from(crate::review::edit::EditError::ChangedMeanwhile { id }).into(),
+            );
+        }
         match review::edit(&before, e).map_err(ReviewError::from)? {
             Transition::Unchanged(n) => Ok(Edited::Unchanged(n)),
             Transition::Changed(after) => {

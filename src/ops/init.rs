@@ -11,7 +11,7 @@ use rand::RngCore;
 use super::{signing_config, Env, Lore, LoreError};
 use crate::event::Event;
 use crate::signing::{self, Signer};
-use crate::store::{Branch, CommitSpec, InitOutcome, Store};
+use crate::store::{Branch, CommitSpec, Identity, InitOutcome, Store};
 
 /// The pre-push guard installed into every lesson repository.
 pub const PRE_PUSH_HOOK: &str = include_str!("../../hooks/pre-push");
@@ -258,8 +258,8 @@ fn reopen(
 /// placeholder. A principal in a pool's signer list is then a person.
 fn set_identity(store: &Store, who: &IdentityChoice) -> Result<(), LoreError> {
     for (key, asked, fallback) in [
-        ("user.name", &who.name, "git-lore"),
-        ("user.email", &who.email, "git-lore@localhost"),
+        ("user.name", &who.name, Identity::PLACEHOLDER_NAME),
+        ("user.email", &who.email, Identity::PLACEHOLDER_EMAIL),
     ] {
         if store.config_string(key).is_none() {
             let (value, from) = match asked {

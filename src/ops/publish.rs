@@ -351,7 +351,8 @@ fn review_signers(
         body: String::new(),
         body_file: None,
         command: format!(
-            "gh pr create --base pool/public --head {short_branch} --title 'Change who may sign pool/public' --body 'Signed config commits: merge with a merge commit.'"
+            "{} --base pool/public --head {short_branch} --title 'Change who may sign pool/public' --body 'Signed config commits: merge with a merge commit.'",
+            gh_pr_create(url)
         ),
     };
     if let Some(p) = problems.first() {
@@ -488,7 +489,7 @@ fn review_one(
         review.why = Some(why);
         return Ok(review);
     }
-    describe(lore, &mut review, entry, me, opts);
+    describe(lore, &mut review, url, entry, me, opts);
     if lore
         .store
         .ls_remote(url, &review_ref, TRANSFER_TIMEOUT)?
@@ -563,6 +564,7 @@ fn never_proposed(entry: &Lesson) -> Option<String> {
 fn describe(
     lore: &Lore,
     review: &mut Review,
+    url: &str,
     entry: &Lesson,
     me: &super::signers::Key,
     opts: &PublicOptions,
@@ -588,11 +590,22 @@ fn describe(
         review.body_file = Some(path.display().to_string());
     }
     review.command = format!(
-        "gh pr create --base pool/public --head {} --title {} --body-file {}",
+        "{} --base pool/public --head {} --title {} --body-file {}",
+        gh_pr_create(url),
         review.branch,
         super::shell_quote(&title),
         super::shell_quote(review.body_file.as_deref().unwrap_or("BODY.md"))
     );
+}
+
+/// `gh pr create`, naming the repository at `url` when `gh` can tell it
+/// ([`remote::gh_repo`]), so the command opens the pull request there from
+/// any directory.
+fn gh_pr_create(url: &str) -> String {
+    match remote::gh_repo(url) {
+        Some(repo) => format!("gh pr create --repo {}", super::shell_quote(&repo)),
+        None => "gh pr create".into(),
+    }
 }
 
 /// Writes the pull request's body to `<dir>/<id>.md`.

@@ -207,6 +207,40 @@ pub fn remove(lore: &mut Lore, tier: Source) -> Result<bool, LoreError> {
 /// A URL as messages and reports show it: without a password or token.
 pub use crate::store::remote::display_url;
 
+/// The repository `gh --repo` names for a remote at `url`: `OWNER/REPO` on
+/// github.com, `HOST/OWNER/REPO` on another host, from an https, ssh or
+/// scp-like (`git@host:owner/repo.git`) URL whose path is exactly an owner
+/// and a repository. `None` for anything else (a path, `file://`, a deeper
+/// path): `gh` then goes by the directory it runs in.
+pub fn gh_repo(url: &str) -> Option<String> {
+    let (host, path) = match url.split_once("://") {
+        Some(("https" | "http" | "ssh", rest)) => rest.split_once('/')?,
+        Some(_) => return None,
+        // scp-like: `[user@]host:path`, with no slash before the colon.
+        None => url
+            .split_once(':')
+            .filter(|(host, _)| !host.is_empty() && !host.contains('/'))?,
+    };
+    let host = host.rsplit('@').next()?;
+    let host = host.split(':').next()?;
+    let path = path.trim_matches('/');
+    let path = path.strip_suffix(".git").unwrap_or(path);
+    let (owner, repo) = path.split_once('/')?;
+    let ok = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    if !ok(host) || !ok(owner) || !ok(repo) || repo.contains('/') {
+        return None;
+    }
+    Some(if host.eq_ignore_ascii_case("github.com") {
+        format!("{owner}/{repo}")
+    } else {
+        format!("{host}/{owner}/{repo}")
+    })
+}
+
 /// The owner a public-key text names: the first word with an `@` that is
 /// neither the key type nor its data (a `.pub` file's comment, the
 /// principal of a line `git lore key` printed).
@@ -239,6 +273,38 @@ pub(crate) fn url_of(lore: &Lore, tier: Source) -> Result<String, LoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gh_repo_names_owner_and_repository_of_forge_urls_only() {
+        for (url, repo) in [
+            ("https://github.com/acme/lessons.git", Some("acme/lessons")),
+            (
+                "https://ana:tok@github.com/acme/lessons",
+                Some("acme/lessons"),
+            ),
+            ("git@github.com:acme/lessons.git", Some("acme/lessons")),
+            (
+                "ssh://git@github.com/acme/lessons.git",
+                Some("acme/lessons"),
+            ),
+            (
+                "https://ghe.example.com/acme/lessons.git",
+                Some("ghe.example.com/acme/lessons"),
+            ),
+            (
+                "ssh://git@ghe.example.com:2222/acme/lessons.git",
+                Some("ghe.example.com/acme/lessons"),
+            ),
+            ("/srv/pools/public.git", None),
+            ("file:///srv/pools/public.git", None),
+            ("git://127.0.0.1:9418/public.git", None),
+            ("https://gitlab.example.com/group/sub/lessons.git", None),
+            ("https://github.com/acme", None),
+            ("https://github.com/acme/le$sons", None),
+        ] {
+            assert_eq!(gh_repo(url).as_deref(), repo, "{url}");
+        }
+    }
 
     #[test]
     fn urls_are_shown_without_secrets() {

@@ -20,7 +20,12 @@
 //!    entry, no range that matches nothing);
 //! 5. the wording rules ([`crate::facts::wording::problems`]: no
 //!    conventional-commit prefix, no commit subject, a claim that is not its
-//!    resolution, no file in the stack).
+//!    resolution, no file in the stack);
+//! 6. the disclosure scanner and the evidence
+//!    ([`crate::facts::evidence::check`]: a range that leaves out the
+//!    version the artifact's facts show broken, or takes in the one that
+//!    fixed it; a package they do not name is the person's to add), each
+//!    only for what the edit brings.
 //!
 //! A versions key the edit adds is added to the stack when the stack lacks
 //! it; `unscope` takes a package out of both. The words edited are written
@@ -119,6 +124,18 @@ pub enum EditError {
     Disclosure {
         id: Id,
         findings: Vec<crate::scanner::Finding>,
+    },
+    /// The lesson changed (another edit, a confirm, a verdict) while a
+    /// person had it open in an editor: saving would undo that change.
+    #[error("lesson {id} not edited: it changed while it was open in your editor, and saving would undo that change")]
+    ChangedMeanwhile { id: Id },
+    /// The edited stack or scope contradicts the facts the lesson was
+    /// drawn from (the tool output or manifest change in its artifact), as
+    /// ingest refuses a model's answer that does.
+    #[error("lesson {id} not edited: the new scope disagrees with the evidence the lesson was drawn from ({}); keep the broken version inside the range and the fixing one outside (`git lore show {id}` shows the evidence)", disagreements.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Evidence {
+        id: Id,
+        disagreements: Vec<crate::facts::evidence::Disagreement>,
     },
 }
 
@@ -252,6 +269,28 @@ pub fn edit(p: &Proposal, e: &Edit) -> Result<Transition, EditError> {
     if !findings.is_empty() {
         return Err(EditError::Disclosure { id, findings });
     }
+    // The evidence, as ingest checks a drafted scope against it; again only
+    // what this edit brings.
+    let facts = p.artifact.as_ref().map_or(&[][..], |a| a.facts.as_slice());
+    let against = |c: &Candidate| match &c.applies_to.scope {
+        Scope::Versioned { versions } => {
+            crate::facts::evidence::check(facts, &c.applies_to.stack, versions)
+        }
+        Scope::VersionIndependent { .. } => Vec::new(),
+    };
+    // A package the evidence does not name is the person's to add (an
+    // engine, a sibling they know is involved); a range that contradicts
+    // what the evidence shows broken or fixed is a mistake.
+    let had = against(&p.candidate);
+    let disagreements: Vec<_> = against(n)
+        .into_iter()
+        .filter(|d| {
+            !had.contains(d) && !matches!(d, crate::facts::evidence::Disagreement::Absent(_))
+        })
+        .collect();
+    if !disagreements.is_empty() {
+        return Err(EditError::Evidence { id, disagreements });
+    }
     Ok(Transition::Changed(Box::new(next)))
 }
 
@@ -307,10 +346,20 @@ pub fn changed(before: &Candidate, after: &Candidate) -> Vec<&'static str> {
 pub fn diff(before: &Proposal, after: &Proposal) -> String {
     let (old, new) = (canonical_json(before), canonical_json(after));
     let (old, new) = (String::from_utf8_lossy(&old), String::from_utf8_lossy(&new));
-    similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
-        .unified_diff()
-        .context_radius(3)
-        .to_string()
+    unified(&old, &new, None)
+}
+
+/// A unified diff of two texts with three lines of context, as `git lore
+/// log -p` and the `edit` commit show a record's change; with `path`, under
+/// `a/PATH` and `b/PATH` headers.
+pub fn unified(old: &str, new: &str, path: Option<&str>) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut d = diff.unified_diff();
+    d.context_radius(3);
+    if let Some(path) = path {
+        d.header(&format!("a/{path}"), &format!("b/{path}"));
+    }
+    d.to_string()
 }
 
 /// The editable part of a lesson, as a person edits it.
@@ -506,6 +555,81 @@ mod tests {
 
     fn refused(p: &Proposal, e: &Edit) -> String {
         edit(p, e).unwrap_err().to_string()
+    }
+
+    /// A pending lesson drawn from a real npm ERESOLVE report, scoped as
+    /// the draft scopes it.
+    fn with_evidence() -> Proposal {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/resolver/npm-error-plugin-legacy-vite7.txt"
+        ))
+        .unwrap();
+        let mut facts: Vec<crate::facts::Fact> = crate::facts::resolver::requirements(&text)
+            .into_iter()
+            .map(crate::facts::Fact::Requirement)
+            .collect();
+        // What the session ran to resolve it.
+        facts.extend(
+            crate::facts::command::changes_in_command("npm i -D @vitejs/plugin-legacy@7.0.0")
+                .into_iter()
+                .map(crate::facts::Fact::Change),
+        );
+        let d = crate::facts::lesson::draft(&facts, None).unwrap();
+        let mut p = pending();
+        let mut artifact: crate::model::Artifact = serde_json::from_str(include_str!(
+            "../../tests/fixtures/artifacts/fix-with-versions.json"
+        ))
+        .unwrap();
+        artifact.facts = facts;
+        p.artifact = Some(artifact);
+        p.candidate.applies_to.stack = d.stack;
+        p.candidate.applies_to.scope = Scope::Versioned {
+            versions: d.versions,
+        };
+        p
+    }
+
+    #[test]
+    fn a_scope_the_evidence_contradicts_is_refused_but_only_when_the_edit_brings_it() {
+        let p = with_evidence();
+        let Scope::Versioned { versions } = &p.candidate.applies_to.scope else {
+            panic!("versioned")
+        };
+        let (key, _) = versions.iter().next().unwrap();
+        // A range that leaves out every version the report shows broken.
+        let e = Edit {
+            set: vec![(key.clone(), "<0.0.1".into())],
+            ..Edit::default()
+        };
+        let why = refused(&p, &e);
+        assert!(why.contains("disagrees with the evidence"), "{why}");
+        assert!(why.contains("leaves out"), "{why}");
+        assert!(why.contains(&format!("git lore show {}", p.id)), "{why}");
+        // A package the report does not name is the person's to add.
+        let e = Edit {
+            set: vec![("node".into(), "<20".into())],
+            ..Edit::default()
+        };
+        let added = changed_to(edit(&p, &e).unwrap());
+        assert!(added
+            .candidate
+            .applies_to
+            .stack
+            .contains(&"node".to_owned()));
+        // A lesson whose scope already disagreed can still have its words
+        // fixed: the edit brings no new disagreement.
+        let mut off = p.clone();
+        if let Scope::Versioned { versions } = &mut off.candidate.applies_to.scope {
+            versions.insert(key.clone(), "<0.0.1".into());
+        }
+        changed_to(
+            edit(
+                &off,
+                &claim("The legacy plugin 6 does not accept Vite 7 as its peer."),
+            )
+            .unwrap(),
+        );
     }
 
     #[test]

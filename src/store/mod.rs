@@ -164,6 +164,16 @@ pub struct Identity {
     pub email: String,
 }
 
+impl Identity {
+    /// The name commits are written with when neither `init --name` nor
+    /// the user's git configuration gave one.
+    pub const PLACEHOLDER_NAME: &'static str = "git-lore";
+    /// The e-mail (and allowed-signers principal) used when neither `init
+    /// --email` nor the user's git configuration gave one: the same for
+    /// everyone without an identity.
+    pub const PLACEHOLDER_EMAIL: &'static str = "git-lore@localhost";
+}
+
 /// Memory for the delta bases kept per repository handle. Almost every
 /// object of a pool is stored as a delta (each lesson against another
 /// lesson, each tree against an earlier version, in chains up to 50 long).
@@ -483,10 +493,10 @@ impl Store {
         Identity {
             name: self
                 .config_string("user.name")
-                .unwrap_or_else(|| "git-lore".into()),
+                .unwrap_or_else(|| Identity::PLACEHOLDER_NAME.into()),
             email: self
                 .config_string("user.email")
-                .unwrap_or_else(|| "git-lore@localhost".into()),
+                .unwrap_or_else(|| Identity::PLACEHOLDER_EMAIL.into()),
         }
     }
 

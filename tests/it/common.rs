@@ -12,6 +12,9 @@ pub struct TestEnv {
     /// `GIT_LORE_RANDOMNESS_SEED`, so ids are the same on every run of a test
     /// and never the same between two commands.
     commands: std::cell::Cell<u64>,
+    /// Variables every child gets on top of [`TestEnv::vars`]'s, set by
+    /// [`TestEnv::set_var`] (how a transport is reached: `GIT_SSH_COMMAND`).
+    extra: std::cell::RefCell<Vec<(String, String)>>,
 }
 
 /// A finished command, with its output as text.
@@ -124,6 +127,7 @@ impl TestEnv {
         TestEnv {
             dir,
             commands: std::cell::Cell::new(0),
+            extra: std::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -149,7 +153,8 @@ impl TestEnv {
         self.path().join("lessons.git")
     }
 
-    /// The environment every child gets: nothing inherited but PATH.
+    /// The environment every child gets: nothing inherited but PATH, and
+    /// what [`TestEnv::set_var`] added.
     pub fn vars(&self) -> Vec<(String, String)> {
         let path = format!(
             "{}:{}",
@@ -171,6 +176,14 @@ impl TestEnv {
             ("LC_ALL".into(), "C".into()),
             ("TZ".into(), "UTC".into()),
         ]
+        .into_iter()
+        .chain(self.extra.borrow().iter().cloned())
+        .collect()
+    }
+
+    /// Gives every child started from now on `key=value` as well.
+    pub fn set_var(&self, key: &str, value: &str) {
+        self.extra.borrow_mut().push((key.into(), value.into()));
     }
 
     /// A git-lore command with the test's environment and the next seed.

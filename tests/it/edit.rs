@@ -537,3 +537,52 @@ fn verify_refuses_an_edit_that_changes_what_an_edit_may_not() {
     env.git(&["update-ref", "refs/heads/ledger", &tip]).ok();
     env.assert_verifies();
 }
+
+#[test]
+fn saving_an_editor_file_never_undoes_a_change_made_meanwhile_and_bad_bytes_are_refused() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let n = env.ledger_commits().len();
+    // While the file is open, another edit lands; then the person saves a
+    // new claim. Saving the whole file would put the old resolution back.
+    let editor = env.stub(
+        "racing-editor",
+        &format!(
+            "{bin} edit {id} --resolution 'Pin vitest to 3.2.4 until vite 6.' >/dev/null || exit 9\nsed -i 's|\"claim\": \".*\"|\"claim\": \"{FIXED}\"|' \"$1\"",
+            bin = env!("CARGO_BIN_EXE_git-lore"),
+        ),
+    );
+    let r = on_terminal(&env, &editor, &format!("edit {id}"));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    r.assert_stdout(&format!(
+        "lesson {id} not edited: it changed while it was open in your editor, and saving would undo that change"
+    ));
+    r.assert_stdout("your edit is kept in ");
+    let p = env.proposal(&id);
+    assert_eq!(
+        p["candidate"]["evidence"]["resolution"],
+        "Pin vitest to 3.2.4 until vite 6."
+    );
+    assert_eq!(p["candidate"]["claim"], CLAIM);
+    assert_eq!(env.ledger_commits().len(), n + 1);
+
+    // A file saved in another encoding is refused, not read with
+    // replacement characters, and kept.
+    let latin1 = env.stub(
+        "latin1-editor",
+        "sed -i 's|\"claim\": \".*\"|\"claim\": \"caf\\xe9 breaks vitest 4\"|' \"$1\"",
+    );
+    let r = on_terminal(&env, &latin1, &format!("edit {id}"));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("is not UTF-8"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(&format!(
+            "save it as UTF-8 and run `git lore edit {id} --json @"
+        )),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(env.proposal(&id)["candidate"]["claim"], CLAIM);
+    assert_eq!(env.ledger_commits().len(), n + 1);
+    env.assert_verifies();
+}

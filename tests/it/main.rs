@@ -16,6 +16,7 @@ mod recall;
 mod relate;
 mod review;
 mod search;
+mod servers;
 mod setup;
 mod tour;
 mod trust;

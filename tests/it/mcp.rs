@@ -480,6 +480,10 @@ fn setup_mcp_writes_each_clients_configuration_once_and_takes_it_out() {
         mcp_json.display()
     ));
     r.assert_stderr("setup: warning: no git-lore on PATH; the client starts `git-lore`");
+    r.assert_stderr(&format!(
+        "setup: note: {} is shared with everyone who works on this project; for a teammate without git-lore the client reports that the git-lore server failed to start, and works on without it. Each teammate installs git-lore",
+        mcp_json.display()
+    ));
     assert_eq!(
         std::fs::read_to_string(&mcp_json).unwrap(),
         "{\n  \"mcpServers\": {\n    \"git-lore\": {\n      \"type\": \"stdio\",\n      \"command\": \"git-lore\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n"

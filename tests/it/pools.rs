@@ -1,6 +1,7 @@
 //! Pools on real remotes: a pool host made by `git lore host` (a bare
-//! repository, reached by its path and through `git daemon` on 127.0.0.1)
-//! and two or more users, each with their own lesson repository and key.
+//! repository, reached by its path and through `git daemon`, `sshd` and
+//! `git http-backend` on 127.0.0.1, see `servers.rs`) and two or more
+//! users, each with their own lesson repository and key.
 //!
 //! - Two users share `pool/org`: pinning the first signer, trusting a
 //!   teammate, publishing and syncing both ways; racing publishes.
@@ -21,7 +22,8 @@
 //! - The ledger and `pool/local` never reach a remote; retraction travels;
 //!   a change of who may sign `pool/public` waits for a second signer.
 //! - The small commands around them: `key`, `init --email`, `remote list`,
-//!   and URLs shown without their password.
+//!   URLs shown without their password, and `publish public --open`
+//!   handing each pull request to a stub `gh`.
 
 use std::cell::Cell;
 use std::net::{TcpListener, TcpStream};
@@ -35,6 +37,7 @@ use git_lore::ops::sync::{self, Integration};
 use serde_json::Value;
 
 use crate::common::{fanout, proposable, record_text, transcript, Run, Sign, TestEnv};
+use crate::servers::{hook_env, GitHttp, Sshd};
 
 const PASS: &str = include_str!("../../src/review/testdata/judge-verdicts.pass.json");
 const JUSTIFICATION: &str = "The loader has rejected this config file on boot in every release.";
@@ -402,16 +405,7 @@ impl Daemon {
         let port = listener.local_addr().unwrap().port();
         // The host's hook finds git-lore on PATH; HOME and git's config
         // stay the test's.
-        let bin = Path::new(env!("CARGO_BIN_EXE_git-lore")).parent().unwrap();
-        let vars: Vec<(String, String)> = env
-            .vars()
-            .into_iter()
-            .filter(|(k, _)| k != "GIT_LORE_REPO")
-            .map(|(k, v)| match k.as_str() {
-                "PATH" => (k, format!("{}:{v}", bin.display())),
-                _ => (k, v),
-            })
-            .collect();
+        let vars = hook_env(env.vars());
         let base = base.to_owned();
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
@@ -544,12 +538,12 @@ impl Team {
 
 /// The whole two-user flow of the issue over `url`, which serves `host`.
 fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
-    // Both tests (a path, git daemon) show the same.
+    // Every transport (a path, git daemon, ssh, smart HTTP) shows the same.
     insta::allow_duplicates! {
         let a1 = a.org_lesson();
         a.add_remote("org", url);
         let a_tip = a.tip("pool/org").unwrap();
-        // Shown by name: the URL (a path, or git daemon's port), what stands
+        // Shown by name: the URL (a path, or a server's port), what stands
         // for a lesson or a tip, the users' directories.
         let fp = a.fingerprint();
         let n = names(
@@ -681,6 +675,67 @@ fn two_users_share_an_org_pool_through_git_daemon() {
     let host = host(&a);
     let daemon = Daemon::serve(&a.env, host.parent().unwrap());
     share_org_pool(&a, &b, &host, &daemon.url("host.git"));
+}
+
+/// Over `url`, which serves `host`: the host's pre-receive check runs and
+/// its refusal of a commit pushed by hand reaches the pusher. The commit
+/// carries some 200 KB that do not compress (over HTTP, more than a small
+/// `http.postBuffer`: the push is sent in chunks).
+fn host_refuses_over(a: &User, host: &Path, url: &str) {
+    let before = tip_in(&a.env, host, "pool/org");
+    let parent = a.tip("pool/org").unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let noise: String = (0..25_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("{x:016x}")
+        })
+        .collect();
+    let c = a.env.forge(
+        "forged",
+        Some(&parent),
+        &[("note.txt", Some(&noise))],
+        "note: unsigned",
+        Sign::Unsigned,
+    );
+    let r = a.git(&["push", "--no-verify", url, "forged:refs/heads/pool/org"]);
+    assert_ne!(r.code, 0, "the host accepted it:\n{}", r.stderr);
+    r.assert_stderr("pre-receive hook declined");
+    r.assert_stderr(&format!(
+        "remote: git-lore: rejected {c} (pool/org): unsigned commit"
+    ));
+    assert_eq!(tip_in(&a.env, host, "pool/org"), before);
+}
+
+#[test]
+fn two_users_share_an_org_pool_over_ssh() {
+    let (a, b) = (ana(), ben());
+    let host = host(&a);
+    let sshd = Sshd::start(&a.env.path().join("sshd"), &hook_env(a.env.vars()));
+    for u in [&a, &b] {
+        u.env.set_var("GIT_SSH_COMMAND", &sshd.ssh_command());
+    }
+    share_org_pool(&a, &b, &host, &sshd.url(&host));
+    host_refuses_over(&a, &host, &sshd.url(&host));
+}
+
+#[test]
+fn two_users_share_an_org_pool_over_smart_http() {
+    let (a, b) = (ana(), ben());
+    let host = host(&a);
+    let http = GitHttp::serve(host.parent().unwrap(), hook_env(a.env.vars()));
+    share_org_pool(&a, &b, &host, &http.url("host.git"));
+    assert_eq!(http.chunked_requests(), 0);
+    // A body over 64 KiB (git's least postBuffer; 1 MiB unless set) goes
+    // in chunks.
+    a.git(&["config", "http.postBuffer", "65536"]).ok();
+    host_refuses_over(&a, &host, &http.url("host.git"));
+    assert!(
+        http.chunked_requests() > 0,
+        "the large push was not chunked"
+    );
 }
 
 /// After a sync, a teammate's lesson is Ben's to read like his own: `show`
@@ -1563,6 +1618,93 @@ fn publish_public_starts_a_remote_with_no_pool_public() {
     ");
 }
 
+/// `publish public --open` runs `gh pr create` for each review it pushed:
+/// a stub `gh` on PATH records its arguments and what it read on stdin.
+/// The remote is named by a GitHub URL (git's `insteadOf` sends it to the
+/// local host), so `gh` is told the repository and works from any
+/// directory; without --pr-body-dir the body reaches it on stdin.
+#[test]
+fn publish_public_open_hands_each_pull_request_to_gh() {
+    let a = ana();
+    a.public_lesson();
+    let host = host(&a);
+    let github = "https://github.com/acme/host.git";
+    a.git(&[
+        "config",
+        &format!("url.{}/.insteadOf", host.parent().unwrap().display()),
+        "https://github.com/acme/",
+    ])
+    .ok();
+    a.add_remote("public", github);
+    a.lore(&["publish", "public"]).ok();
+    let calls = a.env.path().join("gh-calls");
+    a.env.stub(
+        "gh",
+        &format!(
+            r#"{{ printf 'cwd %s\n' "$PWD"; for arg in "$@"; do printf 'arg %s\n' "$arg"; done; printf 'stdin '; cat; printf '\n--\n'; }} >> '{}'"#,
+            calls.display()
+        ),
+    );
+
+    // No --pr-body-dir: the body goes to gh on stdin.
+    let p2 = a.public_lesson();
+    let r = a.lore(&["publish", "public", "--open"]);
+    r.assert_ok_stdout(&format!(
+        "  open the pull request: gh pr create --repo 'acme/host' --base pool/public --head review/{p2} --title 'widget12 1.12.0 crashes on start' --body-file 'BODY.md'\n  opened with gh\n"
+    ));
+    assert!(
+        tip_in(&a.env, &host, &format!("review/{p2}")).is_some(),
+        "the review branch is on the host"
+    );
+    let recorded = std::fs::read_to_string(&calls).unwrap();
+    let (call, _) = recorded.split_once("\n--\n").unwrap();
+    let (args, stdin) = call.split_once("stdin ").unwrap();
+    assert_eq!(
+        args,
+        format!(
+            "cwd {}\narg pr\narg create\narg --repo\narg acme/host\narg --base\narg pool/public\narg --head\narg review/{p2}\narg --title\narg widget12 1.12.0 crashes on start\narg --body-file\narg -\n",
+            a.env.path().display()
+        )
+    );
+    assert!(
+        stdin.starts_with(&format!(
+            "<!-- git-lore public lesson {p2}: rendered by `git lore publish public` -->\n## widget12 1.12.0 crashes on start\n"
+        )),
+        "{stdin}"
+    );
+
+    // With --pr-body-dir: gh reads the file written for it; a gh that
+    // fails is reported, and the branch stays pushed.
+    std::fs::remove_file(&calls).unwrap();
+    a.env.stub(
+        "gh",
+        &format!(
+            r#"for arg in "$@"; do printf 'arg %s\n' "$arg"; done > '{}'; exit 1"#,
+            calls.display()
+        ),
+    );
+    let p3 = a.public_lesson();
+    let bodies = a.env.path().join("pr");
+    let r = a.lore(&[
+        "publish",
+        "public",
+        "--open",
+        "--pr-body-dir",
+        bodies.to_str().unwrap(),
+    ]);
+    r.assert_ok_stdout("  gh failed; open it by hand\n");
+    let body = bodies.join(format!("{p3}.md"));
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap(),
+        format!(
+            "arg pr\narg create\narg --repo\narg acme/host\narg --base\narg pool/public\narg --head\narg review/{p3}\narg --title\narg widget13 1.13.0 crashes on start\narg --body-file\narg {}\n",
+            body.display()
+        )
+    );
+    assert!(body.is_file());
+    assert!(tip_in(&a.env, &host, &format!("review/{p3}")).is_some());
+}
+
 #[test]
 fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
     let p = public();
@@ -2097,7 +2239,16 @@ fn init_email_sets_the_principal_and_the_commit_identity() {
         signers.starts_with("ana@example.com namespaces=\"git\" ssh-ed25519 "),
         "{signers}"
     );
-    // Without --email and with no git identity: git-lore@localhost.
+    // An e-mail given: no warning about the identity.
+    let again = TestEnv::with_seeds_after(3_000);
+    let r = again.lore(&["init", "--email", "cy@example.com"]);
+    r.ok();
+    assert!(!r.stderr.contains("identity"), "{}", r.stderr);
+    let r = again.lore(&["key"]);
+    r.ok();
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
+    // Without --email and with no git identity: git-lore@localhost, with
+    // a warning that says how to set one.
     let nobody = TestEnv::with_seeds_after(2_000);
     let r = nobody.lore(&["init"]);
     assert!(
@@ -2105,10 +2256,32 @@ fn init_email_sets_the_principal_and_the_commit_identity() {
         "{}",
         r.stdout
     );
-    assert!(nobody
-        .lore(&["key"])
-        .ok()
-        .starts_with("git-lore@localhost ssh-ed25519 "));
+    r.assert_stderr(&format!(
+        "warning: no git identity (user.email), so this repository signs as git-lore <git-lore@localhost>, as does everyone's without one: teammates who trust your key cannot tell you apart. Set yours with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`, then remove {} (it holds nothing yet) and run `git lore init` again",
+        nobody.repo().display()
+    ));
+    assert!(!r.stdout.contains("warning"), "the warning is on stderr");
+    let r = nobody.lore(&["key"]);
+    assert!(r.ok().starts_with("git-lore@localhost ssh-ed25519 "));
+    r.assert_stderr("warning: the principal git-lore@localhost is the placeholder of every lesson repository made without a git identity: whoever trusts this line cannot tell you from anyone else without one. Set yours (`git config --global user.name \"Your Name\"`, `git config --global user.email you@example.com`)");
+    // The identity from git's own configuration: no warning.
+    let configured = TestEnv::with_seeds_after(4_000);
+    configured.write(
+        "home/gitconfig",
+        "[user]\n\tname = Dee\n\temail = dee@example.com\n",
+    );
+    let r = configured
+        .lore_cmd(&["init"])
+        .env("GIT_CONFIG_GLOBAL", configured.home().join("gitconfig"))
+        .output()
+        .unwrap();
+    let r = Run::from(r);
+    assert!(
+        r.ok().ends_with(" as Dee <dee@example.com>\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stderr.contains("warning"), "{}", r.stderr);
 }
 
 #[test]

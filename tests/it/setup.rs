@@ -35,6 +35,11 @@ fn setup_claude_merges_the_hooks_once_backs_up_and_removes_only_its_own() {
     ));
     r.assert_stderr("setup: the old file is kept as ");
     r.assert_stderr("setup: warning: no git-lore on PATH");
+    assert!(
+        !r.stderr.contains("shared with everyone"),
+        "the user's own file is not shared: {}",
+        r.stderr
+    );
     let text = std::fs::read_to_string(&settings).unwrap();
     insta::assert_snapshot!(text, @r#"
     {
@@ -202,6 +207,16 @@ fn setup_claude_project_writes_the_project_settings_and_refuses_a_broken_file() 
         c.output().unwrap()
     };
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // The file is the team's: setup says what teammates need, and what
+    // those without git-lore see.
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains(&format!(
+            "setup: note: {} is shared with everyone who works on this project; for a teammate without git-lore, Claude Code reports a failed hook at each session start and end, and works on without it. Each teammate installs git-lore from a clone of its repository with `cargo install --locked --path .` (then `git lore init`)",
+            project.join(".claude/settings.json").display()
+        )),
+        "{err}"
+    );
     let written = std::fs::read_to_string(project.join(".claude/settings.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&written).unwrap();
     assert_eq!(
@@ -312,6 +327,13 @@ fn setup_codex_project_writes_the_project_hooks_and_refuses_a_malformed_file() {
         c.output().unwrap()
     };
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains(
+            "is shared with everyone who works on this project; for a teammate without git-lore, Codex reports a failed hook at each session start and turn end"
+        ),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
     let written = std::fs::read_to_string(project.join(".codex/hooks.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&written).unwrap();
     assert_eq!(

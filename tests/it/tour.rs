@@ -18,11 +18,12 @@ fn examples() -> String {
 #[test]
 fn init_and_ingest_the_examples() {
     let env = TestEnv::new();
-    insta::assert_snapshot!(session(&env, &["init"]), @"
+    insta::assert_snapshot!(session(&env, &["init"]), @r#"
     $ git lore init
     Initialized lesson repository in [TMP]/lessons.git as git-lore <git-lore@localhost>
     [stderr] created signing key [TMP]/lessons.git/keys/lore_ed25519 (allowed signers: [TMP]/lessons.git/allowed_signers)
-    ");
+    [stderr] warning: no git identity (user.email), so this repository signs as git-lore <git-lore@localhost>, as does everyone's without one: teammates who trust your key cannot tell you apart. Set yours with `git config --global user.name "Your Name"` and `git config --global user.email you@example.com`, then remove [TMP]/lessons.git (it holds nothing yet) and run `git lore init` again
+    "#);
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
     $ git lore ingest [REPO]/examples/artifacts
     proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 (from [REPO]/examples/artifacts/next-hydration.json)
@@ -380,6 +381,61 @@ echo "${{COMPREPLY[*]}}""#,
     r.assert_refused("invalid value 'tcsh'");
 }
 
+/// `git lore generate man` with no directory writes the pages beside the
+/// directory git-lore is installed in on PATH, where man-db's manpath
+/// looks for them, and `git lore --help` (git runs `man git-lore`) then
+/// shows the page: no MANPATH, nothing else to set.
+#[test]
+fn generate_man_installs_where_man_looks_and_git_lore_help_shows_it() {
+    let env = TestEnv::new();
+    // Installed as `cargo install` would: a git-lore in a bin directory on
+    // PATH (TestEnv's `bin`, first on PATH).
+    let bin = env.path().join("bin");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_git-lore"), bin.join("git-lore")).unwrap();
+    let help = || {
+        let out = std::process::Command::new("git")
+            .args(["lore", "--help"])
+            .env_clear()
+            .envs(env.vars())
+            .env("MANPAGER", "cat")
+            .env("GIT_PAGER", "cat")
+            .current_dir(env.path())
+            .output()
+            .unwrap();
+        crate::common::Run::from(out)
+    };
+    // Before: man has no page for it.
+    let before = help();
+    assert_ne!(before.code, 0, "{}", before.stdout);
+    before.assert_stderr("No manual entry for git-lore");
+
+    let r = env.lore(&["generate", "man"]);
+    r.ok();
+    let pages = env.path().join("share/man/man1");
+    r.assert_stderr(&format!(
+        "man pages to {}, where `man git-lore` (and `git lore --help`) looks for the git-lore in {}",
+        pages.display(),
+        bin.display()
+    ));
+    assert!(!r.stderr.contains("note:"), "{}", r.stderr);
+    assert!(pages.join("git-lore.1").is_file());
+    assert!(pages.join("git-lore-ingest.1").is_file());
+
+    let after = help();
+    assert_eq!(after.code, 0, "{}", after.stderr);
+    after.assert_stdout("git-lore-ingest");
+
+    // A MANPATH that replaces the derived path is named, with the fix.
+    let mut c = env.lore_cmd(&["generate", "man"]);
+    c.env("MANPATH", "/usr/share/man");
+    let r = crate::common::Run::from(c.output().unwrap());
+    r.ok();
+    r.assert_stderr(&format!(
+        "note: MANPATH is set, so `man` reads only the directories it names: add {} to it",
+        env.path().join("share/man").display()
+    ));
+}
+
 /// The README's tour, exactly as written, on a fresh machine: no model, no
 /// terminal, a new HOME and the default repository location.
 #[test]
@@ -392,7 +448,10 @@ fn the_readme_tour_works_as_written() {
         .and_then(|s| s.split("```sh\n").nth(1))
         .and_then(|s| s.split("```").next())
         .expect("the README has a tour");
-    assert!(tour.starts_with("cargo install --path .\n"), "{tour}");
+    assert!(
+        tour.starts_with("cargo install --locked --path .\n"),
+        "{tour}"
+    );
     // `cargo install` puts the binary on PATH as git-lore: so does this.
     let bin = env.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -410,7 +469,7 @@ fn the_readme_tour_works_as_written() {
     .unwrap();
     let script = format!(
         "set -euo pipefail\n{}",
-        tour.replacen("cargo install --path .\n", "", 1)
+        tour.replacen("cargo install --locked --path .\n", "", 1)
     );
     let out = std::process::Command::new("bash")
         .args(["-c", &script])
