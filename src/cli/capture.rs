@@ -8,13 +8,14 @@ use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::model::canonical_json;
 use git_lore::ops::backend::{Backend, Role};
 use git_lore::ops::capture::{self, Asked, Moments, Origin};
-use git_lore::ops::ingest;
+use git_lore::ops::{ingest, progress};
 use git_lore::pipeline::capture::{read_hook_input, Trigger};
 
 /// Turn a coding agent's session transcript into artifacts, and ingest them.
 ///
-/// Reads a Claude Code session transcript (JSON Lines; the newest 32 MiB of
-/// a larger file; malformed lines skipped and counted on stderr), finds the
+/// Reads a Claude Code session transcript or a Codex CLI rollout (JSON
+/// Lines, the format told by the lines; the newest 32 MiB of a larger
+/// file; malformed lines skipped and counted on stderr), finds the
 /// moments worth a lesson — a version mismatch and what resolved it — and
 /// ingests them as archivist artifacts, exactly as `git lore ingest` would:
 /// one line per artifact on stdout, the same exit codes. Artifact ids are
@@ -34,18 +35,22 @@ use git_lore::pipeline::capture::{read_hook_input, Trigger};
 /// exit 2.
 ///
 /// Examples: `git lore capture --transcript
-/// ~/.claude/projects/-home-me-app/5f1c0a2e.jsonl`,
+/// ~/.claude/projects/-home-me-app/5f1c0a2e.jsonl`, `git lore capture
+/// --transcript ~/.codex/sessions/2026/09/02/rollout-2026-09-02T09-00-00-0199f3a2.jsonl`,
 /// `git lore capture --transcript session.jsonl --dry-run --json`,
 /// `echo "$SESSION_END_HOOK_JSON" | git lore capture --hook`.
 #[derive(ClapArgs, Debug)]
 #[command(after_long_help = git_lore::pipeline::capture::offline::RULES)]
 pub struct Args {
-    /// The transcript to capture (a Claude Code session's .jsonl file).
+    /// The transcript to capture (a Claude Code session's .jsonl file, or a
+    /// Codex rollout).
     #[arg(long, value_name = "PATH", required_unless_present = "hook")]
     transcript: Option<PathBuf>,
     /// Read a SessionEnd hook's JSON on stdin (`session_id`,
-    /// `transcript_path`, `cwd`) for the transcript and the project. Does
-    /// nothing under GIT_LORE_HOOK_ACTIVE.
+    /// `transcript_path`, `cwd`) for the transcript and the project. A Stop
+    /// hook's (Codex fires it after every turn) captures only what the
+    /// session wrote since its last capture. Does nothing under
+    /// GIT_LORE_HOOK_ACTIVE.
     #[arg(long, conflicts_with = "transcript")]
     hook: bool,
     /// offline (built in, deterministic) or command (lore.capture.command
@@ -67,6 +72,9 @@ pub struct Args {
 struct Target {
     transcript: PathBuf,
     origin: Origin,
+    /// The session, for a turn's end: capture what is new since its last
+    /// capture (`ops::progress`).
+    resume: Option<String>,
 }
 
 /// The transcript and provenance the arguments name; `None` when a hook
@@ -80,23 +88,31 @@ fn target(args: &Args) -> ui::Result<Option<Target>> {
             .map_err(|e| CliError::Usage(format!("reading the hook input: {e}")))?;
         let hook = read_hook_input(&input[..]).map_err(|e| {
             CliError::Usage(format!(
-                "{e} (`capture --hook` reads the JSON a SessionEnd hook gets on stdin)"
+                "{e} (`capture --hook` reads the JSON a SessionEnd or Stop hook gets on stdin)"
             ))
         })?;
-        if !hook.is_session_end() {
+        if !hook.captures() {
             ui::status(format!(
                 "capture: a {} hook has no session to capture; nothing to do",
                 ui::text(&hook.hook_event_name)
             ));
             return Ok(None);
         }
+        let Some(transcript) = hook.transcript() else {
+            ui::status(format!(
+                "capture: the {} hook names no transcript (the session keeps none); nothing to do",
+                ui::text(&hook.hook_event_name)
+            ));
+            return Ok(None);
+        };
         return Ok(Some(Target {
-            transcript: hook.transcript().to_owned(),
+            transcript: transcript.to_owned(),
             origin: Origin {
                 project: PathBuf::from(&hook.cwd),
                 trigger: Trigger::Hook,
                 session_id: Some(hook.session_id.clone()),
             },
+            resume: hook.is_turn_end().then(|| hook.session_id.clone()),
         }));
     }
     let transcript = args
@@ -111,6 +127,7 @@ fn target(args: &Args) -> ui::Result<Option<Target>> {
             trigger: Trigger::Manual,
             session_id: None,
         },
+        resume: None,
     }))
 }
 
@@ -121,7 +138,26 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let Some(mut target) = target(&args)? else {
         return Ok(Exit::Done);
     };
-    let t = capture::open_transcript(&target.transcript)?;
+    // A turn's end: from where the last capture of this session stopped
+    // (which the lesson repository keeps; a dry run reads it all).
+    let resume = target.resume.clone().filter(|_| !args.dry_run);
+    let early = match resume {
+        Some(_) => Some(ctx.open()?),
+        None => None,
+    };
+    let from = match (&resume, &early) {
+        (Some(session), Some(l)) => progress::captured_to(l, session, &target.transcript),
+        _ => 0,
+    };
+    let t = capture::open_transcript_from(&target.transcript, from)?;
+    // Recorded once what was read is dealt with: found nothing, or ingested.
+    // Best effort: a record not written costs a re-read next turn, whose
+    // artifacts are then `seen`.
+    let done = |lore: &git_lore::ops::Lore, t: &git_lore::pipeline::capture::Transcript| {
+        if let Some(session) = &resume {
+            let _ = progress::record(lore, session, &target.transcript, t.end_offset);
+        }
+    };
     let shown = ui::text(&target.transcript.display().to_string());
     for note in t.notes() {
         ui::status(format!("capture: {shown}: {}", ui::text(&note.to_string())));
@@ -137,10 +173,10 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             .unwrap_or_else(|| PathBuf::from("."));
     }
     // A dry run needs no lesson repository unless a model is asked.
-    let mut lore = if args.dry_run && !ctx.repo.join("HEAD").exists() {
-        None
-    } else {
-        Some(ctx.open()?)
+    let mut lore = match early {
+        Some(l) => Some(l),
+        None if args.dry_run && !ctx.repo.join("HEAD").exists() => None,
+        None => Some(ctx.open()?),
     };
     let backend = match &lore {
         Some(l) => capture::backend(l, args.backend.as_deref())?,
@@ -223,12 +259,17 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         if args.json {
             ui::out_json(&Vec::<()>::new());
         }
+        done(&lore, &t);
         return Ok(Exit::Done);
     }
     let transform = Backend::from_config(&lore, Role::Transform, args.backend.as_deref())?;
-    print_outcomes("capture", args.json, |told| {
+    let exit = print_outcomes("capture", args.json, |told| {
         ingest::ingest(&mut lore, items, &transform, told)
-    })
+    })?;
+    if exit == Exit::Done {
+        done(&lore, &t);
+    }
+    Ok(exit)
 }
 
 /// `1 artifact found by the offline backend`, and the like.

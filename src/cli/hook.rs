@@ -12,11 +12,14 @@ use git_lore::ops::{guard, LoreError};
 /// (exit 1) any push that would send a record of the ledger or pool/local
 /// (any version of it, under any path and any ref name), a tree of theirs,
 /// or anything but a commit. `hook session-start` reads a coding
-/// agent's SessionStart hook input on stdin and prints, as the hook's JSON,
+/// agent's (Claude Code's or Codex's) SessionStart hook input on stdin and
+/// prints, as the hook's JSON,
 /// the lessons that hold for the session's project (for the agent) and how
 /// many lessons await a decision (for the person); outside any project it
 /// says so to the person and recalls nothing; it always exits 0.
-/// `hook session-end` reads a SessionEnd hook input on stdin, hands it to a
+/// `hook session-end` reads a SessionEnd hook input (Claude Code) or a Stop
+/// hook input (Codex, after every turn: only what the session wrote since
+/// its last capture is read) on stdin, hands it to a
 /// detached `git lore capture --hook` (a new session of its own: no
 /// `setsid` program needed) and returns at once; what that prints goes to
 /// `<gitdir>/lore/session-end.log` with timestamps, and a failure is shown

@@ -4,7 +4,7 @@ use clap::Args as ClapArgs;
 
 use super::ui::{self, CliError, Ctx, Exit};
 use git_lore::ops::mcp_config::{self, Client};
-use git_lore::ops::setup;
+use git_lore::ops::setup::{self, Agent};
 
 /// Install git-lore's hooks in a coding agent's settings, in one step.
 ///
@@ -29,26 +29,29 @@ use git_lore::ops::setup;
 ///
 /// Examples: `git lore setup claude --project` (this project's
 /// .claude/settings.json), `git lore setup claude --user` (every project),
+/// `git lore setup codex --dry-run`, `git lore setup codex --project`,
 /// `git lore setup claude --dry-run` (show the change as a diff),
 /// `git lore setup claude --remove`, `git lore setup mcp --client codex`,
 /// `git lore setup mcp --client cursor --project --dry-run`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// What to set up: `claude` (Claude Code's hooks) or `mcp` (an MCP
-    /// client's server entry; name the client with --client).
-    #[arg(value_parser = ["claude", "mcp"])]
+    /// What to set up: `claude` (Claude Code's hooks), `codex` (Codex CLI's
+    /// hooks) or `mcp` (an MCP client's server entry; name the client with
+    /// --client).
+    #[arg(value_parser = ["claude", "codex", "mcp"])]
     agent: String,
     /// With `mcp`: the client to configure.
     #[arg(long, value_parser = ["claude", "codex", "cursor"])]
     client: Option<String>,
     /// The user's file, for every project on this machine [the default]:
-    /// ~/.claude/settings.json (hooks), or the MCP client's.
+    /// ~/.claude/settings.json or ~/.codex/hooks.json (hooks), or the MCP
+    /// client's.
     #[arg(long, conflicts_with = "project")]
     user: bool,
     /// The file at the top of the project (the git work tree holding the
     /// current directory, else the current directory), shared with
-    /// everyone who works on it: .claude/settings.json (hooks), or the MCP
-    /// client's.
+    /// everyone who works on it: .claude/settings.json or .codex/hooks.json
+    /// (hooks), or the MCP client's.
     #[arg(long)]
     project: bool,
     /// Take git-lore's hooks out instead.
@@ -101,9 +104,14 @@ fn on_path(ctx: &Ctx) -> bool {
 
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let client = client(&args)?;
+    let agent = if args.agent == "codex" {
+        Agent::Codex
+    } else {
+        Agent::Claude
+    };
     let path = match client {
         Some(c) => settings_path(c.file(args.project), &args, ctx)?,
-        None => settings_path(".claude/settings.json", &args, ctx)?,
+        None => settings_path(agent.file(), &args, ctx)?,
     };
     let stamp = ctx.env.now.strftime("%Y%m%dT%H%M%SZ").to_string();
     let applied = match client {
@@ -114,7 +122,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 mcp_config::install(c, old)
             }
         })?,
-        None => setup::apply(&path, args.remove, args.dry_run, &stamp)?,
+        None => setup::apply(&path, agent, args.remove, args.dry_run, &stamp)?,
     };
     let (has, has_no) = if client.is_some() {
         ("the git-lore MCP server", "no git-lore MCP server")
@@ -155,13 +163,18 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ui::text(&b.display().to_string())
         ));
     }
+    if client.is_none() && agent == Agent::Codex && !args.remove {
+        ui::status(
+            "setup: Codex runs these hooks when its hooks are on; in versions that gate them, add `codex_hooks = true` under [features] in ~/.codex/config.toml (docs/hooks.md)",
+        );
+    }
     if args.project && !args.remove {
         ui::status(format!(
             "setup: note: {shown} is shared with everyone who works on this project; {} Each teammate installs git-lore from a clone of its repository with `cargo install --locked --path .` (then `git lore init`)",
-            if client.is_some() {
-                "for a teammate without git-lore the client reports that the git-lore server failed to start, and works on without it."
-            } else {
-                "for a teammate without git-lore, Claude Code reports a failed hook at each session start and end, and works on without it."
+            match (client.is_some(), agent) {
+                (true, _) => "for a teammate without git-lore the client reports that the git-lore server failed to start, and works on without it.",
+                (false, Agent::Claude) => "for a teammate without git-lore, Claude Code reports a failed hook at each session start and end, and works on without it.",
+                (false, Agent::Codex) => "for a teammate without git-lore, Codex reports a failed hook at each session start and turn end, and works on without it.",
             }
         ));
     }

@@ -25,8 +25,9 @@ use std::path::{Path, PathBuf};
 use super::backend::{Backend, Outage, Role};
 use super::claim::{Claims, Take};
 use super::{Lore, LoreError};
+use crate::pipeline::capture::transcript::NEITHER;
 use crate::pipeline::capture::{
-    self, offline, parse_answer, prompt, read_transcript_tail, render_prompt, Built, Limits,
+    self, offline, parse_answer, prompt, read_transcript_from, render_prompt, Built, Limits,
     Moment, Provenance, Refused, Transcript, Trigger,
 };
 use crate::pipeline::Item;
@@ -61,14 +62,22 @@ pub enum Moments {
 
 /// Opens and reads the transcript at `path`, bounded (the newest part of
 /// an over-cap file; malformed lines skipped and counted in its notes).
+/// The format (Claude Code or Codex) is told by its lines.
 ///
 /// Only a regular file is read: a FIFO, socket, device or directory is
 /// refused before it is read (it is opened without blocking, and checked
 /// again once open, so a FIFO swapped in meanwhile cannot hang capture).
 /// A non-empty file in which no line is a session event and some line is
-/// not even JSON is refused too: it is not a transcript. An empty file, or
-/// one of well-formed lines of other types, is read as having no events.
+/// not even JSON, or no line is of either format, is refused too: it is
+/// not a transcript. An empty file, or one of well-formed lines of a
+/// format that are not events, is read as having no events.
 pub fn open_transcript(path: &Path) -> Result<Transcript, LoreError> {
+    open_transcript_from(path, 0)
+}
+
+/// [`open_transcript`] from byte `from` on (where an earlier capture of the
+/// same session stopped: [`Transcript::end_offset`]).
+pub fn open_transcript_from(path: &Path, from: u64) -> Result<Transcript, LoreError> {
     let cannot_open = |source| LoreError::File {
         what: "cannot open the transcript",
         path: path.to_owned(),
@@ -93,13 +102,17 @@ pub fn open_transcript(path: &Path) -> Result<Transcript, LoreError> {
     if !file.metadata().map_err(cannot_open)?.is_file() {
         return Err(refuse(not_regular));
     }
-    let t = read_transcript_tail(file, Limits::default())
+    let t = read_transcript_from(file, from, Limits::default())
         .map_err(|e| LoreError::invalid(format!("transcript {}", path.display()), e))?;
-    if t.events.is_empty()
-        && t.skipped_malformed + t.skipped_not_utf8 > usize::from(t.partial_last_line)
-    {
+    let bad_lines = t.skipped_malformed + t.skipped_not_utf8 > usize::from(t.partial_last_line);
+    if t.events.is_empty() && t.format.is_none() && (bad_lines || t.ignored > 0) {
+        return Err(refuse(&format!(
+            "{NEITHER}; capture reads those two formats"
+        )));
+    }
+    if t.events.is_empty() && bad_lines {
         return Err(refuse(
-            "no session events found (lines with type user, assistant or system and a uuid), and lines that are not JSON: is this a Claude Code transcript?",
+            "no session events found, and lines that are not JSON: is this a transcript or a rollout an agent wrote?",
         ));
     }
     Ok(t)

@@ -22,6 +22,7 @@ pub mod inputs;
 pub mod judge;
 mod ledger;
 pub mod mcp_config;
+pub mod progress;
 pub mod promote;
 pub mod propose;
 pub mod publish;

@@ -1,5 +1,11 @@
-//! `git lore setup claude`: git-lore's SessionStart and SessionEnd hooks
-//! merged into (or taken out of) a Claude Code `settings.json`.
+//! `git lore setup claude|codex`: git-lore's hooks merged into (or taken
+//! out of) an agent's hook settings: Claude Code's `settings.json`
+//! (SessionStart and SessionEnd) or Codex's `hooks.json` (SessionStart and
+//! Stop). Both files hold the same shape under `hooks` — event name → array
+//! of `{matcher?, hooks: [{type: "command", command, timeout}]}` groups
+//! (Codex: `HooksFile`, `MatcherGroup`, `HookHandlerConfig` in openai/codex
+//! `codex-rs/config/src/hook_config.rs`, `timeout` in seconds) — so one
+//! editor serves both; [`Agent`] says which events and commands.
 //!
 //! [`install`] and [`remove`] are pure: settings text in, settings text
 //! out. They keep everything else in the file as it was — other keys
@@ -29,13 +35,42 @@ use serde_json::Value;
 
 use super::LoreError;
 
-/// The events and the command git-lore installs for each.
-pub const HOOKS: [(&str, &str); 2] = [
-    ("SessionStart", "git-lore hook session-start"),
-    ("SessionEnd", "git-lore hook session-end"),
-];
+/// The agent whose hooks are edited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code: `~/.claude/settings.json` or `<project>/.claude/settings.json`.
+    Claude,
+    /// Codex CLI: `~/.codex/hooks.json` or `<project>/.codex/hooks.json`.
+    Codex,
+}
 
-/// Seconds Claude Code gives each hook: both return within a few seconds
+impl Agent {
+    /// The events and the command git-lore installs for each. Codex has no
+    /// session-end event: its Stop fires after every turn, and
+    /// `hook session-end` captures only what is new since the last turn.
+    pub fn hooks(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Agent::Claude => &[
+                ("SessionStart", "git-lore hook session-start"),
+                ("SessionEnd", "git-lore hook session-end"),
+            ],
+            Agent::Codex => &[
+                ("SessionStart", "git-lore hook session-start"),
+                ("Stop", "git-lore hook session-end"),
+            ],
+        }
+    }
+
+    /// The settings file, relative to the home or the project directory.
+    pub fn file(self) -> &'static str {
+        match self {
+            Agent::Claude => ".claude/settings.json",
+            Agent::Codex => ".codex/hooks.json",
+        }
+    }
+}
+
+/// Seconds the agent gives each hook: both return within a few seconds
 /// (session-start gives up after 4, session-end only starts the capture).
 pub const TIMEOUT_SECS: u64 = 10;
 
@@ -216,12 +251,13 @@ fn render(
     text
 }
 
-/// Adds git-lore's hooks to the settings `text`, unless they are there.
-pub fn install(text: &str) -> Result<Edit, SetupError> {
+/// Adds `agent`'s git-lore hooks to the settings `text`, unless they are
+/// there.
+pub fn install(text: &str, agent: Agent) -> Result<Edit, SetupError> {
     let (top, hooks) = parse(text)?;
     let mut edited = Vec::new();
     let mut changes = Vec::new();
-    for (event, command) in HOOKS {
+    for &(event, command) in agent.hooks() {
         let g = groups(&hooks, event)?;
         if g.iter()
             .any(|(_, v)| commands(v).any(|c| is_ours(c, command)))
@@ -285,13 +321,13 @@ pub fn install(text: &str) -> Result<Edit, SetupError> {
     })
 }
 
-/// Takes git-lore's hooks (and only those) out of the settings `text`; a
-/// group or event left empty by that goes too.
-pub fn remove(text: &str) -> Result<Edit, SetupError> {
+/// Takes `agent`'s git-lore hooks (and only those) out of the settings
+/// `text`; a group or event left empty by that goes too.
+pub fn remove(text: &str, agent: Agent) -> Result<Edit, SetupError> {
     let (top, hooks) = parse(text)?;
     let mut edited = Vec::new();
     let mut changes = Vec::new();
-    for (event, command) in HOOKS {
+    for &(event, command) in agent.hooks() {
         let g = groups(&hooks, event)?;
         let mut removed: Vec<String> = Vec::new();
         let kept: Vec<Node> = g
@@ -356,15 +392,16 @@ pub struct Applied {
 /// backup) and then replaced atomically, keeping its permissions.
 pub fn apply(
     path: &Path,
+    agent: Agent,
     remove_them: bool,
     dry_run: bool,
     stamp: &str,
 ) -> Result<Applied, LoreError> {
     apply_edit(path, dry_run, stamp, |old| {
         if remove_them {
-            remove(old)
+            remove(old, agent)
         } else {
-            install(old)
+            install(old, agent)
         }
     })
 }
@@ -537,9 +574,69 @@ mod tests {
         serde_json::from_str(text).unwrap()
     }
 
+    fn apply_claude(
+        path: &Path,
+        remove_them: bool,
+        dry_run: bool,
+        stamp: &str,
+    ) -> Result<Applied, LoreError> {
+        apply(path, Agent::Claude, remove_them, dry_run, stamp)
+    }
+
+    /// A Codex hooks.json with a hook of its own, as Codex's docs write one.
+    const CODEX_THEIRS: &str = r#"{
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "python3 ~/.codex/hooks/guard.py", "timeout": 30, "statusMessage": "checking"}]
+      }
+    ],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  }
+}
+"#;
+
+    #[test]
+    fn codex_gets_session_start_and_stop_and_loses_only_them() {
+        let e = install(CODEX_THEIRS, Agent::Codex).unwrap();
+        assert_eq!(
+            e.changes,
+            [
+                "added the SessionStart hook `git-lore hook session-start`",
+                "added the Stop hook `git-lore hook session-end`"
+            ]
+        );
+        let v = value(&e.text);
+        assert_eq!(
+            v["hooks"]["PreToolUse"],
+            value(CODEX_THEIRS)["hooks"]["PreToolUse"]
+        );
+        assert_eq!(
+            v["hooks"]["Stop"],
+            serde_json::json!([
+                {"hooks": [{"type": "command", "command": "notify-send done"}]},
+                {"hooks": [{"type": "command", "command": "git-lore hook session-end", "timeout": 10}]}
+            ])
+        );
+        assert!(
+            v["hooks"].get("SessionEnd").is_none(),
+            "Codex has no SessionEnd"
+        );
+        assert_eq!(
+            install(&e.text, Agent::Codex).unwrap().changes,
+            Vec::<String>::new()
+        );
+        // Claude's hooks are another agent's: removing them from a Codex
+        // file finds nothing of theirs but the shared SessionStart.
+        let r = remove(&e.text, Agent::Codex).unwrap();
+        assert_eq!(value(&r.text), value(CODEX_THEIRS));
+        assert_eq!(Agent::Codex.file(), ".codex/hooks.json");
+    }
+
     #[test]
     fn install_adds_ours_and_keeps_everything_else_as_it_was() {
-        let e = install(THEIRS).unwrap();
+        let e = install(THEIRS, Agent::Claude).unwrap();
         assert_eq!(
             e.changes,
             [
@@ -581,23 +678,29 @@ mod tests {
 
     #[test]
     fn install_is_idempotent_and_remove_takes_out_only_ours() {
-        let once = install(THEIRS).unwrap();
-        let twice = install(&once.text).unwrap();
+        let once = install(THEIRS, Agent::Claude).unwrap();
+        let twice = install(&once.text, Agent::Claude).unwrap();
         assert_eq!(twice.changes, Vec::<String>::new());
         assert_eq!(twice.text, once.text);
-        let removed = remove(&once.text).unwrap();
+        let removed = remove(&once.text, Agent::Claude).unwrap();
         assert_eq!(removed.changes.len(), 2);
         assert_eq!(value(&removed.text), value(THEIRS));
-        assert_eq!(remove(&removed.text).unwrap().changes, Vec::<String>::new());
+        assert_eq!(
+            remove(&removed.text, Agent::Claude).unwrap().changes,
+            Vec::<String>::new()
+        );
     }
 
     #[test]
     fn a_missing_or_empty_file_gets_just_the_hooks_and_loses_them_again() {
-        let e = install("").unwrap();
+        let e = install("", Agent::Claude).unwrap();
         let v = value(&e.text);
         assert_eq!(v.as_object().unwrap().len(), 1);
         assert_eq!(v["hooks"].as_object().unwrap().len(), 2);
-        assert_eq!(value(&remove(&e.text).unwrap().text), serde_json::json!({}));
+        assert_eq!(
+            value(&remove(&e.text, Agent::Claude).unwrap().text),
+            serde_json::json!({})
+        );
     }
 
     #[test]
@@ -627,14 +730,14 @@ mod tests {
         }
         // A hook of ours written by hand counts: nothing is added twice.
         let by_hand = r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "/usr/local/bin/git-lore hook session-end", "timeout": 10}]}]}}"#;
-        let e = install(by_hand).unwrap();
+        let e = install(by_hand, Agent::Claude).unwrap();
         assert_eq!(
             e.changes,
             ["added the SessionStart hook `git-lore hook session-start`"]
         );
         // Removing keeps a group that still has someone else's hook.
         let shared = r#"{"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "theirs"}, {"type": "command", "command": "git-lore hook session-end"}]}]}}"#;
-        let v = value(&remove(shared).unwrap().text);
+        let v = value(&remove(shared, Agent::Claude).unwrap().text);
         assert_eq!(
             v,
             serde_json::json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "theirs"}]}]}})
@@ -654,7 +757,7 @@ mod tests {
             .map(|c| serde_json::json!({"type": "command", "command": c}))
             .collect();
         let text = serde_json::json!({"hooks": {"SessionEnd": [{"hooks": hooks}]}}).to_string();
-        let e = remove(&text).unwrap();
+        let e = remove(&text, Agent::Claude).unwrap();
         assert_eq!(
             e.changes,
             ["removed the SessionEnd hook `/opt/bin/git-lore hook session-end`"]
@@ -667,7 +770,7 @@ mod tests {
             .collect();
         assert_eq!(left, theirs);
         // Theirs alone: nothing is ours, nothing changes.
-        let only_theirs = remove(&e.text).unwrap();
+        let only_theirs = remove(&e.text, Agent::Claude).unwrap();
         assert!(only_theirs.changes.is_empty());
         assert_eq!(only_theirs.text, e.text);
     }
@@ -675,7 +778,7 @@ mod tests {
     #[test]
     fn an_entry_of_ours_without_a_timeout_gets_one_once() {
         let by_hand = r#"{"hooks": {"SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": "git-lore hook session-end"}]}], "SessionStart": [{"hooks": [{"type": "command", "command": "git-lore hook session-start", "timeout": 3}]}]}}"#;
-        let e = install(by_hand).unwrap();
+        let e = install(by_hand, Agent::Claude).unwrap();
         assert_eq!(
             e.changes,
             ["added a timeout of 10 s to the SessionEnd hook `git-lore hook session-end`"]
@@ -689,7 +792,7 @@ mod tests {
             v["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 3,
             "a timeout the user set stays"
         );
-        let again = install(&e.text).unwrap();
+        let again = install(&e.text, Agent::Claude).unwrap();
         assert!(again.changes.is_empty(), "{:?}", again.changes);
         assert_eq!(again.text, e.text);
     }
@@ -705,7 +808,7 @@ mod tests {
             // bytes before the comment must not hide it.
             ("{\"model\": \"opüs\", // mine\n}", 1),
         ] {
-            let e = install(text).unwrap_err().to_string();
+            let e = install(text, Agent::Claude).unwrap_err().to_string();
             assert!(
                 e.starts_with(&format!(
                     "it has a comment (line {line}), and comments are not JSON; setup will not rewrite it"
@@ -726,9 +829,9 @@ mod tests {
                 "its \"hooks\".\"SessionEnd\" is not an array",
             ),
         ] {
-            let e = install(text).unwrap_err().to_string();
+            let e = install(text, Agent::Claude).unwrap_err().to_string();
             assert!(e.starts_with(why), "{text}: {e}");
-            assert!(remove(text).is_err(), "{text}");
+            assert!(remove(text, Agent::Claude).is_err(), "{text}");
         }
     }
 
@@ -737,19 +840,19 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let path = d.path().join(".claude/settings.json");
         // No file: created, no backup.
-        let a = apply(&path, false, false, "20260805T100000Z").unwrap();
+        let a = apply_claude(&path, false, false, "20260805T100000Z").unwrap();
         assert!(a.written && a.backup.is_none());
         // Unchanged: nothing written, no backup.
-        let a = apply(&path, false, false, "20260805T100000Z").unwrap();
+        let a = apply_claude(&path, false, false, "20260805T100000Z").unwrap();
         assert!(!a.written && a.backup.is_none());
         let installed = std::fs::read_to_string(&path).unwrap();
         // Dry run: nothing written.
-        let a = apply(&path, true, true, "20260805T100000Z").unwrap();
+        let a = apply_claude(&path, true, true, "20260805T100000Z").unwrap();
         assert!(!a.written && a.edit.changes.len() == 2);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), installed);
         let mut backups = Vec::new();
         for _ in 0..2 {
-            let a = apply(&path, true, false, "20260805T100000Z").unwrap();
+            let a = apply_claude(&path, true, false, "20260805T100000Z").unwrap();
             let b = a.backup.unwrap();
             assert_eq!(std::fs::read_to_string(&b).unwrap(), installed);
             assert!(b
@@ -758,14 +861,14 @@ mod tests {
                 .to_string_lossy()
                 .starts_with("settings.json.git-lore-backup-20260805T100000Z"));
             backups.push(b);
-            apply(&path, false, false, "20260805T100000Z").unwrap();
+            apply_claude(&path, false, false, "20260805T100000Z").unwrap();
         }
         assert_ne!(
             backups[0], backups[1],
             "an earlier backup is never overwritten"
         );
         std::fs::write(&path, "not json").unwrap();
-        assert!(apply(&path, false, false, "x").is_err());
+        assert!(apply_claude(&path, false, false, "x").is_err());
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "not json",
@@ -791,7 +894,7 @@ mod tests {
         std::fs::write(&target, "{\"model\": \"opus\"}\n").unwrap();
         let link = d.path().join(".claude/settings.json");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        let a = apply(&link, false, false, "S").unwrap();
+        let a = apply_claude(&link, false, false, "S").unwrap();
         assert!(a.written);
         assert!(
             std::fs::symlink_metadata(&link)
@@ -806,7 +909,7 @@ mod tests {
         assert_eq!(a.backup.unwrap().parent().unwrap(), dotfiles);
         // A dangling link is refused, and left dangling.
         std::fs::remove_file(&target).unwrap();
-        let why = refusal(apply(&link, false, false, "S"));
+        let why = refusal(apply_claude(&link, false, false, "S"));
         assert!(
             why.starts_with(&format!(
                 "it is a symlink to {}, which cannot be followed",
@@ -819,7 +922,7 @@ mod tests {
         let home = d.path().join("home");
         std::fs::create_dir_all(&home).unwrap();
         std::os::unix::fs::symlink(d.path().join("gone"), home.join(".claude")).unwrap();
-        let r = apply(&home.join(".claude/settings.json"), false, false, "S");
+        let r = apply_claude(&home.join(".claude/settings.json"), false, false, "S");
         match r {
             Err(LoreError::Input { what, why }) => {
                 assert!(what.starts_with("directory "), "{what}");
@@ -839,17 +942,17 @@ mod tests {
         let path = d.path().join("settings.json");
         std::fs::write(&path, "{}").unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-        let why = refusal(apply(&path, false, false, "S"));
+        let why = refusal(apply_claude(&path, false, false, "S"));
         assert!(
             why.starts_with("it is read-only; make it writable (chmod u+w)"),
             "{why}"
         );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
         // A dry run still shows the change.
-        assert!(apply(&path, false, true, "S").is_ok());
+        assert!(apply_claude(&path, false, true, "S").is_ok());
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
         std::fs::write(&path, b"{\"a\": \"\xff\"}").unwrap();
-        let why = refusal(apply(&path, false, false, "S"));
+        let why = refusal(apply_claude(&path, false, false, "S"));
         assert!(
             why.starts_with("it is not UTF-8 text; setup will not rewrite it"),
             "{why}"

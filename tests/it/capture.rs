@@ -142,7 +142,7 @@ fn a_missing_or_foreign_transcript_is_refused_with_its_path() {
     let f = env.write("notes.txt", "just some notes\nnot json\n");
     let r = env.lore(&["capture", "--transcript", f.to_str().unwrap()]);
     r.assert_refused(&format!(
-        "git-lore: transcript {}: no session events found (lines with type user, assistant or system and a uuid), and lines that are not JSON: is this a Claude Code transcript?",
+        "git-lore: transcript {}: no session events found: this is neither a Claude Code transcript (lines with type user, assistant or system and a uuid) nor a Codex rollout",
         f.display()
     ));
     // An empty one, or one of only other well-formed lines, has no events.
@@ -384,7 +384,7 @@ fn the_hook_input_names_the_transcript_and_the_marker_silences_it() {
     assert_eq!(a["trigger"], "auto");
 
     let bad = env.lore_stdin(&["capture", "--hook"], b"{\"cwd\": 3}");
-    bad.assert_refused("(`capture --hook` reads the JSON a SessionEnd hook gets on stdin)");
+    bad.assert_refused("(`capture --hook` reads the JSON a SessionEnd or Stop hook gets on stdin)");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! programs in place of models.
 
 mod capture;
+mod codex;
 mod common;
 mod core;
 mod edit;

@@ -236,3 +236,140 @@ fn setup_claude_project_writes_the_project_settings_and_refuses_a_broken_file() 
         "{\"hooks\": [\"x\"]}"
     );
 }
+
+/// A Codex hooks.json with a hook of its own (the shape of Codex's
+/// `HooksFile`: openai/codex `codex-rs/config/src/hook_config.rs`).
+const CODEX_THEIRS: &str = r#"{
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 ~/.codex/hooks/guard.py", "timeout": 30}]}]
+  }
+}
+"#;
+
+#[test]
+fn setup_codex_merges_session_start_and_stop_once_backs_up_and_removes_only_its_own() {
+    let env = TestEnv::new();
+    let hooks = env.home().join(".codex/hooks.json");
+    env.write("home/.codex/hooks.json", CODEX_THEIRS);
+
+    let dry = env.lore(&["setup", "codex", "--dry-run"]);
+    dry.assert_ok_stdout(&format!("--- {} (now)", hooks.display()));
+    dry.assert_stdout("+    \"Stop\": [");
+    dry.assert_stdout("+            \"command\": \"git-lore hook session-end\",");
+    dry.assert_stderr("setup: would add the Stop hook `git-lore hook session-end`");
+    assert_eq!(
+        std::fs::read_to_string(&hooks).unwrap(),
+        CODEX_THEIRS,
+        "a dry run writes nothing"
+    );
+
+    let r = env.lore(&["setup", "codex", "--user"]);
+    assert_eq!(r.ok(), "");
+    r.assert_stderr(&format!(
+        "setup: added the SessionStart hook `git-lore hook session-start` in {}",
+        hooks.display()
+    ));
+    r.assert_stderr(&format!(
+        "setup: added the Stop hook `git-lore hook session-end` in {}",
+        hooks.display()
+    ));
+    r.assert_stderr("add `codex_hooks = true` under [features] in ~/.codex/config.toml");
+    let text = std::fs::read_to_string(&hooks).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 ~/.codex/hooks/guard.py", "timeout": 30}]}],
+            "SessionStart": [{"hooks": [{"type": "command", "command": "git-lore hook session-start", "timeout": 10}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "git-lore hook session-end", "timeout": 10}]}]
+        }})
+    );
+    assert!(
+        !env.home().join(".claude").exists(),
+        "Claude Code's settings are not touched"
+    );
+    let backup = env
+        .home()
+        .join(".codex/hooks.json.git-lore-backup-20260805T100000Z");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), CODEX_THEIRS);
+
+    let again = env.lore(&["setup", "codex"]);
+    again.assert_stderr("already has git-lore's hooks; nothing changed");
+    assert_eq!(std::fs::read_to_string(&hooks).unwrap(), text);
+
+    let rm = env.lore(&["setup", "codex", "--remove"]);
+    rm.assert_stderr("setup: removed the Stop hook `git-lore hook session-end`");
+    let left: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+    assert_eq!(
+        left,
+        serde_json::from_str::<serde_json::Value>(CODEX_THEIRS).unwrap()
+    );
+    let none = env.lore(&["setup", "codex", "--remove"]);
+    none.assert_stderr("has no git-lore hooks; nothing changed");
+}
+
+#[test]
+fn setup_codex_project_writes_the_project_hooks_and_refuses_a_malformed_file() {
+    let env = TestEnv::new();
+    let project = env.path().join("app");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&project)
+        .envs(env.vars())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let r = {
+        let mut c = env.lore_cmd(&["setup", "codex", "--project"]);
+        c.current_dir(project.join("src"));
+        c.output().unwrap()
+    };
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains(
+            "is shared with everyone who works on this project; for a teammate without git-lore, Codex reports a failed hook at each session start and turn end"
+        ),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let written = std::fs::read_to_string(project.join(".codex/hooks.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(
+        v["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "git-lore hook session-end"
+    );
+    assert!(
+        !env.home().join(".codex").exists(),
+        "the user's file is not touched"
+    );
+
+    // Not JSON: refused, named, and left exactly as it was, with no backup.
+    let broken = "{\"hooks\": {\"Stop\": [\n";
+    env.write("home/.codex/hooks.json", broken);
+    let bad = env.lore(&["setup", "codex"]);
+    bad.assert_refused(&format!(
+        "settings file {}: it is not a JSON object",
+        env.home().join(".codex/hooks.json").display()
+    ));
+    bad.assert_stderr("fix or move it, then run setup again");
+    assert_eq!(
+        std::fs::read_to_string(env.home().join(".codex/hooks.json")).unwrap(),
+        broken
+    );
+    let names: Vec<String> = std::fs::read_dir(env.home().join(".codex"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["hooks.json"]);
+    // Over the bounded read: refused, untouched.
+    let big = format!("{{\"x\": \"{}\"}}", "a".repeat(1 << 20));
+    env.write("home/.codex/hooks.json", &big);
+    let r = env.lore(&["setup", "codex"]);
+    r.assert_refused("it is over 1048576 bytes; left alone");
+    assert_eq!(
+        std::fs::read_to_string(env.home().join(".codex/hooks.json")).unwrap(),
+        big
+    );
+}

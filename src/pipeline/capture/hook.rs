@@ -1,17 +1,23 @@
-//! The JSON a Claude Code hook receives on stdin, read bounded and typed.
+//! The JSON a coding agent's hook receives on stdin, read bounded and typed.
 //!
 //! Claude Code hands every hook `session_id`, `transcript_path`, `cwd` and
 //! `hook_event_name`; SessionEnd adds `reason` (`clear`, `logout`,
-//! `prompt_input_exit`, `other`, …). Other keys (`permission_mode`,
-//! `agent_id`, …) are ignored, so a newer harness that adds fields is still
-//! read. `session_id`, `transcript_path`, `cwd` and `hook_event_name` are
-//! required; `session_id` is an id as the transcript reader defines one;
-//! the paths are non-empty, at most 4096 characters, without control
+//! `prompt_input_exit`, `other`, …). Codex hands its SessionStart and Stop
+//! hooks the same four keys (`transcript_path` `null` for a session that
+//! keeps no rollout), plus `model`, `permission_mode`, and `source`
+//! (SessionStart) or `turn_id`, `stop_hook_active` and
+//! `last_assistant_message` (Stop): openai/codex
+//! `codex-rs/hooks/schema/generated/stop.command.input.schema.json` and
+//! `codex-rs/hooks/src/events/session_start.rs`. Other keys are ignored, so
+//! a newer harness that adds fields is still read. `session_id`, `cwd` and
+//! `hook_event_name` are required, and `transcript_path` is a string or
+//! `null`; `session_id` is an id as the transcript reader defines one; the
+//! paths are non-empty, at most 4096 characters, without control
 //! characters. At most [`MAX_HOOK_INPUT_BYTES`] are read.
 //!
 //! This module only parses. It must not open the transcript, decide whether
-//! the event is worth capturing, or print: the caller checks
-//! [`HookInput::is_session_end`] and opens `transcript_path`.
+//! the event is worth capturing, or print: the caller asks
+//! [`HookInput::captures`] and opens `transcript_path`.
 
 use std::io::Read;
 use std::path::Path;
@@ -29,8 +35,9 @@ pub const MAX_HOOK_INPUT_BYTES: usize = 64 << 10;
 pub struct HookInput {
     /// The session that ended (for a resumed session, its new id).
     pub session_id: String,
-    /// Where its transcript is.
-    pub transcript_path: String,
+    /// Where its transcript is; `None` when the agent keeps none (Codex
+    /// sends `null` for an ephemeral session).
+    pub transcript_path: Option<String>,
     /// The directory the session ran in.
     pub cwd: String,
     /// `SessionEnd`, `SessionStart`, `Stop`, …
@@ -40,14 +47,27 @@ pub struct HookInput {
 }
 
 impl HookInput {
-    /// The transcript as a path.
-    pub fn transcript(&self) -> &Path {
-        Path::new(&self.transcript_path)
+    /// The transcript as a path, when there is one.
+    pub fn transcript(&self) -> Option<&Path> {
+        self.transcript_path.as_deref().map(Path::new)
     }
 
-    /// Whether the hook fired at the end of a session.
+    /// Whether the hook fired at the end of a session (Claude Code's
+    /// SessionEnd).
     pub fn is_session_end(&self) -> bool {
         self.hook_event_name == "SessionEnd"
+    }
+
+    /// Whether the hook fired at the end of a turn (Codex's Stop, or Claude
+    /// Code's): the session goes on, and a capture takes only what is new
+    /// since the last one.
+    pub fn is_turn_end(&self) -> bool {
+        self.hook_event_name == "Stop"
+    }
+
+    /// Whether the hook is one capture acts on: a session's or a turn's end.
+    pub fn captures(&self) -> bool {
+        self.is_session_end() || self.is_turn_end()
     }
 }
 
@@ -136,9 +156,13 @@ pub fn parse_hook_input(bytes: &[u8]) -> Result<HookInput, HookError> {
             why: format!("{:?} is not an event name", clip(&hook_event_name, 60)),
         });
     }
+    let transcript_path = match map.get("transcript_path") {
+        Some(Value::Null) => None,
+        _ => Some(path("transcript_path")?),
+    };
     Ok(HookInput {
         session_id,
-        transcript_path: path("transcript_path")?,
+        transcript_path,
         cwd: path("cwd")?,
         hook_event_name,
         reason: map
@@ -162,7 +186,7 @@ mod tests {
             h,
             HookInput {
                 session_id: "c4e2a9d7-1b3f-4e8a-a6d5-93f0b7c1e248".into(),
-                transcript_path: "/home/dev/.claude/projects/-home-dev-acme-web/c4e2a9d7-1b3f-4e8a-a6d5-93f0b7c1e248.jsonl".into(),
+                transcript_path: Some("/home/dev/.claude/projects/-home-dev-acme-web/c4e2a9d7-1b3f-4e8a-a6d5-93f0b7c1e248.jsonl".into()),
                 cwd: "/home/dev/acme-web".into(),
                 hook_event_name: "SessionEnd".into(),
                 reason: Some("prompt_input_exit".into()),
@@ -170,9 +194,34 @@ mod tests {
         );
         assert!(h.is_session_end());
         assert_eq!(
-            h.transcript().file_name().and_then(|n| n.to_str()),
+            h.transcript()
+                .and_then(|t| t.file_name())
+                .and_then(|n| n.to_str()),
             Some("c4e2a9d7-1b3f-4e8a-a6d5-93f0b7c1e248.jsonl")
         );
+    }
+
+    #[test]
+    fn codex_s_stop_and_session_start_inputs_are_read() {
+        // Every key Codex's Stop schema requires, as Codex sends them.
+        let stop = r#"{"session_id":"0199f3a2-5c1e-7d40-9b8a-2f6e4c1d7a35","turn_id":"0199f3a2-5c4a-7b10-8e2d-91c0a7b3e611","transcript_path":"/home/dev/.codex/sessions/2026/09/02/rollout-2026-09-02T09-00-00-0199f3a2-5c1e-7d40-9b8a-2f6e4c1d7a35.jsonl","cwd":"/home/dev/snowy-admin-web","hook_event_name":"Stop","model":"gpt-5.3-codex","permission_mode":"default","stop_hook_active":false,"last_assistant_message":"The install and the build pass now."}"#;
+        let h = parse_hook_input(stop.as_bytes()).unwrap();
+        assert!(h.is_turn_end() && h.captures() && !h.is_session_end());
+        assert_eq!(h.session_id, "0199f3a2-5c1e-7d40-9b8a-2f6e4c1d7a35");
+        assert!(h
+            .transcript()
+            .unwrap()
+            .ends_with("rollout-2026-09-02T09-00-00-0199f3a2-5c1e-7d40-9b8a-2f6e4c1d7a35.jsonl"));
+        // An ephemeral session keeps no rollout.
+        let none = stop.replace(
+            r#""transcript_path":"/home/dev/.codex/sessions/2026/09/02/rollout-2026-09-02T09-00-00-0199f3a2-5c1e-7d40-9b8a-2f6e4c1d7a35.jsonl""#,
+            r#""transcript_path":null"#,
+        );
+        let h = parse_hook_input(none.as_bytes()).unwrap();
+        assert_eq!(h.transcript(), None);
+        let start = r#"{"session_id":"0199f3a2-5c1e-7d40-9b8a-2f6e4c1d7a35","transcript_path":null,"cwd":"/home/dev/snowy-admin-web","hook_event_name":"SessionStart","model":"gpt-5.3-codex","permission_mode":"default","source":"startup"}"#;
+        let h = parse_hook_input(start.as_bytes()).unwrap();
+        assert!(!h.captures());
     }
 
     #[test]

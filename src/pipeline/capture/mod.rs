@@ -1,5 +1,6 @@
-//! Capture: a Claude Code session transcript in, archivist artifacts out —
-//! the pure core of `git lore capture`.
+//! Capture: a coding agent's session transcript (Claude Code's, or a Codex
+//! CLI rollout) in, archivist artifacts out — the pure core of `git lore
+//! capture`.
 //!
 //! ```text
 //! hook stdin ──hook──► HookInput (transcript_path, session_id, cwd)
@@ -13,8 +14,13 @@
 //! ```
 //!
 //! - [`transcript`]: JSON Lines read streaming and bounded; malformed,
-//!   oversized and cut lines skipped and counted.
-//! - [`hook`]: the SessionEnd hook's stdin JSON.
+//!   oversized and cut lines skipped and counted; the format told by the
+//!   lines.
+//! - [`codex`]: a Codex rollout's lines read into the same events (a
+//!   `function_call_output` is a tool result, as Claude Code's
+//!   `tool_result`).
+//! - [`hook`]: the SessionEnd (Claude Code) or Stop (Codex) hook's stdin
+//!   JSON.
 //! - [`offline`]: the deterministic backend, which picks the moments the
 //!   offline transform can turn into lessons.
 //! - [`prompt`]: the command backend's prompt (`templates/capture.md`) and
@@ -37,8 +43,10 @@
 //! and ingests the artifacts.
 
 pub mod artifact;
+pub mod codex;
 pub mod evidence;
 pub mod hook;
+mod lines;
 pub mod offline;
 pub mod prompt;
 pub mod redact;
@@ -53,8 +61,8 @@ pub use hook::{parse_hook_input, read_hook_input, HookError, HookInput};
 pub use prompt::{parse_answer, render_prompt, Answer, AnswerError, Excerpt};
 pub use redact::{redact, RedactError, Redacted};
 pub use transcript::{
-    read_transcript, read_transcript_tail, Block, Event, Limits, Note, Role, Transcript,
-    TranscriptError,
+    read_transcript, read_transcript_from, read_transcript_tail, Block, Event, Format, Limits,
+    Note, Role, Transcript, TranscriptError,
 };
 
 /// The longest summary, in characters. Upstream asks for one sentence under

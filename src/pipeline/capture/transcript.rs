@@ -1,5 +1,8 @@
-//! Reading a Claude Code session transcript: JSON Lines, one event per line,
-//! streamed from any reader and bounded everywhere.
+//! Reading a coding agent's session transcript: JSON Lines, one event per
+//! line, streamed from any reader and bounded everywhere. Two formats are
+//! read, told apart by their lines, never by a file name ([`Format`]): a
+//! Claude Code transcript (below) and a Codex CLI rollout
+//! ([`super::codex`]), both into the same [`Transcript`].
 //!
 //! A line is a JSON object with `type` (`user`, `assistant`, `system`,
 //! `summary`, …), `uuid`, `parentUuid`, `sessionId`, `cwd`, `timestamp`
@@ -48,10 +51,11 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom};
 
 use serde_json::{Map, Value};
 
+use super::lines::{Lines, Step};
 use super::text::{clip, collapse, has_control, head_tail, sanitize};
 
 /// The longest line read (2 MiB). Claude Code cuts tool output long before
@@ -77,8 +81,9 @@ pub const MAX_ID_CHARS: usize = 128;
 /// The longest path or cwd kept, in characters.
 pub const MAX_PATH_CHARS: usize = 4096;
 
-/// The read buffer.
-const BUFFER_BYTES: usize = 64 << 10;
+/// What a file that is neither format is told: what each format's lines
+/// are.
+pub const NEITHER: &str = "no session events found: this is neither a Claude Code transcript (lines with type user, assistant or system and a uuid) nor a Codex rollout (lines with type session_meta, response_item, event_msg or turn_context and an object payload)";
 
 /// The caps a read works under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +108,44 @@ impl Default for Limits {
             max_text_chars: MAX_TEXT_CHARS,
             max_tool_result_chars: MAX_TOOL_RESULT_CHARS,
             max_tool_input_chars: MAX_TOOL_INPUT_CHARS,
+        }
+    }
+}
+
+/// Which agent wrote a transcript, as its lines say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Claude Code: lines of type `user`, `assistant`, `system` (and
+    /// `summary`, `file-history-snapshot`, …), each event with a `uuid`.
+    ClaudeCode,
+    /// Codex CLI: lines `{timestamp, type, payload}` of type `session_meta`,
+    /// `response_item`, `event_msg`, `turn_context` or `compacted`.
+    Codex,
+}
+
+impl Format {
+    /// The agent's name, for messages.
+    pub fn agent(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "Claude Code",
+            Format::Codex => "Codex",
+        }
+    }
+
+    /// The format a JSON object line belongs to, if it says: a Claude Code
+    /// event or bookkeeping type, or a Codex rollout line (a known type and
+    /// an object `payload`). Anything else decides nothing.
+    fn of_line(map: &Map<String, Value>) -> Option<Format> {
+        match map.get("type").and_then(Value::as_str)? {
+            "user" | "assistant" | "system" | "summary" | "file-history-snapshot" => {
+                Some(Format::ClaudeCode)
+            }
+            t if super::codex::LINE_TYPES.contains(&t)
+                && map.get("payload").is_some_and(Value::is_object) =>
+            {
+                Some(Format::Codex)
+            }
+            _ => None,
         }
     }
 }
@@ -207,8 +250,11 @@ impl Event {
 /// A transcript as read: its events and what was skipped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Transcript {
+    /// Which agent wrote it, from the first line that says; `None` when no
+    /// line does (an empty file, or one that is neither format).
+    pub format: Option<Format>,
     /// The `sessionId` of the last event that has one: the session that
-    /// wrote last.
+    /// wrote last. (A Codex rollout: its `session_meta` id.)
     pub session_id: Option<String>,
     /// The `cwd` of the first event that has one: where the session started.
     pub cwd: Option<String>,
@@ -234,6 +280,11 @@ pub struct Transcript {
     pub skipped_head_bytes: u64,
     /// Bytes read.
     pub bytes_read: u64,
+    /// Where in the file reading began ([`read_transcript_from`]).
+    pub start_offset: u64,
+    /// Where in the file the last whole line read ends: where the next
+    /// incremental read starts (a line cut mid-write is read again then).
+    pub end_offset: u64,
     /// The caps the read used.
     pub limits: Limits,
 }
@@ -241,8 +292,12 @@ pub struct Transcript {
 /// Something the reader wants the person running capture to know.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Note {
-    /// Lines skipped as malformed (the cut last line is reported apart).
-    Malformed { lines: usize },
+    /// Lines skipped as malformed (the cut last line is reported apart),
+    /// and what the format's lines need.
+    Malformed {
+        lines: usize,
+        format: Option<Format>,
+    },
     /// Lines skipped because they are not UTF-8.
     NotUtf8 { lines: usize },
     /// The last line was cut mid-write.
@@ -255,8 +310,9 @@ pub enum Note {
     Truncated { cap: u64 },
     /// The start of the file was not read.
     HeadSkipped { bytes: u64, cap: u64 },
-    /// Nothing in the file is a session event.
-    NoEvents,
+    /// Nothing in the file is a session event; the format, when a line
+    /// said which.
+    NoEvents(Option<Format>),
 }
 
 /// `2 MiB`, or `1000 bytes` when not a whole number of MiB.
@@ -279,10 +335,15 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 impl fmt::Display for Note {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Note::Malformed { lines } => write!(
+            Note::Malformed { lines, format } => write!(
                 f,
-                "skipped {}: not a JSON object, or a session event without a usable uuid",
-                plural(*lines, "malformed line", "malformed lines")
+                "skipped {}: not a JSON object, or {}",
+                plural(*lines, "malformed line", "malformed lines"),
+                if *format == Some(Format::Codex) {
+                    "a rollout line without an object payload"
+                } else {
+                    "a session event without a usable uuid"
+                }
             ),
             Note::NotUtf8 { lines } => write!(
                 f,
@@ -314,9 +375,13 @@ impl fmt::Display for Note {
                 size(*cap),
                 size(*cap)
             ),
-            Note::NoEvents => f.write_str(
-                "no session events found (lines with type user, assistant or system and a uuid): is this a Claude Code transcript?",
+            Note::NoEvents(Some(Format::ClaudeCode)) => f.write_str(
+                "no session events found (lines with type user, assistant or system and a uuid)",
             ),
+            Note::NoEvents(Some(Format::Codex)) => f.write_str(
+                "no session events found (response_item lines of messages and tool calls): the rollout has no turn yet",
+            ),
+            Note::NoEvents(None) => f.write_str(NEITHER),
         }
     }
 }
@@ -329,6 +394,7 @@ impl Transcript {
         if self.skipped_malformed > cut {
             out.push(Note::Malformed {
                 lines: self.skipped_malformed - cut,
+                format: self.format,
             });
         }
         if self.skipped_not_utf8 > 0 {
@@ -362,7 +428,7 @@ impl Transcript {
             });
         }
         if self.events.is_empty() {
-            out.push(Note::NoEvents);
+            out.push(Note::NoEvents(self.format));
         }
         out
     }
@@ -408,158 +474,79 @@ impl Transcript {
     }
 }
 
-/// What reading one line found.
-enum Step {
-    /// A whole line (in the buffer).
-    Line,
-    /// The last line, without a newline (in the buffer).
-    Partial,
-    /// A line over the cap (not in the buffer).
-    Oversized,
-    /// The end of the input.
-    Eof,
-    /// The total cap was reached with input left.
-    Cap,
-}
-
-/// Lines of a reader, bounded per line and in total.
-struct Lines<R> {
-    inner: BufReader<R>,
-    consumed: u64,
-    cap: u64,
-    max_line: usize,
-}
-
-impl<R: Read> Lines<R> {
-    fn new(reader: R, cap: u64, max_line: usize) -> Lines<R> {
-        Lines {
-            inner: BufReader::with_capacity(BUFFER_BYTES, reader),
-            consumed: 0,
-            cap,
-            max_line,
-        }
-    }
-
-    fn fill(&mut self) -> io::Result<&[u8]> {
-        loop {
-            match self.inner.fill_buf() {
-                Ok(_) => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        // Buffered now (or at the end): this call does not read again.
-        self.inner.fill_buf()
-    }
-
-    /// Reads the next line into `buf` (without its newline). A line over the
-    /// line cap is consumed without being stored.
-    fn next(&mut self, buf: &mut Vec<u8>) -> io::Result<Step> {
-        buf.clear();
-        let mut started = false;
-        let mut oversized = false;
-        loop {
-            let room = self.cap - self.consumed;
-            let max_line = self.max_line;
-            let available = self.fill()?;
-            if available.is_empty() {
-                return Ok(match (started, oversized) {
-                    (false, _) => Step::Eof,
-                    (true, true) => Step::Oversized,
-                    (true, false) => Step::Partial,
-                });
-            }
-            if room == 0 {
-                return Ok(Step::Cap);
-            }
-            let window = &available[..available
-                .len()
-                .min(usize::try_from(room).unwrap_or(usize::MAX))];
-            let (take, newline) = match window.iter().position(|&b| b == b'\n') {
-                Some(i) => (i, true),
-                None => (window.len(), false),
-            };
-            if !oversized {
-                if buf.len() + take > max_line {
-                    oversized = true;
-                    buf.clear();
-                } else {
-                    buf.extend_from_slice(&window[..take]);
-                }
-            }
-            started = true;
-            let used = take + usize::from(newline);
-            self.inner.consume(used);
-            self.consumed += used as u64;
-            if newline {
-                return Ok(if oversized {
-                    Step::Oversized
-                } else {
-                    Step::Line
-                });
-            }
-        }
-    }
-
-    /// Consumes through the first newline (or to the cap or the end);
-    /// returns how many bytes that was.
-    fn skip_line(&mut self) -> io::Result<u64> {
-        let before = self.consumed;
-        loop {
-            let room = self.cap - self.consumed;
-            let available = self.fill()?;
-            if available.is_empty() || room == 0 {
-                return Ok(self.consumed - before);
-            }
-            let window = &available[..available
-                .len()
-                .min(usize::try_from(room).unwrap_or(usize::MAX))];
-            let (used, done) = match window.iter().position(|&b| b == b'\n') {
-                Some(i) => (i + 1, true),
-                None => (window.len(), false),
-            };
-            self.inner.consume(used);
-            self.consumed += used as u64;
-            if done {
-                return Ok(self.consumed - before);
-            }
-        }
-    }
-}
-
 /// Reads a transcript from the start, up to `limits.max_total_bytes`.
 pub fn read_transcript<R: Read>(reader: R, limits: Limits) -> Result<Transcript, TranscriptError> {
     let mut lines = Lines::new(reader, limits.max_total_bytes, limits.max_line_bytes);
-    read_lines(&mut lines, limits, 0)
+    read_lines(&mut lines, limits, 0, 0, Seed::default())
 }
 
 /// Reads the last `limits.max_total_bytes` of a transcript, from the first
 /// whole line in them; a transcript within the cap is read whole.
 pub fn read_transcript_tail<R: Read + Seek>(
+    reader: R,
+    limits: Limits,
+) -> Result<Transcript, TranscriptError> {
+    read_transcript_from(reader, 0, limits)
+}
+
+/// Reads a transcript from byte `from` (the [`Transcript::end_offset`] of
+/// an earlier read: the start of a line) to its end, or its last
+/// `limits.max_total_bytes` from their first whole line when that part is
+/// longer. A `from` past the end (the file was replaced) reads from the
+/// start. When the start of the file is not read, its first line is read
+/// too, bounded, for what a Codex rollout says only there (the session id
+/// and the directory, in `session_meta`).
+pub fn read_transcript_from<R: Read + Seek>(
     mut reader: R,
+    from: u64,
     limits: Limits,
 ) -> Result<Transcript, TranscriptError> {
     let len = reader.seek(SeekFrom::End(0))?;
+    let from = if from > len { 0 } else { from };
     let cap = limits.max_total_bytes;
-    if len <= cap {
+    let seed = if from > 0 || len - from > cap {
         reader.seek(SeekFrom::Start(0))?;
-        return read_transcript(reader, limits);
+        let mut head = Lines::new(&mut reader, cap, limits.max_line_bytes);
+        let mut buf = Vec::new();
+        match head.next(&mut buf)? {
+            Step::Line | Step::Partial => super::codex::seed(&buf),
+            _ => Seed::default(),
+        }
+    } else {
+        Seed::default()
+    };
+    if len - from <= cap {
+        reader.seek(SeekFrom::Start(from))?;
+        let mut lines = Lines::new(reader, cap, limits.max_line_bytes);
+        return read_lines(&mut lines, limits, 0, from, seed);
     }
     // Start one byte early: if that byte is a newline, the window begins
     // with a whole line, and skipping "the rest of the line" skips only it.
-    let from = len - cap - 1;
-    reader.seek(SeekFrom::Start(from))?;
+    let at = len - cap - 1;
+    reader.seek(SeekFrom::Start(at))?;
     let mut lines = Lines::new(reader, cap + 1, limits.max_line_bytes);
     let skipped = lines.skip_line()?;
-    read_lines(&mut lines, limits, from + skipped)
+    read_lines(&mut lines, limits, at + skipped - from, at, seed)
 }
 
+/// What a Codex rollout's first line says, for a read that does not start
+/// there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Seed {
+    pub(super) session_id: Option<String>,
+    pub(super) cwd: Option<String>,
+}
+
+/// Reads `lines`, whose first byte is at `origin` in the file.
 fn read_lines<R: Read>(
     lines: &mut Lines<R>,
     limits: Limits,
     skipped_head_bytes: u64,
+    origin: u64,
+    seed: Seed,
 ) -> Result<Transcript, TranscriptError> {
     let mut t = Transcript {
+        format: None,
         session_id: None,
         cwd: None,
         events: Vec::new(),
@@ -572,19 +559,23 @@ fn read_lines<R: Read>(
         truncated: false,
         skipped_head_bytes,
         bytes_read: 0,
+        start_offset: (origin + lines.consumed).saturating_sub(skipped_head_bytes),
+        end_offset: 0,
         limits,
     };
+    let mut codex = super::codex::State::new(seed);
     let mut seen: HashSet<String> = HashSet::new();
     let mut buf = Vec::new();
     let start = lines.consumed;
     loop {
+        let at = origin + lines.consumed;
         match lines.next(&mut buf)? {
             Step::Line => {
-                take_line(&mut t, &mut seen, &buf);
+                take_line(&mut t, &mut seen, &mut codex, &buf, at);
             }
             Step::Partial => {
                 let not_utf8 = t.skipped_not_utf8;
-                if !take_line(&mut t, &mut seen, &buf) {
+                if !take_line(&mut t, &mut seen, &mut codex, &buf, at) {
                     // A line cut mid-write may be cut inside a character:
                     // it is the cut last line, not a line of bad bytes.
                     if t.skipped_not_utf8 > not_utf8 {
@@ -604,11 +595,20 @@ fn read_lines<R: Read>(
         }
     }
     t.bytes_read = lines.consumed - start;
+    t.end_offset = origin + lines.whole.max(start);
+    codex.finish(&mut t);
     Ok(t)
 }
 
-/// Reads one line into `t`; false when it was malformed.
-fn take_line(t: &mut Transcript, seen: &mut HashSet<String>, line: &[u8]) -> bool {
+/// Reads one line into `t`, in the format the first line that says one
+/// decided; false when it was malformed.
+fn take_line(
+    t: &mut Transcript,
+    seen: &mut HashSet<String>,
+    codex: &mut super::codex::State,
+    line: &[u8],
+    at: u64,
+) -> bool {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return true;
@@ -621,6 +621,21 @@ fn take_line(t: &mut Transcript, seen: &mut HashSet<String>, line: &[u8]) -> boo
         t.skipped_malformed += 1;
         return false;
     };
+    if t.format.is_none() {
+        t.format = Format::of_line(&map);
+    }
+    match t.format {
+        Some(Format::ClaudeCode) => claude_line(t, seen, &map),
+        Some(Format::Codex) => codex.take(t, &map, at),
+        None => {
+            t.ignored += 1;
+            true
+        }
+    }
+}
+
+/// Reads one Claude Code line into `t`; false when it was malformed.
+fn claude_line(t: &mut Transcript, seen: &mut HashSet<String>, map: &Map<String, Value>) -> bool {
     let role = match map.get("type").and_then(Value::as_str) {
         Some("user") => Role::User,
         Some("assistant") => Role::Assistant,
@@ -679,7 +694,7 @@ pub fn is_id(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
 }
 
-fn id(v: Option<&Value>) -> Option<String> {
+pub(super) fn id(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str)
         .filter(|s| is_id(s))
         .map(str::to_owned)
@@ -697,7 +712,7 @@ fn blocks(content: Option<&Value>, limits: &Limits) -> Vec<Block> {
     }
 }
 
-fn text_block(s: &str, limits: &Limits) -> Option<Block> {
+pub(super) fn text_block(s: &str, limits: &Limits) -> Option<Block> {
     let s = sanitize(s);
     (!s.trim().is_empty()).then(|| Block::Text(clip(&s, limits.max_text_chars)))
 }
@@ -1257,7 +1272,7 @@ mod tests {
         assert!(t.truncated);
         assert_eq!(t.bytes_read, MAX_TRANSCRIPT_BYTES);
         assert!(
-            source.served <= MAX_TRANSCRIPT_BYTES + BUFFER_BYTES as u64,
+            source.served <= MAX_TRANSCRIPT_BYTES + super::super::lines::BUFFER_BYTES as u64,
             "read {} bytes of the source for a {MAX_TRANSCRIPT_BYTES}-byte cap",
             source.served
         );
@@ -1320,9 +1335,16 @@ mod tests {
     #[test]
     fn an_empty_or_foreign_file_has_no_events() {
         let t = read(b"");
-        assert_eq!(notes(&t), ["no session events found (lines with type user, assistant or system and a uuid): is this a Claude Code transcript?"]);
+        assert_eq!(notes(&t), [NEITHER]);
         let t = read(b"{\"a\":1}\n{\"b\":2}\n");
-        assert_eq!((t.ignored, t.events.len()), (2, 0));
+        assert_eq!((t.ignored, t.events.len(), t.format), (2, 0, None));
+        // A format without events says which.
+        let t = read(b"{\"type\":\"summary\",\"summary\":\"x\"}\n");
+        assert_eq!(t.format, Some(Format::ClaudeCode));
+        assert_eq!(
+            notes(&t),
+            ["no session events found (lines with type user, assistant or system and a uuid)"]
+        );
     }
 
     #[test]
