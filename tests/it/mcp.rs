@@ -542,6 +542,42 @@ fn setup_mcp_writes_each_clients_configuration_once_and_takes_it_out() {
     assert_eq!(v["numStartups"], 3);
     assert_eq!(v["mcpServers"]["git-lore"]["command"], "git-lore");
 
+    // A real ~/.claude.json keeps every project's history and is several
+    // MiB: it is edited, whatever characters straddle the old 1 MiB limit.
+    let history: String = (0..40_000)
+        .map(|i| format!("\"/home/me/projekt-é{i}\": {{\"history\": [\"überprüfe die Abhängigkeiten {i}\"]}}"))
+        .collect::<Vec<_>>()
+        .join(",\n");
+    let big = format!("{{\"numStartups\": 3, \"projects\": {{\n{history}\n}}}}\n");
+    assert!(big.len() > 3 << 20, "{}", big.len());
+    env.write("home/.claude.json", &big);
+    env.lore(&["setup", "mcp", "--client", "claude", "--user"])
+        .ok();
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home().join(".claude.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["projects"].as_object().unwrap().len(), 40_000);
+    assert_eq!(v["mcpServers"]["git-lore"]["command"], "git-lore");
+
+    // One over the limit is left alone; a dry run prints the entry to add.
+    let huge = env.home().join(".claude.json");
+    std::fs::write(&huge, "{\"projects\": \"").unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&huge).unwrap();
+    f.set_len(65 << 20).unwrap();
+    let r = env.lore(&["setup", "mcp", "--client", "claude", "--user"]);
+    r.assert_refused(&format!(
+        "settings file {}: it is too large to edit safely (68157440 bytes, limit 67108864); left alone: run setup again with --dry-run to print the entry, and merge it into the file by hand",
+        huge.display()
+    ));
+    let dry = env.lore(&["setup", "mcp", "--client", "claude", "--user", "--dry-run"]);
+    dry.assert_ok_stdout("{\n  \"mcpServers\": {\n    \"git-lore\": {\n      \"type\": \"stdio\",\n      \"command\": \"git-lore\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n");
+    dry.assert_stderr(&format!(
+        "setup: {} is too large to edit safely (68157440 bytes, limit 67108864); merge the entry above into it by hand",
+        huge.display()
+    ));
+    assert_eq!(std::fs::metadata(&huge).unwrap().len(), 65 << 20);
+    std::fs::remove_file(&huge).unwrap();
+
     // Another server under the name is left alone.
     env.write(
         "home/.cursor/mcp.json",
