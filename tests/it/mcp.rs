@@ -292,6 +292,81 @@ fn an_agent_initializes_lists_the_tools_and_recalls_searches_and_shows_a_known_l
 }
 
 #[test]
+fn a_recall_over_the_budget_stays_json_and_says_what_it_left_out() {
+    let env = TestEnv::new();
+    env.init();
+    let mut ids = Vec::new();
+    for n in 1..=4 {
+        let mut candidate: Value = serde_json::from_str(CANDIDATE).unwrap();
+        candidate["claim"] =
+            format!("Vitest 4 cannot import vite/module-runner on Vite 5, case {n}").into();
+        candidate["rationale"] = format!(
+            "{} (seen in service {n})",
+            "vite/module-runner ships in Vite 6; Vitest 4 assumes it exists.".repeat(4)
+        )
+        .into();
+        ids.push(approved(&env, n, &candidate, None));
+    }
+    // A monorepo: one lockfile a service, each with the versions the
+    // lessons hold for.
+    let lock = std::fs::read_to_string(format!("{}/package-lock.json", project("vite5"))).unwrap();
+    let mono = env.path().join("mono");
+    env.write("mono/package.json", r#"{"workspaces": ["services/*"]}"#);
+    for i in 0..200 {
+        env.write(
+            &format!("mono/services/payments-service-{i:03}/package-lock.json"),
+            &lock,
+        );
+    }
+    let mut c = Client::start(&env);
+    c.initialize();
+    let mut answers = Vec::new();
+    for budget in [1_500, 4_000, 9_000] {
+        let text = c.text(
+            "recall",
+            json!({"project": mono.to_str().unwrap(), "format": "json", "budget": budget}),
+        );
+        assert!(
+            text.encode_utf16().count() <= budget,
+            "{budget}: {}",
+            text.len()
+        );
+        let doc: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{budget}: not JSON ({e}): {text}"));
+        assert_eq!(doc["format"], "git-lore.recall/1", "{doc:#}");
+        let kept = |p: &str| doc.pointer(p).and_then(Value::as_array).map_or(0, Vec::len) as u64;
+        let out = |p: &str| doc.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+        assert_eq!(kept("/lessons") + out("/left_out"), 4, "{doc:#}");
+        assert_eq!(
+            kept("/stack/workspaces") + out("/stack/workspaces_left_out"),
+            200,
+            "{doc:#}"
+        );
+        assert!(out("/stack/workspaces_left_out") > 0, "{budget}: {doc:#}");
+        // Each lesson names some of the services it holds in, and counts
+        // the rest.
+        for l in doc["lessons"].as_array().unwrap() {
+            assert!(ids.iter().any(|id| l["id"] == id.as_str()), "{l:#}");
+            let shown = l["workspaces"].as_array().unwrap().len() as u64;
+            assert!(shown >= 1, "{l:#}");
+            assert_eq!(
+                shown + l["workspaces_left_out"].as_u64().unwrap_or(0),
+                200,
+                "{l:#}"
+            );
+        }
+        answers.push((kept("/lessons"), out("/left_out")));
+    }
+    // The smallest budget leaves lessons out and says so; the default keeps
+    // every lesson, leaving out only what the stack lists.
+    assert!(answers[0].1 > 0, "{answers:?}");
+    assert_eq!(answers[2], (4, 0), "{answers:?}");
+    let (run, rest) = c.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+#[test]
 fn a_reported_moment_becomes_an_artifact_that_ingest_proposes_and_nothing_more() {
     let env = TestEnv::new();
     env.init();
