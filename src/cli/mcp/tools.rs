@@ -768,9 +768,8 @@ pub fn propose(ctx: &Ctx, settings: &Settings, input: ProposeInput) -> Result<St
         files: input.files.unwrap_or_default(),
         evidence: input.evidence.unwrap_or_default(),
     };
-    // The report's own bounds, before the repository is opened.
-    git_lore::pipeline::capture::report::check(&report)
-        .map_err(|e| ToolError::Propose(ProposeError::Report(e)))?;
+    // The report's bounds and characters are checked where it becomes an
+    // artifact (`propose::propose`), once.
     let project = project_dir(input.project.as_deref(), settings)?;
     let mut lore = open(ctx)?;
     let done = propose::propose(&mut lore, &report, &project)?;
