@@ -119,7 +119,7 @@ pub fn is_check(command: &str) -> bool {
 }
 
 /// One failure and what followed it.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Episode {
     event: String,
     /// Where it opened and the last event before the person's next prompt
@@ -373,22 +373,40 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
 
 /// The facts of the episode around `event` (from its failure to the
 /// person's next prompt), for a moment a model cites there: a model's
-/// moment carries the session's own evidence, never the model's.
+/// moment carries the session's own evidence, never the model's. Reads the
+/// whole transcript; for several moments of one answer, read it once with
+/// [`Episodes::of`].
 pub fn facts_near(t: &Transcript, event: &str) -> Vec<Fact> {
-    let Some(at) = t.events.iter().position(|e| e.uuid == event) else {
-        return Vec::new();
-    };
-    episodes(t)
-        .into_iter()
-        .find(|ep| ep.start <= at && at <= ep.end)
-        .map(|mut ep| {
-            if let Some(o) = ep.outcome.take() {
-                ep.add(Fact::Outcome(o));
-            }
-            ep.refine_found();
-            ep.facts
-        })
-        .unwrap_or_default()
+    Episodes::of(t).facts_near(t, event)
+}
+
+/// A transcript's episodes, read once and asked for each moment.
+pub struct Episodes(Vec<Episode>);
+
+impl Episodes {
+    /// Every episode of `t`.
+    pub fn of(t: &Transcript) -> Episodes {
+        Episodes(episodes(t))
+    }
+
+    /// [`facts_near`], from the episodes already read.
+    pub fn facts_near(&self, t: &Transcript, event: &str) -> Vec<Fact> {
+        let Some(at) = t.events.iter().position(|e| e.uuid == event) else {
+            return Vec::new();
+        };
+        self.0
+            .iter()
+            .find(|ep| ep.start <= at && at <= ep.end)
+            .map(|ep| {
+                let mut ep = ep.clone();
+                if let Some(o) = ep.outcome.take() {
+                    ep.add(Fact::Outcome(o));
+                }
+                ep.refine_found();
+                ep.facts
+            })
+            .unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

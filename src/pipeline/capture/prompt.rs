@@ -300,7 +300,11 @@ pub fn render_prompt(template: &str, t: &Transcript, excerpt: &Excerpt) -> Strin
 }
 
 /// One moment object, checked.
-fn moment(map: &Map<String, Value>, t: &Transcript) -> Result<Moment, MomentError> {
+fn moment(
+    map: &Map<String, Value>,
+    t: &Transcript,
+    episodes: &mut Option<super::evidence::Episodes>,
+) -> Result<Moment, MomentError> {
     let mut keys: Vec<&String> = map.keys().filter(|k| !KEYS.contains(&k.as_str())).collect();
     keys.sort();
     if let Some(k) = keys.first() {
@@ -350,8 +354,11 @@ fn moment(map: &Map<String, Value>, t: &Transcript) -> Result<Moment, MomentErro
         summary,
         detail,
         files,
-        // The session's own evidence around that event, never the model's.
-        facts: super::evidence::facts_near(t, event),
+        // The session's own evidence around that event, never the model's
+        // (the transcript's episodes read once for all moments).
+        facts: episodes
+            .get_or_insert_with(|| super::evidence::Episodes::of(t))
+            .facts_near(t, event),
     };
     check(&m, t)?;
     Ok(m)
@@ -390,6 +397,7 @@ pub fn parse_answer(raw: &[u8], t: &Transcript) -> Result<Answer, AnswerError> {
         });
     }
     let mut answer = Answer::default();
+    let mut episodes = None;
     for (index, item) in items.iter().enumerate() {
         let Value::Object(map) = item else {
             return Err(AnswerError::NotAMoment {
@@ -397,7 +405,7 @@ pub fn parse_answer(raw: &[u8], t: &Transcript) -> Result<Answer, AnswerError> {
                 found: json_type(item),
             });
         };
-        match moment(map, t) {
+        match moment(map, t, &mut episodes) {
             Ok(m) => answer.moments.push(m),
             Err(why) => answer.refused.push(Refused {
                 index,

@@ -74,14 +74,16 @@ pub(crate) fn json(text: &str, comments: bool) -> Result<(), StackError> {
 /// Refuses TOML nested deeper than [`MAX_DEPTH`]: arrays and inline tables
 /// open, plus the segments of the dotted key being read (`a.b.c = 1` and
 /// `[a.b.c]` nest three tables). The key count restarts at each new key
-/// (a line at top level, or after `{` or `,` in an inline table), so keys
-/// dotted inside nested inline tables are under-counted; toml's own guard
-/// (80 levels) catches those and `toml_error` reports it as the same
-/// budget.
+/// (a line at top level, or after `{` or `,` in an inline table); the
+/// segments of the keys that lead into an open inline table or array
+/// (`a.b = { c.d = … }`) stay counted until it closes.
 pub(crate) fn toml(text: &str) -> Result<(), StackError> {
     let b = text.as_bytes();
     let mut depth = 0usize;
     let mut key_dots = 0usize;
+    // The key segments held by each open bracket, and their sum.
+    let mut held: Vec<usize> = Vec::new();
+    let mut held_sum = 0usize;
     let mut in_key = true;
     let mut i = 0;
     let check = |depth: usize, dots: usize| {
@@ -131,16 +133,25 @@ pub(crate) fn toml(text: &str) -> Result<(), StackError> {
             }
             b'[' | b'{' => {
                 depth += 1;
+                // A table header's brackets hold no key of a line before.
+                let hold = if in_key { 0 } else { key_dots };
+                held.push(hold);
+                held_sum += hold;
                 if b[i] == b'{' {
                     in_key = true;
-                    key_dots = 0;
                 }
-                check(depth, key_dots)?;
+                key_dots = 0;
+                check(depth, held_sum + key_dots)?;
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if let Some(h) = held.pop() {
+                    held_sum -= h;
+                }
+            }
             b'.' if in_key => {
                 key_dots += 1;
-                check(depth, key_dots)?;
+                check(depth, held_sum + key_dots)?;
             }
             b'=' => in_key = false,
             b',' => {
@@ -205,6 +216,15 @@ mod tests {
         assert!(toml(&header).is_err());
         let inline = format!("x = {}1{}\n", "{a = ".repeat(MAX_DEPTH + 1), "}".repeat(65));
         assert!(toml(&inline).is_err());
+        // Dotted keys inside nested inline tables count with the tables
+        // around them: 33 levels of `{a.b = ` nest 66 tables.
+        let dotted_inline = format!("x = {}1{}\n", "{a.b = ".repeat(33), "}".repeat(33));
+        assert_eq!(
+            toml(&dotted_inline),
+            Err(StackError::TooDeep { cap: MAX_DEPTH })
+        );
+        let shallow_inline = format!("x = {}1{}\n", "{a.b = ".repeat(32), "}".repeat(32));
+        assert_eq!(toml(&shallow_inline), Ok(()));
         // Dots in values, strings and comments are not key segments; each
         // line's key starts again.
         let flat = "version = 1.5\nname = \"a.b.c.d\"\n# a.b.c\n".repeat(100);

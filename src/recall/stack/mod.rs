@@ -365,8 +365,10 @@ pub(crate) fn detail(msg: impl std::fmt::Display) -> String {
 
 /// A TOML error as `line N: message`.
 pub(crate) fn toml_error(text: &str, e: &toml::de::Error) -> StackError {
-    // toml's own nesting guard (80 levels) catches what the depth pass
-    // under-counts: the same budget, said the same way.
+    // The depth pass (`depth::toml`) counts every table, array and key
+    // segment, so toml's own guard (80 levels) is not reached through it;
+    // should a toml release count a level the pass does not, its refusal
+    // is still said as the same budget.
     if e.message().contains("recursion limit") {
         return StackError::TooDeep { cap: MAX_DEPTH };
     }

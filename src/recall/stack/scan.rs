@@ -251,6 +251,10 @@ impl Scan {
         let exclude = exclude
             .build()
             .unwrap_or_else(|_| globset::GlobSet::empty());
+        // Patterns overlap (`packages/*` and `packages/**`): a directory is
+        // listed once, and its entries count once toward the budget.
+        let mut listed: std::collections::HashMap<String, Vec<(String, fs::FileType)>> =
+            std::collections::HashMap::new();
         for p in &declared.include {
             if self.stopped {
                 break;
@@ -288,10 +292,14 @@ impl Scan {
                 if depth >= deepest || self.stopped {
                     continue;
                 }
-                for (name, kind) in self.list(&path, if rel.is_empty() { "." } else { &rel }) {
+                if !listed.contains_key(&rel) {
+                    let names = self.list(&path, if rel.is_empty() { "." } else { &rel });
+                    listed.insert(rel.clone(), names);
+                }
+                for (name, kind) in &listed[&rel] {
                     let skip = name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_str());
                     if kind.is_dir() && !skip {
-                        queue.push_back((join(&rel, &name), depth + 1));
+                        queue.push_back((join(&rel, name), depth + 1));
                     }
                 }
             }
@@ -950,6 +958,31 @@ mod tests {
             "{:#?}",
             stack.problems
         );
+    }
+
+    #[test]
+    fn overlapping_member_patterns_list_each_directory_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        // Three patterns that all match packages/a..f. Listing each
+        // directory once, the scan looks at 20 entries (the project, its
+        // `packages/` and the six members); listing `packages/` and its
+        // members once per pattern, 32, past a budget of 24.
+        write(
+            root,
+            "package.json",
+            br#"{"workspaces": ["packages/*", "packages/**", "./packages/*/"]}"#,
+        );
+        for m in ["a", "b", "c", "d", "e", "f"] {
+            write(root, &format!("packages/{m}/package.json"), b"{}");
+        }
+        let limits = Limits {
+            max_entries: 24,
+            ..Limits::default()
+        };
+        let stack = scan(root, &limits);
+        assert_eq!(problems(&stack), Vec::<String>::new());
+        assert_eq!(stack.members.len(), 6, "{:#?}", members(&stack));
     }
 
     #[test]
