@@ -341,17 +341,8 @@ fn run_one(lore: &mut Lore, id: Id, args: &Args, ctx: &Ctx) -> ui::Result {
         return Ok(exit);
     }
     // Refused before anyone is asked: a lesson that is not confirmed.
-    let p = query::proposal(lore, id)?;
-    if p.status != ProposalStatus::Confirmed {
-        return Err(
-            git_lore::ops::LoreError::from(review::ReviewError::NotConfirmed {
-                id,
-                status: p.status,
-            })
-            .into(),
-        );
-    }
-    ui::status(match p.visibility {
+    let lesson = judge::confirmed(lore, id)?;
+    ui::status(match lesson.proposal().visibility {
         Some(Visibility::Private) => {
             format!("lesson {id} (private) to approve with no jury")
         }
@@ -362,7 +353,7 @@ fn run_one(lore: &mut Lore, id: Id, args: &Args, ctx: &Ctx) -> ui::Result {
         ui::status("nothing judged");
         return Ok(Exit::Done);
     }
-    let t = judge::judge_one(lore, &backend, id)?;
+    let t = judge::judge_one(lore, &backend, &lesson)?;
     match &t.judged {
         Judged::Unjudged(why) => {
             ui::error(format!(

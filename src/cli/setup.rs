@@ -102,6 +102,21 @@ fn on_path(ctx: &Ctx) -> bool {
     })
 }
 
+/// A dry run on a file too large to edit: the entry to merge by hand.
+fn too_large(applied: &setup::Applied, shown: &str, size: u64) -> Exit {
+    let why = format!(
+        "setup: {shown} is too large to edit safely ({size} bytes, limit {})",
+        setup::MAX_SETTINGS_BYTES
+    );
+    if applied.edit.changes.is_empty() {
+        ui::status(format!("{why}; take git-lore's entry out of it by hand"));
+    } else {
+        ui::out(&applied.edit.text);
+        ui::status(format!("{why}; merge the entry above into it by hand"));
+    }
+    Exit::Done
+}
+
 pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let client = client(&args)?;
     let agent = if args.agent == "codex" {
@@ -130,6 +145,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ("git-lore's hooks", "no git-lore hooks")
     };
     let shown = ui::text(&path.display().to_string());
+    if let Some(size) = applied.too_large {
+        return Ok(too_large(&applied, &shown, size));
+    }
     if args.dry_run {
         let diff = similar::TextDiff::from_lines(&applied.old, &applied.edit.text);
         let text = diff

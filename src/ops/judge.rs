@@ -142,12 +142,21 @@ pub struct Turn {
     pub earlier: bool,
 }
 
-/// `judge ID` with no verdicts: runs the configured judges on one
-/// confirmed lesson and records their verdict, then promotes it, as `judge
-/// --all` does for each. A lesson that is not confirmed is refused before
-/// any judge is asked (nothing written); an outage records nothing.
-pub fn judge_one(lore: &mut Lore, backend: &Backend, id: Id) -> Result<Turn, LoreError> {
-    let rubrics = super::rubrics::rubrics(lore)?;
+/// A lesson found confirmed, as it was read: what `judge ID` names before
+/// it asks, and what [`judge_one`] judges. Only [`confirmed`] makes one, so
+/// the check that a lesson may be judged is made here, once.
+#[derive(Clone, Debug)]
+pub struct Confirmed(Proposal);
+
+impl Confirmed {
+    pub fn proposal(&self) -> &Proposal {
+        &self.0
+    }
+}
+
+/// The lesson `id`, if it is confirmed; a lesson in any other status is
+/// refused, naming it, before any judge is asked (nothing written).
+pub fn confirmed(lore: &Lore, id: Id) -> Result<Confirmed, LoreError> {
     let p = super::query::proposal(lore, id)?;
     if p.status != ProposalStatus::Confirmed {
         return Err(review::ReviewError::NotConfirmed {
@@ -156,9 +165,25 @@ pub fn judge_one(lore: &mut Lore, backend: &Backend, id: Id) -> Result<Turn, Lor
         }
         .into());
     }
-    let judged = match run_panel(&p, &rubrics, backend) {
+    Ok(Confirmed(p))
+}
+
+/// `judge ID` with no verdicts: runs the configured judges on one
+/// confirmed lesson and records their verdict, then promotes it, as `judge
+/// --all` does for each. A lesson decided since it was found confirmed is
+/// skipped, one changed is not judged (the jury saw the record it was
+/// shown); an outage records nothing.
+pub fn judge_one(
+    lore: &mut Lore,
+    backend: &Backend,
+    lesson: &Confirmed,
+) -> Result<Turn, LoreError> {
+    let rubrics = super::rubrics::rubrics(lore)?;
+    let p = lesson.proposal();
+    let id = p.id;
+    let judged = match run_panel(p, &rubrics, backend) {
         Err(why) => Judged::Unjudged(why),
-        Ok(v) => judge(lore, id, &Ok(v), Some(backend.model_name()), Some(&p))?,
+        Ok(v) => judge(lore, id, &Ok(v), Some(backend.model_name()), Some(p))?,
     };
     let promoted = matches!(judged, Judged::Recorded(_)).then(|| promote(lore, id));
     Ok(Turn {

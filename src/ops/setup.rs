@@ -74,8 +74,44 @@ impl Agent {
 /// (session-start gives up after 4, session-end only starts the capture).
 pub const TIMEOUT_SECS: u64 = 10;
 
-/// The largest settings file read.
-pub const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+/// The largest settings file read: 64 MiB. Claude Code keeps each
+/// project's history in `~/.claude.json`, which `setup mcp --client claude`
+/// edits; real ones are several MiB, and the limit only guards against
+/// reading something that is not a settings file at all.
+pub const MAX_SETTINGS_BYTES: u64 = 64 << 20;
+
+/// What a bounded read of a settings file found.
+#[derive(Debug, PartialEq)]
+enum Loaded {
+    Text(String),
+    NotUtf8,
+    /// Over the limit: its size in bytes.
+    TooLarge(u64),
+}
+
+/// Reads at most `limit` bytes of `f`, then decides: a file over the
+/// limit is too large (whatever bytes it holds; a cut can split a
+/// character), one within it is UTF-8 text or not.
+fn read_bounded(f: std::fs::File, limit: u64) -> std::io::Result<Loaded> {
+    use std::io::Read;
+    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::new();
+    f.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Ok(Loaded::TooLarge(size.max(bytes.len() as u64)));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => Loaded::Text(text),
+        Err(_) => Loaded::NotUtf8,
+    })
+}
+
+/// Why a file over the limit is left alone, and what to do instead.
+fn too_large(size: u64) -> String {
+    format!(
+        "it is too large to edit safely ({size} bytes, limit {MAX_SETTINGS_BYTES}); left alone: run setup again with --dry-run to print the entry, and merge it into the file by hand"
+    )
+}
 
 /// Why a settings file is left alone.
 #[derive(Debug, thiserror::Error)]
@@ -384,6 +420,10 @@ pub struct Applied {
     pub written: bool,
     /// Whether there was a settings file.
     pub existed: bool,
+    /// A dry run on a file over [`MAX_SETTINGS_BYTES`]: its size. It was
+    /// not read; `old` is empty and `edit` is what setup would write to an
+    /// empty file, the entry to merge into it by hand.
+    pub too_large: Option<u64>,
 }
 
 /// Installs (or, with `remove_them`, removes) git-lore's hooks in the
@@ -416,7 +456,7 @@ pub fn apply_edit(
     stamp: &str,
     edit: impl FnOnce(&str) -> Result<Edit, SetupError>,
 ) -> Result<Applied, LoreError> {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let file_err = |what: &'static str, path: &Path| {
         let path = path.to_owned();
         move |source| LoreError::File { what, path, source }
@@ -441,27 +481,29 @@ pub fn apply_edit(
         path.to_owned()
     };
     let path = real.as_path();
-    let mut old = String::new();
-    let existed = match std::fs::File::open(path) {
-        Ok(f) => {
-            f.take(MAX_SETTINGS_BYTES + 1)
-                .read_to_string(&mut old)
-                .map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::InvalidData {
-                        refuse("it is not UTF-8 text; setup will not rewrite it: convert it to UTF-8 or move it, then run setup again".into())
-                    } else {
-                        file_err("cannot read the settings file", path)(e)
-                    }
+    let (old, existed) = match std::fs::File::open(path) {
+        Ok(f) => match read_bounded(f, MAX_SETTINGS_BYTES) {
+            Ok(Loaded::Text(text)) => (text, true),
+            Ok(Loaded::NotUtf8) => return Err(refuse(
+                "it is not UTF-8 text; setup will not rewrite it: convert it to UTF-8 or move it, then run setup again".into(),
+            )),
+            Ok(Loaded::TooLarge(size)) if dry_run => {
+                let edit = edit("").map_err(|e| {
+                    LoreError::invalid(format!("settings file {}", path.display()), e)
                 })?;
-            if old.len() as u64 > MAX_SETTINGS_BYTES {
-                return Err(LoreError::Input {
-                    what: format!("settings file {}", path.display()),
-                    why: format!("it is over {} bytes; left alone", MAX_SETTINGS_BYTES),
+                return Ok(Applied {
+                    old: String::new(),
+                    edit,
+                    backup: None,
+                    written: false,
+                    existed: true,
+                    too_large: Some(size),
                 });
             }
-            true
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Ok(Loaded::TooLarge(size)) => return Err(refuse(too_large(size))),
+            Err(e) => return Err(file_err("cannot read the settings file", path)(e)),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (String::new(), false),
         Err(e) => return Err(file_err("cannot read the settings file", path)(e)),
     };
     let edit = edit(&old)
@@ -473,6 +515,7 @@ pub fn apply_edit(
             backup: None,
             written: false,
             existed,
+            too_large: None,
         });
     }
     if existed && std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
@@ -544,6 +587,7 @@ pub fn apply_edit(
         backup,
         written: true,
         existed,
+        too_large: None,
     })
 }
 
@@ -933,6 +977,48 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_too_large_even_when_the_cut_splits_a_character() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("settings.json");
+        let open = || std::fs::File::open(&path).unwrap();
+        // "é" is two bytes: reading a limit of 4 and one byte more cuts
+        // the third in half.
+        std::fs::write(&path, "ééé").unwrap();
+        assert_eq!(read_bounded(open(), 4).unwrap(), Loaded::TooLarge(6));
+        assert_eq!(read_bounded(open(), 6).unwrap(), Loaded::Text("ééé".into()));
+        std::fs::write(&path, b"\xff\xfe").unwrap();
+        assert_eq!(read_bounded(open(), 6).unwrap(), Loaded::NotUtf8);
+        assert_eq!(read_bounded(open(), 1).unwrap(), Loaded::TooLarge(2));
+    }
+
+    #[test]
+    fn a_file_too_large_is_left_alone_and_a_dry_run_gives_the_entry_to_add_by_hand() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("settings.json");
+        // Over the limit, and cut inside a character by the read of the
+        // limit and one byte more.
+        let big = format!(
+            "{{\"k\":\"{}\"}}",
+            "é".repeat(MAX_SETTINGS_BYTES as usize / 2)
+        );
+        std::fs::write(&path, &big).unwrap();
+        let size = big.len();
+        assert_eq!(
+            refusal(apply(&path, false, false, "S")),
+            format!("it is too large to edit safely ({size} bytes, limit {MAX_SETTINGS_BYTES}); left alone: run setup again with --dry-run to print the entry, and merge it into the file by hand")
+        );
+        let dry = apply(&path, false, true, "S").unwrap();
+        assert_eq!(dry.too_large, Some(size as u64));
+        assert_eq!(dry.edit.text, install("").unwrap().text);
+        assert!(!dry.edit.changes.is_empty());
+        assert!(!dry.written);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), big);
+        let dry = apply(&path, true, true, "S").unwrap();
+        assert!(dry.edit.changes.is_empty());
+        assert_eq!(dry.too_large, Some(size as u64));
     }
 
     #[test]

@@ -292,6 +292,81 @@ fn an_agent_initializes_lists_the_tools_and_recalls_searches_and_shows_a_known_l
 }
 
 #[test]
+fn a_recall_over_the_budget_stays_json_and_says_what_it_left_out() {
+    let env = TestEnv::new();
+    env.init();
+    let mut ids = Vec::new();
+    for n in 1..=4 {
+        let mut candidate: Value = serde_json::from_str(CANDIDATE).unwrap();
+        candidate["claim"] =
+            format!("Vitest 4 cannot import vite/module-runner on Vite 5, case {n}").into();
+        candidate["rationale"] = format!(
+            "{} (seen in service {n})",
+            "vite/module-runner ships in Vite 6; Vitest 4 assumes it exists.".repeat(4)
+        )
+        .into();
+        ids.push(approved(&env, n, &candidate, None));
+    }
+    // A monorepo: one lockfile a service, each with the versions the
+    // lessons hold for.
+    let lock = std::fs::read_to_string(format!("{}/package-lock.json", project("vite5"))).unwrap();
+    let mono = env.path().join("mono");
+    env.write("mono/package.json", r#"{"workspaces": ["services/*"]}"#);
+    for i in 0..200 {
+        env.write(
+            &format!("mono/services/payments-service-{i:03}/package-lock.json"),
+            &lock,
+        );
+    }
+    let mut c = Client::start(&env);
+    c.initialize();
+    let mut answers = Vec::new();
+    for budget in [1_500, 4_000, 9_000] {
+        let text = c.text(
+            "recall",
+            json!({"project": mono.to_str().unwrap(), "format": "json", "budget": budget}),
+        );
+        assert!(
+            text.encode_utf16().count() <= budget,
+            "{budget}: {}",
+            text.len()
+        );
+        let doc: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{budget}: not JSON ({e}): {text}"));
+        assert_eq!(doc["format"], "git-lore.recall/1", "{doc:#}");
+        let kept = |p: &str| doc.pointer(p).and_then(Value::as_array).map_or(0, Vec::len) as u64;
+        let out = |p: &str| doc.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+        assert_eq!(kept("/lessons") + out("/left_out"), 4, "{doc:#}");
+        assert_eq!(
+            kept("/stack/workspaces") + out("/stack/workspaces_left_out"),
+            200,
+            "{doc:#}"
+        );
+        assert!(out("/stack/workspaces_left_out") > 0, "{budget}: {doc:#}");
+        // Each lesson names some of the services it holds in, and counts
+        // the rest.
+        for l in doc["lessons"].as_array().unwrap() {
+            assert!(ids.iter().any(|id| l["id"] == id.as_str()), "{l:#}");
+            let shown = l["workspaces"].as_array().unwrap().len() as u64;
+            assert!(shown >= 1, "{l:#}");
+            assert_eq!(
+                shown + l["workspaces_left_out"].as_u64().unwrap_or(0),
+                200,
+                "{l:#}"
+            );
+        }
+        answers.push((kept("/lessons"), out("/left_out")));
+    }
+    // The smallest budget leaves lessons out and says so; the default keeps
+    // every lesson, leaving out only what the stack lists.
+    assert!(answers[0].1 > 0, "{answers:?}");
+    assert_eq!(answers[2], (4, 0), "{answers:?}");
+    let (run, rest) = c.finish();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
+#[test]
 fn a_reported_moment_becomes_an_artifact_that_ingest_proposes_and_nothing_more() {
     let env = TestEnv::new();
     env.init();
@@ -541,6 +616,42 @@ fn setup_mcp_writes_each_clients_configuration_once_and_takes_it_out() {
             .unwrap();
     assert_eq!(v["numStartups"], 3);
     assert_eq!(v["mcpServers"]["git-lore"]["command"], "git-lore");
+
+    // A real ~/.claude.json keeps every project's history and is several
+    // MiB: it is edited, whatever characters straddle the old 1 MiB limit.
+    let history: String = (0..40_000)
+        .map(|i| format!("\"/home/me/projekt-é{i}\": {{\"history\": [\"überprüfe die Abhängigkeiten {i}\"]}}"))
+        .collect::<Vec<_>>()
+        .join(",\n");
+    let big = format!("{{\"numStartups\": 3, \"projects\": {{\n{history}\n}}}}\n");
+    assert!(big.len() > 3 << 20, "{}", big.len());
+    env.write("home/.claude.json", &big);
+    env.lore(&["setup", "mcp", "--client", "claude", "--user"])
+        .ok();
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home().join(".claude.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["projects"].as_object().unwrap().len(), 40_000);
+    assert_eq!(v["mcpServers"]["git-lore"]["command"], "git-lore");
+
+    // One over the limit is left alone; a dry run prints the entry to add.
+    let huge = env.home().join(".claude.json");
+    std::fs::write(&huge, "{\"projects\": \"").unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&huge).unwrap();
+    f.set_len(65 << 20).unwrap();
+    let r = env.lore(&["setup", "mcp", "--client", "claude", "--user"]);
+    r.assert_refused(&format!(
+        "settings file {}: it is too large to edit safely (68157440 bytes, limit 67108864); left alone: run setup again with --dry-run to print the entry, and merge it into the file by hand",
+        huge.display()
+    ));
+    let dry = env.lore(&["setup", "mcp", "--client", "claude", "--user", "--dry-run"]);
+    dry.assert_ok_stdout("{\n  \"mcpServers\": {\n    \"git-lore\": {\n      \"type\": \"stdio\",\n      \"command\": \"git-lore\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n");
+    dry.assert_stderr(&format!(
+        "setup: {} is too large to edit safely (68157440 bytes, limit 67108864); merge the entry above into it by hand",
+        huge.display()
+    ));
+    assert_eq!(std::fs::metadata(&huge).unwrap().len(), 65 << 20);
+    std::fs::remove_file(&huge).unwrap();
 
     // Another server under the name is left alone.
     env.write(

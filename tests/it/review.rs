@@ -1141,3 +1141,68 @@ fn a_judge_all_killed_mid_run_is_finished_by_the_next_one() {
     );
     env.assert_verifies();
 }
+
+/// `judge ID` finds the lesson confirmed, asks, and judges what it found:
+/// a lesson decided by another run while the person was asked is said to
+/// be decided meanwhile (as `judge --all` says it), not refused afresh.
+#[test]
+fn judge_id_judges_the_lesson_it_asked_about() {
+    use std::io::{BufRead, Write};
+    let (env, id) = confirmed("org");
+    let command = format!(
+        "{} judge {id} --backend offline; echo \"[exit $?]\"",
+        env!("CARGO_BIN_EXE_git-lore")
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .env("TERM", "xterm")
+        .current_dir(env.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run script");
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut seen = Vec::new();
+    // The question, then another run decides the lesson, then the answer.
+    while !String::from_utf8_lossy(&seen).contains("Proceed? [y/N]") {
+        let buf = out.fill_buf().unwrap();
+        assert!(
+            !buf.is_empty(),
+            "no question: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(buf);
+        let n = buf.len();
+        out.consume(n);
+    }
+    let panel = env.write(
+        "pass.json",
+        include_str!("../../src/review/testdata/judge-verdicts.pass.json"),
+    );
+    env.lore(&["judge", &id, &format!("@{}", panel.display())])
+        .assert_ok_stdout("promoted to pool/org");
+    let commits = env.ledger_commits();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"y\n").unwrap();
+    drop(stdin);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    child.wait().unwrap();
+    let text = format!("{}{rest}", String::from_utf8_lossy(&seen)).replace("\r\n", "\n");
+    assert!(
+        text.contains(&format!(
+            "lesson {id} (org) to judge with the offline judges"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "Lesson {id} was decided meanwhile; it is approved.\n"
+        )),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("[exit 0]"), "{text}");
+    assert_eq!(env.ledger_commits(), commits, "nothing more was written");
+}

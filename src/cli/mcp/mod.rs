@@ -20,6 +20,7 @@
 //! commits are dated when they are made) and, under
 //! `GIT_LORE_RANDOMNESS_SEED`, a seed of its own.
 
+mod fit;
 mod tools;
 mod transport;
 
@@ -112,7 +113,7 @@ impl Server {
         done.map_err(|e| {
             let said = git_lore::ops::with_causes(&e);
             ui::status(format!("git-lore mcp: {said}"));
-            tools::bounded(said, tools::BUDGET)
+            fit::bounded(said, tools::BUDGET)
         })
     }
 }

@@ -33,6 +33,8 @@ use git_lore::ops::{query, trust, Lore, LoreError};
 use git_lore::pipeline::capture::report::Report;
 use git_lore::pipeline::capture::Kind;
 use git_lore::recall::render::{self, budget_len, plain};
+
+use super::fit::{bounded, fit_json};
 use git_lore::recall::select;
 use git_lore::recall::stack::{self, OverrideError};
 use git_lore::store::ArtifactOutcome;
@@ -229,27 +231,6 @@ fn project_dir(given: Option<&str>, settings: &Settings) -> Result<PathBuf, Tool
     Ok(path)
 }
 
-/// `text` cut to [`BUDGET`] (or `budget`), at a character, with a last
-/// line saying so.
-pub fn bounded(text: String, budget: usize) -> String {
-    if budget_len(&text) <= budget {
-        return text;
-    }
-    const CUT: &str = "\n… (cut at the answer's limit)\n";
-    let room = budget.saturating_sub(budget_len(CUT));
-    let mut used = 0;
-    let mut out = String::new();
-    for c in text.chars() {
-        used += c.len_utf16();
-        if used > room {
-            break;
-        }
-        out.push(c);
-    }
-    out.push_str(CUT);
-    out
-}
-
 /// `recall`: the lessons for a project and/or a stack.
 pub fn recall(ctx: &Ctx, settings: &Settings, input: RecallInput) -> Result<String, ToolError> {
     let budget = input.budget.unwrap_or(BUDGET);
@@ -324,8 +305,9 @@ pub fn recall(ctx: &Ctx, settings: &Settings, input: RecallInput) -> Result<Stri
             }
         }
         RecallFormat::Json => {
+            // Never cut: cut JSON is no JSON.
             let mut doc = render::json(&sel, &g.stack, &g.links, false);
-            fit_json(&mut doc, budget)
+            return Ok(fit_json(&mut doc, budget));
         }
     };
     Ok(bounded(answer, budget))
@@ -342,28 +324,6 @@ fn gather_for(
     all: bool,
 ) -> Result<gather::Gathered, LoreError> {
     gather::gather(lore, project, overrides, all, depth, flagged)
-}
-
-/// The recall document as one line of JSON within `budget`: lessons are
-/// left out from the least specific up, and `left_out` says how many.
-fn fit_json(doc: &mut serde_json::Value, budget: usize) -> String {
-    let line = |d: &serde_json::Value| {
-        git_lore::content::text::json_line(d).expect("a JSON value serialises")
-    };
-    let mut text = line(doc);
-    let mut left_out = 0;
-    while budget_len(&text) > budget {
-        let Some(lessons) = doc.get_mut("lessons").and_then(|l| l.as_array_mut()) else {
-            break;
-        };
-        if lessons.pop().is_none() {
-            break;
-        }
-        left_out += 1;
-        doc["left_out"] = left_out.into();
-        text = line(doc);
-    }
-    text
 }
 
 /// The search `search` runs: `git lore search`'s ([`lore_search`]), over
@@ -432,7 +392,27 @@ pub fn search(ctx: &Ctx, input: SearchInput) -> Result<String, ToolError> {
     }
     let lore = open(ctx)?;
     let (hits, matched) = search_pools(&lore, query, limit)?;
-    Ok(bounded(hits_markdown(query, &hits, matched), BUDGET))
+    Ok(fit_hits(query, &hits, matched, BUDGET))
+}
+
+/// The list of `hits` within `budget`, never cut inside a hit: the last
+/// ones are left out whole, and a last line says how many. (A single hit
+/// over the budget, with a stack of hundreds of packages, is cut.)
+fn fit_hits(query: &str, hits: &[Hit], matched: usize, budget: usize) -> String {
+    let mut n = hits.len();
+    loop {
+        let mut text = hits_markdown(query, &hits[..n], matched);
+        if n < hits.len() {
+            text.push_str(&format!(
+                "\n({} more left out at the answer's limit: search with more words, or `show` one of these)\n",
+                hits.len() - n
+            ));
+        }
+        if budget_len(&text) <= budget || n <= 1 {
+            return bounded(text, budget);
+        }
+        n -= 1;
+    }
 }
 
 /// The longest of each field `show` prints, in characters.
@@ -628,9 +608,8 @@ pub fn propose(ctx: &Ctx, settings: &Settings, input: ProposeInput) -> Result<St
         files: input.files.unwrap_or_default(),
         evidence: input.evidence.unwrap_or_default(),
     };
-    // The report's own bounds, before the repository is opened.
-    git_lore::pipeline::capture::report::check(&report)
-        .map_err(|e| ToolError::Propose(ProposeError::Report(e)))?;
+    // The report's bounds and characters are checked where it becomes an
+    // artifact (`propose::propose`), once.
     let project = project_dir(input.project.as_deref(), settings)?;
     let mut lore = open(ctx)?;
     let done = propose::propose(&mut lore, &report, &project)?;
@@ -709,19 +688,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn answers_are_cut_to_the_budget_at_a_character() {
-        let long = "é".repeat(20_000);
-        let cut = bounded(long, BUDGET);
-        assert!(budget_len(&cut) <= BUDGET, "{}", budget_len(&cut));
-        assert!(cut.ends_with("\n… (cut at the answer's limit)\n"));
-        // Characters outside the basic plane count twice, as harnesses count.
-        let wide = "🦀".repeat(5_000);
-        let cut = bounded(wide, BUDGET);
-        assert!(budget_len(&cut) <= BUDGET);
-        assert_eq!(bounded("short".into(), BUDGET), "short");
-    }
-
-    #[test]
     fn search_hits_are_listed_with_hostile_text_made_plain() {
         let id: Id = "01KZ8NV6800V96PY3NATFKSCMG".parse().unwrap();
         let hits = [Hit {
@@ -746,15 +712,40 @@ mod tests {
     }
 
     #[test]
-    fn a_json_recall_too_long_leaves_out_lessons_and_says_how_many() {
-        let lesson = serde_json::json!({"id": "x", "claim": "c".repeat(1000)});
-        let mut doc =
-            serde_json::json!({"format": "git-lore.recall/1", "lessons": vec![lesson; 20]});
-        let text = fit_json(&mut doc, 5_000);
-        assert!(budget_len(&text) <= 5_000);
-        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let kept = back["lessons"].as_array().unwrap().len();
-        assert_eq!(back["left_out"].as_u64().unwrap() as usize + kept, 20);
-        assert!(kept >= 4, "{kept}");
+    fn search_hits_over_the_budget_are_left_out_whole_and_counted() {
+        let hit = |n: u64| Hit {
+            id: Id::from_parts(1_700_000_000_000 + n, u128::from(n)),
+            place: git_lore::search::Place::Org,
+            status: git_lore::search::Status::Active,
+            score: 1.0,
+            package_match: false,
+            claim: format!("claim {n} {}", "x".repeat(500)),
+            stack: vec!["vite".into()],
+        };
+        let hits: Vec<Hit> = (0..30).map(hit).collect();
+        let text = fit_hits("vite", &hits, 40, 5_000);
+        assert!(budget_len(&text) <= 5_000, "{}", budget_len(&text));
+        let listed = text.lines().filter(|l| l.starts_with("- ")).count();
+        assert!(listed >= 5, "{text}");
+        assert!(
+            text.lines()
+                .filter(|l| l.starts_with("- "))
+                .all(|l| l.ends_with("stack `vite`)")),
+            "{text}"
+        );
+        assert!(
+            text.starts_with(&format!("{listed} of 40 lessons matching")),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(&format!("\n({} more left out at the answer's limit: search with more words, or `show` one of these)\n", 30 - listed)),
+            "{text}"
+        );
+        assert!(!text.contains("cut at the answer's limit"), "{text}");
+        // Within the budget, nothing is left out.
+        assert_eq!(
+            fit_hits("vite", &hits[..2], 2, 5_000),
+            hits_markdown("vite", &hits[..2], 2)
+        );
     }
 }
