@@ -115,7 +115,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     ui::out(&s);
     if rows.iter().any(|r| r.outcome == "unseen") {
         ui::status(
-            "unseen: history holds no outcome for it (an artifact the pre-gate skips, one that names no version, is never recorded)",
+            "unseen: history holds no outcome for it (an artifact with no version in it is skipped, and a skip is never recorded)",
         );
     }
     Ok(Exit::Done)

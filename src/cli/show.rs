@@ -86,9 +86,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     s.push_str(&format!("scope:       {}\n", scope(&c.applies_to.scope)));
     if let Some(v) = &p.verdict {
         s.push_str(&format!(
-            "verdict:     {} ({}){}{}\n",
+            "verdict:     {}: {}{}{}\n",
             if v.passed { "approved" } else { "rejected" },
-            ui::text(&v.reason),
+            ui::text(git_lore::review::reason_words(&v.reason).unwrap_or(&v.reason)),
             v.failed_criterion
                 .as_ref()
                 .map(|c| format!(", failed criterion: {}", ui::text(c)))
