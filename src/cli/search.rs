@@ -37,8 +37,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_LIMIT)]
     limit: usize,
     /// Print the hits as a JSON array (`[]` when nothing matches): id,
-    /// where (local, org, public or pending), status, score, package_match,
-    /// claim, stack.
+    /// where (`pool/<tier>`, or `ledger` for the queue, as `list --all`
+    /// says it), status, score, package_match, claim, stack.
     #[arg(long)]
     json: bool,
 }
@@ -104,10 +104,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 }
                 None => h.id.to_string(),
             };
-            let place = match h.place.pool() {
-                Some(p) => format!("pool/{p}"),
-                None => h.place.to_string(),
-            };
+            let place = h.place.to_string();
             let flag = if unverified(h) { "  [unverified]" } else { "" };
             s.push_str(&format!(
                 "{id}  {place:<11}  {:<10}  {}  [{}]{flag}\n",
@@ -150,7 +147,12 @@ fn nothing(text: &str, r: &Request) -> String {
         ""
     };
     let quoted: String = text.chars().take(80).collect();
+    // What is searched, listed whole, to look through by eye.
+    let list = match r.pool {
+        Some(p) => format!("git lore list --pool {p}"),
+        None => "git lore list --all".to_owned(),
+    };
     format!(
-        "no lesson matches {quoted:?}{within}: every word must match, so try fewer words{filters}, or see every pool lesson with `git lore recall --all`"
+        "no lesson matches {quoted:?}{within}: every word must match, so try fewer words{filters}, or list every lesson with `{list}`"
     )
 }

@@ -350,11 +350,28 @@ pub fn entry(lore: &Lore, id: Id) -> Result<Option<(Source, Lesson)>, LoreError>
     Ok(Some((pool, lesson)))
 }
 
-/// Where a listed lesson is: the ledger (not in a pool), or a pool.
+/// Where a listed or found lesson is: the ledger (not in a pool), or a
+/// pool. `list` and `search` say it the same way: `ledger`, `pool/org`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
     Ledger,
     Pool(Source),
+}
+
+impl Place {
+    /// Where a searched lesson is ([`crate::search::Place`]), said the way
+    /// `list` says it.
+    pub fn of_searched(p: crate::search::Place) -> Place {
+        p.pool().map_or(Place::Ledger, Place::Pool)
+    }
+
+    /// The pool, for a pool entry.
+    pub fn pool(self) -> Option<Source> {
+        match self {
+            Place::Ledger => None,
+            Place::Pool(p) => Some(p),
+        }
+    }
 }
 
 impl std::fmt::Display for Place {

@@ -3256,14 +3256,14 @@ fn ben_finds_a_teammates_lesson_and_his_own_queue_by_search() {
     insta::assert_snapshot!(b.session(&["search", "crashes", "start"], &n), @"
     $ git lore search crashes start
     [a1]  pool/org     active      widget11 1.11.0 crashes on start  [widget11]
-    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    [b1]  ledger       pending     widget21 1.21.0 crashes on start  [widget21]
     ");
     insta::assert_snapshot!(b.session(&["search", "widget11", "--json"], &n), @r#"
     $ git lore search widget11 --json
     [
       {
         "id": "[a1]",
-        "where": "org",
+        "where": "pool/org",
         "status": "active",
         "score": 0.5776,
         "package_match": true,
@@ -3276,11 +3276,11 @@ fn ben_finds_a_teammates_lesson_and_his_own_queue_by_search() {
     "#);
     insta::assert_snapshot!(b.session(&["search", "crashes", "--status", "pending"], &n), @"
     $ git lore search crashes --status pending
-    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    [b1]  ledger       pending     widget21 1.21.0 crashes on start  [widget21]
     ");
     insta::assert_snapshot!(b.session(&["search", "widget21", "--pool", "org"], &n), @r#"
     $ git lore search widget21 --pool org
-    [stderr] no lesson matches "widget21" in pool/org: every word must match, so try fewer words, drop --pool or --status, or see every pool lesson with `git lore recall --all`
+    [stderr] no lesson matches "widget21" in pool/org: every word must match, so try fewer words, drop --pool or --status, or list every lesson with `git lore list --pool org`
     [exit 1]
     "#);
 }

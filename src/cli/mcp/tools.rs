@@ -726,7 +726,7 @@ mod tests {
         let id: Id = "01KZ8NV6800V96PY3NATFKSCMG".parse().unwrap();
         let hits = [Hit {
             id,
-            place: git_lore::search::Place::Org,
+            place: git_lore::ops::query::Place::Pool(git_lore::model::Source::Org),
             status: git_lore::search::Status::Active,
             score: 1.5,
             package_match: true,
@@ -737,7 +737,7 @@ mod tests {
         assert_eq!(
             text,
             "1 of 3 lessons matching \"vite module\", best first (`show` prints one in full):\n\n\
-             - \\# Vitest 4 needs \\<b>vite\\</b> 6 (01KZ8NV6800V96PY3NATFKSCMG; org active; stack `vite'x, vitest`)\n"
+             - \\# Vitest 4 needs \\<b>vite\\</b> 6 (01KZ8NV6800V96PY3NATFKSCMG; pool/org active; stack `vite'x, vitest`)\n"
         );
         assert_eq!(
             hits_markdown("nothing", &[], 0),
