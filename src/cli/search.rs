@@ -77,7 +77,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     };
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
-    let found = search::search(&lore, &request)?;
+    // Loaded once: the hits and, on a terminal, their shortest prefixes.
+    let index = git_lore::ops::query::index(&lore)?;
+    let found = search::search_in(&index, &request).map_err(git_lore::ops::LoreError::from)?;
     let unverified = |h: &Hit| trusted.flagged.contains(&h.id);
     if args.json {
         let rows: Vec<Row> = found
@@ -91,11 +93,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::out_json(&rows);
     } else {
         // On a terminal each id's shortest unique prefix is bold.
-        let known = if ui::emphasis() {
-            Some(git_lore::ops::query::known_ids(&lore)?)
-        } else {
-            None
-        };
+        let known = ui::emphasis().then(|| index.ids());
         let mut s = String::new();
         for h in &found.hits {
             let id = match &known {

@@ -156,7 +156,7 @@ fn show_entry(
     json: bool,
     flagged: bool,
 ) -> ui::Result {
-    let Some((pool, l)) = query::entry(lore, id)? else {
+    let Some((pool, l)) = query::entry(lore, index, id)? else {
         return Err(git_lore::ops::LoreError::NotFound { id }.into());
     };
     let origin = audit::origin(lore, pool, id)?;

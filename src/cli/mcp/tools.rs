@@ -600,8 +600,8 @@ pub fn show(ctx: &Ctx, input: ShowInput) -> Result<String, ToolError> {
     }
     let mut text = match query::read_proposal(&lore, id)? {
         Some(p) => proposal_text(&p),
-        None => match query::pool_lesson(&lore, id)? {
-            Some(l) => entry_text(&l),
+        None => match query::entry(&lore, &index, id)? {
+            Some((_, l)) => entry_text(&l),
             None => return Err(LoreError::NotFound { id }.into()),
         },
     };
