@@ -13,15 +13,16 @@ use git_lore::ops::query::{self, Listed};
 /// teammate's synced ones included), `--all` every lesson this repository
 /// knows: each pool entry once, and each ledger lesson not in a pool. Both
 /// print `<id>  <where>  <status>  <claim>` (where: `ledger` or
-/// `pool/<tier>`), in any status unless `--status` says which (a pool
-/// lesson's: active, superseded, refuted, retracted; a ledger lesson's:
-/// pending, confirmed, passed, approved, rejected).
+/// `pool/<tier>`, as `search` says it) in id order, which is oldest first
+/// only to within about 17 minutes; in any status unless `--status` says
+/// which (a pool lesson's: active, superseded, refuted, retracted; a
+/// ledger lesson's: pending, confirmed, passed, approved, rejected).
 ///
 /// Example: `git lore list --status approved`, `git lore list --all`, `git
 /// lore list --pool org --status active`, or in a script `id=$(git lore
 /// list --ids | head -n 1)`.
 #[derive(ClapArgs, Debug)]
-#[command(about = "List lessons in one status (default: pending), or of every pool, oldest first")]
+#[command(about = "List lessons in one status (default: pending, oldest first), or of every pool")]
 pub struct Args {
     /// pending, confirmed, passed, approved or rejected; with --pool or
     /// --all also active, superseded, refuted or retracted.
