@@ -112,57 +112,109 @@ pub fn items_from_commits(
             .is_some()
     };
     let mut wants_paths = |time_ms: i64, message: &str| !seen(time_ms, message);
+    // Each commit's diff and facts are independent of the others': both
+    // run on every core (the result does not depend on how many).
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
     let mined = crate::store::mine::mine(
         dir,
         since,
         &mut wants_paths,
         &pipeline::commits::is_mined_manifest,
+        threads,
     )?;
     let key = crate::model::project_key(mined.origin_url.as_deref(), &mined.root);
     let repo = mined
         .origin_url
         .as_deref()
         .and_then(pipeline::commits::repo_slug);
-    let mut items = Vec::new();
-    let mut manifests = pipeline::commits::ManifestCache::default();
-    for c in mined.commits {
-        let source = format!("commit {}", c.sha);
-        let mc = pipeline::MinedCommit {
-            sha: c.sha,
-            time_ms: c.time_ms,
-            message: c.message,
-            changed_paths: c.changed_paths,
-            manifests: c
-                .blobs
-                .into_iter()
-                .map(|b| pipeline::commits::ManifestFile {
-                    path: b.path,
-                    old: b.old,
-                    new: b.new,
-                    old_id: b.old_id,
-                    new_id: b.new_id,
-                })
-                .collect(),
-            repo: repo.clone(),
-            released_before: c.released_before,
-            project_key: key.clone(),
-        };
-        // A commit history has seen is told as seen, without its diff.
-        let made = if seen(mc.time_ms, &mc.message) {
-            pipeline::commits::seen_artifact(&mc).map(|a| a.into_iter().collect())
-        } else {
-            pipeline::commits::artifacts_from_commit_cached(&mc, &mut manifests)
-        };
-        match made {
-            Ok(list) => items.extend(list.into_iter().map(|a| Item {
+    let facts_of = |part: Vec<crate::store::mine::RawCommit>| -> Vec<Item> {
+        // A manifest a commit writes is the one its child reads: parsed
+        // once within a part (oldest first).
+        let mut manifests = pipeline::commits::ManifestCache::default();
+        let mut items = Vec::new();
+        for c in part {
+            items.extend(commit_items(c, &key, &repo, &seen, &mut manifests));
+        }
+        items
+    };
+    let mut commits = mined.commits;
+    if threads == 1 || commits.len() < 2 * PARALLEL_FACTS_FROM {
+        return Ok(facts_of(commits));
+    }
+    // Consecutive parts, one per thread, so each keeps its cache's reuse.
+    let size = commits.len().div_ceil(threads);
+    let mut parts = Vec::with_capacity(threads);
+    while commits.len() > size {
+        let rest = commits.split_off(size);
+        parts.push(std::mem::replace(&mut commits, rest));
+    }
+    parts.push(commits);
+    let done: Vec<Vec<Item>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(|| facts_of(part)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a mining thread panicked"))
+            .collect()
+    });
+    Ok(done.into_iter().flatten().collect())
+}
+
+/// Below twice this many commits, their facts are read on one thread.
+const PARALLEL_FACTS_FROM: usize = 256;
+
+/// The items of one mined commit: its artifact, or that history has seen
+/// it, or why it could not be read.
+fn commit_items(
+    c: crate::store::mine::RawCommit,
+    key: &str,
+    repo: &Option<String>,
+    seen: &dyn Fn(i64, &str) -> bool,
+    manifests: &mut pipeline::commits::ManifestCache,
+) -> Vec<Item> {
+    let source = format!("commit {}", c.sha);
+    let mc = pipeline::MinedCommit {
+        sha: c.sha,
+        time_ms: c.time_ms,
+        message: c.message,
+        changed_paths: c.changed_paths,
+        manifests: c
+            .blobs
+            .into_iter()
+            .map(|b| pipeline::commits::ManifestFile {
+                path: b.path,
+                old: b.old,
+                new: b.new,
+                old_id: b.old_id,
+                new_id: b.new_id,
+            })
+            .collect(),
+        repo: repo.clone(),
+        released_before: c.released_before,
+        project_key: key.to_owned(),
+    };
+    // A commit history has seen is told as seen, without its diff.
+    let made = if seen(mc.time_ms, &mc.message) {
+        pipeline::commits::seen_artifact(&mc).map(|a| a.into_iter().collect())
+    } else {
+        pipeline::commits::artifacts_from_commit_cached(&mc, manifests)
+    };
+    match made {
+        Ok(list) => list
+            .into_iter()
+            .map(|a| Item {
                 source: source.clone(),
                 artifact: Ok(a),
-            })),
-            Err(e) => items.push(Item {
-                source,
-                artifact: Err(e.into()),
-            }),
-        }
+            })
+            .collect(),
+        Err(e) => vec![Item {
+            source,
+            artifact: Err(e.into()),
+        }],
     }
-    Ok(items)
 }

@@ -306,15 +306,37 @@ fn only_own_version_moved(kind: manifest::Kind, old: &[u8], new: &[u8]) -> bool 
             _ => false,
         }
     };
-    let differs = |a: &str, b: &str| -> bool {
-        let other: std::collections::HashSet<&str> = b.lines().collect();
-        let mut section = "";
-        for line in a.lines() {
+    // Only the lines between the first and the last that differ are
+    // compared as sets (a line moved from outside them counts as changed:
+    // parsed, never wrongly skipped); the section a line is in is read
+    // from the lines before it.
+    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let head = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let tail = a[head..]
+        .iter()
+        .rev()
+        .zip(b[head..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let section_at = |lines: &[&str]| -> String {
+        lines[..head]
+            .iter()
+            .rev()
+            .map(|l| l.trim())
+            .find(|t| t.starts_with('['))
+            .unwrap_or("")
+            .to_owned()
+    };
+    let differs = |a: &[&str], b: &[&str]| -> bool {
+        let other: std::collections::HashSet<&str> =
+            b[head..b.len() - tail].iter().copied().collect();
+        let mut section = section_at(a);
+        for line in &a[head..a.len() - tail] {
             let t = line.trim();
             if t.starts_with('[') {
-                section = t;
+                section = t.to_owned();
             }
-            if !other.contains(line) && !own(line, section) {
+            if !other.contains(line) && !own(line, &section) {
                 return true;
             }
         }
@@ -323,8 +345,8 @@ fn only_own_version_moved(kind: manifest::Kind, old: &[u8], new: &[u8]) -> bool 
     matches!(
         kind,
         manifest::Kind::CargoToml | manifest::Kind::PackageJson
-    ) && !differs(old, new)
-        && !differs(new, old)
+    ) && !differs(&a, &b)
+        && !differs(&b, &a)
 }
 
 /// Why a commit yields no artifacts.

@@ -9,6 +9,8 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use gix::bstr::ByteSlice;
+use gix::objs::tree::EntryRef;
+use gix::objs::TreeRefIter;
 use gix::ObjectId;
 
 use super::layout::Branch;
@@ -632,6 +634,19 @@ pub(crate) fn diff_trees(
             .transpose()
     };
     let (ta, tb) = (read(old)?, read(new)?);
+    // Trees as git writes them are sorted: both are walked in that order,
+    // decoded as they go. A tree out of order (hostile, or from a broken
+    // tool) is diffed again the slow way, each side sorted by name.
+    let empty: &[u8] = &[];
+    let written = out.len();
+    let (a, b) = (
+        ta.as_ref().map_or(empty, |t| t.data.as_slice()),
+        tb.as_ref().map_or(empty, |t| t.data.as_slice()),
+    );
+    if diff_in_order(repo, a, b, &prefix, out)? {
+        return Ok(());
+    }
+    out.truncate(written);
     let (a, b) = (sorted_entries(ta.as_ref())?, sorted_entries(tb.as_ref())?);
     let (mut i, mut j) = (0, 0);
     while i < a.len() || j < b.len() {
@@ -685,4 +700,214 @@ pub(crate) fn diff_trees(
         }
     }
     Ok(())
+}
+
+/// How two entries of one tree compare in git's order: by name, a tree's
+/// name as if it ended in `/`.
+fn git_order(a: &EntryRef<'_>, b: &EntryRef<'_>) -> std::cmp::Ordering {
+    let (x, y): (&[u8], &[u8]) = (a.filename, b.filename);
+    let common = x.len().min(y.len());
+    x[..common].cmp(&y[..common]).then_with(|| {
+        let end = |name: &[u8], e: &EntryRef<'_>| match name.get(common) {
+            Some(c) => *c,
+            None if e.mode.is_tree() => b'/',
+            None => 0,
+        };
+        end(x, a).cmp(&end(y, b))
+    })
+}
+
+/// [`diff_trees`] for two trees' bytes walked side by side in git's order,
+/// without collecting their entries. `Ok(false)` when an entry is not
+/// after the one before it (nothing it wrote then counts).
+fn diff_in_order(
+    repo: &gix::Repository,
+    a: &[u8],
+    b: &[u8],
+    prefix: &str,
+    out: &mut Vec<ChangedPath>,
+) -> Result<bool, StoreError> {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    let kind = repo.object_hash();
+    let (mut ia, mut ib) = (
+        TreeRefIter::from_bytes(a, kind),
+        TreeRefIter::from_bytes(b, kind),
+    );
+    let (mut ea, mut eb) = (pull(&mut ia, prefix)?, pull(&mut ib, prefix)?);
+    loop {
+        let order = match (&ea, &eb) {
+            (None, None) => return Ok(true),
+            (Some(_), None) => Less,
+            (None, Some(_)) => Greater,
+            (Some(x), Some(y)) => git_order(x, y),
+        };
+        let (x, y) = match order {
+            Less => (ea.take(), None),
+            Greater => (None, eb.take()),
+            Equal => (ea.take(), eb.take()),
+        };
+        // Each side's next entry must come after the one just taken.
+        if let Some(x) = &x {
+            ea = pull(&mut ia, prefix)?;
+            if ea.as_ref().is_some_and(|n| git_order(x, n) != Less) {
+                return Ok(false);
+            }
+        }
+        if let Some(y) = &y {
+            eb = pull(&mut ib, prefix)?;
+            if eb.as_ref().is_some_and(|n| git_order(y, n) != Less) {
+                return Ok(false);
+            }
+        }
+        if let (Some(x), Some(y)) = (&x, &y) {
+            if x.oid == y.oid && x.mode == y.mode {
+                continue; // the same object: nothing below differs
+            }
+        }
+        let name = x.as_ref().or(y.as_ref()).expect("one side has it").filename;
+        let name = String::from_utf8_lossy(name);
+        let path = if prefix.is_empty() {
+            name.into_owned()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let split = |e: &Option<EntryRef<'_>>| match e {
+            Some(e) if e.mode.is_tree() => (Some(e.oid.to_owned()), None, 0),
+            Some(e) => (None, Some(e.oid.to_owned()), u32::from(e.mode.value())),
+            None => (None, None, 0),
+        };
+        let ((a_tree, a_blob, a_mode), (b_tree, b_blob, b_mode)) = (split(&x), split(&y));
+        if a_tree.is_some() || b_tree.is_some() {
+            diff_trees(repo, a_tree, b_tree, path.clone(), out)?;
+        }
+        if a_blob != b_blob || a_mode != b_mode {
+            out.push(ChangedPath {
+                path,
+                old: a_blob,
+                new: b_blob,
+                mode: b_mode,
+            });
+        }
+    }
+}
+
+/// The next entry of a tree being walked.
+fn pull<'a>(it: &mut TreeRefIter<'a>, prefix: &str) -> Result<Option<EntryRef<'a>>, StoreError> {
+    it.next()
+        .transpose()
+        .ctx(|| format!("decoding a tree under {prefix:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+
+    /// Writes `bytes` as an object of `kind` with `git hash-object
+    /// --literally` (which takes trees out of order).
+    fn put(dir: &std::path::Path, kind: &str, bytes: &[u8]) -> ObjectId {
+        let mut child = Command::new("git")
+            .args(["hash-object", "-w", "--literally", "--stdin", "-t", kind])
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", dir.join("no-config"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        ObjectId::from_hex(String::from_utf8(out.stdout).unwrap().trim().as_bytes()).unwrap()
+    }
+
+    /// A tree's bytes from (mode, name, id) entries, in the order given.
+    fn tree(entries: &[(&str, &str, ObjectId)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (mode, name, id) in entries {
+            out.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+            out.extend_from_slice(id.as_bytes());
+        }
+        out
+    }
+
+    fn changes(repo: &gix::Repository, a: ObjectId, b: ObjectId) -> Vec<String> {
+        let mut out = Vec::new();
+        diff_trees(repo, Some(a), Some(b), String::new(), &mut out).unwrap();
+        let mut v: Vec<String> = out
+            .iter()
+            .map(|c| {
+                let id = |o: Option<ObjectId>| o.map_or("None".into(), |o| format!("Some({o})"));
+                format!("{} {} {} {:o}", c.path, id(c.old), id(c.new), c.mode)
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn trees_are_diffed_in_git_order_and_one_out_of_order_is_still_diffed_right() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let st = Command::new("git")
+            .args(["init", "-q", "--bare"])
+            .current_dir(dir)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let repo = gix::open(dir).unwrap();
+        let (x, y) = (put(dir, "blob", b"x\n"), put(dir, "blob", b"y\n"));
+        let (dx, dy) = (
+            put(dir, "tree", &tree(&[("100644", "x", x)])),
+            put(dir, "tree", &tree(&[("100644", "x", y)])),
+        );
+        // `a` turns from a file into a directory; `a.txt` sorts between
+        // the file `a` and the directory `a/` in git's order; `d/x`
+        // changes; `e` only changes mode.
+        let old = put(
+            dir,
+            "tree",
+            &tree(&[
+                ("100644", "a", x),
+                ("100644", "a.txt", y),
+                ("40000", "d", dx),
+                ("100644", "e", x),
+            ]),
+        );
+        let new = put(
+            dir,
+            "tree",
+            &tree(&[
+                ("100644", "a.txt", y),
+                ("40000", "a", dy),
+                ("40000", "d", dy),
+                ("100755", "e", x),
+            ]),
+        );
+        let want = vec![
+            format!("a Some({x}) None 0"),
+            format!("a/x None Some({y}) 100644"),
+            format!("d/x Some({x}) Some({y}) 100644"),
+            format!("e Some({x}) Some({x}) 100755"),
+        ];
+        assert_eq!(changes(&repo, old, new), want);
+        // The same tree written out of order (a hostile or broken tool):
+        // the change to `a.txt` is still seen as a change of one file, not
+        // hidden and not split into a deletion and an addition.
+        let sorted = put(
+            dir,
+            "tree",
+            &tree(&[("100644", "a.txt", x), ("100644", "z", x)]),
+        );
+        let unsorted = put(
+            dir,
+            "tree",
+            &tree(&[("100644", "z", x), ("100644", "a.txt", y)]),
+        );
+        assert_eq!(
+            changes(&repo, sorted, unsorted),
+            vec![format!("a.txt Some({x}) Some({y}) 100644")]
+        );
+    }
 }

@@ -58,6 +58,11 @@ pub struct Mined {
     pub commits: Vec<RawCommit>,
 }
 
+/// How many commits a worker of [`mine`] takes at a time: small enough
+/// that the cores share a history evenly, large enough that a parent's
+/// manifest bytes are almost always its child's (reused within a run).
+const COMMITS_PER_RUN: usize = 256;
+
 /// Walks the default branch of the repository at `dir` (its
 /// `refs/remotes/origin/HEAD` target if set, else `HEAD`), first parent
 /// only, oldest first, stopping before `since` when given.
@@ -67,11 +72,18 @@ pub struct Mined {
 /// diffing it would be wasted work. `wants_blob(path)` says which changed
 /// paths' bytes to read (at most [`MAX_BLOB_BYTES`] each; a larger one is
 /// left out).
+///
+/// The commits are read first, one after another (each names its parent);
+/// their tree diffs and blobs, independent of each other, are then read by
+/// `threads` workers, each with its own repository handle, taking runs of
+/// [`COMMITS_PER_RUN`] consecutive commits in turn. The result does not
+/// depend on `threads`.
 pub fn mine(
     dir: &Path,
     since: Option<&str>,
     wants_paths: &mut dyn FnMut(i64, &str) -> bool,
-    wants_blob: &dyn Fn(&str) -> bool,
+    wants_blob: &(dyn Fn(&str) -> bool + Sync),
+    threads: usize,
 ) -> Result<Mined, StoreError> {
     let mut repo = gix::discover(dir)
         .ctx(|| format!("opening the project repository at {}", dir.display()))?;
@@ -99,30 +111,105 @@ pub fn mine(
         ),
     };
     let releases = release_tags(&repo)?;
-    let mut commits = Vec::new();
-    // Each commit is read once: what the walk needs of it (its tree, first
-    // parent, author time and message) is carried to the next step, where
-    // it is the parent's side of the child's diff.
+    // The first parents, newest first, each read once; a step's parent
+    // tree is the next step's tree (or the tree of the commit the walk
+    // stopped at).
+    let mut steps: Vec<Step> = Vec::new();
     let mut next = match tip {
         Some(id) => Some(read_commit(&repo, id)?),
         None => None,
     };
-    // Walking newest first, a commit's old manifests are its parent's new
-    // ones: their bytes are kept for one step and not read twice.
-    let mut kept: Vec<(ObjectId, Vec<u8>)> = Vec::new();
-    while let Some(this) = next.take() {
+    while let Some(mut this) = next.take() {
         if Some(this.id) == stop {
             break;
         }
-        let parent = match this.parent {
+        this.wanted = wants_paths(this.time_ms, &this.message);
+        next = match this.parent {
             Some(p) => Some(read_commit(&repo, p)?),
             None => None,
         };
+        this.parent_tree = next.as_ref().map(|p| p.tree);
+        steps.push(this);
+    }
+    let runs: Vec<&[Step]> = steps.chunks(COMMITS_PER_RUN).collect();
+    let mut done: Vec<Option<Vec<RawCommit>>> = Vec::new();
+    done.resize_with(runs.len(), || None);
+    let threads = threads.clamp(1, runs.len().max(1));
+    if threads == 1 {
+        for (slot, run) in done.iter_mut().zip(&runs) {
+            *slot = Some(diff_run(&repo, run, wants_blob)?);
+        }
+    } else {
+        let shared = repo.clone().into_sync();
+        let taken = std::sync::atomic::AtomicUsize::new(0);
+        let results: Vec<Result<Vec<NumberedRun>, StoreError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let (shared, taken, runs) = (&shared, &taken, &runs);
+                    scope.spawn(move || {
+                        let mut repo = shared.to_thread_local();
+                        super::tune_caches(&mut repo);
+                        repo.object_cache_size_if_unset(MINE_OBJECT_CACHE_BYTES / threads);
+                        let mut mine = Vec::new();
+                        loop {
+                            let at = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(run) = runs.get(at) else { break };
+                            mine.push((at, diff_run(&repo, run, wants_blob)?));
+                        }
+                        Ok(mine)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a mining thread panicked"))
+                .collect()
+        });
+        for r in results {
+            for (at, run) in r? {
+                done[at] = Some(run);
+            }
+        }
+    }
+    let mut commits: Vec<RawCommit> = done.into_iter().flatten().flatten().collect();
+    commits.reverse();
+    // Oldest first: each commit gets the newest release tagged before it.
+    let mut last: Option<String> = None;
+    for c in &mut commits {
+        c.released_before = last.clone();
+        if let Some(v) = ObjectId::from_hex(c.sha.as_bytes())
+            .ok()
+            .and_then(|id| releases.get(&id))
+        {
+            last = Some(v.clone());
+        }
+    }
+    Ok(Mined {
+        origin_url,
+        root,
+        commits,
+    })
+}
+
+/// A run's place in the walk and its commits.
+type NumberedRun = (usize, Vec<RawCommit>);
+
+/// The changed paths and wanted blobs of a run of consecutive commits,
+/// newest first. Walking newest first, a commit's old manifests are its
+/// parent's new ones: their bytes are kept for one step and not read twice.
+fn diff_run(
+    repo: &gix::Repository,
+    run: &[Step],
+    wants_blob: &(dyn Fn(&str) -> bool + Sync),
+) -> Result<Vec<RawCommit>, StoreError> {
+    let mut out = Vec::with_capacity(run.len());
+    let mut kept: Vec<(ObjectId, Vec<u8>)> = Vec::new();
+    for this in run {
         let mut changed = Vec::new();
-        if wants_paths(this.time_ms, &this.message) {
+        if this.wanted {
             diff_trees(
-                &repo,
-                parent.as_ref().map(|p| p.tree),
+                repo,
+                this.parent_tree,
                 Some(this.tree),
                 String::new(),
                 &mut changed,
@@ -158,33 +245,16 @@ pub fn mine(
             });
         }
         kept = keep;
-        commits.push(RawCommit {
+        out.push(RawCommit {
             sha: this.id.to_string(),
             time_ms: this.time_ms,
-            message: this.message,
+            message: this.message.clone(),
             changed_paths: changed.into_iter().map(|c| c.path).collect(),
             blobs,
             released_before: None,
         });
-        next = parent;
     }
-    commits.reverse();
-    // Oldest first: each commit gets the newest release tagged before it.
-    let mut last: Option<String> = None;
-    for c in &mut commits {
-        c.released_before = last.clone();
-        if let Some(v) = ObjectId::from_hex(c.sha.as_bytes())
-            .ok()
-            .and_then(|id| releases.get(&id))
-        {
-            last = Some(v.clone());
-        }
-    }
-    Ok(Mined {
-        origin_url,
-        root,
-        commits,
-    })
+    Ok(out)
 }
 
 /// What the walk keeps of one commit.
@@ -194,6 +264,10 @@ struct Step {
     parent: Option<ObjectId>,
     time_ms: i64,
     message: String,
+    /// The first parent's tree, when the walk reads the parent.
+    parent_tree: Option<ObjectId>,
+    /// Whether the caller wants its changed paths.
+    wanted: bool,
 }
 
 fn read_commit(repo: &gix::Repository, id: ObjectId) -> Result<Step, StoreError> {
@@ -210,6 +284,8 @@ fn read_commit(repo: &gix::Repository, id: ObjectId) -> Result<Step, StoreError>
         // author; the content-addressed artifact id depends on it.
         time_ms: decoded.author().map(|a| a.seconds()).unwrap_or(0) * 1000,
         message: decoded.message.to_str_lossy().into_owned(),
+        parent_tree: None,
+        wanted: false,
     })
 }
 
@@ -279,5 +355,113 @@ fn default_branch_tip(repo: &gix::Repository) -> Result<Option<ObjectId>, StoreE
     match repo.head_id() {
         Ok(id) => Ok(Some(id.detach())),
         Err(_) => Ok(None), // an unborn branch has no commits to mine
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fmt::Write as _;
+    use std::process::{Command, Stdio};
+
+    /// A project whose `commits` commits each change `package.json`, and
+    /// every third a file in a nested directory, written by `git
+    /// fast-import`.
+    fn project(dir: &Path, commits: usize) {
+        let git = |args: &[&str]| {
+            let mut c = Command::new("git");
+            c.args(args)
+                .current_dir(dir)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", dir.join("no-config"))
+                .env("HOME", dir);
+            c
+        };
+        assert!(git(&["init", "-q", "-b", "main"])
+            .status()
+            .unwrap()
+            .success());
+        let mut stream = String::new();
+        let data = |s: &mut String, text: &str| {
+            writeln!(s, "data {}\n{text}", text.len()).unwrap();
+        };
+        for n in 1..=commits {
+            let time = 1_700_000_000 + n * 60;
+            writeln!(stream, "commit refs/heads/main\nmark :{n}").unwrap();
+            writeln!(stream, "author A <a@example.org> {time} +0000").unwrap();
+            writeln!(stream, "committer A <a@example.org> {time} +0000").unwrap();
+            data(&mut stream, &format!("change {n}\n\nbecause of #{n}\n"));
+            if n > 1 {
+                writeln!(stream, "from :{}", n - 1).unwrap();
+            }
+            writeln!(stream, "M 100644 inline package.json").unwrap();
+            let manifest = format!(
+                "{{\"name\":\"p\",\"dependencies\":{{\"esbuild\":\"^0.{}.0\"}}}}\n",
+                n % 5
+            );
+            data(&mut stream, &manifest);
+            if n % 3 == 0 {
+                writeln!(stream, "M 100644 inline src/deep/{}.txt", n % 7).unwrap();
+                data(&mut stream, &format!("{n}\n"));
+            }
+            stream.push('\n');
+        }
+        let mut child = git(&["fast-import", "--quiet"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write as _;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(stream.as_bytes()).unwrap();
+        }
+        assert!(child.wait().unwrap().success());
+    }
+
+    #[test]
+    fn mining_on_several_threads_reads_what_one_thread_reads() {
+        let tmp = tempfile::tempdir().unwrap();
+        // More commits than one run, not a multiple of it.
+        project(tmp.path(), 2 * COMMITS_PER_RUN + 77);
+        let run = |threads: usize| {
+            let mut wants = |time_ms: i64, _: &str| (time_ms / 60_000) % 7 != 0;
+            let mined = mine(
+                tmp.path(),
+                None,
+                &mut wants,
+                &|p: &str| p.ends_with("package.json"),
+                threads,
+            )
+            .unwrap();
+            format!("{:?}", mined.commits)
+        };
+        let one = run(1);
+        assert_eq!(one, run(3));
+        assert_eq!(one, run(2));
+        // And what was read is the history: every commit, oldest first,
+        // each with its manifest's bytes on both sides (but the first).
+        let mut wants = |_: i64, _: &str| true;
+        let mined = mine(
+            tmp.path(),
+            None,
+            &mut wants,
+            &|p: &str| p == "package.json",
+            2,
+        )
+        .unwrap();
+        assert_eq!(mined.commits.len(), 2 * COMMITS_PER_RUN + 77);
+        assert!(mined.commits[0].message.starts_with("change 1\n"));
+        assert!(mined.commits[0].blobs[0].old.is_none());
+        let c = &mined.commits[299];
+        assert!(c.message.starts_with("change 300\n"), "{}", c.message);
+        assert_eq!(c.changed_paths, ["package.json", "src/deep/6.txt"]);
+        assert_eq!(
+            c.blobs[0].old.as_deref(),
+            Some(&b"{\"name\":\"p\",\"dependencies\":{\"esbuild\":\"^0.4.0\"}}\n"[..])
+        );
+        assert_eq!(
+            c.blobs[0].new.as_deref(),
+            Some(&b"{\"name\":\"p\",\"dependencies\":{\"esbuild\":\"^0.0.0\"}}\n"[..])
+        );
     }
 }
