@@ -65,12 +65,16 @@ fn line(o: &Outcome, source: Option<&str>) -> String {
             artifact,
             reason,
             detail,
-        } => match detail {
-            Some(d) if d.len() <= 120 => {
-                format!("declined {artifact} {reason} ({})", ui::text(d))
+        } => {
+            let code = reason.to_string();
+            let why = git_lore::review::reason_words(&code).unwrap_or(&code);
+            match detail {
+                Some(d) if d.len() <= 120 => {
+                    format!("declined {artifact} {why} ({})", ui::text(d))
+                }
+                _ => format!("declined {artifact} {why}"),
             }
-            _ => format!("declined {artifact} {reason}"),
-        },
+        }
         Outcome::Skipped { artifact, why } => match seen_in(*why) {
             Some(place) => format!("skipped {artifact} {} ({place})", skip_words(*why)),
             None => format!("skipped {artifact} {}", skip_words(*why)),

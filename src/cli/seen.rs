@@ -96,10 +96,13 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ("proposed", Some(l), st, _) => {
                 format!(" {l} {}", st.as_deref().unwrap_or("unknown"))
             }
-            ("declined", _, _, Some(reason)) => match &r.detail {
-                Some(d) if d.len() <= 120 => format!(" {reason} ({})", ui::text(d)),
-                _ => format!(" {reason}"),
-            },
+            ("declined", _, _, Some(code)) => {
+                let why = git_lore::review::reason_words(code).unwrap_or(code);
+                match &r.detail {
+                    Some(d) if d.len() <= 120 => format!(" {why} ({})", ui::text(d)),
+                    _ => format!(" {}", ui::text(why)),
+                }
+            }
             ("lesson", Some(artifact), Some(st), _) => {
                 format!(" (this id is a {st} lesson; its artifact is {artifact})")
             }

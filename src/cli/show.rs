@@ -45,7 +45,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ),
             ArtifactOutcome::Declined { reason } => format!(
                 "{id} is an artifact, not a lesson; it was declined ({}): `git lore seen {id}`",
-                reason.map(|r| r.to_string()).unwrap_or_else(|| "unknown".into())
+                reason
+                    .map(|r| {
+                        let code = r.to_string();
+                        git_lore::review::reason_words(&code).unwrap_or(&code).to_owned()
+                    })
+                    .unwrap_or_else(|| "for a reason not recorded".into())
             ),
         }));
     }

@@ -53,12 +53,17 @@ pub use rubric::{Criterion, GatePolicy, Rubric, RubricSet};
 
 use crate::model::{Id, ProposalStatus};
 
-/// A verdict's reason (`Lore-Reason`, `gate_passed`) as a person reads it
-/// in a commit title or on a terminal: `the jury passed it`. A reason this
-/// version does not know (one a newer git-lore wrote) is `None`; show the
-/// code then.
+/// A verdict's or a decline's reason (`Lore-Reason`: `gate_passed`,
+/// `no_resolution`) as a person reads it in a commit title or on a
+/// terminal: `the jury passed it`, `no fix in it`. A reason this version
+/// does not know (one a newer git-lore wrote) is `None`; show the code
+/// then.
 pub fn reason_words(reason: &str) -> Option<&'static str> {
     Some(match reason {
+        "transform_invalid" => "the model's answer was unusable",
+        "no_resolution" => "no fix in it",
+        "no_versions" => "no package version to scope it by",
+        "schema_invalid" => "not a valid lesson",
         "gate_passed" => "the jury passed it",
         "jury_not_majority" => "most judges did not pass it",
         "jury_not_unanimous" => "not every judge passed it",
@@ -224,16 +229,15 @@ pub(crate) mod testdata {
 
 #[cfg(test)]
 mod reason_tests {
-    /// Every judge reason the trailer vocabulary lists has words for people.
+    /// Every decline and judge reason the trailer vocabulary lists has
+    /// words for people.
     #[test]
-    fn every_documented_judge_reason_has_words() {
+    fn every_documented_reason_has_words() {
         let doc = include_str!("../../docs/trailers.md");
-        let start = doc
-            .find("- judge: `")
-            .expect("the judge reasons are listed");
+        let start = doc.find("- decline: `").expect("the reasons are listed");
         let end = start + doc[start..].find("- pass:").expect("pass follows judge");
         let codes: Vec<&str> = doc[start..end].split('`').skip(1).step_by(2).collect();
-        assert!(codes.len() >= 8, "{codes:?}");
+        assert!(codes.len() >= 12, "{codes:?}");
         for code in codes {
             assert!(super::reason_words(code).is_some(), "{code} has no words");
         }

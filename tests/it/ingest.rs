@@ -114,9 +114,17 @@ fn each_verdict_is_recorded_as_a_signed_decline() {
         env.init();
         let r = ingest_with(&env, script, REAL_VITEST);
         assert_eq!(r.code, 0, "{script}: {}", r.stderr);
+        // People read the reason in words; the record and the trailer
+        // keep its code.
+        let words = match reason {
+            "no_resolution" => "no fix in it",
+            "no_versions" => "no package version to scope it by",
+            "transform_invalid" => "the model's answer was unusable",
+            _ => "not a valid lesson",
+        };
         assert_eq!(
             outcomes(&r.stdout),
-            format!("declined {} {reason}{detail}\n", vitest_id()),
+            format!("declined {} {words}{detail}\n", vitest_id()),
             "{script}"
         );
         let record: serde_json::Value = serde_json::from_str(
@@ -139,7 +147,7 @@ fn each_verdict_is_recorded_as_a_signed_decline() {
         );
         assert_eq!(
             env.lore(&["seen", vitest_id()]).ok(),
-            format!("{} declined {reason}{detail}\n", vitest_id())
+            format!("{} declined {words}{detail}\n", vitest_id())
         );
         env.assert_verifies();
     }
@@ -163,7 +171,7 @@ fn a_range_the_schema_refuses_is_schema_invalid() {
         );
         assert!(
             r.stdout
-                .starts_with(&format!("declined {} schema_invalid", vitest_id())),
+                .starts_with(&format!("declined {} not a valid lesson", vitest_id())),
             "{bad}: {}",
             r.stdout
         );
@@ -206,7 +214,7 @@ fn blank_claims_and_hostile_text_from_a_model_are_schema_invalid() {
         );
         assert!(
             r.stdout
-                .starts_with(&format!("declined {} schema_invalid", vitest_id())),
+                .starts_with(&format!("declined {} not a valid lesson", vitest_id())),
             "{}",
             r.stdout
         );
@@ -317,7 +325,7 @@ fn the_real_vitest_artifact_is_declined_no_resolution_by_stub_and_offline() {
     );
     assert_eq!(
         outcomes(&r.stdout),
-        format!("declined {} no_resolution\n", vitest_id())
+        format!("declined {} no fix in it\n", vitest_id())
     );
 
     let env = TestEnv::new();
@@ -326,7 +334,7 @@ fn the_real_vitest_artifact_is_declined_no_resolution_by_stub_and_offline() {
     let r = env.lore(&["ingest", "--backend", "offline", f.to_str().unwrap()]);
     assert_eq!(
         outcomes(&r.stdout),
-        format!("declined {} no_resolution\n", vitest_id())
+        format!("declined {} no fix in it\n", vitest_id())
     );
     let model = env.git(&[
         "log",
@@ -1044,7 +1052,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     );
     assert_eq!(
         outcomes(r.ok()),
-        format!("declined {artifact} no_resolution\n")
+        format!("declined {artifact} no fix in it\n")
     );
     let decline = env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
 
@@ -1074,7 +1082,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
         let o = run.wait_with_output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let out = String::from_utf8_lossy(&o.stdout);
-        if out == format!("declined {artifact} no_resolution\n") {
+        if out == format!("declined {artifact} no fix in it\n") {
             declined += 1;
         } else {
             assert_eq!(out, format!("skipped {artifact} claimed\n"));

@@ -26,11 +26,11 @@ fn init_and_ingest_the_examples() {
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
     $ git lore ingest [REPO]/examples/artifacts
     proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 (from [REPO]/examples/artifacts/next-hydration.json)
-    declined 01M1E6PK5RMERSTXPS7B2B66N8 no_versions (from [REPO]/examples/artifacts/no-versions.json)
+    declined 01M1E6PK5RMERSTXPS7B2B66N8 no package version to scope it by (from [REPO]/examples/artifacts/no-versions.json)
     proposed 01M1J2K3M4N5P6Q7R8S9T0V1W2 lesson 01KZ8NAER6XHTR5AH9H0P55TVY (from [REPO]/examples/artifacts/npm-registry.json)
     proposed 01M1GKTGT0CZM08AJC6X1VR4QP lesson 01KZ8N6P0J6CRJBT5NNRYRWZJ5 (from [REPO]/examples/artifacts/psycopg2-alpine.json)
     skipped 01KZ45MKGQ7QZWMABQ4H12SHSV no version in it (from [REPO]/examples/artifacts/version-free.json)
-    declined 01M1EC9PM05QE97KEGDRSBN1B5 no_resolution (from [REPO]/examples/artifacts/vitest-open.json)
+    declined 01M1EC9PM05QE97KEGDRSBN1B5 no fix in it (from [REPO]/examples/artifacts/vitest-open.json)
     proposed 01KZ45MKAM734ZS7JK24D2DK0R lesson 01KZ8N4X74H3Y5HR3343HJYA6B (from [REPO]/examples/artifacts/vitest-pin.json)
     [stderr] ingest: 4 lessons proposed; 2 artifacts declined, 1 skipped
     ");
@@ -70,7 +70,7 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["seen", "01M1E6PK5RMERSTXPS7B2B66N8", "01M1E3VM1GAD8DSR0D4BG72GC0", "01M1J2K3M4N5P6Q7R8S9T0V1W9"]), @"
     $ git lore seen 01M1E6PK5RMERSTXPS7B2B66N8 01M1E3VM1GAD8DSR0D4BG72GC0 01M1J2K3M4N5P6Q7R8S9T0V1W9
-    01M1E6PK5RMERSTXPS7B2B66N8 declined no_versions
+    01M1E6PK5RMERSTXPS7B2B66N8 declined no package version to scope it by
     01M1E3VM1GAD8DSR0D4BG72GC0 proposed 01KZ8N9CCB3N63XAKWXH0G0ZG4 pending
     01M1J2K3M4N5P6Q7R8S9T0V1W9 unseen
     [stderr] unseen: history holds no outcome for it (an artifact with no version in it is skipped, and a skip is never recorded)
@@ -139,11 +139,11 @@ fn review_judge_and_audit_a_lesson() {
     ");
     insta::assert_snapshot!(session(&env, &["log", &org]), @"
     $ git lore log 01KZ8N9CCB3N63XAKWXH0G0ZG4
-    88236fa9255c 2026-08-05T10:00:00Z ledger      promote 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved, now in pool/org
+    a2048670c7ed 2026-08-05T10:00:00Z ledger      promote 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved, now in pool/org
         promote (stays approved); signature: good (git-lore@localhost)
-    40b6740a9f4e 2026-08-05T10:00:00Z ledger      judge 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved: the jury passed it (rubric lesson-promotion, score 1)
+    1acd5e7812d3 2026-08-05T10:00:00Z ledger      judge 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved: the jury passed it (rubric lesson-promotion, score 1)
         judge confirmed -> approved (the jury passed it); signature: good (git-lore@localhost)
-    d5362c1997ad 2026-08-05T10:00:00Z ledger      confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4: org visibility
+    392c9bfd24b6 2026-08-05T10:00:00Z ledger      confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4: org visibility
         confirm pending -> confirmed; signature: good (git-lore@localhost)
     a9af66194390 2026-08-05T10:00:00Z ledger      propose 01KZ8N9CCB3N63XAKWXH0G0ZG4: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (git-lore@localhost)
@@ -221,7 +221,7 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["show", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore show 01M1E6PK5RMERSTXPS7B2B66N8
-    [stderr] git-lore: 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact, not a lesson; it was declined (no_versions): `git lore seen 01M1E6PK5RMERSTXPS7B2B66N8`
+    [stderr] git-lore: 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact, not a lesson; it was declined (no package version to scope it by): `git lore seen 01M1E6PK5RMERSTXPS7B2B66N8`
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["confirm", "01m1e3vm", "org", "--yes"]), @"
@@ -236,8 +236,8 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore log 01M1E6PK5RMERSTXPS7B2B66N8
-    80043a07be9d 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no_versions
-        decline (no_versions); signature: good (git-lore@localhost)
+    869fa51d4b84 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
+        decline (no package version to scope it by); signature: good (git-lore@localhost)
     [stderr] 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact; showing its history
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N9"]), @"
@@ -259,17 +259,17 @@ fn an_artifact_without_a_session_is_declined_for_want_of_provenance() {
     let f = env.artifacts_file("no-session.jsonl", &[a]);
     insta::assert_snapshot!(session(&env, &["ingest", f.to_str().unwrap()]), @"
     $ git lore ingest [TMP]/no-session.jsonl
-    declined 01KZ45MKAM734ZS7JK24D2DK0R schema_invalid (no session id: a lesson needs provenance) (from no-session.jsonl)
+    declined 01KZ45MKAM734ZS7JK24D2DK0R not a valid lesson (no session id: a lesson needs provenance) (from no-session.jsonl)
     [stderr] ingest: no lessons proposed; 1 artifact declined
     ");
     insta::assert_snapshot!(session(&env, &["seen", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"
     $ git lore seen 01KZ45MKAM734ZS7JK24D2DK0R
-    01KZ45MKAM734ZS7JK24D2DK0R declined schema_invalid (no session id: a lesson needs provenance)
+    01KZ45MKAM734ZS7JK24D2DK0R declined not a valid lesson (no session id: a lesson needs provenance)
     ");
     insta::assert_snapshot!(session(&env, &["log", "--artifact", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"
     $ git lore log --artifact 01KZ45MKAM734ZS7JK24D2DK0R
-    f2f7df76d828 2026-08-05T10:00:00Z ledger      decline 01KZ45MKAM734ZS7JK24D2DK0R: schema_invalid (no session id: a lesson needs provenance)
-        decline (schema_invalid); signature: good (git-lore@localhost)
+    9e99f9bc55fe 2026-08-05T10:00:00Z ledger      decline 01KZ45MKAM734ZS7JK24D2DK0R: not a valid lesson (no session id: a lesson needs provenance)
+        decline (not a valid lesson); signature: good (git-lore@localhost)
     ");
 }
 
@@ -310,11 +310,11 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
 
     $ git lore ingest artifacts
     proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8N6S0TD3WMMT8DSGJX3X5G (from artifacts/next-hydration.json)
-    declined 01M1E6PK5RMERSTXPS7B2B66N8 no_versions (from artifacts/no-versions.json)
+    declined 01M1E6PK5RMERSTXPS7B2B66N8 no package version to scope it by (from artifacts/no-versions.json)
     proposed 01M1J2K3M4N5P6Q7R8S9T0V1W2 lesson 01KZ8N4PP1HXPX69B46WBKBWSC (from artifacts/npm-registry.json)
     proposed 01M1GKTGT0CZM08AJC6X1VR4QP lesson 01KZ8NBRJD590KP5CNGK0J4VFP (from artifacts/psycopg2-alpine.json)
     skipped 01KZ45MKGQ7QZWMABQ4H12SHSV no version in it (from artifacts/version-free.json)
-    declined 01M1EC9PM05QE97KEGDRSBN1B5 no_resolution (from artifacts/vitest-open.json)
+    declined 01M1EC9PM05QE97KEGDRSBN1B5 no fix in it (from artifacts/vitest-open.json)
     proposed 01KZ45MKAM734ZS7JK24D2DK0R lesson 01KZ8NNA6DFDHWFJTPZXKCTR5N (from artifacts/vitest-pin.json)
     ingest: 4 lessons proposed; 2 artifacts declined, 1 skipped
 
@@ -392,11 +392,11 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
     disclosure:  email in evidence.resolution: ops@… (21 characters)
 
     $ git lore log 01KZ8N6S0TD3WMMT8DSGJX3X5G
-    e8bc6f10067d 2026-08-05T10:00:00Z ledger      promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+    44cd5e56fff9 2026-08-05T10:00:00Z ledger      promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
         promote (stays approved); signature: good (git-lore@localhost)
-    4087fdb0eb69 2026-08-05T10:00:00Z ledger      judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+    aecdfa994e5b 2026-08-05T10:00:00Z ledger      judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
         judge confirmed -> approved (the jury passed it); signature: good (git-lore@localhost)
-    5152f7b3966a 2026-08-05T10:00:00Z ledger      confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+    44981eeb17f0 2026-08-05T10:00:00Z ledger      confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
         confirm pending -> confirmed; signature: good (git-lore@localhost)
     2c917a728e2e 2026-08-05T10:00:00Z ledger      propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (git-lore@localhost)
@@ -404,7 +404,7 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
         promote -> active; signature: good (git-lore@localhost)
 
     $ git log --all --format=%h %G? %<(16,trunc)%D %s%n        %(trailers:key=Lore-Action,key=Lore-From,key=Lore-Status,key=Lore-Reason,separator=%x2C )
-    69b1585 G HEAD -> ledger   promote 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved, now in pool/local
+    75f9afe G HEAD -> ledger   promote 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved, now in pool/local
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
     15e0e13 G pool/local       promote 01KZ8NNA6DFDHWFJTPZXKCTR5N into pool/local
             Lore-Action: promote, Lore-Status: active
@@ -412,7 +412,7 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
             Lore-Action: promote, Lore-Status: active
     f141eca G pool/public      promote 01KZ8NBRJD590KP5CNGK0J4VFP into pool/public
             Lore-Action: promote, Lore-Status: active
-    f27962f G                  judge 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved: a private lesson needs no jury
+    2c4dc09 G                  judge 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved: a private lesson needs no jury
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: private_no_jury
     b10d7f8 G                  config: signers of pool/local
             Lore-Action: config, Lore-Reason: signers
@@ -420,35 +420,35 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
             Lore-Action: config, Lore-Reason: signers
     ea75f1a G                  config: signers of pool/public
             Lore-Action: config, Lore-Reason: signers
-    bbb4057 G                  promote 01KZ8NBRJD590KP5CNGK0J4VFP: approved, now in pool/public
+    c761430 G                  promote 01KZ8NBRJD590KP5CNGK0J4VFP: approved, now in pool/public
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    7436532 G                  judge 01KZ8NBRJD590KP5CNGK0J4VFP: approved: the jury passed it (rubric lesson-promotion-public, score 1)
+    0cf68a1 G                  judge 01KZ8NBRJD590KP5CNGK0J4VFP: approved: the jury passed it (rubric lesson-promotion-public, score 1)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
-    e8bc6f1 G                  promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+    44cd5e5 G                  promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    4087fdb G                  judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+    aecdfa9 G                  judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
-    153b11e G                  promote 01KZ8N4PP1HXPX69B46WBKBWSC: rejected, kept out of the pools
+    bfa756a G                  promote 01KZ8N4PP1HXPX69B46WBKBWSC: rejected, kept out of the pools
             Lore-Action: promote, Lore-From: rejected, Lore-Status: rejected
-    f39bbb4 G                  judge 01KZ8N4PP1HXPX69B46WBKBWSC: rejected: not every judge passed it (rubric lesson-promotion-public, score 0.7)
+    4d866aa G                  judge 01KZ8N4PP1HXPX69B46WBKBWSC: rejected: not every judge passed it (rubric lesson-promotion-public, score 0.7)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: rejected, Lore-Reason: jury_not_unanimous
-    5bb08d3 G                  confirm 01KZ8N4PP1HXPX69B46WBKBWSC: public visibility
+    302e404 G                  confirm 01KZ8N4PP1HXPX69B46WBKBWSC: public visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    85a5e6c G                  confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N: private visibility
+    ba20969 G                  confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N: private visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    277f378 G                  confirm 01KZ8NBRJD590KP5CNGK0J4VFP: public visibility
+    fb6e7ea G                  confirm 01KZ8NBRJD590KP5CNGK0J4VFP: public visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    5152f7b G                  confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+    44981ee G                  confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    6ec712d G                  propose 01KZ8NNA6DFDHWFJTPZXKCTR5N: Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, …
+    0db70a6 G                  propose 01KZ8NNA6DFDHWFJTPZXKCTR5N: Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, …
             Lore-Action: propose, Lore-Status: pending
-    d7b739b G                  decline 01M1EC9PM05QE97KEGDRSBN1B5: no_resolution
+    bd96b0b G                  decline 01M1EC9PM05QE97KEGDRSBN1B5: no fix in it
             Lore-Action: decline, Lore-Reason: no_resolution
-    3e19a65 G                  propose 01KZ8NBRJD590KP5CNGK0J4VFP: psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    70e89b4 G                  propose 01KZ8NBRJD590KP5CNGK0J4VFP: psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
             Lore-Action: propose, Lore-Status: pending
-    cd3c85c G                  propose 01KZ8N4PP1HXPX69B46WBKBWSC: npm 10.2.4 fails with E401 against the registry mirror
+    3219050 G                  propose 01KZ8N4PP1HXPX69B46WBKBWSC: npm 10.2.4 fails with E401 against the registry mirror
             Lore-Action: propose, Lore-Status: pending
-    14c6e34 G                  decline 01M1E6PK5RMERSTXPS7B2B66N8: no_versions
+    4c4ffaa G                  decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
             Lore-Action: decline, Lore-Reason: no_versions
     2c917a7 G                  propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
             Lore-Action: propose, Lore-Status: pending
