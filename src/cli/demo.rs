@@ -67,28 +67,40 @@ struct Demo<'a> {
 }
 
 impl Demo<'_> {
-    /// Runs `git lore args…`, echoing the command and its output.
-    fn lore(&self, args: &[&str]) -> Option<String> {
+    /// Runs `git lore args…`, echoing the command and what it printed, in
+    /// the order it printed it, as a terminal shows it: a summary on stderr
+    /// comes after the lines on stdout it sums up. Its output, and whether
+    /// it succeeded.
+    fn lore(&self, args: &[&str]) -> Option<(String, bool)> {
         out(&format!("\n$ git lore {}\n", args.join(" ")));
-        let o = Command::new(&self.exe)
-            .args(args)
-            .env_clear()
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(self.dir)
-            .stdin(std::process::Stdio::null())
-            .output();
-        match o {
-            Ok(o) => {
-                let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-                out(&stdout);
-                let stderr = String::from_utf8_lossy(&o.stderr);
-                if !stderr.trim().is_empty() {
-                    out(&format!(
-                        "{}\n",
-                        stderr.trim_end().replace("git-lore: ", "(stderr) ")
-                    ));
-                }
-                Some(stdout)
+        let run = || -> std::io::Result<(String, bool)> {
+            // One pipe for both streams keeps their lines in order.
+            let (mut reader, writer) = std::io::pipe()?;
+            let mut child = {
+                let mut cmd = Command::new(&self.exe);
+                cmd.args(args)
+                    .env_clear()
+                    .envs(self.env.iter().map(|(k, v)| (k, v)))
+                    .current_dir(self.dir)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(writer.try_clone()?)
+                    .stderr(writer);
+                cmd.spawn()?
+                // The command, and the write ends it holds, go here: the
+                // read below ends when the child exits.
+            };
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut reader, &mut bytes)?;
+            let status = child.wait()?;
+            Ok((
+                String::from_utf8_lossy(&bytes).into_owned(),
+                status.success(),
+            ))
+        };
+        match run() {
+            Ok((text, ok)) => {
+                out(&text);
+                Some((text, ok))
             }
             Err(e) => {
                 error(format!("could not run {}: {e}", self.exe.display()));
@@ -167,7 +179,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
 
     // The demo's own identity: not the placeholder `init` warns about.
     demo.lore(&["init", "--name", "Demo", "--email", "demo@example.com"]);
-    let Some(ingested) = demo.lore(&["ingest", "artifacts"]) else {
+    let Some((ingested, _)) = demo.lore(&["ingest", "artifacts"]) else {
         return Ok(Exit::Refused);
     };
     demo.lore(&["ingest", "artifacts"]);
@@ -212,7 +224,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ));
     }
     Ok(match verified {
-        Some(v) if v.starts_with("verified ") => Exit::Done,
+        Some((_, true)) => Exit::Done,
         _ => Exit::Refused,
     })
 }

@@ -94,9 +94,9 @@ fn read_verdicts(arg: &str) -> ui::Result<String> {
 fn judged_line(p: &Proposal) -> String {
     match (&p.verdict, p.status) {
         (Some(v), ProposalStatus::Rejected) => format!(
-            "Lesson {} is now rejected ({}); its verdict stays on the ledger.\n",
+            "Lesson {} is now rejected: {}; its verdict stays on the ledger.\n",
             p.id,
-            ui::text(&v.reason)
+            ui::text(review::reason_words(&v.reason).unwrap_or(&v.reason))
         ),
         _ => format!("Lesson {} is now {}.\n", p.id, p.status),
     }
@@ -177,9 +177,16 @@ fn say_rejudged(id: Id, r: &Rejudged, alone: bool) -> Exit {
             verdict,
             commit,
         } => {
+            // Why it failed, in words; an upheld one passed, which says it.
+            let why = match review::reason_words(&verdict.reason) {
+                _ if !*refuted => String::new(),
+                Some(words) => format!("{words}; "),
+                None => format!("{}; ", verdict.reason),
+            };
             let under = match (&verdict.rubric_id, verdict.aggregate_score) {
-                (Some(r), Some(s)) => format!(" under {r} ({s}, {})", verdict.reason),
-                _ => format!(" ({})", verdict.reason),
+                (Some(r), Some(s)) => format!(" ({why}rubric {r}, score {s})"),
+                _ if why.is_empty() => String::new(),
+                _ => format!(" ({})", why.trim_end_matches("; ")),
             };
             let short = &commit.to_string()[..12];
             ui::out(&if *refuted {
@@ -216,13 +223,8 @@ fn run_contradicted(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
         Backend::Command { model, .. } => format!("judge model {model}"),
     };
     ui::status(format!(
-        "{} contradicted {} to judge again with {judges}{}",
-        queue.len(),
-        if queue.len() == 1 {
-            "lesson"
-        } else {
-            "lessons"
-        },
+        "{} to judge again with {judges}{}",
+        ui::amount(queue.len(), "contradicted lesson", "contradicted lessons"),
         if queue.is_empty() {
             String::new()
         } else {
@@ -260,16 +262,10 @@ fn run_contradicted(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
         .filter(|t| matches!(t.rejudged, Rejudged::Unjudged(_)))
         .map(|t| t.id.to_string())
         .collect();
-    ui::status(format!(
-        "judged again: {} refuted, {} upheld, {} could not judge{}",
-        n(true),
-        n(false),
-        unjudged.len(),
-        if unjudged.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", unjudged.join(", "))
-        }
+    ui::status(after_all(
+        "judged again",
+        &[(n(true), "refuted"), (n(false), "upheld")],
+        &unjudged,
     ));
     if turns.iter().any(|t| {
         matches!(
@@ -380,6 +376,55 @@ fn no_answer(ctx: &Ctx) {
     ));
 }
 
+/// What `judge --all` says before it asks: how many confirmed lessons
+/// there are, which of them are private (approved with no jury), and how
+/// many an interrupted run left to promote.
+fn before_all(confirmed: usize, private: usize, judges: &str, unpromoted: usize) -> String {
+    let to_judge = confirmed - private;
+    let mut parts = Vec::new();
+    if to_judge > 0 || private == 0 {
+        parts.push(format!(
+            "{} to judge with {judges}",
+            ui::amount(to_judge, "confirmed lesson", "confirmed lessons")
+        ));
+    }
+    if private > 0 {
+        parts.push(format!(
+            "{} to approve with no jury",
+            ui::amount(private, "private lesson", "private lessons")
+        ));
+    }
+    if unpromoted > 0 {
+        parts.push(format!(
+            "{} judged earlier to promote",
+            ui::count(unpromoted, "lesson", "lessons")
+        ));
+    }
+    parts.join("; ")
+}
+
+/// What `judge --all` and `judge --contradicted` say after the lessons
+/// they judged: `judged: 2 lessons approved, 1 rejected`, the first count
+/// always, the others when there were any, and which could not be judged.
+fn after_all(label: &str, counts: &[(usize, &str)], unjudged: &[String]) -> String {
+    let mut s = format!("{label}:");
+    for (i, (n, what)) in counts.iter().enumerate() {
+        match i {
+            0 => s.push_str(&format!(" {} {what}", ui::amount(*n, "lesson", "lessons"))),
+            _ if *n > 0 => s.push_str(&format!(", {n} {what}")),
+            _ => {}
+        }
+    }
+    if !unjudged.is_empty() {
+        s.push_str(&format!(
+            "; {} could not be judged (nothing written for them; run it again): {}",
+            unjudged.len(),
+            unjudged.join(", ")
+        ));
+    }
+    s
+}
+
 fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
     let backend = Backend::from_config(lore, Role::Judge, args.backend.as_deref())?;
     let confirmed = query::list(lore, ProposalStatus::Confirmed)?;
@@ -389,16 +434,11 @@ fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
         Backend::Command { model, .. } => format!("judge model {model}"),
     };
     let unpromoted = git_lore::ops::promote::unpromoted(lore)?.len();
-    ui::status(format!(
-        "{} ({} public, {} private with no jury) to judge with {judges}{}",
-        ui::count(confirmed.len(), "confirmed lesson", "confirmed lessons"),
-        count(Visibility::Public),
+    ui::status(before_all(
+        confirmed.len(),
         count(Visibility::Private),
-        if unpromoted > 0 {
-            format!("; {unpromoted} judged earlier to promote")
-        } else {
-            String::new()
-        }
+        &judges,
+        unpromoted,
     ));
     if confirmed.is_empty() && unpromoted == 0 {
         return Ok(Exit::Done);
@@ -419,16 +459,13 @@ fn run_all(lore: &mut Lore, args: &Args, ctx: &Ctx) -> ui::Result {
         .filter(|t| matches!(t.judged, Judged::Unjudged(_)))
         .map(|t| t.id.to_string())
         .collect();
-    ui::status(format!(
-        "judged: {} approved, {} rejected, {} could not judge{}",
-        decided(ProposalStatus::Approved),
-        decided(ProposalStatus::Rejected),
-        unjudged.len(),
-        if unjudged.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", unjudged.join(", "))
-        }
+    ui::status(after_all(
+        "judged",
+        &[
+            (decided(ProposalStatus::Approved), "approved"),
+            (decided(ProposalStatus::Rejected), "rejected"),
+        ],
+        &unjudged,
     ));
     if turns
         .iter()

@@ -13,15 +13,16 @@ use git_lore::ops::query::{self, Listed};
 /// teammate's synced ones included), `--all` every lesson this repository
 /// knows: each pool entry once, and each ledger lesson not in a pool. Both
 /// print `<id>  <where>  <status>  <claim>` (where: `ledger` or
-/// `pool/<tier>`), in any status unless `--status` says which (a pool
-/// lesson's: active, superseded, refuted, retracted; a ledger lesson's:
-/// pending, confirmed, passed, approved, rejected).
+/// `pool/<tier>`, as `search` says it) in id order, which is oldest first
+/// only to within about 17 minutes; in any status unless `--status` says
+/// which (a pool lesson's: active, superseded, refuted, retracted; a
+/// ledger lesson's: pending, confirmed, passed, approved, rejected).
 ///
 /// Example: `git lore list --status approved`, `git lore list --all`, `git
 /// lore list --pool org --status active`, or in a script `id=$(git lore
 /// list --ids | head -n 1)`.
 #[derive(ClapArgs, Debug)]
-#[command(about = "List lessons in one status (default: pending), or of every pool, oldest first")]
+#[command(about = "List lessons in one status (default: pending, oldest first), or of every pool")]
 pub struct Args {
     /// pending, confirmed, passed, approved or rejected; with --pool or
     /// --all also active, superseded, refuted or retracted.
@@ -46,20 +47,19 @@ pub struct Args {
 /// Each id as a list shows it: its shortest unique prefix among every id
 /// known here (highlighted on a terminal), all padded to one width.
 fn shown_ids(
-    lore: &git_lore::ops::Lore,
+    index: &git_lore::store::Index,
     ids: impl Iterator<Item = git_lore::model::Id> + Clone,
-) -> ui::Result<Vec<String>> {
-    let known = query::known_ids(lore)?;
+) -> Vec<String> {
+    let known = index.ids();
     let lens: Vec<usize> = ids
         .clone()
         .map(|id| unique_prefix_len(id, &known))
         .collect();
     let width = lens.iter().copied().max().unwrap_or(0);
     let bold = ui::emphasis();
-    Ok(ids
-        .zip(&lens)
+    ids.zip(&lens)
         .map(|(id, n)| ui::id_shown(id, *n, width, bold))
-        .collect())
+        .collect()
 }
 
 fn parse_status(s: &str) -> ui::Result<ProposalStatus> {
@@ -93,7 +93,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     let status = parse_status(args.status.as_deref().unwrap_or("pending"))?;
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
-    let list = query::list(&lore, status)?;
+    // Loaded once: the lessons listed and their shortest prefixes.
+    let index = query::index(&lore)?;
+    let list = query::list_in(&lore, &index, status)?;
     if args.json {
         ui::out_json(&list);
     } else if args.ids {
@@ -108,7 +110,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             "No {status} lessons. `git lore list --all` lists every lesson, of every pool."
         ));
     } else {
-        let shorts = shown_ids(&lore, list.iter().map(|p| p.id))?;
+        let shorts = shown_ids(&index, list.iter().map(|p| p.id));
         let mut s = String::new();
         for (p, short) in list.iter().zip(&shorts) {
             let flag = if trusted.flagged.contains(&p.id) {
@@ -145,7 +147,8 @@ fn run_everywhere(args: &Args, ctx: &Ctx) -> ui::Result {
     let status = args.status.as_deref().map(any_status).transpose()?;
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
-    let mut list = query::list_everywhere(&lore, pool)?;
+    let index = query::index(&lore)?;
+    let mut list = query::list_everywhere(&lore, &index, pool)?;
     if let Some(s) = &status {
         list.retain(|l| &l.status == s);
     }
@@ -175,7 +178,7 @@ fn run_everywhere(args: &Args, ctx: &Ctx) -> ui::Result {
             "No{status} lessons{within}. A teammate's lessons arrive with `git lore sync TIER` (docs/pools.md)."
         ));
     } else {
-        let shorts = shown_ids(&lore, list.iter().map(|l| l.id))?;
+        let shorts = shown_ids(&index, list.iter().map(|l| l.id));
         let mut s = String::new();
         for (l, short) in list.iter().zip(&shorts) {
             let flag = if trusted.flagged.contains(&l.id) {

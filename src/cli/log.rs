@@ -153,12 +153,15 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             r.action.as_deref().unwrap_or("(not a lore commit)")
         );
         match (&r.from, &r.to) {
+            // A promote's stamp changes no status: `promote (stays approved)`.
+            (Some(f), Some(t)) if f == t => line.push_str(&format!(" (stays {t})")),
             (Some(f), Some(t)) => line.push_str(&format!(" {f} -> {t}")),
             (None, Some(t)) => line.push_str(&format!(" -> {t}")),
             _ => {}
         }
         if let Some(reason) = &r.reason {
-            line.push_str(&format!(" ({})", ui::text(reason)));
+            let words = git_lore::review::reason_words(reason).unwrap_or(reason);
+            line.push_str(&format!(" ({})", ui::text(words)));
         }
         line.push_str(&format!("; signature: {}", r.signature));
         if let Some(who) = &r.signer {

@@ -25,12 +25,22 @@ pub fn problem_lines(problems: &[Problem]) -> String {
     problems.iter().map(problem_line).collect()
 }
 
-fn skip_word(why: Skip) -> &'static str {
+/// Why an artifact was skipped, as `--json` gives it (`reason`): a code a
+/// program can match on, kept as it was when the text changes.
+fn skip_code(why: Skip) -> &'static str {
     match why {
         Skip::Seen => "seen",
         Skip::Pregate => "pregate",
         Skip::Claimed => "claimed",
         Skip::InPool { .. } => "seen",
+    }
+}
+
+/// Why an artifact was skipped, as a person reads it on the outcome line.
+fn skip_words(why: Skip) -> &'static str {
+    match why {
+        Skip::Pregate => "no version in it",
+        _ => skip_code(why),
     }
 }
 
@@ -55,15 +65,19 @@ fn line(o: &Outcome, source: Option<&str>) -> String {
             artifact,
             reason,
             detail,
-        } => match detail {
-            Some(d) if d.len() <= 120 => {
-                format!("declined {artifact} {reason} ({})", ui::text(d))
+        } => {
+            let code = reason.to_string();
+            let why = git_lore::review::reason_words(&code).unwrap_or(&code);
+            match detail {
+                Some(d) if d.len() <= 120 => {
+                    format!("declined {artifact} {why} ({})", ui::text(d))
+                }
+                _ => format!("declined {artifact} {why}"),
             }
-            _ => format!("declined {artifact} {reason}"),
-        },
+        }
         Outcome::Skipped { artifact, why } => match seen_in(*why) {
-            Some(place) => format!("skipped {artifact} {} ({place})", skip_word(*why)),
-            None => format!("skipped {artifact} {}", skip_word(*why)),
+            Some(place) => format!("skipped {artifact} {} ({place})", skip_words(*why)),
+            None => format!("skipped {artifact} {}", skip_words(*why)),
         },
         Outcome::Untouched { artifact, why } => {
             format!("untouched {artifact} {}", ui::text(why))
@@ -123,7 +137,7 @@ fn row(o: &Outcome, source: Option<&str>) -> Row {
         Outcome::Skipped { artifact, why } => {
             r.outcome = "skipped";
             r.artifact = Some(artifact.to_string());
-            r.reason = Some(skip_word(*why).into());
+            r.reason = Some(skip_code(*why).into());
             if let Skip::InPool { lesson, .. } = why {
                 r.lesson = Some(lesson.to_string());
                 r.detail = seen_in(*why);
@@ -157,10 +171,7 @@ pub fn print_outcomes(
     // A setup error comes before anything is told or written.
     let ingest::Report { tally, error } = report?;
     printer.finish();
-    ui::status(format!(
-        "{command}: {} proposed, {} declined, {} skipped, {} untouched, {} invalid",
-        tally.proposed, tally.declined, tally.skipped, tally.untouched, tally.invalid
-    ));
+    ui::status(summary(command, &tally));
     // A run stopped by an error still printed every outcome above, so what
     // was written before it is on record; the error decides the exit.
     if let Some(e) = error {
@@ -173,6 +184,32 @@ pub fn print_outcomes(
     } else {
         Exit::Done
     })
+}
+
+/// The line that sums up a run, after its outcomes: `ingest: 4 lessons
+/// proposed; 2 artifacts declined, 1 skipped`. Only the kinds of outcome
+/// that happened are named, besides the lessons proposed.
+fn summary(command: &str, t: &ingest::Tally) -> String {
+    let others: Vec<String> = [
+        (t.declined, "declined"),
+        (t.skipped, "skipped"),
+        (t.untouched, "untouched (nothing written; run it again)"),
+        (t.invalid, "invalid"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .enumerate()
+    .map(|(i, (n, what))| match i {
+        0 => format!("{} {what}", ui::count(n, "artifact", "artifacts")),
+        _ => format!("{n} {what}"),
+    })
+    .collect();
+    let proposed = ui::amount(t.proposed, "lesson proposed", "lessons proposed");
+    match others.is_empty() {
+        true if t.proposed == 0 => format!("{command}: no artifacts found"),
+        true => format!("{command}: {proposed}"),
+        false => format!("{command}: {proposed}; {}", others.join(", ")),
+    }
 }
 
 /// Prints outcomes as ingest tells them, in input order.
@@ -297,6 +334,32 @@ fn json_close(empty: bool) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_says_what_happened_in_words() {
+        let t = |proposed, declined, skipped, untouched, invalid| ingest::Tally {
+            proposed,
+            declined,
+            skipped,
+            untouched,
+            invalid,
+        };
+        for (tally, said) in [
+            (t(0, 0, 0, 0, 0), "ingest: no artifacts found"),
+            (t(1, 0, 0, 0, 0), "ingest: 1 lesson proposed"),
+            (
+                t(4, 2, 1, 0, 0),
+                "ingest: 4 lessons proposed; 2 artifacts declined, 1 skipped",
+            ),
+            (t(0, 0, 7, 0, 0), "ingest: no lessons proposed; 7 artifacts skipped"),
+            (
+                t(0, 0, 0, 1, 3),
+                "ingest: no lessons proposed; 1 artifact untouched (nothing written; run it again), 3 invalid",
+            ),
+        ] {
+            assert_eq!(summary("ingest", &tally), said);
+        }
+    }
 
     #[test]
     fn streamed_rows_make_the_array_printed_whole() {

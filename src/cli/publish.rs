@@ -62,8 +62,8 @@ fn run_org(lore: &mut git_lore::ops::Lore, args: &Args) -> ui::Result {
     } else {
         for s in &r.synced {
             ui::status(format!(
-                "pool/org: the remote had moved; synced {} verified commits first",
-                s.verified
+                "pool/org: the remote had moved; synced {} first",
+                ui::count(s.verified, "verified commit", "verified commits")
             ));
         }
         let short = |c: &Option<String>| {
@@ -75,10 +75,9 @@ fn run_org(lore: &mut git_lore::ops::Lore, args: &Args) -> ui::Result {
             format!("pool/org: {} is up to date\n", ui::text(&r.url))
         } else {
             format!(
-                "pool/org: {} {} commit{} to {} ({} -> {})\n",
+                "pool/org: {} {} to {} ({} -> {})\n",
                 if r.dry_run { "would push" } else { "pushed" },
-                r.commits,
-                if r.commits == 1 { "" } else { "s" },
+                ui::count(r.commits, "commit", "commits"),
                 ui::text(&r.url),
                 short(&r.from),
                 short(&r.to)

@@ -37,8 +37,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_LIMIT)]
     limit: usize,
     /// Print the hits as a JSON array (`[]` when nothing matches): id,
-    /// where (local, org, public or pending), status, score, package_match,
-    /// claim, stack.
+    /// where (`pool/<tier>`, or `ledger` for the queue, as `list --all`
+    /// says it), status, score, package_match, claim, stack.
     #[arg(long)]
     json: bool,
 }
@@ -77,7 +77,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     };
     let lore = ctx.open()?;
     let trusted = ui::check_trust(&lore)?;
-    let found = search::search(&lore, &request)?;
+    // Loaded once: the hits and, on a terminal, their shortest prefixes.
+    let index = git_lore::ops::query::index(&lore)?;
+    let found = search::search_in(&index, &request).map_err(git_lore::ops::LoreError::from)?;
     let unverified = |h: &Hit| trusted.flagged.contains(&h.id);
     if args.json {
         let rows: Vec<Row> = found
@@ -91,11 +93,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         ui::out_json(&rows);
     } else {
         // On a terminal each id's shortest unique prefix is bold.
-        let known = if ui::emphasis() {
-            Some(git_lore::ops::query::known_ids(&lore)?)
-        } else {
-            None
-        };
+        let known = ui::emphasis().then(|| index.ids());
         let mut s = String::new();
         for h in &found.hits {
             let id = match &known {
@@ -104,10 +102,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 }
                 None => h.id.to_string(),
             };
-            let place = match h.place.pool() {
-                Some(p) => format!("pool/{p}"),
-                None => h.place.to_string(),
-            };
+            let place = h.place.to_string();
             let flag = if unverified(h) { "  [unverified]" } else { "" };
             s.push_str(&format!(
                 "{id}  {place:<11}  {:<10}  {}  [{}]{flag}\n",
@@ -150,7 +145,12 @@ fn nothing(text: &str, r: &Request) -> String {
         ""
     };
     let quoted: String = text.chars().take(80).collect();
+    // What is searched, listed whole, to look through by eye.
+    let list = match r.pool {
+        Some(p) => format!("git lore list --pool {p}"),
+        None => "git lore list --all".to_owned(),
+    };
     format!(
-        "no lesson matches {quoted:?}{within}: every word must match, so try fewer words{filters}, or see every pool lesson with `git lore recall --all`"
+        "no lesson matches {quoted:?}{within}: every word must match, so try fewer words{filters}, or list every lesson with `{list}`"
     )
 }

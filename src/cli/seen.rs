@@ -96,10 +96,13 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ("proposed", Some(l), st, _) => {
                 format!(" {l} {}", st.as_deref().unwrap_or("unknown"))
             }
-            ("declined", _, _, Some(reason)) => match &r.detail {
-                Some(d) if d.len() <= 120 => format!(" {reason} ({})", ui::text(d)),
-                _ => format!(" {reason}"),
-            },
+            ("declined", _, _, Some(code)) => {
+                let why = git_lore::review::reason_words(code).unwrap_or(code);
+                match &r.detail {
+                    Some(d) if d.len() <= 120 => format!(" {why} ({})", ui::text(d)),
+                    _ => format!(" {}", ui::text(why)),
+                }
+            }
             ("lesson", Some(artifact), Some(st), _) => {
                 format!(" (this id is a {st} lesson; its artifact is {artifact})")
             }
@@ -115,7 +118,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     ui::out(&s);
     if rows.iter().any(|r| r.outcome == "unseen") {
         ui::status(
-            "unseen: history holds no outcome for it (an artifact the pre-gate skips, one that names no version, is never recorded)",
+            "unseen: history holds no outcome for it (an artifact with no version in it is skipped, and a skip is never recorded)",
         );
     }
     Ok(Exit::Done)

@@ -45,7 +45,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ),
             ArtifactOutcome::Declined { reason } => format!(
                 "{id} is an artifact, not a lesson; it was declined ({}): `git lore seen {id}`",
-                reason.map(|r| r.to_string()).unwrap_or_else(|| "unknown".into())
+                reason
+                    .map(|r| {
+                        let code = r.to_string();
+                        git_lore::review::reason_words(&code).unwrap_or(&code).to_owned()
+                    })
+                    .unwrap_or_else(|| "for a reason not recorded".into())
             ),
         }));
     }
@@ -86,9 +91,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
     s.push_str(&format!("scope:       {}\n", scope(&c.applies_to.scope)));
     if let Some(v) = &p.verdict {
         s.push_str(&format!(
-            "verdict:     {} ({}){}{}\n",
+            "verdict:     {}: {}{}{}\n",
             if v.passed { "approved" } else { "rejected" },
-            ui::text(&v.reason),
+            ui::text(git_lore::review::reason_words(&v.reason).unwrap_or(&v.reason)),
             v.failed_criterion
                 .as_ref()
                 .map(|c| format!(", failed criterion: {}", ui::text(c)))
@@ -156,7 +161,7 @@ fn show_entry(
     json: bool,
     flagged: bool,
 ) -> ui::Result {
-    let Some((pool, l)) = query::entry(lore, id)? else {
+    let Some((pool, l)) = query::entry(lore, index, id)? else {
         return Err(git_lore::ops::LoreError::NotFound { id }.into());
     };
     let origin = audit::origin(lore, pool, id)?;

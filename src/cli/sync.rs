@@ -58,10 +58,9 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         if failed {
             ui::out(&output::problem_lines(&r.problems));
             ui::status(format!(
-                "pool/{tier} from {url}: {} problem{} in {} incoming commits; nothing was integrated",
-                r.problems.len(),
-                if r.problems.len() == 1 { "" } else { "s" },
-                r.verified
+                "pool/{tier} from {url}: {} in {}; nothing was integrated (see `git lore verify`)",
+                ui::count(r.problems.len(), "problem", "problems"),
+                ui::count(r.verified, "incoming commit", "incoming commits")
             ));
         } else {
             let line = match &r.integration {
@@ -70,29 +69,24 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 }
                 Some(Integration::UpToDate) | None => format!("pool/{tier}: up to date with {url}"),
                 Some(Integration::FastForward) => format!(
-                    "pool/{tier}: {} verified commit{} from {url}, {} new lesson{}",
-                    r.verified,
-                    if r.verified == 1 { "" } else { "s" },
-                    r.new_entries,
-                    if r.new_entries == 1 { "" } else { "s" }
+                    "pool/{tier}: {} from {url}, {}",
+                    ui::count(r.verified, "verified commit", "verified commits"),
+                    ui::amount(r.new_entries, "new lesson", "new lessons")
                 ),
                 Some(Integration::Merged { commit }) => format!(
-                    "pool/{tier}: {} verified commit{} from {url} merged ({}), {} new lesson{}",
-                    r.verified,
-                    if r.verified == 1 { "" } else { "s" },
+                    "pool/{tier}: {} from {url} merged ({}), {}",
+                    ui::count(r.verified, "verified commit", "verified commits"),
                     &commit[..12],
-                    r.new_entries,
-                    if r.new_entries == 1 { "" } else { "s" }
+                    ui::amount(r.new_entries, "new lesson", "new lessons")
                 ),
                 Some(Integration::Adopted {
                     readded,
                     kept_at,
                     began_separately,
                 }) => format!(
-                    "pool/{tier}: now {url}'s history ({} verified commit{}) with this pool's own {readded} lesson{} promoted again on top, signed now ({}; the old history is kept at {kept_at})",
-                    r.verified,
-                    if r.verified == 1 { "" } else { "s" },
-                    if *readded == 1 { "" } else { "s" },
+                    "pool/{tier}: now {url}'s history ({}) with this pool's own {} promoted again on top, signed now ({}; the old history is kept at {kept_at})",
+                    ui::count(r.verified, "verified commit", "verified commits"),
+                    ui::count(*readded, "lesson", "lessons"),
                     if *began_separately {
                         "this pool had begun separately"
                     } else {

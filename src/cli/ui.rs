@@ -224,6 +224,16 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// [`count`] as a sentence says it, none as `no`: `no lessons`, `1 lesson`,
+/// `2 lessons`.
+pub fn amount(n: usize, one: &str, many: &str) -> String {
+    if n == 0 {
+        format!("no {many}")
+    } else {
+        count(n, one, many)
+    }
+}
+
 /// Prints an error the one way errors are printed, as one line of text.
 pub fn error(msg: impl std::fmt::Display) {
     let _ = writeln!(io::stderr(), "git-lore: {}", text(&msg.to_string()));
@@ -400,7 +410,14 @@ pub fn ask(question: &str, yes: bool, what: &str) -> Result<bool> {
 
 #[cfg(test)]
 mod tests {
-    use super::text;
+    use super::{amount, text};
+
+    #[test]
+    fn amounts_are_said_in_words() {
+        assert_eq!(amount(0, "lesson", "lessons"), "no lessons");
+        assert_eq!(amount(1, "lesson", "lessons"), "1 lesson");
+        assert_eq!(amount(2, "pool entry", "pool entries"), "2 pool entries");
+    }
 
     #[test]
     fn text_reaches_a_terminal_only_as_text() {

@@ -75,13 +75,16 @@ pub fn judge(
             ruling: Box::new(Ruling::of(verdict)),
             model: model.map(str::to_owned),
         };
+        // `judge ID: rejected: not every judge passed it (rubric
+        // lesson-promotion-public, score 0.7)`; the codes are trailers.
         let subject = format!(
-            "judge {}: {}{}",
+            "judge {}: {}: {}{}",
             after.id,
             after.status,
+            crate::review::reason_words(&verdict.reason).unwrap_or(&verdict.reason),
             match (&verdict.rubric_id, verdict.aggregate_score) {
-                (Some(r), Some(s)) => format!(" under {r} ({s})"),
-                _ => format!(" ({})", verdict.reason),
+                (Some(r), Some(s)) => format!(" (rubric {r}, score {s})"),
+                _ => String::new(),
             }
         );
         tx.commit(CommitSpec::new(&subject, None, event, vec![put(&after)])?)?;

@@ -88,14 +88,15 @@ pub fn promote(lore: &mut Lore, id: Id) -> Result<Transition, LoreError> {
             pool,
         },
         |p| match pool {
-            Some(src) => format!("promote {}: stamped, entry on pool/{src}", p.id),
-            None => format!("promote {}: {} verdict is terminal", p.id, p.status),
+            Some(src) => format!("promote {}: approved, now in pool/{src}", p.id),
+            None => format!("promote {}: {}, kept out of the pools", p.id, p.status),
         },
     )
 }
 
 /// Lessons the jury decided that were never stamped promoted: a `judge`
-/// interrupted between its verdict and its promote. Oldest first.
+/// interrupted between its verdict and its promote. In id order (oldest
+/// first only to within about 17 minutes: [`crate::model::Id::new_lesson`]).
 pub fn unpromoted(lore: &Lore) -> Result<Vec<Id>, LoreError> {
     let index = crate::store::Index::load(&lore.store)?;
     Ok(index

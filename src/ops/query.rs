@@ -135,7 +135,15 @@ pub fn proposal(lore: &Lore, id: Id) -> Result<Proposal, LoreError> {
 /// index names the candidates, so only those records are read. A record
 /// that does not parse is skipped, never fatal.
 pub fn list(lore: &Lore, status: ProposalStatus) -> Result<Vec<Proposal>, LoreError> {
-    let index = Index::load(&lore.store)?;
+    list_in(lore, &Index::load(&lore.store)?, status)
+}
+
+/// [`list`] against an index already loaded.
+pub fn list_in(
+    lore: &Lore,
+    index: &Index,
+    status: ProposalStatus,
+) -> Result<Vec<Proposal>, LoreError> {
     let mut out = Vec::new();
     for (id, entry) in index.lessons() {
         if entry.status != status {
@@ -304,32 +312,13 @@ pub fn pool_holding(
     Ok(None)
 }
 
-/// The pool entry of lesson `id` as its pool's tip holds it (local, then
-/// org, then public): what a lesson synced from a teammate's pool, which
-/// has no proposal on this ledger, says in full.
-pub fn pool_lesson(lore: &Lore, id: Id) -> Result<Option<crate::model::Lesson>, LoreError> {
-    let Some((pool, tip)) = pool_holding(lore, id)? else {
-        return Ok(None);
-    };
-    let path = layout::lesson_path(id);
-    let Some(bytes) = lore.store.read_at(tip, &path)? else {
-        return Ok(None);
-    };
-    serde_json::from_slice(&bytes).map(Some).map_err(|source| {
-        StoreError::Unparsable {
-            branch: Branch::Pool(pool).to_string(),
-            path,
-            source,
-            then: "",
-        }
-        .into()
-    })
-}
-
-/// The pool entry of `id` as its pool holds it, with that pool: where the
-/// index says it is, else the first pool whose tip has it.
-pub fn entry(lore: &Lore, id: Id) -> Result<Option<(Source, Lesson)>, LoreError> {
-    let pool = match Index::load(&lore.store)?.pool_entry(id) {
+/// The pool entry of `id` as its pool's tip holds it, with that pool:
+/// where the index says it is, else the first pool whose tip has it
+/// (local, then org, then public). What a lesson synced from a teammate's
+/// pool, which has no proposal on this ledger, says in full; the one
+/// reader of a whole pool entry for `show` and the MCP server alike.
+pub fn entry(lore: &Lore, index: &Index, id: Id) -> Result<Option<(Source, Lesson)>, LoreError> {
+    let pool = match index.pool_entry(id) {
         Some((pool, _)) => Some(pool),
         None => pool_holding(lore, id)?.map(|(pool, _)| pool),
     };
@@ -350,11 +339,28 @@ pub fn entry(lore: &Lore, id: Id) -> Result<Option<(Source, Lesson)>, LoreError>
     Ok(Some((pool, lesson)))
 }
 
-/// Where a listed lesson is: the ledger (not in a pool), or a pool.
+/// Where a listed or found lesson is: the ledger (not in a pool), or a
+/// pool. `list` and `search` say it the same way: `ledger`, `pool/org`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
     Ledger,
     Pool(Source),
+}
+
+impl Place {
+    /// Where a searched lesson is ([`crate::search::Place`]), said the way
+    /// `list` says it.
+    pub fn of_searched(p: crate::search::Place) -> Place {
+        p.pool().map_or(Place::Ledger, Place::Pool)
+    }
+
+    /// The pool, for a pool entry.
+    pub fn pool(self) -> Option<Source> {
+        match self {
+            Place::Ledger => None,
+            Place::Pool(p) => Some(p),
+        }
+    }
 }
 
 impl std::fmt::Display for Place {
@@ -392,10 +398,15 @@ pub struct Listed {
 /// repository knows: each pool entry (a teammate's synced ones included)
 /// once, where it is, and each ledger lesson not in a pool (pending,
 /// confirmed, passed, rejected, approved and not yet promoted). In id
-/// order, that is oldest first. Pool entries are answered from the index
-/// (their summaries); ledger lessons from their records.
-pub fn list_everywhere(lore: &Lore, pool: Option<Source>) -> Result<Vec<Listed>, LoreError> {
-    let index = Index::load(&lore.store)?;
+/// order: oldest first only to within about 17 minutes, since a new id
+/// keeps just the start of its time ([`crate::model::Id::new_lesson`]).
+/// Pool entries are answered from the index (their summaries); ledger
+/// lessons from their records.
+pub fn list_everywhere(
+    lore: &Lore,
+    index: &Index,
+    pool: Option<Source>,
+) -> Result<Vec<Listed>, LoreError> {
     let entries: Vec<(Id, (Source, Status))> = index
         .pool_entry_list()
         .into_iter()

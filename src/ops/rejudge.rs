@@ -338,12 +338,15 @@ fn record(
             ruling: Box::new(Ruling::of(&verdict)),
             model: model.map(str::to_owned),
         };
+        // `judge ID: refuted: most judges did not pass it (rubric
+        // lesson-promotion, score 0.55), 2 counter-observations`.
+        let why = crate::review::reason_words(&verdict.reason).unwrap_or(&verdict.reason);
         let under = match (&verdict.rubric_id, verdict.aggregate_score) {
-            (Some(r), Some(s)) => format!(" under {r} ({s})"),
+            (Some(r), Some(s)) => format!(" (rubric {r}, score {s})"),
             _ => String::new(),
         };
         let subject = if refuted {
-            format!("judge {id}: refuted{under}, {count} counter-observations")
+            format!("judge {id}: refuted: {why}{under}, {count} counter-observations")
         } else {
             format!("judge {id}: upheld{under} at {count} counter-observations")
         };

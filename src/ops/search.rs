@@ -43,9 +43,10 @@ pub struct Request {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Hit {
     pub id: Id,
-    /// Its pool, or `pending` for the ledger's queue.
+    /// Its pool (`pool/org`), or `ledger` for the ledger's queue: as `list`
+    /// says it.
     #[serde(rename = "where")]
-    pub place: Place,
+    pub place: super::query::Place,
     pub status: Status,
     /// The BM25F score ([`crate::search::rank`]), to four decimals.
     pub score: f64,
@@ -154,7 +155,7 @@ pub fn search_in(index: &Index, request: &Request) -> Result<Results, SearchErro
             .unwrap_or_default();
             Hit {
                 id,
-                place: f.place,
+                place: super::query::Place::of_searched(f.place),
                 status: f.status,
                 score: (r.score * 1e4).round() / 1e4,
                 package_match: r.exact > 0,

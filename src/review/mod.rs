@@ -53,6 +53,29 @@ pub use rubric::{Criterion, GatePolicy, Rubric, RubricSet};
 
 use crate::model::{Id, ProposalStatus};
 
+/// A verdict's or a decline's reason (`Lore-Reason`: `gate_passed`,
+/// `no_resolution`) as a person reads it in a commit title or on a
+/// terminal: `the jury passed it`, `no fix in it`. A reason this version
+/// does not know (one a newer git-lore wrote) is `None`; show the code
+/// then.
+pub fn reason_words(reason: &str) -> Option<&'static str> {
+    Some(match reason {
+        "transform_invalid" => "the model's answer was unusable",
+        "no_resolution" => "no fix in it",
+        "no_versions" => "no package version to scope it by",
+        "schema_invalid" => "not a valid lesson",
+        "gate_passed" => "the jury passed it",
+        "jury_not_majority" => "most judges did not pass it",
+        "jury_not_unanimous" => "not every judge passed it",
+        "unknown_gate_policy" => "its rubric names a jury rule this version does not know",
+        "below_threshold" => "its score is below the rubric's threshold",
+        "criterion_floor" => "a criterion scored below the rubric's floor for it",
+        "private_no_jury" => "a private lesson needs no jury",
+        "disclosure_scan" => "the disclosure scanner found what must not be shared",
+        _ => return None,
+    })
+}
+
 /// Why a review step refused. Messages have a lower-case first letter and
 /// no final period, and name the lesson and its status wherever one is
 /// involved (`lesson 01K… is not confirmed; its status is: pending`).
@@ -201,5 +224,23 @@ pub(crate) mod testdata {
 
     pub(crate) fn json(name: &str) -> serde_json::Value {
         serde_json::from_str(text(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod reason_tests {
+    /// Every decline and judge reason the trailer vocabulary lists has
+    /// words for people.
+    #[test]
+    fn every_documented_reason_has_words() {
+        let doc = include_str!("../../docs/trailers.md");
+        let start = doc.find("- decline: `").expect("the reasons are listed");
+        let end = start + doc[start..].find("- pass:").expect("pass follows judge");
+        let codes: Vec<&str> = doc[start..end].split('`').skip(1).step_by(2).collect();
+        assert!(codes.len() >= 12, "{codes:?}");
+        for code in codes {
+            assert!(super::reason_words(code).is_some(), "{code} has no words");
+        }
+        assert_eq!(super::reason_words("a_newer_reason"), None);
     }
 }

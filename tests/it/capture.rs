@@ -88,7 +88,7 @@ fn a_version_mismatch_session_is_proposed_once_and_then_seen() {
     assert!(out.starts_with("proposed "), "{out}");
     assert_eq!(out.lines().count(), 1, "{out}");
     r.assert_stderr("capture: 1 artifact found by the offline backend");
-    r.assert_stderr("capture: 1 proposed, 0 declined, 0 skipped, 0 untouched, 0 invalid");
+    r.assert_stderr("capture: 1 lesson proposed\n");
     let artifact = out.split_whitespace().nth(1).unwrap().to_owned();
     assert_eq!(env.ledger_commits().len(), before + 1);
 
@@ -531,7 +531,7 @@ fn a_captured_session_becomes_an_approved_recalled_lesson_with_no_model() {
     env.lore(&["confirm", &lesson, "private"]).ok();
     let judged = env.lore(&["judge", "--all", "--yes"]);
     judged.ok();
-    judged.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
+    judged.assert_stderr("judged: 1 lesson approved\n");
     let hit = env.lore(&[
         "recall",
         "--stack",
@@ -579,7 +579,7 @@ fn colour_codes_and_control_characters_in_tool_output_do_not_spoil_a_moment() {
     let r = env.lore(&["capture", "--transcript", path.to_str().unwrap()]);
     let out = r.ok().to_owned();
     assert!(out.starts_with("proposed "), "{out}\n{}", r.stderr);
-    r.assert_stderr("capture: 1 proposed, 0 declined");
+    r.assert_stderr("capture: 1 lesson proposed\n");
     let all = env.git(&["log", "-p", "ledger"]).ok().to_owned();
     assert!(all.contains("Lore-Action: propose"), "{all}");
     for bad in ['\u{1b}', '\u{7}', '\u{202e}', '\r'] {
@@ -723,7 +723,7 @@ fn a_real_eresolve_fixed_in_a_session_becomes_a_lesson_scoped_by_ranges() {
     env.confirm(&lesson, "org");
     let judged = env.lore(&["judge", "--all", "--yes"]);
     judged.ok();
-    judged.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
+    judged.assert_stderr("judged: 1 lesson approved\n");
 
     // The same conflict at other patch versions: recalled.
     let hit = env.lore(&[

@@ -829,7 +829,7 @@ fn a_batch_writes_a_pack_per_transaction_and_one_record_stays_loose() {
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
     assert_eq!(r.ok().lines().count(), 300);
     assert!(
-        r.stderr.contains("ingest: 300 proposed, 0 declined"),
+        r.stderr.contains("ingest: 300 lessons proposed\n"),
         "{}",
         r.stderr
     );

@@ -138,7 +138,7 @@ fn an_edit_by_flags_is_one_signed_commit_that_log_show_and_verify_know() {
         .assert_ok_stdout(&format!("claim:       {FIXED}\n"));
     let log = env.lore(&["log", &id]);
     log.assert_ok_stdout(&format!(
-        "edit {id}: claim, stack, scope\n    edit pending -> pending; signature: good"
+        "edit {id}: claim, stack, scope\n    edit (stays pending); signature: good"
     ));
     let log = env.lore(&["log", "-p", "-n", "1", &id]);
     log.assert_ok_stdout(&format!("    +    \"claim\": \"{FIXED}\",\n"));

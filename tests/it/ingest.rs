@@ -52,7 +52,9 @@ fn each_outage_leaves_the_artifact_untouched_and_writes_nothing() {
             "{script}: expected {why:?} in {}",
             r.stdout
         );
-        r.assert_stderr("0 proposed, 0 declined, 0 skipped, 1 untouched");
+        r.assert_stderr(
+            "no lessons proposed; 1 artifact untouched (nothing written; run it again)\n",
+        );
         assert_eq!(
             env.ledger_commits(),
             before,
@@ -112,9 +114,17 @@ fn each_verdict_is_recorded_as_a_signed_decline() {
         env.init();
         let r = ingest_with(&env, script, REAL_VITEST);
         assert_eq!(r.code, 0, "{script}: {}", r.stderr);
+        // People read the reason in words; the record and the trailer
+        // keep its code.
+        let words = match reason {
+            "no_resolution" => "no fix in it",
+            "no_versions" => "no package version to scope it by",
+            "transform_invalid" => "the model's answer was unusable",
+            _ => "not a valid lesson",
+        };
         assert_eq!(
             outcomes(&r.stdout),
-            format!("declined {} {reason}{detail}\n", vitest_id()),
+            format!("declined {} {words}{detail}\n", vitest_id()),
             "{script}"
         );
         let record: serde_json::Value = serde_json::from_str(
@@ -137,7 +147,7 @@ fn each_verdict_is_recorded_as_a_signed_decline() {
         );
         assert_eq!(
             env.lore(&["seen", vitest_id()]).ok(),
-            format!("{} declined {reason}{detail}\n", vitest_id())
+            format!("{} declined {words}{detail}\n", vitest_id())
         );
         env.assert_verifies();
     }
@@ -161,7 +171,7 @@ fn a_range_the_schema_refuses_is_schema_invalid() {
         );
         assert!(
             r.stdout
-                .starts_with(&format!("declined {} schema_invalid", vitest_id())),
+                .starts_with(&format!("declined {} not a valid lesson", vitest_id())),
             "{bad}: {}",
             r.stdout
         );
@@ -204,7 +214,7 @@ fn blank_claims_and_hostile_text_from_a_model_are_schema_invalid() {
         );
         assert!(
             r.stdout
-                .starts_with(&format!("declined {} schema_invalid", vitest_id())),
+                .starts_with(&format!("declined {} not a valid lesson", vitest_id())),
             "{}",
             r.stdout
         );
@@ -315,7 +325,7 @@ fn the_real_vitest_artifact_is_declined_no_resolution_by_stub_and_offline() {
     );
     assert_eq!(
         outcomes(&r.stdout),
-        format!("declined {} no_resolution\n", vitest_id())
+        format!("declined {} no fix in it\n", vitest_id())
     );
 
     let env = TestEnv::new();
@@ -324,7 +334,7 @@ fn the_real_vitest_artifact_is_declined_no_resolution_by_stub_and_offline() {
     let r = env.lore(&["ingest", "--backend", "offline", f.to_str().unwrap()]);
     assert_eq!(
         outcomes(&r.stdout),
-        format!("declined {} no_resolution\n", vitest_id())
+        format!("declined {} no fix in it\n", vitest_id())
     );
     let model = env.git(&[
         "log",
@@ -357,7 +367,7 @@ fn seen_and_pregate_paths_never_call_the_model() {
     assert_eq!(
         outcomes(&r.stdout),
         format!(
-            "skipped {} seen\nskipped {} pregate\n",
+            "skipped {} seen\nskipped {} no version in it\n",
             ulid(1, 1),
             ulid(1, 2)
         )
@@ -427,7 +437,7 @@ fn bad_input_is_refused_per_item_and_the_rest_go_on() {
         "names the bad field: {}",
         r.stdout
     );
-    r.assert_stderr("1 proposed, 0 declined, 0 skipped, 0 untouched, 3 invalid");
+    r.assert_stderr("1 lesson proposed; 3 artifacts invalid\n");
     assert_eq!(
         env.ledger_commits().len(),
         2,
@@ -490,7 +500,7 @@ fn ingest_json_is_one_array_of_rows_in_input_order() {
         ("skipped".into(), "seen".into())
     );
     assert_eq!(field(3, "artifact"), ulid(5, 1));
-    r.assert_stderr("ingest: 1 proposed, 0 declined, 2 skipped, 0 untouched, 1 invalid");
+    r.assert_stderr("ingest: 1 lesson proposed; 2 artifacts skipped, 1 invalid\n");
 
     let empty = env.path().join("no-artifacts");
     std::fs::create_dir(&empty).unwrap();
@@ -840,11 +850,11 @@ fn a_repeated_artifact_in_one_input_gets_its_first_copys_fate() {
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
     let out = outcomes(r.ok());
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], format!("skipped {} pregate", ulid(7, 1)));
+    assert_eq!(lines[0], format!("skipped {} no version in it", ulid(7, 1)));
     assert!(lines[1].starts_with("proposed "), "{}", r.stdout);
     assert_eq!(
         lines[2],
-        format!("skipped {} pregate", ulid(7, 1)),
+        format!("skipped {} no version in it", ulid(7, 1)),
         "not 'seen': history has not seen it"
     );
     assert_eq!(lines[3], format!("skipped {} seen", ulid(7, 2)));
@@ -883,7 +893,7 @@ fn a_copy_is_never_asked_again() {
     arts.push(proposable(9, 10));
     let f = env.artifacts_file("chunks.jsonl", &arts);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
-    r.assert_stderr("ingest: 256 proposed, 0 declined, 1 skipped");
+    r.assert_stderr("ingest: 256 lessons proposed; 1 artifact skipped\n");
     assert_eq!(
         r.stdout.lines().last().map(outcomes),
         Some(format!("skipped {} seen\n", ulid(9, 10)))
@@ -1042,14 +1052,14 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
     );
     assert_eq!(
         outcomes(r.ok()),
-        format!("declined {artifact} no_resolution\n")
+        format!("declined {artifact} no fix in it\n")
     );
     let decline = env.git(&["rev-parse", "ledger"]).ok().trim().to_owned();
 
     // Nothing to redo yet after a date, and only declined artifacts can be.
     let r = env.lore(&["ingest", "--redo-declined", "--since", "2100-01-01"]);
     assert_eq!(r.ok(), "");
-    r.assert_stderr("ingest: 0 proposed, 0 declined");
+    r.assert_stderr("ingest: no artifacts found\n");
     let r = env.lore(&["ingest", "--redo-declined", "--since", "last tuesday"]);
     r.assert_refused("--since last tuesday: not a date (2026-11-01)");
 
@@ -1072,7 +1082,7 @@ fn a_decline_is_redone_once_and_history_keeps_both() {
         let o = run.wait_with_output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let out = String::from_utf8_lossy(&o.stdout);
-        if out == format!("declined {artifact} no_resolution\n") {
+        if out == format!("declined {artifact} no fix in it\n") {
             declined += 1;
         } else {
             assert_eq!(out, format!("skipped {artifact} claimed\n"));
@@ -1162,7 +1172,7 @@ fn a_redo_killed_midway_keeps_its_written_chunk() {
     let f = env.artifacts_file("many.jsonl", &arts);
     env.model_stub(r#"cat >/dev/null; echo '{ "eligible": false, "reason": "no_resolution" }'"#);
     let r = env.lore(&["ingest", f.to_str().unwrap()]);
-    r.assert_stderr("ingest: 0 proposed, 276 declined");
+    r.assert_stderr("ingest: no lessons proposed; 276 artifacts declined");
     let declined = env.ledger_commits().len();
 
     // The model now proposes, and the run dies during its 260th call.
@@ -1194,7 +1204,7 @@ fn a_redo_killed_midway_keeps_its_written_chunk() {
     calls.reset();
     let r = env.lore(&["ingest", "--redo-declined"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    r.assert_stderr("ingest: 16 proposed, 0 declined, 4 skipped, 0 untouched");
+    r.assert_stderr("ingest: 16 lessons proposed; 4 artifacts skipped");
     assert_eq!(r.stdout.matches(" claimed\n").count(), 4, "{}", r.stdout);
     assert_eq!(calls.count(), 16);
     assert_eq!(env.ledger_commits().len(), declined + CHUNK + 16);

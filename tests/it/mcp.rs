@@ -263,7 +263,7 @@ fn an_agent_initializes_lists_the_tools_and_recalls_searches_and_shows_a_known_l
         "{found}"
     );
     assert!(
-        found.contains(&format!("({id}; org active; stack `vite, vitest`)")),
+        found.contains(&format!("({id}; pool/org active; stack `vite, vitest`)")),
         "{found}"
     );
     assert_eq!(

@@ -624,7 +624,7 @@ fn share_org_pool(a: &User, b: &User, host: &Path, url: &str) {
         ");
         insta::assert_snapshot!(b.session(&["sync", "org"], &n), @"
         $ git lore sync org
-        pool/org: 1 verified commit from [URL], 0 new lessons
+        pool/org: 1 verified commit from [URL], no new lessons
         ");
         let b1 = b.org_lesson();
         let b_tip = b.tip("pool/org").unwrap();
@@ -1395,7 +1395,7 @@ fn sync_refuses_an_unsigned_commit() {
     insta::assert_snapshot!(sync_refuses(Bad::Unsigned), @"
     $ git lore sync org
     [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
-    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commits; nothing was integrated
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
 }
@@ -1405,7 +1405,7 @@ fn sync_refuses_a_commit_by_an_unknown_key() {
     insta::assert_snapshot!(sync_refuses(Bad::UnknownKey), @"
     $ git lore sync org
     [forged] (pool/org): signed by a key not in the allowed signers ([stranger's fingerprint]); if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
-    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commits; nothing was integrated
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
 }
@@ -1416,7 +1416,7 @@ fn sync_refuses_trailers_that_name_another_lesson() {
     $ git lore sync org
     [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000002; it also changed lessons/0/1/01J0000000B800000000000001.json
     [forged] (pool/org): promote must add a pool entry 01J0000000B800000000000002
-    [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commits; nothing was integrated
+    [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
 }
@@ -1426,7 +1426,7 @@ fn sync_refuses_a_promote_that_changes_who_may_sign() {
     insta::assert_snapshot!(sync_refuses(Bad::TouchesLore), @"
     $ git lore sync org
     [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed .lore/allowed_signers
-    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commits; nothing was integrated
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
 }
@@ -1437,7 +1437,7 @@ fn sync_refuses_a_squash_of_signed_commits() {
     $ git lore sync org
     [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
     [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/2/01J0000000B800000000000002.json
-    [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commits; nothing was integrated
+    [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
 }
@@ -1842,7 +1842,7 @@ fn a_squash_merged_review_is_refused_with_the_fix() {
     $ git lore sync public
     [squash] (pool/public): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
     [squash] (pool/public): trailers unreadable: missing trailer Lore-Format
-    [stderr] pool/public from [ana]/srv/host.git: 2 problems in 1 incoming commits; nothing was integrated
+    [stderr] pool/public from [ana]/srv/host.git: 2 problems in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
     assert_eq!(b.tip("pool/public"), tip);
@@ -2043,7 +2043,7 @@ fn a_retraction_travels_to_every_teammate() {
     ");
     insta::assert_snapshot!(t.b.session(&["sync", "org"], &n), @"
     $ git lore sync org
-    pool/org: 1 verified commit from [ana]/srv/host.git, 0 new lessons
+    pool/org: 1 verified commit from [ana]/srv/host.git, no new lessons
     ");
     let entry = t.b.entry("org", &t.a1).unwrap();
     assert_eq!(entry["status"], "retracted");
@@ -2737,7 +2737,7 @@ fn a_write_landing_while_sync_merges_is_decided_again_not_dropped() {
     assert_eq!(
         r.ok(),
         format!(
-            "pool/org: 2 verified commits from {} merged ({}), 0 new lessons\n  {first}: kept retracted (local) over superseded\n",
+            "pool/org: 2 verified commits from {} merged ({}), no new lessons\n  {first}: kept retracted (local) over superseded\n",
             t.url,
             &merge[..12]
         )
@@ -2982,7 +2982,7 @@ fn a_forge_merge_that_drops_the_reviewed_lesson_is_refused() {
     insta::assert_snapshot!(b.session(&["sync", "public"], &n), @"
     $ git lore sync public
     [merge] (pool/public): merge commit is not signed by an allowed signer and is not a pure merge of trusted parents
-    [stderr] pool/public from [ana]/srv/host.git: 1 problem in 2 incoming commits; nothing was integrated
+    [stderr] pool/public from [ana]/srv/host.git: 1 problem in 2 incoming commits; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
     assert_eq!(b.tip("pool/public"), tip);
@@ -3227,7 +3227,7 @@ fn a_pin_given_to_a_refused_sync_is_not_kept() {
     insta::assert_snapshot!(cy.session(&["sync", "org", "--pin", &fp], &n), @"
     $ git lore sync org --pin [ana's fingerprint]
     [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
-    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 3 incoming commits; nothing was integrated
+    [stderr] pool/org from [ana]/srv/host.git: 1 problem in 3 incoming commits; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
     let pins = std::fs::read_to_string(cy.env.repo().join("pins/org")).unwrap_or_default();
@@ -3369,7 +3369,7 @@ fn a_shared_moment_stays_one_lesson() {
         r.ok(),
         format!("skipped {moment} seen (in pool/org) (from same-moment.jsonl)\n")
     );
-    r.assert_stderr("ingest: 0 proposed, 0 declined, 1 skipped, 0 untouched, 0 invalid");
+    r.assert_stderr("ingest: no lessons proposed; 1 artifact skipped\n");
     assert_eq!(b.env.ledger_commits(), before, "nothing was written");
     let rows: Value =
         serde_json::from_str(b.lore(&["ingest", "--json", f.to_str().unwrap()]).ok()).unwrap();
@@ -3429,14 +3429,14 @@ fn ben_finds_a_teammates_lesson_and_his_own_queue_by_search() {
     insta::assert_snapshot!(b.session(&["search", "crashes", "start"], &n), @"
     $ git lore search crashes start
     [a1]  pool/org     active      widget11 1.11.0 crashes on start  [widget11]
-    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    [b1]  ledger       pending     widget21 1.21.0 crashes on start  [widget21]
     ");
     insta::assert_snapshot!(b.session(&["search", "widget11", "--json"], &n), @r#"
     $ git lore search widget11 --json
     [
       {
         "id": "[a1]",
-        "where": "org",
+        "where": "pool/org",
         "status": "active",
         "score": 0.5776,
         "package_match": true,
@@ -3449,11 +3449,11 @@ fn ben_finds_a_teammates_lesson_and_his_own_queue_by_search() {
     "#);
     insta::assert_snapshot!(b.session(&["search", "crashes", "--status", "pending"], &n), @"
     $ git lore search crashes --status pending
-    [b1]  pending      pending     widget21 1.21.0 crashes on start  [widget21]
+    [b1]  ledger       pending     widget21 1.21.0 crashes on start  [widget21]
     ");
     insta::assert_snapshot!(b.session(&["search", "widget21", "--pool", "org"], &n), @r#"
     $ git lore search widget21 --pool org
-    [stderr] no lesson matches "widget21" in pool/org: every word must match, so try fewer words, drop --pool or --status, or see every pool lesson with `git lore recall --all`
+    [stderr] no lesson matches "widget21" in pool/org: every word must match, so try fewer words, drop --pool or --status, or list every lesson with `git lore list --pool org`
     [exit 1]
     "#);
 }

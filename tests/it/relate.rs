@@ -337,7 +337,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
-    verdict:     approved (gate_passed), score 1
+    verdict:     approved: the jury passed it, score 1
     judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
                  offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
     judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
@@ -475,7 +475,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
-    verdict:     approved (gate_passed), score 1
+    verdict:     approved: the jury passed it, score 1
     judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
                  offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
     judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
@@ -494,7 +494,7 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     resolution:  Fixed by setting server.hmr.timeout to 60 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
-    verdict:     approved (gate_passed), score 1
+    verdict:     approved: the jury passed it, score 1
     judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
                  offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
     judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
@@ -1182,7 +1182,7 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let failing = panel(0.2, false);
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &failing, "refuted"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.2, jury_not_majority) against 2 counter-observations (8986ff738c2a).
+    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.2) against 2 counter-observations (093ec722871d).
     ");
     let t = assert_trailers(
         &env,
@@ -1251,7 +1251,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     let (env, p) = contradicted();
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &panel(0.95, true), "active"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.95, gate_passed) against 2 counter-observations (5a688afaff35); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it (rubric lesson-promotion, score 0.95) against 2 counter-observations (1699616ebf85); it waits again when more are recorded.
     ");
     let rec = pool_file(
         &env,
@@ -1279,7 +1279,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     resolution:  Fixed by setting server.hmr.timeout to 30 in vite.config.ts.
     stack:       vite
     scope:       vite =5.4.0
-    verdict:     approved (gate_passed), score 1
+    verdict:     approved: the jury passed it, score 1
     judge:       standard, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
                  offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00
     judge:       adversarial, passed, score 1: generality 1.0, grounding 1.0, scope_accuracy 1.0
@@ -1313,7 +1313,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     ");
     insta::assert_snapshot!(writes_nothing(&env, &p, &["judge", "--contradicted", "--yes"], 0), @"
     $ git lore judge --contradicted --yes
-    [stderr] 0 contradicted lessons to judge again with the offline judges
+    [stderr] no contradicted lessons to judge again with the offline judges
     ");
     // Recall still returns it.
     insta::assert_snapshot!(recall_vite(&env, &p), @"
@@ -1343,9 +1343,9 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
     ");
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes"]), @"
     $ git lore judge --contradicted --yes
-    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (0b70ce9a8fb8).
+    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.55) against 2 counter-observations (b9fba7f14923).
     [stderr] 1 contradicted lesson to judge again with the offline judges: [a]
-    [stderr] judged again: 1 refuted, 0 upheld, 0 could not judge
+    [stderr] judged again: 1 lesson refuted
     ");
     let a = lesson(&env, &p.a);
     assert_eq!(a["status"], "refuted");
@@ -1364,8 +1364,10 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
         .ok()
         .to_owned();
     assert!(
-        msg.starts_with(&format!("judge {}: refuted under lesson-promotion (", p.a))
-            && msg.trim_end().ends_with(", 2 counter-observations"),
+        msg.starts_with(&format!(
+            "judge {}: refuted: most judges did not pass it (rubric lesson-promotion, score ",
+            p.a
+        )) && msg.trim_end().ends_with(", 2 counter-observations"),
         "{msg}"
     );
     env.assert_verifies();
@@ -1395,7 +1397,7 @@ fn judge_id_judges_one_contradicted_lesson_again_with_the_offline_judges() {
     ");
     insta::assert_snapshot!(p.session(&env, &["judge", &p.a, "--yes"]), @"
     $ git lore judge [a] --yes
-    Lesson [a] is now refuted on pool/org: the jury failed it under lesson-promotion (0.55, jury_not_majority) against 2 counter-observations (0b70ce9a8fb8).
+    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.55) against 2 counter-observations (b9fba7f14923).
     [stderr] lesson [a], contradicted, to judge again with the offline judges
     ");
     assert_eq!(lesson(&env, &p.a)["status"], "refuted");
@@ -1420,7 +1422,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     $ git lore judge --contradicted --yes --backend command
     lesson [a] could not be judged again; nothing was written and it still waits for the jury. Re-run to retry: lesson [a]: judge standard: the model program failed (exited with status 3)
     [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
-    [stderr] judged again: 0 refuted, 0 upheld, 1 could not judge: [a]
+    [stderr] judged again: no lessons refuted; 1 could not be judged (nothing written for them; run it again): [a]
     [stderr] judge: a judge program gave no answer; check the program `git -C [TMP]/lessons.git config lore.judge.command` shows, or use the built-in offline backend: `git -C [TMP]/lessons.git config lore.judge.backend offline`
     [exit 2]
     ");
@@ -1445,9 +1447,9 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     );
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes", "--backend", "command"]), @"
     $ git lore judge --contradicted --yes --backend command
-    Lesson [a] stays active on pool/org: the jury upheld it under lesson-promotion (0.9, gate_passed) against 2 counter-observations (6fc5a4db24b3); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it (rubric lesson-promotion, score 0.9) against 2 counter-observations (7555375872b0); it waits again when more are recorded.
     [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
-    [stderr] judged again: 0 refuted, 1 upheld, 0 could not judge
+    [stderr] judged again: no lessons refuted, 1 upheld
     ");
     assert_trailers(&env, "judge", &["Lore-Status: active"]);
     env.assert_verifies();
@@ -1571,7 +1573,7 @@ fn new_counter_evidence_while_the_jury_deliberates_voids_its_ruling() {
     $ git lore judge --contradicted --yes --backend command
     lesson [a] could not be judged again; nothing was written and it still waits for the jury. Re-run to retry: lesson [a]: the lesson changed while the jury deliberated; its verdict is not applied
     [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
-    [stderr] judged again: 0 refuted, 0 upheld, 1 could not judge: [a]
+    [stderr] judged again: no lessons refuted; 1 could not be judged (nothing written for them; run it again): [a]
     [exit 2]
     ");
     // Not upheld on evidence the jury never saw: it still waits.

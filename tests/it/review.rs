@@ -363,7 +363,7 @@ fn a_split_panel_is_rejected_at_both_tiers_and_keeps_its_record() {
     assert_eq!(
         r.stdout,
         format!(
-            "Lesson {id} is now rejected (jury_not_majority); its verdict stays on the ledger.\n"
+            "Lesson {id} is now rejected: most judges did not pass it; its verdict stays on the ledger.\n"
         )
     );
     assert_eq!(p["status"], "rejected");
@@ -373,7 +373,7 @@ fn a_split_panel_is_rejected_at_both_tiers_and_keeps_its_record() {
     assert_eq!(
         r.stdout,
         format!(
-            "Lesson {id} is now rejected (jury_not_unanimous); its verdict stays on the ledger.\n"
+            "Lesson {id} is now rejected: not every judge passed it; its verdict stays on the ledger.\n"
         )
     );
     assert_eq!(p["verdict"]["reason"], "jury_not_unanimous");
@@ -505,7 +505,7 @@ fn the_disclosure_scanner_blocks_a_public_lesson_whatever_the_judges_say() {
     assert_eq!(
         r.stdout,
         format!(
-            "Lesson {id} is now rejected (disclosure_scan); its verdict stays on the ledger.\n"
+            "Lesson {id} is now rejected: the disclosure scanner found what must not be shared; its verdict stays on the ledger.\n"
         )
     );
     let p = env.proposal(&id);
@@ -525,14 +525,12 @@ fn judge_all_asks_first_and_records_each_verdict() {
     let (env, id) = confirmed("org");
     env.git(&["config", "--unset", "lore.judge.command"]).ok();
     let r = env.lore(&["judge", "--all"]);
-    r.assert_refused(
-        "1 confirmed lesson (0 public, 0 private with no jury) to judge with the offline judges",
-    );
+    r.assert_refused("1 confirmed lesson to judge with the offline judges\n");
     r.assert_stderr("refusing to judge without --yes");
     assert_eq!(env.proposal(&id)["status"], "confirmed");
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    r.assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
+    r.assert_stderr("judged: 1 lesson approved\n");
     assert_eq!(env.proposal(&id)["status"], "approved");
     let model = env.git(&[
         "log",
@@ -550,7 +548,9 @@ fn judge_all_asks_first_and_records_each_verdict() {
     let n = env.ledger_commits().len();
     let r = env.lore(&["judge", "--all", "--yes"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    r.assert_stderr(&format!("0 approved, 0 rejected, 1 could not judge: {id}"));
+    r.assert_stderr(&format!(
+        "judged: no lessons approved; 1 could not be judged (nothing written for them; run it again): {id}\n"
+    ));
     let repo = env.repo().display().to_string();
     assert!(
         r.stderr.ends_with(&format!("\njudge: a judge program gave no answer; check the program `git -C {repo} config lore.judge.command` shows, or use the built-in offline backend: `git -C {repo} config lore.judge.backend offline`\n")),
@@ -561,7 +561,7 @@ fn judge_all_asks_first_and_records_each_verdict() {
     // Following the advice judges it.
     env.git(&["config", "lore.judge.backend", "offline"]).ok();
     env.lore(&["judge", "--all", "--yes"])
-        .assert_stderr("judged: 1 approved, 0 rejected, 0 could not judge");
+        .assert_stderr("judged: 1 lesson approved\n");
 }
 
 #[test]
@@ -1053,12 +1053,12 @@ fn a_verdict_left_unpromoted_is_reported_and_finished() {
             "Lesson {id} was approved by an earlier run that stopped before promoting it.\nLesson {id} promoted to pool/local.\n"
         )
     );
-    r.assert_stderr("0 confirmed lessons (0 public, 0 private with no jury) to judge with judge model claude-opus-4-1; 1 judged earlier to promote");
+    r.assert_stderr("no confirmed lessons to judge with judge model claude-opus-4-1; 1 lesson judged earlier to promote\n");
     let j: Value = serde_json::from_str(env.lore(&["status", "--json"]).ok()).unwrap();
     assert_eq!(j["unpromoted"], 0);
     assert_eq!(
         env.lore(&["promote", "--all"]).stderr,
-        "promote: 0 promoted, 0 failed\n"
+        "promote: no lessons promoted\n"
     );
     env.assert_verifies();
 }
@@ -1074,7 +1074,7 @@ fn promote_all_finishes_every_interrupted_promote() {
     env.config("gpg.ssh.allowedSignersFile", &signers);
     let r = env.lore(&["promote", "--all"]);
     assert_eq!(r.ok(), format!("Lesson {id} promoted to pool/local.\n"));
-    assert_eq!(r.stderr, "promote: 1 promoted, 0 failed\n");
+    assert_eq!(r.stderr, "promote: 1 lesson promoted\n");
 }
 
 #[test]

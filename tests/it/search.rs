@@ -203,7 +203,7 @@ fn the_json_shape_and_the_filters() {
     let queued = hits.iter().find(|h| h["id"] == *w.queued).unwrap();
     assert_eq!(
         (&queued["where"], &queued["status"]),
-        (&json!("pending"), &json!("pending"))
+        (&json!("ledger"), &json!("pending"))
     );
     assert_eq!(queued["stack"], json!(["vite"]));
     assert_eq!(
@@ -213,7 +213,7 @@ fn the_json_shape_and_the_filters() {
     let exact = hits.iter().find(|h| h["id"] == *w.exact).unwrap();
     assert_eq!(
         (&exact["where"], &exact["status"]),
-        (&json!("org"), &json!("active"))
+        (&json!("pool/org"), &json!("active"))
     );
     // --pool, --status.
     let mut org = w.ids(&["vite", "--pool", "org"]);
@@ -252,18 +252,18 @@ fn nothing_matching_exits_1_with_a_hint() {
     let w = world();
     insta::assert_snapshot!(w.session(&["websocket", "zebra"]), @r#"
     $ git lore search websocket zebra
-    [stderr] no lesson matches "websocket zebra" in the pools or the pending queue: every word must match, so try fewer words, or see every pool lesson with `git lore recall --all`
+    [stderr] no lesson matches "websocket zebra" in the pools or the pending queue: every word must match, so try fewer words, or list every lesson with `git lore list --all`
     [exit 1]
     "#);
     insta::assert_snapshot!(w.session(&["websocket", "--pool", "org"]), @r#"
     $ git lore search websocket --pool org
-    [stderr] no lesson matches "websocket" in pool/org: every word must match, so try fewer words, drop --pool or --status, or see every pool lesson with `git lore recall --all`
+    [stderr] no lesson matches "websocket" in pool/org: every word must match, so try fewer words, drop --pool or --status, or list every lesson with `git lore list --pool org`
     [exit 1]
     "#);
     insta::assert_snapshot!(w.session(&["--json", "zebra"]), @r#"
     $ git lore search --json zebra
     []
-    [stderr] no lesson matches "zebra" in the pools or the pending queue: every word must match, so try fewer words, or see every pool lesson with `git lore recall --all`
+    [stderr] no lesson matches "zebra" in the pools or the pending queue: every word must match, so try fewer words, or list every lesson with `git lore list --all`
     [exit 1]
     "#);
     insta::assert_snapshot!(w.session(&["the", "."]), @r#"
@@ -281,7 +281,7 @@ fn the_queue_follows_each_proposal() {
     let hit = &w.json(&["websocket"])[0];
     assert_eq!(
         (&hit["where"], &hit["status"]),
-        (&json!("pending"), &json!("confirmed"))
+        (&json!("ledger"), &json!("confirmed"))
     );
     w.env.lore(&["unconfirm", &w.queued]).ok();
     w.env
@@ -297,7 +297,7 @@ fn the_queue_follows_each_proposal() {
     let hit = &w.json(&["listed", "twice"])[0];
     assert_eq!(
         (&hit["where"], &hit["status"]),
-        (&json!("org"), &json!("active"))
+        (&json!("pool/org"), &json!("active"))
     );
     assert_eq!(w.json(&["listed", "twice"]).len(), 1);
 }

@@ -27,13 +27,13 @@ fn init_and_ingest_the_examples() {
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
     $ git lore ingest [REPO]/examples/artifacts
     proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 (from [REPO]/examples/artifacts/next-hydration.json)
-    declined 01M1E6PK5RMERSTXPS7B2B66N8 no_versions (from [REPO]/examples/artifacts/no-versions.json)
+    declined 01M1E6PK5RMERSTXPS7B2B66N8 no package version to scope it by (from [REPO]/examples/artifacts/no-versions.json)
     proposed 01M1J2K3M4N5P6Q7R8S9T0V1W2 lesson 01KZ8NAER6XHTR5AH9H0P55TVY (from [REPO]/examples/artifacts/npm-registry.json)
     proposed 01M1GKTGT0CZM08AJC6X1VR4QP lesson 01KZ8N6P0J6CRJBT5NNRYRWZJ5 (from [REPO]/examples/artifacts/psycopg2-alpine.json)
-    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate (from [REPO]/examples/artifacts/version-free.json)
-    declined 01M1EC9PM05QE97KEGDRSBN1B5 no_resolution (from [REPO]/examples/artifacts/vitest-open.json)
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV no version in it (from [REPO]/examples/artifacts/version-free.json)
+    declined 01M1EC9PM05QE97KEGDRSBN1B5 no fix in it (from [REPO]/examples/artifacts/vitest-open.json)
     proposed 01KZ45MKAM734ZS7JK24D2DK0R lesson 01KZ8N4X74H3Y5HR3343HJYA6B (from [REPO]/examples/artifacts/vitest-pin.json)
-    [stderr] ingest: 4 proposed, 2 declined, 1 skipped, 0 untouched, 0 invalid
+    [stderr] ingest: 4 lessons proposed; 2 artifacts declined, 1 skipped
     ");
     insta::assert_snapshot!(session(&env, &["ingest", &examples()]), @"
     $ git lore ingest [REPO]/examples/artifacts
@@ -41,10 +41,10 @@ fn init_and_ingest_the_examples() {
     skipped 01M1E6PK5RMERSTXPS7B2B66N8 seen (from [REPO]/examples/artifacts/no-versions.json)
     skipped 01M1J2K3M4N5P6Q7R8S9T0V1W2 seen (from [REPO]/examples/artifacts/npm-registry.json)
     skipped 01M1GKTGT0CZM08AJC6X1VR4QP seen (from [REPO]/examples/artifacts/psycopg2-alpine.json)
-    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV pregate (from [REPO]/examples/artifacts/version-free.json)
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV no version in it (from [REPO]/examples/artifacts/version-free.json)
     skipped 01M1EC9PM05QE97KEGDRSBN1B5 seen (from [REPO]/examples/artifacts/vitest-open.json)
     skipped 01KZ45MKAM734ZS7JK24D2DK0R seen (from [REPO]/examples/artifacts/vitest-pin.json)
-    [stderr] ingest: 0 proposed, 0 declined, 7 skipped, 0 untouched, 0 invalid
+    [stderr] ingest: no lessons proposed; 7 artifacts skipped
     ");
     insta::assert_snapshot!(session(&env, &["list"]), @"
     $ git lore list
@@ -71,10 +71,10 @@ fn init_and_ingest_the_examples() {
     ");
     insta::assert_snapshot!(session(&env, &["seen", "01M1E6PK5RMERSTXPS7B2B66N8", "01M1E3VM1GAD8DSR0D4BG72GC0", "01M1J2K3M4N5P6Q7R8S9T0V1W9"]), @"
     $ git lore seen 01M1E6PK5RMERSTXPS7B2B66N8 01M1E3VM1GAD8DSR0D4BG72GC0 01M1J2K3M4N5P6Q7R8S9T0V1W9
-    01M1E6PK5RMERSTXPS7B2B66N8 declined no_versions
+    01M1E6PK5RMERSTXPS7B2B66N8 declined no package version to scope it by
     01M1E3VM1GAD8DSR0D4BG72GC0 proposed 01KZ8N9CCB3N63XAKWXH0G0ZG4 pending
     01M1J2K3M4N5P6Q7R8S9T0V1W9 unseen
-    [stderr] unseen: history holds no outcome for it (an artifact the pre-gate skips, one that names no version, is never recorded)
+    [stderr] unseen: history holds no outcome for it (an artifact with no version in it is skipped, and a skip is never recorded)
     ");
 }
 
@@ -107,7 +107,7 @@ fn review_judge_and_audit_a_lesson() {
     ");
     insta::assert_snapshot!(session(&env, &["judge", "--all"]), @"
     $ git lore judge --all
-    [stderr] 2 confirmed lessons (1 public, 0 private with no jury) to judge with the offline judges
+    [stderr] 2 confirmed lessons to judge with the offline judges
     [stderr] git-lore: refusing to judge without --yes: stdin is not a terminal to ask on
     [exit 1]
     ");
@@ -115,9 +115,9 @@ fn review_judge_and_audit_a_lesson() {
     $ git lore judge --all --yes
     Lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 is now approved.
     Lesson 01KZ8N9CCB3N63XAKWXH0G0ZG4 promoted to pool/org.
-    Lesson 01KZ8NAER6XHTR5AH9H0P55TVY is now rejected (jury_not_unanimous); its verdict stays on the ledger.
-    [stderr] 2 confirmed lessons (1 public, 0 private with no jury) to judge with the offline judges
-    [stderr] judged: 1 approved, 1 rejected, 0 could not judge
+    Lesson 01KZ8NAER6XHTR5AH9H0P55TVY is now rejected: not every judge passed it; its verdict stays on the ledger.
+    [stderr] 2 confirmed lessons to judge with the offline judges
+    [stderr] judged: 1 lesson approved, 1 rejected
     ");
     insta::assert_snapshot!(session(&env, &["show", &leaky]), @"
     $ git lore show 01KZ8NAER6XHTR5AH9H0P55TVY
@@ -130,7 +130,7 @@ fn review_judge_and_audit_a_lesson() {
     resolution:  Fixed by pointing .npmrc at https://npm.corp.internal/ with a token from ops@acme-internal.com.
     stack:       npm
     scope:       npm =10.2.4
-    verdict:     rejected (jury_not_unanimous), failed criterion: disclosure, score 0.7
+    verdict:     rejected: not every judge passed it, failed criterion: disclosure, score 0.7
     judge:       standard, failed, score 0.7: disclosure 0.0, generality 1.0, grounding 1.0, scope_accuracy 1.0
                  offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00; disclosure 0.00 (leaks: email in evidence.resolution, internal_host in evidence.resolution)
     judge:       adversarial, failed, score 0.7: disclosure 0.0, generality 1.0, grounding 1.0, scope_accuracy 1.0
@@ -140,11 +140,11 @@ fn review_judge_and_audit_a_lesson() {
     ");
     insta::assert_snapshot!(session(&env, &["log", &org]), @"
     $ git lore log 01KZ8N9CCB3N63XAKWXH0G0ZG4
-    3b11b5d1c646 2026-08-05T10:00:00Z ledger      promote 01KZ8N9CCB3N63XAKWXH0G0ZG4: stamped, entry on pool/org
-        promote approved -> approved; signature: good (git-lore@localhost)
-    4eb4f98cb39d 2026-08-05T10:00:00Z ledger      judge 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved under lesson-promotion (1)
-        judge confirmed -> approved (gate_passed); signature: good (git-lore@localhost)
-    d5362c1997ad 2026-08-05T10:00:00Z ledger      confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4: org visibility
+    a2048670c7ed 2026-08-05T10:00:00Z ledger      promote 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved, now in pool/org
+        promote (stays approved); signature: good (git-lore@localhost)
+    1acd5e7812d3 2026-08-05T10:00:00Z ledger      judge 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved: the jury passed it (rubric lesson-promotion, score 1)
+        judge confirmed -> approved (the jury passed it); signature: good (git-lore@localhost)
+    392c9bfd24b6 2026-08-05T10:00:00Z ledger      confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4: org visibility
         confirm pending -> confirmed; signature: good (git-lore@localhost)
     a9af66194390 2026-08-05T10:00:00Z ledger      propose 01KZ8N9CCB3N63XAKWXH0G0ZG4: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (git-lore@localhost)
@@ -200,7 +200,7 @@ fn refusals_say_what_is_wrong() {
     insta::assert_snapshot!(session(&env, &["ingest", "no-such-dir"]), @"
     $ git lore ingest no-such-dir
     invalid no-such-dir: cannot read: No such file or directory (os error 2)
-    [stderr] ingest: 0 proposed, 0 declined, 0 skipped, 0 untouched, 1 invalid
+    [stderr] ingest: no lessons proposed; 1 artifact invalid
     [exit 1]
     ");
 }
@@ -222,7 +222,7 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["show", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore show 01M1E6PK5RMERSTXPS7B2B66N8
-    [stderr] git-lore: 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact, not a lesson; it was declined (no_versions): `git lore seen 01M1E6PK5RMERSTXPS7B2B66N8`
+    [stderr] git-lore: 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact, not a lesson; it was declined (no package version to scope it by): `git lore seen 01M1E6PK5RMERSTXPS7B2B66N8`
     [exit 1]
     ");
     insta::assert_snapshot!(session(&env, &["confirm", "01m1e3vm", "org", "--yes"]), @"
@@ -237,8 +237,8 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore log 01M1E6PK5RMERSTXPS7B2B66N8
-    80043a07be9d 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no_versions
-        decline (no_versions); signature: good (git-lore@localhost)
+    869fa51d4b84 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
+        decline (no package version to scope it by); signature: good (git-lore@localhost)
     [stderr] 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact; showing its history
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N9"]), @"
@@ -260,17 +260,204 @@ fn an_artifact_without_a_session_is_declined_for_want_of_provenance() {
     let f = env.artifacts_file("no-session.jsonl", &[a]);
     insta::assert_snapshot!(session(&env, &["ingest", f.to_str().unwrap()]), @"
     $ git lore ingest [TMP]/no-session.jsonl
-    declined 01KZ45MKAM734ZS7JK24D2DK0R schema_invalid (no session id: a lesson needs provenance) (from no-session.jsonl)
-    [stderr] ingest: 0 proposed, 1 declined, 0 skipped, 0 untouched, 0 invalid
+    declined 01KZ45MKAM734ZS7JK24D2DK0R not a valid lesson (no session id: a lesson needs provenance) (from no-session.jsonl)
+    [stderr] ingest: no lessons proposed; 1 artifact declined
     ");
     insta::assert_snapshot!(session(&env, &["seen", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"
     $ git lore seen 01KZ45MKAM734ZS7JK24D2DK0R
-    01KZ45MKAM734ZS7JK24D2DK0R declined schema_invalid (no session id: a lesson needs provenance)
+    01KZ45MKAM734ZS7JK24D2DK0R declined not a valid lesson (no session id: a lesson needs provenance)
     ");
     insta::assert_snapshot!(session(&env, &["log", "--artifact", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"
     $ git lore log --artifact 01KZ45MKAM734ZS7JK24D2DK0R
-    f2f7df76d828 2026-08-05T10:00:00Z ledger      decline 01KZ45MKAM734ZS7JK24D2DK0R: schema_invalid (no session id: a lesson needs provenance)
-        decline (schema_invalid); signature: good (git-lore@localhost)
+    9e99f9bc55fe 2026-08-05T10:00:00Z ledger      decline 01KZ45MKAM734ZS7JK24D2DK0R: not a valid lesson (no session id: a lesson needs provenance)
+        decline (not a valid lesson); signature: good (git-lore@localhost)
+    ");
+}
+
+/// The demo, whole: each command's output as a terminal shows it, a
+/// summary on stderr after the lines it sums up, in words a person reads.
+#[test]
+fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
+    let env = TestEnv::new();
+    let r = env.lore(&["demo"]);
+    let dir = r
+        .stdout
+        .strip_prefix("git-lore demo in ")
+        .and_then(|s| s.split(' ').next())
+        .expect("the demo names its directory")
+        .to_owned();
+    assert!(
+        !std::path::Path::new(&dir).exists(),
+        "the demo removes its directory"
+    );
+    let shown = crate::common::transcript(&["demo"], &r, &env.names(&[(dir.as_str(), "[DEMO]")]));
+    // What the issue called jargon is gone from what a person reads.
+    for jargon in [
+        "pregate",
+        "verdict is terminal",
+        "approved -> approved",
+        "private with no jury",
+        "0 could not judge",
+    ] {
+        assert!(!shown.contains(jargon), "{jargon:?} in:\n{shown}");
+    }
+    insta::assert_snapshot!(shown, @"
+    $ git lore demo
+    git-lore demo in [DEMO] (offline: no model, no network)
+
+    $ git lore init
+    Initialized lesson repository in [DEMO]/lessons.git as git-lore <git-lore@localhost>
+    created signing key [DEMO]/lessons.git/keys/lore_ed25519 (allowed signers: [DEMO]/lessons.git/allowed_signers)
+
+    $ git lore ingest artifacts
+    proposed 01M1E3VM1GAD8DSR0D4BG72GC0 lesson 01KZ8N6S0TD3WMMT8DSGJX3X5G (from artifacts/next-hydration.json)
+    declined 01M1E6PK5RMERSTXPS7B2B66N8 no package version to scope it by (from artifacts/no-versions.json)
+    proposed 01M1J2K3M4N5P6Q7R8S9T0V1W2 lesson 01KZ8N4PP1HXPX69B46WBKBWSC (from artifacts/npm-registry.json)
+    proposed 01M1GKTGT0CZM08AJC6X1VR4QP lesson 01KZ8NBRJD590KP5CNGK0J4VFP (from artifacts/psycopg2-alpine.json)
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV no version in it (from artifacts/version-free.json)
+    declined 01M1EC9PM05QE97KEGDRSBN1B5 no fix in it (from artifacts/vitest-open.json)
+    proposed 01KZ45MKAM734ZS7JK24D2DK0R lesson 01KZ8NNA6DFDHWFJTPZXKCTR5N (from artifacts/vitest-pin.json)
+    ingest: 4 lessons proposed; 2 artifacts declined, 1 skipped
+
+    $ git lore ingest artifacts
+    skipped 01M1E3VM1GAD8DSR0D4BG72GC0 seen (from artifacts/next-hydration.json)
+    skipped 01M1E6PK5RMERSTXPS7B2B66N8 seen (from artifacts/no-versions.json)
+    skipped 01M1J2K3M4N5P6Q7R8S9T0V1W2 seen (from artifacts/npm-registry.json)
+    skipped 01M1GKTGT0CZM08AJC6X1VR4QP seen (from artifacts/psycopg2-alpine.json)
+    skipped 01KZ45MKGQ7QZWMABQ4H12SHSV no version in it (from artifacts/version-free.json)
+    skipped 01M1EC9PM05QE97KEGDRSBN1B5 seen (from artifacts/vitest-open.json)
+    skipped 01KZ45MKAM734ZS7JK24D2DK0R seen (from artifacts/vitest-pin.json)
+    ingest: no lessons proposed; 7 artifacts skipped
+
+    $ git lore list
+    01KZ8N4  npm 10.2.4 fails with E401 against the registry mirror
+    01KZ8N6  Hydration crash in next 14.2.3 with react 18.3.1
+    01KZ8NB  psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    01KZ8NN  Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, because Vite 6 has not shipped yet.
+
+    $ git lore show 01KZ8N6S0TD3WMMT8DSGJX3X5G
+    id:          01KZ8N6S0TD3WMMT8DSGJX3X5G (short: 01KZ8N6)
+    status:      pending
+    visibility:  —
+    artifact:    01M1E3VM1GAD8DSR0D4BG72GC0
+    claim:       Hydration crash in next 14.2.3 with react 18.3.1
+    rationale:   Pages using useId rendered mismatched ids on the client after react 18.3.1 was installed by a lockfile refresh. Scoped to exactly the versions seen (next 14.2.3, react 18.3.1): the text states no wider range.
+    resolution:  Fixed by pinning react to 18.2.0 in package.json until the next release of Next.js ships the patch.
+    stack:       next, react
+    scope:       next =14.2.3, react =18.3.1
+
+    $ git lore confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G org --yes
+    Confirmed 01KZ8N6S0TD3WMMT8DSGJX3X5G at org visibility.
+
+    $ git lore confirm 01KZ8NBRJD590KP5CNGK0J4VFP public --yes
+    Confirmed 01KZ8NBRJD590KP5CNGK0J4VFP at public visibility.
+
+    $ git lore confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N private
+    Confirmed 01KZ8NNA6DFDHWFJTPZXKCTR5N at private visibility.
+
+    $ git lore confirm 01KZ8N4PP1HXPX69B46WBKBWSC public --yes
+    Confirmed 01KZ8N4PP1HXPX69B46WBKBWSC at public visibility.
+
+    $ git lore status
+    lessons pending: 0
+    lessons confirmed (awaiting the jury): 4
+    lessons approved: 0, rejected: 0, passed: 0
+
+    $ git lore judge --all --yes
+    3 confirmed lessons to judge with the offline judges; 1 private lesson to approve with no jury
+    Lesson 01KZ8N4PP1HXPX69B46WBKBWSC is now rejected: not every judge passed it; its verdict stays on the ledger.
+    Lesson 01KZ8N6S0TD3WMMT8DSGJX3X5G is now approved.
+    Lesson 01KZ8N6S0TD3WMMT8DSGJX3X5G promoted to pool/org.
+    Lesson 01KZ8NBRJD590KP5CNGK0J4VFP is now approved.
+    Lesson 01KZ8NBRJD590KP5CNGK0J4VFP promoted to pool/public.
+    Lesson 01KZ8NNA6DFDHWFJTPZXKCTR5N is now approved.
+    Lesson 01KZ8NNA6DFDHWFJTPZXKCTR5N promoted to pool/local.
+    judged: 3 lessons approved, 1 rejected
+
+    $ git lore show 01KZ8N4PP1HXPX69B46WBKBWSC
+    id:          01KZ8N4PP1HXPX69B46WBKBWSC (short: 01KZ8N4)
+    status:      rejected
+    visibility:  public
+    artifact:    01M1J2K3M4N5P6Q7R8S9T0V1W2
+    claim:       npm 10.2.4 fails with E401 against the registry mirror
+    rationale:   Every install in CI failed with E401 after the runner image moved to npm 10.2.4. Scoped to exactly the versions seen (npm 10.2.4): the text states no wider range.
+    resolution:  Fixed by pointing .npmrc at https://npm.corp.internal/ with a token from ops@acme-internal.com.
+    stack:       npm
+    scope:       npm =10.2.4
+    verdict:     rejected: not every judge passed it, failed criterion: disclosure, score 0.7
+    judge:       standard, failed, score 0.7: disclosure 0.0, generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline standard judge: grounding 1.00; scope_accuracy 1.00; generality 1.00; disclosure 0.00 (leaks: email in evidence.resolution, internal_host in evidence.resolution)
+    judge:       adversarial, failed, score 0.7: disclosure 0.0, generality 1.0, grounding 1.0, scope_accuracy 1.0
+                 offline adversarial judge: grounding 1.00; scope_accuracy 1.00; generality 1.00; disclosure 0.00 (leaks: email in evidence.resolution, internal_host in evidence.resolution)
+    disclosure:  internal_host in evidence.resolution: npm.… (17 characters)
+    disclosure:  email in evidence.resolution: ops@… (21 characters)
+
+    $ git lore log 01KZ8N6S0TD3WMMT8DSGJX3X5G
+    44cd5e56fff9 2026-08-05T10:00:00Z ledger      promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+        promote (stays approved); signature: good (git-lore@localhost)
+    aecdfa994e5b 2026-08-05T10:00:00Z ledger      judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+        judge confirmed -> approved (the jury passed it); signature: good (git-lore@localhost)
+    44981eeb17f0 2026-08-05T10:00:00Z ledger      confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+        confirm pending -> confirmed; signature: good (git-lore@localhost)
+    2c917a728e2e 2026-08-05T10:00:00Z ledger      propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
+        propose -> pending; signature: good (git-lore@localhost)
+    130b3762275b 2026-08-05T10:00:00Z pool/org    promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
+        promote -> active; signature: good (git-lore@localhost)
+
+    $ git log --all --format=%h %G? %<(16,trunc)%D %s%n        %(trailers:key=Lore-Action,key=Lore-From,key=Lore-Status,key=Lore-Reason,separator=%x2C )
+    75f9afe G HEAD -> ledger   promote 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved, now in pool/local
+            Lore-Action: promote, Lore-From: approved, Lore-Status: approved
+    15e0e13 G pool/local       promote 01KZ8NNA6DFDHWFJTPZXKCTR5N into pool/local
+            Lore-Action: promote, Lore-Status: active
+    130b376 G pool/org         promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
+            Lore-Action: promote, Lore-Status: active
+    f141eca G pool/public      promote 01KZ8NBRJD590KP5CNGK0J4VFP into pool/public
+            Lore-Action: promote, Lore-Status: active
+    2c4dc09 G                  judge 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved: a private lesson needs no jury
+            Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: private_no_jury
+    b10d7f8 G                  config: signers of pool/local
+            Lore-Action: config, Lore-Reason: signers
+    671c17c G                  config: signers of pool/org
+            Lore-Action: config, Lore-Reason: signers
+    ea75f1a G                  config: signers of pool/public
+            Lore-Action: config, Lore-Reason: signers
+    c761430 G                  promote 01KZ8NBRJD590KP5CNGK0J4VFP: approved, now in pool/public
+            Lore-Action: promote, Lore-From: approved, Lore-Status: approved
+    0cf68a1 G                  judge 01KZ8NBRJD590KP5CNGK0J4VFP: approved: the jury passed it (rubric lesson-promotion-public, score 1)
+            Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
+    44cd5e5 G                  promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+            Lore-Action: promote, Lore-From: approved, Lore-Status: approved
+    aecdfa9 G                  judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+            Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
+    bfa756a G                  promote 01KZ8N4PP1HXPX69B46WBKBWSC: rejected, kept out of the pools
+            Lore-Action: promote, Lore-From: rejected, Lore-Status: rejected
+    4d866aa G                  judge 01KZ8N4PP1HXPX69B46WBKBWSC: rejected: not every judge passed it (rubric lesson-promotion-public, score 0.7)
+            Lore-Action: judge, Lore-From: confirmed, Lore-Status: rejected, Lore-Reason: jury_not_unanimous
+    302e404 G                  confirm 01KZ8N4PP1HXPX69B46WBKBWSC: public visibility
+            Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
+    ba20969 G                  confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N: private visibility
+            Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
+    fb6e7ea G                  confirm 01KZ8NBRJD590KP5CNGK0J4VFP: public visibility
+            Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
+    44981ee G                  confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+            Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
+    0db70a6 G                  propose 01KZ8NNA6DFDHWFJTPZXKCTR5N: Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, …
+            Lore-Action: propose, Lore-Status: pending
+    bd96b0b G                  decline 01M1EC9PM05QE97KEGDRSBN1B5: no fix in it
+            Lore-Action: decline, Lore-Reason: no_resolution
+    70e89b4 G                  propose 01KZ8NBRJD590KP5CNGK0J4VFP: psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+            Lore-Action: propose, Lore-Status: pending
+    3219050 G                  propose 01KZ8N4PP1HXPX69B46WBKBWSC: npm 10.2.4 fails with E401 against the registry mirror
+            Lore-Action: propose, Lore-Status: pending
+    4c4ffaa G                  decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
+            Lore-Action: decline, Lore-Reason: no_versions
+    2c917a7 G                  propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
+            Lore-Action: propose, Lore-Status: pending
+    ba88c51 G                  init: lesson repository
+            Lore-Action: init
+
+    $ git lore verify
+    verified 25 commits: every signature good, trailers and records consistent
     ");
 }
 

@@ -682,7 +682,7 @@ fn a_forged_decline_is_flagged_and_blocks_ingest() {
     let r = w.env.lore(&["seen", artifact]);
     assert_eq!(
         r.ok(),
-        format!("{artifact} declined no_versions [unverified]\n")
+        format!("{artifact} declined no package version to scope it by [unverified]\n")
     );
     let f = w
         .env

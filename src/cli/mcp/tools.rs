@@ -580,8 +580,8 @@ pub fn show(ctx: &Ctx, input: ShowInput) -> Result<String, ToolError> {
     }
     let mut text = match query::read_proposal(&lore, id)? {
         Some(p) => proposal_text(&p),
-        None => match query::pool_lesson(&lore, id)? {
-            Some(l) => entry_text(&l),
+        None => match query::entry(&lore, &index, id)? {
+            Some((_, l)) => entry_text(&l),
             None => return Err(LoreError::NotFound { id }.into()),
         },
     };
@@ -692,7 +692,7 @@ mod tests {
         let id: Id = "01KZ8NV6800V96PY3NATFKSCMG".parse().unwrap();
         let hits = [Hit {
             id,
-            place: git_lore::search::Place::Org,
+            place: git_lore::ops::query::Place::Pool(git_lore::model::Source::Org),
             status: git_lore::search::Status::Active,
             score: 1.5,
             package_match: true,
@@ -703,7 +703,7 @@ mod tests {
         assert_eq!(
             text,
             "1 of 3 lessons matching \"vite module\", best first (`show` prints one in full):\n\n\
-             - \\# Vitest 4 needs \\<b>vite\\</b> 6 (01KZ8NV6800V96PY3NATFKSCMG; org active; stack `vite'x, vitest`)\n"
+             - \\# Vitest 4 needs \\<b>vite\\</b> 6 (01KZ8NV6800V96PY3NATFKSCMG; pool/org active; stack `vite'x, vitest`)\n"
         );
         assert_eq!(
             hits_markdown("nothing", &[], 0),
