@@ -1007,16 +1007,16 @@ mod tests {
         std::fs::write(&path, &big).unwrap();
         let size = big.len();
         assert_eq!(
-            refusal(apply(&path, false, false, "S")),
+            refusal(apply(&path, Agent::Claude, false, false, "S")),
             format!("it is too large to edit safely ({size} bytes, limit {MAX_SETTINGS_BYTES}); left alone: run setup again with --dry-run to print the entry, and merge it into the file by hand")
         );
-        let dry = apply(&path, false, true, "S").unwrap();
+        let dry = apply(&path, Agent::Claude, false, true, "S").unwrap();
         assert_eq!(dry.too_large, Some(size as u64));
-        assert_eq!(dry.edit.text, install("").unwrap().text);
+        assert_eq!(dry.edit.text, install("", Agent::Claude).unwrap().text);
         assert!(!dry.edit.changes.is_empty());
         assert!(!dry.written);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), big);
-        let dry = apply(&path, true, true, "S").unwrap();
+        let dry = apply(&path, Agent::Claude, true, true, "S").unwrap();
         assert!(dry.edit.changes.is_empty());
         assert_eq!(dry.too_large, Some(size as u64));
     }

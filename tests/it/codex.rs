@@ -59,7 +59,7 @@ fn a_codex_rollout_with_a_real_eresolve_becomes_the_lesson_and_is_seen_the_secon
     let r = env.lore(&["capture", "--transcript", rollout_path()]);
     let out = r.ok().to_owned();
     r.assert_stderr("capture: 2 artifacts found by the offline backend");
-    r.assert_stderr("capture: 2 proposed, 0 declined, 0 skipped, 0 untouched, 0 invalid");
+    r.assert_stderr("capture: 2 lessons proposed\n");
     // The failure's event is the function_call_output holding the ERESOLVE
     // text; the session is the rollout's own.
     let failure =
@@ -288,7 +288,7 @@ fn hook_session_end_on_codex_s_stop_captures_each_turn_s_new_moments_in_the_back
         stop_input(&env, &rollout).as_bytes(),
     );
     assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
-    let done = format!("capture of session {SESSION}: capture: 1 proposed");
+    let done = format!("capture of session {SESSION}: capture: 1 lesson proposed");
     let log = log_has(&env, &done, 1);
     assert!(log.contains(&done), "{log}");
 

@@ -363,13 +363,18 @@ fn setup_codex_project_writes_the_project_hooks_and_refuses_a_malformed_file() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names, ["hooks.json"]);
-    // Over the bounded read: refused, untouched.
+    // A file over a MiB (a user's settings can be; the limit is 64 MiB,
+    // whose refusal tests/it/mcp.rs covers) is edited like any other,
+    // keeping what it held.
     let big = format!("{{\"x\": \"{}\"}}", "a".repeat(1 << 20));
     env.write("home/.codex/hooks.json", &big);
     let r = env.lore(&["setup", "codex"]);
-    r.assert_refused("it is over 1048576 bytes; left alone");
-    assert_eq!(
-        std::fs::read_to_string(env.home().join(".codex/hooks.json")).unwrap(),
-        big
-    );
+    r.ok();
+    r.assert_stderr("setup: added the Stop hook");
+    let kept: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(env.home().join(".codex/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(kept["x"].as_str().map(str::len), Some(1 << 20));
+    assert!(kept["hooks"]["Stop"].is_array(), "{kept}");
 }

@@ -305,8 +305,8 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
     $ git lore demo
     git-lore demo in [DEMO] (offline: no model, no network)
 
-    $ git lore init
-    Initialized lesson repository in [DEMO]/lessons.git as git-lore <git-lore@localhost>
+    $ git lore init --name Demo --email demo@example.com
+    Initialized lesson repository in [DEMO]/lessons.git as Demo <demo@example.com>
     created signing key [DEMO]/lessons.git/keys/lore_ed25519 (allowed signers: [DEMO]/lessons.git/allowed_signers)
 
     $ git lore ingest artifacts
@@ -393,67 +393,67 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
     disclosure:  email in evidence.resolution: ops@… (21 characters)
 
     $ git lore log 01KZ8N6S0TD3WMMT8DSGJX3X5G
-    44cd5e56fff9 2026-08-05T10:00:00Z ledger      promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
-        promote (stays approved); signature: good (git-lore@localhost)
-    aecdfa994e5b 2026-08-05T10:00:00Z ledger      judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
-        judge confirmed -> approved (the jury passed it); signature: good (git-lore@localhost)
-    44981eeb17f0 2026-08-05T10:00:00Z ledger      confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
-        confirm pending -> confirmed; signature: good (git-lore@localhost)
-    2c917a728e2e 2026-08-05T10:00:00Z ledger      propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
-        propose -> pending; signature: good (git-lore@localhost)
-    130b3762275b 2026-08-05T10:00:00Z pool/org    promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
-        promote -> active; signature: good (git-lore@localhost)
+    0d3f691288c5 2026-08-05T10:00:00Z ledger      promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+        promote (stays approved); signature: good (demo@example.com)
+    8f68b5dfd424 2026-08-05T10:00:00Z ledger      judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+        judge confirmed -> approved (the jury passed it); signature: good (demo@example.com)
+    3ea8fbeae50d 2026-08-05T10:00:00Z ledger      confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+        confirm pending -> confirmed; signature: good (demo@example.com)
+    c323ac44474e 2026-08-05T10:00:00Z ledger      propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
+        propose -> pending; signature: good (demo@example.com)
+    71cfb4554293 2026-08-05T10:00:00Z pool/org    promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
+        promote -> active; signature: good (demo@example.com)
 
     $ git log --all --format=%h %G? %<(16,trunc)%D %s%n        %(trailers:key=Lore-Action,key=Lore-From,key=Lore-Status,key=Lore-Reason,separator=%x2C )
-    75f9afe G HEAD -> ledger   promote 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved, now in pool/local
+    4073214 G HEAD -> ledger   promote 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved, now in pool/local
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    15e0e13 G pool/local       promote 01KZ8NNA6DFDHWFJTPZXKCTR5N into pool/local
+    f96da01 G pool/local       promote 01KZ8NNA6DFDHWFJTPZXKCTR5N into pool/local
             Lore-Action: promote, Lore-Status: active
-    130b376 G pool/org         promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
+    71cfb45 G pool/org         promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
             Lore-Action: promote, Lore-Status: active
-    f141eca G pool/public      promote 01KZ8NBRJD590KP5CNGK0J4VFP into pool/public
+    37f206a G pool/public      promote 01KZ8NBRJD590KP5CNGK0J4VFP into pool/public
             Lore-Action: promote, Lore-Status: active
-    2c4dc09 G                  judge 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved: a private lesson needs no jury
+    a870da9 G                  judge 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved: a private lesson needs no jury
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: private_no_jury
-    b10d7f8 G                  config: signers of pool/local
+    fab5105 G                  config: signers of pool/local
             Lore-Action: config, Lore-Reason: signers
-    671c17c G                  config: signers of pool/org
+    a65709a G                  config: signers of pool/org
             Lore-Action: config, Lore-Reason: signers
-    ea75f1a G                  config: signers of pool/public
+    f962f32 G                  config: signers of pool/public
             Lore-Action: config, Lore-Reason: signers
-    c761430 G                  promote 01KZ8NBRJD590KP5CNGK0J4VFP: approved, now in pool/public
+    af3a797 G                  promote 01KZ8NBRJD590KP5CNGK0J4VFP: approved, now in pool/public
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    0cf68a1 G                  judge 01KZ8NBRJD590KP5CNGK0J4VFP: approved: the jury passed it (rubric lesson-promotion-public, score 1)
+    9242c89 G                  judge 01KZ8NBRJD590KP5CNGK0J4VFP: approved: the jury passed it (rubric lesson-promotion-public, score 1)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
-    44cd5e5 G                  promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+    0d3f691 G                  promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    aecdfa9 G                  judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+    8f68b5d G                  judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
-    bfa756a G                  promote 01KZ8N4PP1HXPX69B46WBKBWSC: rejected, kept out of the pools
+    2262eb2 G                  promote 01KZ8N4PP1HXPX69B46WBKBWSC: rejected, kept out of the pools
             Lore-Action: promote, Lore-From: rejected, Lore-Status: rejected
-    4d866aa G                  judge 01KZ8N4PP1HXPX69B46WBKBWSC: rejected: not every judge passed it (rubric lesson-promotion-public, score 0.7)
+    479cae5 G                  judge 01KZ8N4PP1HXPX69B46WBKBWSC: rejected: not every judge passed it (rubric lesson-promotion-public, score 0.7)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: rejected, Lore-Reason: jury_not_unanimous
-    302e404 G                  confirm 01KZ8N4PP1HXPX69B46WBKBWSC: public visibility
+    ad9cd16 G                  confirm 01KZ8N4PP1HXPX69B46WBKBWSC: public visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    ba20969 G                  confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N: private visibility
+    c572a5d G                  confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N: private visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    fb6e7ea G                  confirm 01KZ8NBRJD590KP5CNGK0J4VFP: public visibility
+    22400eb G                  confirm 01KZ8NBRJD590KP5CNGK0J4VFP: public visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    44981ee G                  confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+    3ea8fbe G                  confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    0db70a6 G                  propose 01KZ8NNA6DFDHWFJTPZXKCTR5N: Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, …
+    3acf27b G                  propose 01KZ8NNA6DFDHWFJTPZXKCTR5N: Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, …
             Lore-Action: propose, Lore-Status: pending
-    bd96b0b G                  decline 01M1EC9PM05QE97KEGDRSBN1B5: no fix in it
+    95e2837 G                  decline 01M1EC9PM05QE97KEGDRSBN1B5: no fix in it
             Lore-Action: decline, Lore-Reason: no_resolution
-    70e89b4 G                  propose 01KZ8NBRJD590KP5CNGK0J4VFP: psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    8031b38 G                  propose 01KZ8NBRJD590KP5CNGK0J4VFP: psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
             Lore-Action: propose, Lore-Status: pending
-    3219050 G                  propose 01KZ8N4PP1HXPX69B46WBKBWSC: npm 10.2.4 fails with E401 against the registry mirror
+    79f09cd G                  propose 01KZ8N4PP1HXPX69B46WBKBWSC: npm 10.2.4 fails with E401 against the registry mirror
             Lore-Action: propose, Lore-Status: pending
-    4c4ffaa G                  decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
+    6424f25 G                  decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
             Lore-Action: decline, Lore-Reason: no_versions
-    2c917a7 G                  propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
+    c323ac4 G                  propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
             Lore-Action: propose, Lore-Status: pending
-    ba88c51 G                  init: lesson repository
+    a13e8a7 G                  init: lesson repository
             Lore-Action: init
 
     $ git lore verify

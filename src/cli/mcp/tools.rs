@@ -715,7 +715,7 @@ mod tests {
     fn search_hits_over_the_budget_are_left_out_whole_and_counted() {
         let hit = |n: u64| Hit {
             id: Id::from_parts(1_700_000_000_000 + n, u128::from(n)),
-            place: git_lore::search::Place::Org,
+            place: git_lore::ops::query::Place::Pool(git_lore::model::Source::Org),
             status: git_lore::search::Status::Active,
             score: 1.0,
             package_match: false,
