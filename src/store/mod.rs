@@ -20,6 +20,7 @@ pub mod layout;
 pub mod mine;
 pub mod pack;
 pub mod remote;
+mod repack;
 pub mod trees;
 pub mod tx;
 
@@ -217,9 +218,6 @@ const BATCH_PACK_SLOTS: u16 = 8192;
 /// cost a sixteenth of that and leave room for the packs concurrent
 /// writers add while the command runs (a batch adds one per 256 records).
 const MIN_PACK_SLOTS: usize = 512;
-
-/// Where [`Store::maybe_repack`] leaves the pid of the repack it started.
-const REPACK_PID: &str = "lore/repack.pid";
 
 /// Opening options: never the user's or the system's configuration; the
 /// table of packs sized for a batch or for everything else.
@@ -709,158 +707,6 @@ impl Store {
         }
         Ok(path)
     }
-
-    /// Keeps the repository packed without any writer waiting for it, once
-    /// a command that wrote has ended (never mid-batch): starts `git gc
-    /// --auto` in the background when loose objects pile up the way git
-    /// itself estimates it (entries in `objects/17`), or else `git repack -d
-    /// --geometric=2` when there are more packs than `gc.autoPackLimit`
-    /// (git's own setting, default 50) and they are out of geometric
-    /// progression, which merges the small ones (and any loose objects) so
-    /// that a repository keeps a handful of packs, about log2(total /
-    /// smallest), followed by `git commit-graph write`, as gc does; or else
-    /// only the commit-graph, when a pack is newer than it. Below the limit
-    /// packs are left as written: merging them would hold the old packs and
-    /// the new one on disk at once, for fewer index look-ups that 50 packs
-    /// do not need. None of them writes `gc.log`. `gc.auto` = 0 turns all
-    /// off, as it does git's own.
-    pub fn maybe_repack(&self) {
-        let auto: i64 = self
-            .config_string("gc.auto")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(6700);
-        if auto <= 0 || self.repack_running() {
-            return;
-        }
-        let threshold = (auto + 255) / 256;
-        let count = fs::read_dir(self.git_dir.join("objects/17"))
-            .map(|d| d.count() as i64)
-            .unwrap_or(0);
-        let pack_limit: usize = self
-            .config_string("gc.autoPackLimit")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(50);
-        let packs = packs_in(&self.git_dir.join("objects/pack"));
-        let sizes: Vec<u64> = packs.iter().map(|(size, _)| *size).collect();
-        // Then the commit-graph, as `git gc` writes it: without one, the
-        // index's catch-up walk (gix computing what the known tip hides)
-        // inflates every commit of the branch, 10 times slower at 10,000
-        // commits.
-        let graph = r#""$1" --git-dir "$2" commit-graph write --reachable --split --no-progress"#;
-        let sh = |script: &str| {
-            let mut cmd = std::process::Command::new("/bin/sh");
-            cmd.arg("-c")
-                .arg(script)
-                .arg("git-lore-repack")
-                .arg(&self.host.git_program)
-                .arg(&self.git_dir);
-            cmd
-        };
-        let mut cmd = if count > threshold {
-            let mut cmd = std::process::Command::new(&self.host.git_program);
-            cmd.arg("--git-dir")
-                .arg(&self.git_dir)
-                .args(["gc", "--auto", "--quiet"]);
-            cmd
-        } else if pack_limit > 0 && sizes.len() > pack_limit && needs_geometric_repack(&sizes) {
-            sh(&format!(
-                r#""$1" --git-dir "$2" repack -d -q --geometric=2 --no-write-bitmap-index && {graph}"#
-            ))
-        } else if commit_graph_is_behind(&self.git_dir, &packs) {
-            sh(graph)
-        } else {
-            return;
-        };
-        cmd.env_clear()
-            .envs(self.host.git_env.iter().map(|(k, v)| (k, v)))
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        // Fire and forget: a writer must never wait for it, and the child
-        // is reaped by init when we exit. Its pid is left in
-        // `lore/repack.pid` so the next command does not start another
-        // while it runs (two at once are safe for the objects, as each
-        // deletes the packs it merged only after its own pack is in place,
-        // but wasteful), and so that whoever must wait for it can.
-        if let Ok(child) = cmd.spawn() {
-            let _ = self.write_private_file(
-                REPACK_PID,
-                child.id().to_string().as_bytes(),
-                0o644,
-                false,
-            );
-        }
-    }
-
-    /// Whether the repack [`Store::maybe_repack`] last started is still
-    /// running.
-    pub fn repack_running(&self) -> bool {
-        let Ok(text) = fs::read_to_string(self.git_dir.join(REPACK_PID)) else {
-            return false;
-        };
-        let Ok(pid) = text.trim().parse::<u32>() else {
-            return false;
-        };
-        match fs::read_to_string(format!("/proc/{pid}/stat")) {
-            // The state follows the parenthesised command name; a zombie
-            // has finished.
-            Ok(stat) => stat
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-            Err(_) => false,
-        }
-    }
-}
-
-/// The size and modification time of each pack in `dir` that git would
-/// repack: indexed, and not kept.
-fn packs_in(dir: &Path) -> Vec<(u64, std::time::SystemTime)> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| {
-            let path = e.ok()?.path();
-            if path.extension()? != "pack"
-                || !path.with_extension("idx").is_file()
-                || path.with_extension("keep").exists()
-            {
-                return None;
-            }
-            let meta = fs::metadata(&path).ok()?;
-            Some((meta.len(), meta.modified().ok()?))
-        })
-        .collect()
-}
-
-/// Whether the newest pack is newer than the commit-graph (or there is a
-/// pack and no commit-graph): a batch wrote commits the graph does not
-/// know.
-fn commit_graph_is_behind(git_dir: &Path, packs: &[(u64, std::time::SystemTime)]) -> bool {
-    let Some(newest) = packs.iter().map(|(_, t)| *t).max() else {
-        return false;
-    };
-    let graph = [
-        "objects/info/commit-graphs/commit-graph-chain",
-        "objects/info/commit-graph",
-    ]
-    .iter()
-    .filter_map(|p| {
-        fs::metadata(git_dir.join(p))
-            .and_then(|m| m.modified())
-            .ok()
-    })
-    .max();
-    graph.is_none_or(|graph| newest > graph)
-}
-
-/// Whether packs of these sizes break the geometric progression
-/// `git repack --geometric=2` keeps: each pack at least twice the size of
-/// the next smaller one.
-fn needs_geometric_repack(sizes: &[u64]) -> bool {
-    let mut sorted = sizes.to_vec();
-    sorted.sort_unstable();
-    sorted.windows(2).any(|w| w[1] < w[0].saturating_mul(2))
 }
 
 /// Runs `git --git-dir DIR args…` with the host's environment.
@@ -931,14 +777,5 @@ mod tests {
         // A reload keeps the batch's table.
         store.reload().unwrap();
         assert_eq!(slots(&store), BATCH_PACK_SLOTS as usize);
-    }
-
-    #[test]
-    fn packs_out_of_geometric_progression_are_merged() {
-        assert!(!needs_geometric_repack(&[]));
-        assert!(!needs_geometric_repack(&[100]));
-        assert!(!needs_geometric_repack(&[100, 200, 400, 10_000]));
-        assert!(needs_geometric_repack(&[100, 100]));
-        assert!(needs_geometric_repack(&[10_000, 150, 100]));
     }
 }

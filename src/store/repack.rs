@@ -1,0 +1,559 @@
+//! Keeping a lesson repository packed, in the background, within a budget
+//! of disk space.
+//!
+//! A command that wrote ends with [`Store::maybe_repack`], which may start
+//! one background job (never more than one; its pid is in
+//! `lore/repack.pid`): `git gc --auto` when loose objects pile up, then, when
+//! there are more packs than `gc.autoPackLimit`, merges of the smallest
+//! packs in groups chosen by [`plan_merges`], then a commit-graph layer.
+//!
+//! Any repack writes its new pack before it deletes the packs it replaces,
+//! so for a moment the repository holds both. `git repack --geometric=2`
+//! merges everything out of progression at once: after a 100,000-record
+//! batch (49 packs of about the same size) that was every pack, and the
+//! repository briefly reached about three times what `git fast-import`
+//! writes. Here each merge reads a group of packs whose files add up to at
+//! most [`BUDGET_SHARE`]th of all packs, writes its pack and only then
+//! deletes the group's, before the next group starts. A merged pack is
+//! never larger than the packs it was made from (`git pack-objects`
+//! copies each object's stored form or finds a smaller delta), so the
+//! repository never grows by more than that share while it is repacked.
+
+use std::fs;
+use std::path::Path;
+use std::time::SystemTime;
+
+use super::Store;
+
+/// Where [`Store::maybe_repack`] leaves the pid of the job it started.
+const REPACK_PID: &str = "lore/repack.pid";
+
+/// The most one merge may add to the repository while it runs, as a share
+/// of the bytes of all its packs: a sixteenth. A batch leaves its packs at
+/// about 1.85 times `git fast-import`'s size (100,000 records in 49
+/// packs), so merging within a sixteenth stays under twice fast-import's
+/// size at every moment (1.85 × 17/16 ≈ 1.97). It merges groups of at
+/// least three of a batch's 49 packs.
+pub(crate) const BUDGET_SHARE: u64 = 16;
+
+/// One pack in `objects/pack`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PackFile {
+    /// The pack's file name, `pack-<hash>.pack`.
+    pub name: String,
+    /// The bytes of its `.pack`, `.idx`, `.rev` and `.bitmap` files.
+    pub bytes: u64,
+    pub modified: SystemTime,
+    /// Whether a merge may take it: not kept (`.keep`), not a cruft pack
+    /// of unreachable objects (`.mtimes`, whose times `git gc` prunes by),
+    /// not a promisor pack.
+    pub movable: bool,
+}
+
+/// Every indexed pack in `dir` (`objects/pack`).
+pub(crate) fn packs_in(dir: &Path) -> Vec<PackFile> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut packs: Vec<PackFile> = entries
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            if path.extension()? != "pack" || !path.with_extension("idx").is_file() {
+                return None;
+            }
+            let meta = fs::metadata(&path).ok()?;
+            let bytes = ["idx", "rev", "bitmap"]
+                .iter()
+                .filter_map(|ext| fs::metadata(path.with_extension(ext)).ok())
+                .map(|m| m.len())
+                .sum::<u64>()
+                + meta.len();
+            let movable = ["keep", "mtimes", "promisor"]
+                .iter()
+                .all(|ext| !path.with_extension(ext).exists());
+            Some(PackFile {
+                name: path.file_name()?.to_str()?.to_owned(),
+                bytes,
+                modified: meta.modified().ok()?,
+                movable,
+            })
+        })
+        .collect();
+    packs.sort_by(|a, b| a.name.cmp(&b.name));
+    packs
+}
+
+/// Which packs to merge, as groups of indices into `sizes` (the bytes of
+/// each pack a merge may take): from the smallest up, consecutive packs
+/// while their sum stays within `budget`, a new group when the next one
+/// does not fit; a pack larger than `budget` is never taken, and a group
+/// of one is no merge. Each group becomes one pack, written before the
+/// group's packs are deleted and before the next group starts, so the
+/// repository never holds more than `budget` bytes beyond what it held.
+pub(crate) fn plan_merges(sizes: &[u64], budget: u64) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&i| (sizes[i], i));
+    let mut groups = Vec::new();
+    let mut group = Vec::new();
+    let mut sum = 0u64;
+    for i in order {
+        let size = sizes[i];
+        if sum.saturating_add(size) <= budget {
+            group.push(i);
+            sum += size;
+            continue;
+        }
+        if group.len() >= 2 {
+            groups.push(std::mem::take(&mut group));
+        }
+        if size > budget {
+            // Every pack after it is at least as large.
+            group.clear();
+            break;
+        }
+        group = vec![i];
+        sum = size;
+    }
+    if group.len() >= 2 {
+        groups.push(group);
+    }
+    groups
+}
+
+/// The job's first lines: its arguments are the `git` program, the git
+/// dir, and then one argument per merge, the names of its packs.
+const PRELUDE: &str = r#"git=$1 dir=$2
+shift 2
+"#;
+
+/// Packs loose objects as `git gc --auto` would, run in the job itself
+/// rather than detached. `gc.autoPackLimit=0`: when there are also too many
+/// packs, `gc --auto` would consolidate them all into one with `repack -A`,
+/// holding every old pack and the new one at once; the merges below do that
+/// within the budget instead.
+const GC: &str = r#""$git" --git-dir "$dir" -c gc.autoDetach=false -c gc.autoPackLimit=0 gc --auto --quiet
+"#;
+
+/// Each merge: `git pack-objects --stdin-packs` writes one pack holding
+/// every object of the group's packs (reachable or not, as `git repack
+/// --geometric` does), with its `.idx` and `.rev`, renamed into place with
+/// the `.idx` last; only then are the group's packs deleted (a pack whose
+/// name came out the same is kept). A merge that fails deletes nothing. A
+/// multi-pack index, if someone wrote one, is written again over the packs
+/// that are left.
+const MERGES: &str = r#"for group do
+  new=$(printf '%s\n' $group | "$git" --git-dir "$dir" pack-objects -q --stdin-packs --delta-base-offset "$dir/objects/pack/pack") &&
+    [ -n "$new" ] && [ -f "$dir/objects/pack/pack-$new.idx" ] || continue
+  for p in $group; do
+    b=${p%.pack}
+    [ "$b" = "pack-$new" ] || rm -f "$dir/objects/pack/$b.idx" "$dir/objects/pack/$b.rev" "$dir/objects/pack/$b.bitmap" "$dir/objects/pack/$b.pack"
+  done
+done
+[ ! -f "$dir/objects/pack/multi-pack-index" ] || "$git" --git-dir "$dir" multi-pack-index write --no-progress
+"#;
+
+/// A commit-graph layer, as `git gc` writes one: without it, the index's
+/// catch-up walk (gix computing what the known tip hides) inflates every
+/// commit of the branch, 10 times slower at 10,000 commits. git writes
+/// nothing when no commit is new (after merges, which only move objects),
+/// so the graph's time is set to now: it is what tells
+/// [`Store::maybe_repack`] that no pack holds commits the graph lacks.
+const GRAPH: &str = r#""$git" --git-dir "$dir" commit-graph write --reachable --split --no-progress &&
+  for f in "$dir/objects/info/commit-graphs/commit-graph-chain" "$dir/objects/info/commit-graph"; do
+    [ ! -f "$f" ] || touch -c "$f"
+  done
+"#;
+
+impl Store {
+    /// Keeps the repository packed without any writer waiting for it, once
+    /// a command that wrote has ended (never mid-batch), by starting one job
+    /// in the background that does what is due, in this order:
+    ///
+    /// - `git gc --auto` when loose objects pile up the way git itself
+    ///   estimates it (entries in `objects/17`), with its pack consolidation
+    ///   off;
+    /// - when there are more packs than `gc.autoPackLimit` (git's own
+    ///   setting, default 50), merges of the smallest ones within a budget
+    ///   ([`plan_merges`], a [`BUDGET_SHARE`]th of the packs' bytes each);
+    /// - a commit-graph layer, after merges, or when a pack is newer than
+    ///   the commit-graph (`gc` writes its own).
+    ///
+    /// Below the pack limit packs are left as written: 50 packs cost a
+    /// reader little, and merging holds old and new on disk at once. None
+    /// of it writes `gc.log`. `gc.auto` = 0 turns all of it off, as it does
+    /// git's own.
+    pub fn maybe_repack(&self) {
+        let auto: i64 = self
+            .config_string("gc.auto")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(6700);
+        if auto <= 0 || self.repack_running() {
+            return;
+        }
+        let threshold = (auto + 255) / 256;
+        let count = fs::read_dir(self.git_dir.join("objects/17"))
+            .map(|d| d.count() as i64)
+            .unwrap_or(0);
+        let pack_limit: usize = self
+            .config_string("gc.autoPackLimit")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(50);
+        let packs = packs_in(&self.git_dir.join("objects/pack"));
+        let merges: Vec<String> = if pack_limit > 0 && packs.len() > pack_limit {
+            let movable: Vec<&PackFile> = packs.iter().filter(|p| p.movable).collect();
+            let sizes: Vec<u64> = movable.iter().map(|p| p.bytes).collect();
+            let total: u64 = packs.iter().map(|p| p.bytes).sum();
+            plan_merges(&sizes, total / BUDGET_SHARE)
+                .into_iter()
+                .map(|group| {
+                    group
+                        .iter()
+                        .map(|&i| movable[i].name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let gc = count > threshold;
+        let mut script = String::from(PRELUDE);
+        if gc {
+            script.push_str(GC);
+        }
+        if !merges.is_empty() {
+            script.push_str(MERGES);
+        }
+        if !merges.is_empty() || (!gc && commit_graph_is_behind(&self.git_dir, &packs)) {
+            script.push_str(GRAPH);
+        }
+        if script.len() == PRELUDE.len() {
+            return;
+        }
+        let mut cmd = std::process::Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(script)
+            .arg("git-lore-repack")
+            .arg(&self.host.git_program)
+            .arg(&self.git_dir)
+            .args(&merges)
+            .env_clear()
+            .envs(self.host.git_env.iter().map(|(k, v)| (k, v)))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // Fire and forget: a writer must never wait for it, and the child
+        // is reaped by init when we exit. Its pid is left in
+        // `lore/repack.pid` so the next command does not start another
+        // while it runs (two at once are safe for the objects, as each
+        // deletes the packs it merged only after its own pack is in place,
+        // but wasteful, and together over the budget), and so that whoever
+        // must wait for it can.
+        if let Ok(child) = cmd.spawn() {
+            let _ = self.write_private_file(
+                REPACK_PID,
+                child.id().to_string().as_bytes(),
+                0o644,
+                false,
+            );
+        }
+    }
+
+    /// Whether the job [`Store::maybe_repack`] last started is still
+    /// running.
+    pub fn repack_running(&self) -> bool {
+        let Ok(text) = fs::read_to_string(self.git_dir.join(REPACK_PID)) else {
+            return false;
+        };
+        let Ok(pid) = text.trim().parse::<u32>() else {
+            return false;
+        };
+        match fs::read_to_string(format!("/proc/{pid}/stat")) {
+            // The state follows the parenthesised command name; a zombie
+            // has finished.
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
+            Err(_) => false,
+        }
+    }
+}
+
+/// Whether the newest pack is newer than the commit-graph (or there is a
+/// pack and no commit-graph): a batch wrote commits the graph does not
+/// know.
+fn commit_graph_is_behind(git_dir: &Path, packs: &[PackFile]) -> bool {
+    let Some(newest) = packs.iter().map(|p| p.modified).max() else {
+        return false;
+    };
+    let graph = [
+        "objects/info/commit-graphs/commit-graph-chain",
+        "objects/info/commit-graph",
+    ]
+    .iter()
+    .filter_map(|p| {
+        fs::metadata(git_dir.join(p))
+            .and_then(|m| m.modified())
+            .ok()
+    })
+    .max();
+    graph.is_none_or(|graph| newest > graph)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_smallest_packs_are_merged_in_groups_within_the_budget() {
+        // Nothing to merge: no packs, one pack, or nothing fits twice.
+        assert!(plan_merges(&[], 100).is_empty());
+        assert!(plan_merges(&[10], 100).is_empty());
+        assert!(plan_merges(&[60, 70, 80], 100).is_empty());
+        // The two smallest fit, the third does not and pairs with nothing.
+        assert_eq!(plan_merges(&[60, 30, 50], 100), vec![vec![1, 2]]);
+        // Equal packs: groups as full as the budget allows, in order; the
+        // one left over is no merge.
+        assert_eq!(
+            plan_merges(&[25; 9], 100),
+            vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]
+        );
+        // A big pack next to small ones: the small ones merge, the big one
+        // is never read.
+        assert_eq!(
+            plan_merges(&[1_000, 5, 6, 7, 8], 62),
+            vec![vec![1, 2, 3, 4]]
+        );
+        // Exactly the budget fits; one byte more does not.
+        assert_eq!(plan_merges(&[50, 50], 100), vec![vec![0, 1]]);
+        assert!(plan_merges(&[50, 51], 100).is_empty());
+        assert_eq!(plan_merges(&[50, 50, 51, 49], 100), vec![vec![3, 0]]);
+    }
+
+    /// Every group stays within the budget, no pack is in two groups, and
+    /// a batch's 49 equal packs (the 100,000 case) merge three by three
+    /// within a sixteenth.
+    #[test]
+    fn no_group_exceeds_the_budget() {
+        let sizes: Vec<u64> = (0..200u64).map(|i| 1 + (i * 7919) % 1000).collect();
+        for budget in [0, 1, 999, 1_000, 5_000, 100_000] {
+            let groups = plan_merges(&sizes, budget);
+            let mut seen = std::collections::HashSet::new();
+            for g in &groups {
+                assert!(g.len() >= 2);
+                assert!(g.iter().map(|&i| sizes[i]).sum::<u64>() <= budget);
+                assert!(g.iter().all(|i| seen.insert(*i)), "a pack in two groups");
+            }
+        }
+        let batch = vec![4_000_000u64; 49];
+        let total: u64 = batch.iter().sum();
+        let groups = plan_merges(&batch, total / BUDGET_SHARE);
+        assert_eq!(groups.len(), 16);
+        assert!(groups.iter().all(|g| g.len() == 3));
+    }
+
+    fn git(dir: &Path, env: &[(String, String)], args: &[&str], input: &[u8]) -> String {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(dir)
+            .args(args)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// A repository with one big pack, 60 small ones (one `git
+    /// fast-import` each) and loose objects past `gc.auto`: the job packs
+    /// the loose objects, merges the small packs in groups within the
+    /// budget and never touches the big one (`git gc --auto` alone would
+    /// have rewritten everything into one pack), and every object stays
+    /// readable, through a handle opened before the merge too.
+    #[test]
+    fn many_packs_end_as_fewer_and_every_object_stays_readable() {
+        let dir = tempfile::tempdir().unwrap();
+        let git_dir = dir.path().join("repo.git");
+        let env: Vec<(String, String)> = vec![
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("HOME".into(), dir.path().display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+        ];
+        gix::init_bare(&git_dir).unwrap();
+        // Incompressible bytes for the big pack (a fixed LCG).
+        let mut x: u64 = 1;
+        let big: Vec<u8> = (0..300_000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 56) as u8
+            })
+            .collect();
+        let mut blobs = Vec::new();
+        for i in 0..61 {
+            let mut data = format!("blob {i}\n").repeat(20 + 3 * i).into_bytes();
+            if i == 0 {
+                data = big.clone();
+            }
+            blobs.push(
+                gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &data)
+                    .unwrap(),
+            );
+            let mut stream = format!("blob\nmark :1\ndata {}\n", data.len()).into_bytes();
+            stream.extend_from_slice(&data);
+            stream.extend_from_slice(
+                format!(
+                    "\ncommit refs/heads/b{i}\ncommitter T <t@example.com> 1700000000 +0000\ndata 3\nc{i:02}\nM 100644 :1 f{i}\n\n"
+                )
+                .as_bytes(),
+            );
+            git(
+                &git_dir,
+                &env,
+                &["-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"],
+                &stream,
+            );
+        }
+        let pack_dir = git_dir.join("objects/pack");
+        let before = packs_in(&pack_dir);
+        assert_eq!(before.len(), 61);
+        let biggest = before.iter().max_by_key(|p| p.bytes).unwrap().clone();
+        let total: u64 = before.iter().map(|p| p.bytes).sum();
+        let host = super::super::Host {
+            git_program: "git".into(),
+            git_env: env.clone(),
+        };
+        let store = Store::open_raw(&git_dir, host, false).unwrap();
+        // Loose objects past gc.auto's threshold (2 in objects/17), reachable
+        // (gc packs only those): one more commit of 600 files, unpacked.
+        git(&git_dir, &env, &["config", "gc.auto", "256"], b"");
+        let mut stream = String::new();
+        let mut files = String::new();
+        for n in 0..600 {
+            let data = format!("loose {n}\n");
+            blobs.push(
+                gix::objs::compute_hash(
+                    gix::hash::Kind::Sha1,
+                    gix::objs::Kind::Blob,
+                    data.as_bytes(),
+                )
+                .unwrap(),
+            );
+            stream.push_str(&format!(
+                "blob\nmark :{}\ndata {}\n{data}\n",
+                n + 1,
+                data.len()
+            ));
+            files.push_str(&format!("M 100644 :{} l{n}\n", n + 1));
+        }
+        stream.push_str(&format!(
+            "commit refs/heads/loose\ncommitter T <t@example.com> 1700000000 +0000\ndata 6\nloose\n{files}\n"
+        ));
+        git(
+            &git_dir,
+            &env,
+            &[
+                "-c",
+                "fastimport.unpackLimit=10000",
+                "fast-import",
+                "--quiet",
+            ],
+            stream.as_bytes(),
+        );
+        assert!(fs::read_dir(git_dir.join("objects/17")).map_or(0, |d| d.count()) >= 2);
+        let store = Store::open_raw(&git_dir, store.host.clone(), false).unwrap();
+        for id in &blobs {
+            assert!(store.repo.has_object(id), "{id} before");
+        }
+        store.maybe_repack();
+        for _ in 0..1200 {
+            if !store.repack_running() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(!store.repack_running(), "the job is still running");
+        let after = packs_in(&pack_dir);
+        assert!(
+            after.len() < 50 && after.len() >= 2,
+            "{} packs after the merges",
+            after.len()
+        );
+        assert!(after.contains(&biggest), "the big pack was rewritten");
+        // What gc packed (the loose commit's pack) aside, each new pack is a
+        // merge, and within the budget.
+        let loose_commit = git(&git_dir, &env, &["rev-parse", "refs/heads/loose"], b"");
+        let merged: Vec<&PackFile> = after
+            .iter()
+            .filter(|p| !before.contains(p))
+            .filter(|p| {
+                let idx = fs::read(pack_dir.join(&p.name).with_extension("idx")).unwrap();
+                !git(&git_dir, &env, &["show-index"], &idx).contains(loose_commit.trim())
+            })
+            .collect();
+        assert!(merged.len() >= 2, "{} merges", merged.len());
+        for p in merged {
+            assert!(
+                p.bytes <= total / BUDGET_SHARE,
+                "a merged pack of {} bytes, over a sixteenth of {total}",
+                p.bytes
+            );
+        }
+        assert_eq!(
+            fs::read_dir(git_dir.join("objects/17")).map_or(0, |d| d.count()),
+            0,
+            "loose objects left"
+        );
+        // Every object, through the handle opened before and a new one.
+        let fresh = Store::open_raw(&git_dir, store.host.clone(), false).unwrap();
+        for id in &blobs {
+            assert!(store.repo.find_blob(*id).is_ok(), "{id} after, old handle");
+            assert!(fresh.repo.find_blob(*id).is_ok(), "{id} after, new handle");
+        }
+        let refs = git(
+            &git_dir,
+            &env,
+            &["for-each-ref", "--format=%(refname)"],
+            b"",
+        );
+        assert_eq!(refs.lines().count(), 62);
+        let fsck = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(&git_dir)
+            .args(["fsck", "--full", "--strict"])
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        assert!(
+            fsck.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fsck.stderr)
+        );
+        assert!(
+            !String::from_utf8_lossy(&fsck.stderr).contains("error"),
+            "{}",
+            String::from_utf8_lossy(&fsck.stderr)
+        );
+        assert!(
+            !commit_graph_is_behind(&git_dir, &after),
+            "no commit-graph after"
+        );
+        let graph = git(&git_dir, &env, &["commit-graph", "verify"], b"");
+        assert!(graph.is_empty(), "{graph}");
+        assert!(!git_dir.join("gc.log").exists());
+    }
+}
