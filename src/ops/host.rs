@@ -6,7 +6,9 @@
 //! `host DIR --signer KEY…` creates the repository (or brings an existing
 //! one up to date), records who may sign a pool's first commit
 //! (`<DIR>/lore/root_signers`), installs `hooks/post-receive` (a
-//! commit-graph layer after each push) and `hooks/pre-receive`, which runs
+//! commit-graph layer after each push, then in the background a geometric
+//! repack with a multi-pack index and a reachability bitmap, see
+//! `POST_RECEIVE`) and `hooks/pre-receive`, which runs
 //! `git lore verify --pre-receive`. The hook checks every pushed commit the
 //! repository does not have yet by the remote policy
 //! ([`audit::Policy`] with the root signers, no one's keys trusted by
@@ -39,14 +41,46 @@ fi
 exec @GIT_LORE@ --repo "$(pwd)" verify --pre-receive
 "#;
 
-/// The post-receive hook `host` installs: a commit-graph layer for what
-/// was pushed, so that the next push's check (a merge base, the walk to its
-/// new commits) stops at what the host already has instead of visiting its
-/// whole history.
+/// The post-receive hook `host` installs. First a commit-graph layer for
+/// what was pushed, so that the next push's check (a merge base, the walk
+/// to its new commits) stops at what the host already has instead of
+/// visiting its whole history. Then, in the background and one at a time
+/// (`lore/maintenance.pid`), what git's own maintenance does for a server:
+/// `git repack --geometric=2` rolls the pushed objects (loose below
+/// `receive.unpackLimit`, else a pack) into the smallest packs while the
+/// packs stay in geometric progression, so each push rewrites about what
+/// it brought, amortised; a multi-pack index over all packs; and a
+/// reachability bitmap on it, with which a fetch or clone counts the
+/// objects to send from the bitmap instead of walking every commit and
+/// tree. A push that lands while a run is going is covered by the next
+/// one. Nothing is printed, and nothing here can fail the push: its refs
+/// are in place before the hook runs, and the hook exits 0.
 const POST_RECEIVE: &str = r#"#!/bin/sh
-# git-lore pool host: keep the commit-graph up to date after each push.
-# Installed by `git lore host`.
-git commit-graph write --reachable --split --no-progress >/dev/null 2>&1 || true
+# git-lore pool host, after each push: a commit-graph layer, then in the
+# background, one at a time, a geometric repack with a multi-pack index and
+# a reachability bitmap. Installed by `git lore host`. Quiet; whatever fails
+# here, the push has landed.
+git commit-graph write --reachable --split --no-progress >/dev/null 2>&1
+lock=lore/maintenance.pid
+mkdir -p lore 2>/dev/null
+if ! (set -C; echo $$ >"$lock") 2>/dev/null; then
+  pid=$(cat "$lock" 2>/dev/null)
+  # Running unless it has exited (a zombie no one reaped has, too).
+  if [ -z "$pid" ] || { kill -0 "$pid" 2>/dev/null &&
+      [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" != Z ]; }; then
+    exit 0
+  fi
+  rm -f "$lock"
+  (set -C; echo $$ >"$lock") 2>/dev/null || exit 0
+fi
+# In a session of its own: whoever ran the push may end the push's process
+# group once it returns (git-lore does, for a host reached by its path).
+detach=
+if command -v setsid >/dev/null 2>&1; then detach=setsid; fi
+$detach sh -c 'git repack -d -q --geometric=2 --write-midx --write-bitmap-index; rm -f "$1"' \
+  git-lore-upkeep "$lock" </dev/null >/dev/null 2>&1 &
+echo $! >"$lock"
+exit 0
 "#;
 
 /// What `host` did.

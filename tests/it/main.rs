@@ -9,6 +9,7 @@ mod common;
 mod core;
 mod edit;
 mod hooks;
+mod host_maintenance;
 mod ingest;
 mod mcp;
 mod pools;
