@@ -23,6 +23,11 @@
 #                                         signatures only, what a user would run
 #   (n)  git lore sync org                NEW commits into a pool of SMALL, and of BIG
 #   (i)  git lore index                   the index catch-up after (n)
+#   (u)  the host's upkeep after a publish (its post-receive hook's
+#        background geometric repack, multi-pack index and reachability
+#        bitmap, issue 24): from the publish's return to its end; one run
+#   (k)  git clone --no-local --bare      the whole host, as the hook left it
+#   (kn) the same from a copy of the host without its bitmap
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +40,7 @@ for arg in "$@"; do
         --quick) QUICK=1 ;;
         --no-build) BUILD=0 ;;
         --tmpfs) TMPFS=1 ;;
-        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) echo "unknown option $arg" >&2; exit 1 ;;
     esac
 done
@@ -96,6 +101,38 @@ EOF
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'; }
 
+# wait_upkeep HOST: waits for the upkeep the host's post-receive hook runs
+# in the background (lore/maintenance.pid, until gone or its process has
+# ended); prints the seconds waited.
+wait_upkeep() {
+    local lock=$1/lore/maintenance.pid pid t0
+    t0=$(now)
+    while [ -e "$lock" ]; do
+        pid=$(cat "$lock" 2>/dev/null || echo)
+        [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null || break
+        sleep 0.1
+    done
+    since "$t0"
+}
+
+# clones BASE SIZE: (k) and (kn), a full clone through git's transport from
+# the host as its hook left it and from a copy without its bitmap.
+clones() {
+    local T=$1 size=$2 xs=() ns=() t0
+    compgen -G "$T/host.git/objects/pack/multi-pack-index-*.bitmap" >/dev/null || { echo "no bitmap on the host" >&2; exit 1; }
+    rm -rf "$T/host-nobitmap.git"; cp -a "$T/host.git" "$T/host-nobitmap.git"
+    rm -f "$T/host-nobitmap.git"/objects/pack/*.bitmap
+    for _ in $(seq "$RUNS"); do
+        rm -rf "$T/clone.git"
+        t0=$(now); git clone -q --bare --no-local "$T/host.git" "$T/clone.git"; xs+=("$(since "$t0")")
+        rm -rf "$T/clone.git"
+        t0=$(now); git clone -q --bare --no-local "$T/host-nobitmap.git" "$T/clone.git"; ns+=("$(since "$t0")")
+    done
+    rm -rf "$T/clone.git" "$T/host-nobitmap.git"
+    record k "$size" "${xs[@]}"
+    record kn "$size" "${ns[@]}"
+}
+
 # setup BASE N: A with an N-lesson pool/org, hosted and published; B with
 # the remote added and A's key pinned, nothing synced (kept as B0).
 setup() {
@@ -113,6 +150,9 @@ setup() {
     local t0; t0=$(now)
     as_user "$T" a "$BIN" publish org >/dev/null
     say "  published in $(since "$t0") s"
+    local u; u=$(wait_upkeep "$T/host.git")
+    say "  the host's upkeep after it: $u s"
+    record u "$n" "$u"
     as_user "$T" b "$BIN" remote add org "$T/host.git" --signer "$T/a.pub" >/dev/null 2>&1
     cp -a "$T/b" "$T/b0"
 }
@@ -133,6 +173,7 @@ for _ in $(seq "$RUNS"); do
 done
 record s "$SMALL" "${xs[@]}"
 record f "$SMALL" "${fs[@]}"
+clones "$T" "$SMALL"
 xs=()
 for _ in $(seq "$RUNS"); do
     t0=$(now); as_user "$T" b "$BIN" verify >/dev/null; xs+=("$(since "$t0")")
@@ -157,6 +198,7 @@ incremental() {
     say "  $NEW more for A, published"
     as_user "$T" a "$POOL" "$T/a/lessons.git" "$T/project" "$NEW" "$NEW" "$size" >/dev/null 2>&1
     as_user "$T" a "$BIN" publish org >/dev/null
+    record u "$size+$NEW" "$(wait_upkeep "$T/host.git")"
     local xs=() is=()
     for _ in $(seq "$RUNS"); do
         fresh "$T"
@@ -173,6 +215,7 @@ if [ "$BIG" -gt 0 ]; then
     T=$W/big
     say "pool of $BIG"
     setup "$T" "$BIG"
+    clones "$T" "$BIG"
     say "$NEW new commits into the pool of $BIG"
     incremental "$T" "$BIG"
 fi

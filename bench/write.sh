@@ -4,11 +4,16 @@
 #
 #   bench/write.sh              N=10,000 artifacts from one JSON Lines file
 #   N=100000 bench/write.sh     the same at 100,000
+#   N=100000 N2=10000 bench/write.sh
+#                               a second batch of N2 on top of the first:
+#                               49 packs + 5 cross gc.autoPackLimit (50), so
+#                               the background merge of packs runs and is
+#                               sampled (issue 24)
 #
 # Options:
 #   --no-build   use target/release/git-lore as it is
 #   --tmpfs      repositories on /dev/shm
-# Environment: N, OUT, GIT_LORE_BIN.
+# Environment: N, N2 (default 0), OUT, GIT_LORE_BIN.
 #
 # Measures, for the same N artifacts:
 #   (w)  git-lore ingest of one JSON Lines file (offline backend, every commit
@@ -16,7 +21,11 @@
 #        objects/ sampled every 0.2 s while it runs, right after it, and once
 #        the background repack it starts has finished (and how long that took);
 #        then `seen` of the middle artifact (30 runs, process start included);
-#   (c)  git fast-import of the same N+1 commits, unsigned (the stream is made
+#        with N2, a second ingest of N2 other artifacts right after the
+#        first one's background work, sampled the same way; the figures
+#        "after" and "settled" are then those of the second, and the
+#        largest sample while its background repack ran is reported alone;
+#   (c)  git fast-import of the same N+N2+1 commits, unsigned (the stream is made
 #        by fast-export of (w)'s repository and not timed), and its size;
 #   the ratios (w)/(c) of time and of size at each moment.
 # Output: OUT/results.tsv, OUT/run.log, OUT/*.timev, OUT/w.samples.
@@ -30,12 +39,14 @@ for arg in "$@"; do
     case $arg in
         --no-build) BUILD=0 ;;
         --tmpfs) TMPFS=1 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "unknown option $arg" >&2; exit 1 ;;
     esac
 done
 N=${N:-10000}
+N2=${N2:-0}
 SUFFIX=; [ "$TMPFS" = 1 ] && SUFFIX=-tmpfs
+[ "$N2" -gt 0 ] && SUFFIX=+$N2$SUFFIX
 OUT=${OUT:-$HERE/out/write-$N$SUFFIX}
 if [ "$TMPFS" = 1 ]; then W=/dev/shm/git-lore-write-$N; else W=$OUT/work; fi
 BIN=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
@@ -62,8 +73,9 @@ fi
 
 timev_field() { awk -F': ' -v k="$2" '$1 ~ k {print $2}' "$1"; }
 
-say "N=$N out=$OUT work=$W; git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "N=$N N2=$N2 out=$OUT work=$W; git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; load $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 "$LIB/gen_artifacts.py" --n "$N" --seed 1 --jsonl "$W/artifacts.jsonl" >/dev/null
+[ "$N2" -gt 0 ] && python3 "$LIB/gen_artifacts.py" --n "$N2" --seed 2 --jsonl "$W/artifacts2.jsonl" >/dev/null
 say "input: $(du -k "$W/artifacts.jsonl" | cut -f1) KiB of JSON Lines"
 
 # (w) git-lore
@@ -84,26 +96,49 @@ t0=$(now)
     /usr/bin/time -v -o "$OUT/w.timev" "$BIN" ingest "$W/artifacts.jsonl" >"$WL.out" 2>"$WL.err"
 ) || { kill "$SAMPLER"; die "(w) ingest: $(tail -2 "$WL.err")"; }
 wall=$(since "$t0")
+packs() { "$GIT" --git-dir "$1" count-objects -v | awk '$1 == "packs:" { print $2 }'; }
 after=$(kb "$GD")
 co_after=$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')
 t1=$(now)
 settle "$GD"
 settle=$(since "$t1")
+wall2=0
+if [ "$N2" -gt 0 ]; then
+    record w.packs1 "$(packs "$GD")" packs "(w) after the first batch of $N and its background work ($after KiB right after it, $settle s of background work)"
+    t0=$(now)
+    (
+        hermetic "$WL"
+        /usr/bin/time -v -o "$OUT/w2.timev" "$BIN" ingest "$W/artifacts2.jsonl" >"$WL.out2" 2>"$WL.err2"
+    ) || { kill "$SAMPLER"; die "(w) second ingest: $(tail -2 "$WL.err2")"; }
+    wall2=$(since "$t0")
+    after=$(kb "$GD")
+    co_after=$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')
+    t1=$(now)
+    settle "$GD"
+    settle=$(since "$t1")
+    [ "$(grep -c '^proposed' "$WL.out2")" = "$N2" ] || die "(w) expected $N2 proposals in the second batch"
+fi
 kill "$SAMPLER" 2>/dev/null || true
 wait "$SAMPLER" 2>/dev/null || true
 settled=$(kb "$GD")
 peak=$(awk '{ if ($2 > m) m = $2 } END { print m + 0 }' "$OUT/w.samples")
 [ "$after" -gt "$peak" ] && peak=$after
+# The largest sample from the moment the (last) command returned: its
+# background work, the merge of packs included.
+peak_bg=$(awk -v t="$t1" '$1 >= t { if ($2 > m) m = $2 } END { print m + 0 }' "$OUT/w.samples")
+[ "$after" -gt "$peak_bg" ] && peak_bg=$after
 [ "$(grep -c '^proposed' "$WL.out")" = "$N" ] || die "(w) expected $N proposals"
-[ "$("$GIT" --git-dir "$GD" rev-list --count refs/heads/ledger)" = "$((N + 1))" ] || die "(w) commit count"
+[ "$("$GIT" --git-dir "$GD" rev-list --count refs/heads/ledger)" = "$((N + N2 + 1))" ] || die "(w) commit count"
 "$GIT" --git-dir "$GD" verify-commit refs/heads/ledger 2>/dev/null || true
 [ ! -e "$GD/gc.log" ] || die "(w) gc.log left behind"
 "$GIT" --git-dir "$GD" fsck --full --no-dangling 2>"$OUT/w.fsck" || die "(w) fsck: $(head -3 "$OUT/w.fsck")"
 record w.wall "$wall" s "(w) git-lore ingest of $N artifacts (one JSON Lines file, offline backend, signed); user $(timev_field "$OUT/w.timev" 'User time') s, sys $(timev_field "$OUT/w.timev" 'System time') s"
 record w.rss "$(timev_field "$OUT/w.timev" 'Maximum resident')" KiB "(w) peak RSS"
-record w.size_peak "$peak" KiB "(w) largest objects/ sampled during the run and right after it ($(wc -l <"$OUT/w.samples") samples)"
-record w.size_after "$after" KiB "(w) objects/ right after the command returned [$co_after]"
-record w.settle "$settle" s "(w) background repack still running after the command returned"
+[ "$N2" -gt 0 ] && record w2.wall "$wall2" s "(w) the second ingest, of $N2 artifacts; user $(timev_field "$OUT/w2.timev" 'User time') s"
+record w.size_peak "$peak" KiB "(w) largest objects/ sampled during the run(s) and the background work ($(wc -l <"$OUT/w.samples") samples)"
+record w.size_peak_bg "$peak_bg" KiB "(w) largest objects/ sampled from the (last) command's return to the end of its background work"
+record w.size_after "$after" KiB "(w) objects/ right after the (last) command returned [$co_after]"
+record w.settle "$settle" s "(w) background repack still running after the (last) command returned"
 record w.size_settled "$settled" KiB "(w) objects/ after the background repack [$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')]"
 
 # seen on the settled repository, process start included
@@ -124,12 +159,13 @@ t0=$(now)
 cwall=$(since "$t0")
 [ "$("$GIT" --git-dir "$GD" rev-parse 'refs/heads/ledger^{tree}')" = "$("$GIT" --git-dir "$C.git" rev-parse 'refs/heads/ledger^{tree}')" ] || die "(c) trees differ"
 csize=$(kb "$C.git")
-record c.wall "$cwall" s "(c) git fast-import of the same $((N + 1)) commits, unsigned; user $(timev_field "$OUT/c.timev" 'User time') s, sys $(timev_field "$OUT/c.timev" 'System time') s"
+record c.wall "$cwall" s "(c) git fast-import of the same $((N + N2 + 1)) commits, unsigned; user $(timev_field "$OUT/c.timev" 'User time') s, sys $(timev_field "$OUT/c.timev" 'System time') s"
 record c.rss "$(timev_field "$OUT/c.timev" 'Maximum resident')" KiB "(c) peak RSS"
 record c.size "$csize" KiB "(c) objects/ after fast-import"
 
-record ratio.time "$(calc "$wall / $cwall")" x "(w) / (c) wall time"
+record ratio.time "$(calc "($wall + $wall2) / $cwall")" x "(w) / (c) wall time (both batches with N2)"
 record ratio.size_peak "$(calc "$peak / $csize")" x "(w) largest size at any sampled moment / (c)"
+record ratio.size_peak_bg "$(calc "$peak_bg / $csize")" x "(w) largest size during the (last) command's background work / (c)"
 record ratio.size_after "$(calc "$after / $csize")" x "(w) right after / (c)"
 record ratio.size_settled "$(calc "$settled / $csize")" x "(w) after its background repack / (c)"
 say "done; load $(cut -d' ' -f1-3 /proc/loadavg)"
