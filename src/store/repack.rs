@@ -199,8 +199,10 @@ impl Store {
             .and_then(|v| v.parse().ok())
             .unwrap_or(50);
         let packs = packs_in(&self.git_dir.join("objects/pack"));
-        let merges: Vec<String> = if pack_limit > 0 && packs.len() > pack_limit {
-            let movable: Vec<&PackFile> = packs.iter().filter(|p| p.movable).collect();
+        // Counted as git counts them for `gc.autoPackLimit`: kept packs
+        // (and cruft packs, which are never merged) aside.
+        let movable: Vec<&PackFile> = packs.iter().filter(|p| p.movable).collect();
+        let merges: Vec<String> = if pack_limit > 0 && movable.len() > pack_limit {
             let sizes: Vec<u64> = movable.iter().map(|p| p.bytes).collect();
             let total: u64 = packs.iter().map(|p| p.bytes).sum();
             plan_merges(&sizes, total / BUDGET_SHARE)
