@@ -174,7 +174,7 @@ impl Store {
     ///   off;
     /// - when there are more packs than `gc.autoPackLimit` (git's own
     ///   setting, default 50), merges of the smallest ones within a budget
-    ///   ([`plan_merges`], a [`BUDGET_SHARE`]th of the packs' bytes each);
+    ///   (`plan_merges`, a sixteenth of the packs' bytes each);
     /// - a commit-graph layer, after merges, or when a pack is newer than
     ///   the commit-graph (`gc` writes its own).
     ///
