@@ -124,6 +124,8 @@ fn a_push_leaves_the_host_a_reachability_bitmap() {
     r.assert_ok_stdout("pool/org: pushed 2 commits to ");
     wait_for_upkeep(&host);
     assert_bitmap_covers_tip(&env, &host);
+    // Everything is in packs the multi-pack index covers.
+    assert_eq!(object_counts(&env, &host).0, 0, "pushed objects left loose");
     assert!(
         host.join("objects/info/commit-graphs/commit-graph-chain")
             .is_file(),
