@@ -30,10 +30,10 @@ const REPACK_PID: &str = "lore/repack.pid";
 
 /// The most one merge may add to the repository while it runs, as a share
 /// of the bytes of all its packs: a sixteenth. A batch leaves its packs at
-/// about 1.85 times `git fast-import`'s size (100,000 records in 49
-/// packs), so merging within a sixteenth stays under twice fast-import's
-/// size at every moment (1.85 × 17/16 ≈ 1.97). It merges groups of at
-/// least three of a batch's 49 packs.
+/// about 1.85–2 times `git fast-import`'s size (100,000 records in 49
+/// packs), so the merges add little to that (measured: 3.9% at 100,000 +
+/// 10,000, docs/PERFORMANCE.md, "Issue 24"); a smaller share could not
+/// pair two of a batch's 49 equal packs. It merges them three by three.
 pub(crate) const BUDGET_SHARE: u64 = 16;
 
 /// One pack in `objects/pack`.
