@@ -1,8 +1,8 @@
 //! Search: the lessons of every local pool (synced ones included) and of
 //! the ledger's queue whose text holds every word of a query, ranked.
 //!
-//! Answered from the index alone ([`crate::store::Index::search_postings`]
-//! and its totals; the words are [`crate::search::terms`], the ranking
+//! Answered from the index alone ([`crate::store::Index::search`] and its
+//! totals; the words are [`crate::search::terms`], the ranking
 //! [`crate::search::rank`]): nothing is read from the pools or the ledger,
 //! so a search costs about the same at 100,000 lessons as at 1,000, and a
 //! deleted index is rebuilt from history with the same answers. What a hit
@@ -90,17 +90,11 @@ pub fn search_in(index: &Index, request: &Request) -> Result<Results, SearchErro
             query: request.text.chars().take(200).collect(),
         });
     }
-    let found = index.search_postings(&query.keys());
+    let matches = index.search(&query);
     let totals = index.search_totals();
-    let mut df: HashMap<u64, u64> = HashMap::new();
-    for f in &found {
-        for p in &f.postings {
-            *df.entry(p.0).or_default() += 1;
-        }
-    }
-    let df = |k: u64| df.get(&k).copied().unwrap_or(0);
+    let df = |k: u64| matches.df.get(&k).copied().unwrap_or(0);
     let mut ranked: Vec<(Rank, &Found)> = Vec::new();
-    for f in &found {
+    for f in &matches.found {
         if request.pool.is_some_and(|p| f.place != Place::of_pool(p))
             || request.status.is_some_and(|s| f.status != s)
         {
