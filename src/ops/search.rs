@@ -118,13 +118,22 @@ pub fn search_in(index: &Index, request: &Request) -> Result<Results, SearchErro
         .collect();
     ranked.retain(|(_, f)| f.key.is_entry() || !entries.contains(&f.key.id()));
     // Ties: the wider pool first (public, org, local, the queue), then by id.
-    ranked.sort_by(|(a, fa), (b, fb)| {
+    let order = |(a, fa): &(Rank, &Found), (b, fb): &(Rank, &Found)| {
         rank::better(a, b)
             .then(fb.place.cmp(&fa.place))
             .then(fa.key.cmp(&fb.key))
-    });
+    };
     let matched = ranked.len();
-    ranked.truncate(request.limit.unwrap_or(usize::MAX));
+    // Only the hits shown are sorted: the rest are set apart first, in
+    // linear time (a word every lesson holds ranks them all).
+    let limit = request.limit.unwrap_or(usize::MAX);
+    if limit < ranked.len() {
+        if limit > 0 {
+            ranked.select_nth_unstable_by(limit - 1, order);
+        }
+        ranked.truncate(limit);
+    }
+    ranked.sort_by(order);
     let ids: Vec<Id> = ranked
         .iter()
         .filter(|(_, f)| f.key.is_entry())

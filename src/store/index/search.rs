@@ -335,7 +335,9 @@ impl Index {
         let df_of = |k: u64| df.get(&k).copied().unwrap_or(0);
         let drivers = cheapest(query, &df_of);
         let at = |k: u64| keys.binary_search(&k).expect("a query key");
-        let mut found: BTreeMap<DocKey, Found> = BTreeMap::new();
+        // Each live document is in one place only (the overlay, or the
+        // newest layer that has it), so nothing is found twice.
+        let mut found: Vec<Found> = Vec::new();
         for (key, doc) in &self.mem.docs {
             let Some(d) = doc else { continue };
             if !drivers.iter().any(|k| d.posting(*k).is_some()) {
@@ -345,16 +347,13 @@ impl Index {
                 .iter()
                 .filter_map(|k| d.posting(*k).map(|p| (p.key, p.tf, p.exact)))
                 .collect();
-            found.insert(
-                *key,
-                Found {
-                    key: *key,
-                    place: d.place,
-                    status: d.status,
-                    lengths: d.lengths,
-                    postings,
-                },
-            );
+            found.push(Found {
+                key: *key,
+                place: d.place,
+                status: d.status,
+                lengths: d.lengths,
+                postings,
+            });
         }
         for (k, per_key) in &live {
             let l = &self.layers[*k];
@@ -386,22 +385,17 @@ impl Index {
                         }
                     }
                 }
-                found.insert(
-                    doc.key,
-                    Found {
-                        key: doc.key,
-                        place: doc.place,
-                        status: doc.status,
-                        lengths: doc.lengths,
-                        postings,
-                    },
-                );
+                found.push(Found {
+                    key: doc.key,
+                    place: doc.place,
+                    status: doc.status,
+                    lengths: doc.lengths,
+                    postings,
+                });
             }
         }
-        Matches {
-            found: found.into_values().collect(),
-            df,
-        }
+        found.sort_unstable_by_key(|f| f.key);
+        Matches { found, df }
     }
 
     /// What a queued proposal shows (its claim and stack), if it is queued.
