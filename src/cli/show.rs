@@ -218,7 +218,9 @@ fn show_entry(
         ui::text(&l.consensus.decided_at)
     ));
     s.push_str(&format!("promoted:    {}\n", ui::text(&l.promoted_at)));
-    if let Some(r) = git_lore::ops::relate::relations(lore, id)? {
+    if let Some(mut r) = git_lore::ops::relate::relations(lore, id)? {
+        // The entry's status is the first line already.
+        r.status = None;
         s.push_str(&relation_lines(id, &r));
     }
     ui::out(&s);
