@@ -100,6 +100,10 @@ impl Found {
     }
 }
 
+/// One term's live postings in one layer: the document's row and its
+/// packed term frequencies, in row order.
+type LivePostings = Vec<(u32, [u8; 2])>;
+
 /// What [`Index::search`] found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matches {
@@ -294,7 +298,7 @@ impl Index {
             }
         }
         // Per layer (newest first) and key: the live postings, by row.
-        let mut live: Vec<(usize, Vec<Vec<(u32, [u8; 2])>>)> = Vec::new();
+        let mut live: Vec<(usize, Vec<LivePostings>)> = Vec::new();
         let mut decided: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
         for (k, l) in self.layers.iter().enumerate().rev() {
             let (Some(docs), Some(posts)) = (l.table(SRCD), l.table(SRCP)) else {
