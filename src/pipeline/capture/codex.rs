@@ -86,6 +86,27 @@ const MAX_PATCH_FILES: usize = 50;
 /// The most commands remembered at once while they run (unified exec).
 const MAX_RUNNING: usize = 256;
 
+/// A command call whose answer has not come yet.
+#[derive(Debug)]
+struct Exec {
+    cmd: String,
+    /// What the command printed before this call.
+    printed: String,
+    /// The unified-exec session a `write_stdin` polls (`None`: the
+    /// `exec_command` that starts it).
+    session: Option<String>,
+}
+
+/// What Codex's frame says of a command's answer.
+enum Frame {
+    /// `Process running with session ID N`, no exit yet.
+    Running(String),
+    /// `Process exited with code C` or `Exit code: C`.
+    Exited,
+    /// Neither: a tool's own answer (`write_stdin failed: …`).
+    Other,
+}
+
 /// What reading a rollout remembers between lines.
 #[derive(Debug)]
 pub(super) struct State {
@@ -93,8 +114,8 @@ pub(super) struct State {
     /// The previous event's id (a rollout is linear).
     last: Option<String>,
     /// `exec_command` (and followed `write_stdin`) calls whose output has
-    /// not come yet: call id → the command and what it printed so far.
-    execs: HashMap<String, (String, String)>,
+    /// not come yet, by call id.
+    execs: HashMap<String, Exec>,
     /// Commands still running under Codex's unified exec: its session id
     /// (`Process running with session ID N`) → the command and what it
     /// printed so far. A `write_stdin` to that session is a call of the
@@ -225,32 +246,39 @@ impl State {
                     .and_then(|a| serde_json::from_str(a).ok())
                     .unwrap_or(Value::Null);
                 let started = match str_of("name") {
-                    Some("exec_command") => args
-                        .get("cmd")
-                        .and_then(Value::as_str)
-                        .map(|cmd| (cmd.to_owned(), String::new())),
-                    Some("write_stdin") => {
-                        session_key(args.get("session_id")).and_then(|s| self.running.remove(&s))
+                    Some("exec_command") => {
+                        args.get("cmd").and_then(Value::as_str).map(|cmd| Exec {
+                            cmd: cmd.to_owned(),
+                            printed: String::new(),
+                            session: None,
+                        })
                     }
+                    Some("write_stdin") => session_key(args.get("session_id")).and_then(|s| {
+                        self.running.remove(&s).map(|(cmd, printed)| Exec {
+                            cmd,
+                            printed,
+                            session: Some(s),
+                        })
+                    }),
                     _ => None,
                 };
-                if let Some((cmd, printed)) = started {
-                    if str_of("name") == Some("write_stdin") {
+                if let Some(exec) = started {
+                    if exec.session.is_some() {
                         *blocks = call(
                             "exec_command",
-                            &serde_json::json!({ "cmd": cmd }),
+                            &serde_json::json!({ "cmd": exec.cmd }),
                             call_id.clone(),
                             limits,
                         );
                     }
                     if self.execs.len() < MAX_RUNNING {
-                        self.execs.insert(call_id, (cmd, printed));
+                        self.execs.insert(call_id, exec);
                     }
                 }
                 true
             }
             Some("function_call_output") => {
-                let Some((cmd, before)) = self.execs.remove(&call_id) else {
+                let Some(exec) = self.execs.remove(&call_id) else {
                     return true;
                 };
                 let half = limits.max_tool_result_chars / 2;
@@ -258,25 +286,36 @@ impl State {
                 let Some(Block::ToolResult { text, .. }) = blocks.first_mut() else {
                     return true;
                 };
-                let printed = if before.is_empty() {
-                    std::mem::take(text)
-                } else {
-                    bound(&format!("{before}{text}"))
-                };
-                match p
+                let frame = p
                     .get("output")
                     .and_then(Value::as_str)
-                    .and_then(still_running)
-                {
-                    Some(session) => {
+                    .map_or(Frame::Other, frame_of);
+                let printed = |text: &mut String| {
+                    if exec.printed.is_empty() {
+                        std::mem::take(text)
+                    } else {
+                        bound(&format!("{}{text}", exec.printed))
+                    }
+                };
+                match (frame, exec.session) {
+                    (Frame::Running(session), _) => {
                         if self.running.len() < MAX_RUNNING {
-                            self.running.insert(session, (cmd, printed));
+                            self.running.insert(session, (exec.cmd, printed(text)));
                         }
                         false
                     }
-                    None => {
-                        *text = printed;
+                    (Frame::Exited, _) | (Frame::Other, None) => {
+                        *text = printed(text);
                         true
+                    }
+                    // A poll that failed (`write_stdin failed: stdin is
+                    // closed…`) says nothing of the command, which runs
+                    // on: no result, and the session is still followed.
+                    (Frame::Other, Some(session)) => {
+                        if self.running.len() < MAX_RUNNING {
+                            self.running.insert(session, (exec.cmd, exec.printed));
+                        }
+                        false
                     }
                 }
             }
@@ -388,6 +427,13 @@ fn item(p: &Map<String, Value>, t: &Transcript) -> Option<(Role, Vec<Block>)> {
 fn is_harness(text: &str) -> bool {
     let s = text.trim_start();
     if s.starts_with("# AGENTS.md instructions") {
+        return true;
+    }
+    // A skill's instructions (`<skill>`, `<skill name=…>`: Codex's
+    // `SKILL_INSTRUCTIONS_PREFIX` is `<skill`).
+    if s.strip_prefix("<skill")
+        .is_some_and(|r| r.starts_with(['>', ' ', '\n', '\t']))
+    {
         return true;
     }
     let Some((tag, _)) = s.strip_prefix('<').and_then(|r| r.split_once('>')) else {
@@ -582,25 +628,25 @@ fn session_key(v: Option<&Value>) -> Option<String> {
     }
 }
 
-/// The session id of a command output whose Codex frame says the process
-/// still runs (`Process running with session ID N`, no `Process exited
-/// with code`); only the frame's header lines are read.
-fn still_running(s: &str) -> Option<String> {
+/// What the Codex frame of a command's answer says: only the header lines
+/// above `Output:` are read.
+fn frame_of(s: &str) -> Frame {
     let head = match s.split_once("\nOutput:") {
         Some((head, _)) => head,
-        None => s.strip_prefix("Output:").map(|_| "").unwrap_or(s),
+        None if s.starts_with("Output:") => "",
+        None => s,
     };
-    let mut session = None;
+    let mut running = None;
     for line in head.lines() {
         let line = line.trim_end();
-        if line.starts_with("Process exited with code ") {
-            return None;
+        if line.starts_with("Process exited with code ") || line.starts_with("Exit code: ") {
+            return Frame::Exited;
         }
         if let Some(n) = line.strip_prefix("Process running with session ID ") {
-            session = session_key(Some(&Value::String(n.trim().to_owned())));
+            running = session_key(Some(&Value::String(n.trim().to_owned())));
         }
     }
-    session
+    running.map_or(Frame::Other, Frame::Running)
 }
 
 fn output(v: &Value) -> (String, bool) {
@@ -916,6 +962,8 @@ mod tests {
             "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
             "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>x</INSTRUCTIONS>",
             "<user_instructions>be brief</user_instructions>",
+            "<skill>\n<name>brainstorming</name>\n<path>/s/SKILL.md</path>\n---\nname: x",
+            "<skill name=\"brainstorming\">\n…",
         ] {
             assert!(is_harness(s), "{s}");
         }
@@ -925,6 +973,7 @@ mod tests {
             "< not a tag",
             "a <b>c</b>",
             "<div> is broken",
+            "<skills> are what I want to list",
         ] {
             assert!(!is_harness(s), "{s}");
         }
@@ -1101,5 +1150,31 @@ mod tests {
             "{}",
             tests[2].1 .0
         );
+    }
+
+    #[test]
+    fn a_failed_poll_of_a_running_command_is_no_result_and_the_command_is_still_followed() {
+        // tests/fixtures/sessions/README.md says where it comes from.
+        let t = read(include_str!(
+            "../../../tests/fixtures/sessions/codex-real-closed-stdin-excerpt.jsonl"
+        ));
+        let got = runs(&t);
+        // Every call is the command (a `Read`: it only shows files); no
+        // call is left a bare `write_stdin`.
+        assert_eq!(got.len(), 4, "{got:#?}");
+        assert!(
+            got.iter()
+                .all(|(_, call, _)| call.starts_with("Read sed -n '1,220p' ")),
+            "{got:#?}"
+        );
+        // One answer, the last: the files' text, exit code 0. The failed
+        // Ctrl-C and the polls that found it running answer nothing.
+        let answered: Vec<_> = got.iter().filter_map(|(_, _, r)| r.as_ref()).collect();
+        assert_eq!(answered.len(), 1, "{got:#?}");
+        let (text, error) = answered[0];
+        assert!(!error);
+        assert!(text.starts_with("---\nname: brainstorming\n"), "{text}");
+        assert!(!text.contains("write_stdin failed"), "{text}");
+        assert_eq!(got[3].2.as_ref(), Some(answered[0]));
     }
 }
