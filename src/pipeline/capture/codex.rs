@@ -40,7 +40,9 @@
 //!     session it names while the process runs) is followed: each poll is
 //!     a call of the same command, and the output that reports the exit is
 //!     its result, after everything the command printed before; an answer
-//!     that says the process still runs is no result ([`State`]).
+//!     that says the process still runs is no result, and a poll of a
+//!     session the read never saw start is left out with its answer
+//!     ([`State`]).
 //!   - `reasoning` and other items: ignored (as Claude Code's thinking).
 //! - `event_msg`, `compacted`: ignored (the events repeat what the
 //!   response items hold).
@@ -53,7 +55,7 @@
 //! Bounded as the Claude Code reader (the same [`super::transcript::Limits`]);
 //! a line of a known type without an object `payload` is malformed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -122,6 +124,9 @@ pub(super) struct State {
     /// same command, and its output, once the process has exited, is that
     /// command's result, after what it printed before.
     running: HashMap<String, (String, String)>,
+    /// Polls of sessions this read never saw start, by call id: their
+    /// answers are left out too.
+    orphans: HashSet<String>,
 }
 
 /// What the first line of a file says, if it is a rollout's
@@ -159,6 +164,7 @@ impl State {
             last: None,
             execs: HashMap::new(),
             running: HashMap::new(),
+            orphans: HashSet::new(),
         }
     }
 
@@ -262,6 +268,15 @@ impl State {
                     }),
                     _ => None,
                 };
+                if str_of("name") == Some("write_stdin") && started.is_none() {
+                    // A poll of a command this read never saw start (the
+                    // read began after it): whose output its answer is
+                    // cannot be said, so neither is read.
+                    if self.orphans.len() < MAX_RUNNING {
+                        self.orphans.insert(call_id);
+                    }
+                    return false;
+                }
                 if let Some(exec) = started {
                     if exec.session.is_some() {
                         *blocks = call(
@@ -278,6 +293,9 @@ impl State {
                 true
             }
             Some("function_call_output") => {
+                if self.orphans.remove(&call_id) {
+                    return false;
+                }
                 let Some(exec) = self.execs.remove(&call_id) else {
                     return true;
                 };
@@ -1107,12 +1125,10 @@ mod tests {
                 true
             ))
         );
-        // A poll of a session nobody started stays what it is.
-        let t = read(&[meta.to_owned(), line(&poll("c9"))].join("\n"));
-        assert_eq!(
-            runs(&t)[0].1,
-            "write_stdin {\"chars\":\"\",\"session_id\":4242}"
-        );
+        // A poll of a session this read never saw start, and its answer,
+        // are left out: whose output it is cannot be said.
+        let t = read(&[meta.to_owned(), line(&poll("c3")), line(exited)].join("\n"));
+        assert!(runs(&t).is_empty(), "{:?}", runs(&t));
     }
 
     #[test]
