@@ -67,23 +67,8 @@ if [ "$BUILD" = 1 ]; then
     (cd "$ROOT" && cargo build --release --quiet && cargo build --release --quiet --example bench_pool)
 fi
 
-# The hermetic environment of every command run for size $T: an array, so
-# that timecmd.py can run it too.
-hermetic_env() {
-    H=(env -i PATH="$PATH" HOME="$1/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-        GIT_LORE_REPO="$1/lessons.git")
-}
-
-# time_it SIZE FIGURE CMD... : RUNS timed runs after two warm-ups.
-time_it() {
-    local size=$1 fig=$2; shift 2
-    python3 "$HERE/lib/timecmd.py" --runs "$RUNS" --warmup 2 --json "$OUT/$size-$fig.json" -- "$@"
-    python3 - "$OUT/$size-$fig.json" "$size" "$fig" >>"$RES" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"][0]
-print(f"{sys.argv[2]}\t{sys.argv[3]}\t{r['mean']*1e3:.1f}\t{r['min']*1e3:.1f}\t{r['max']*1e3:.1f}")
-EOF
-}
+# shellcheck source=lib/timing.sh
+. "$HERE/lib/timing.sh"
 
 # record SIZE FIGURE VALUE: a count, not a time.
 record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$3" "$3" >>"$RES"; }

@@ -154,6 +154,15 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             .unified_diff()
             .header(&format!("{shown} (now)"), &format!("{shown} (after setup)"))
             .to_string();
+        // The file's own text may hold what a terminal would obey (JSON
+        // allows C1 controls and bidi marks in strings): escaped per line.
+        let text: String = text
+            .split_inclusive('\n')
+            .map(|l| match l.strip_suffix('\n') {
+                Some(l) => format!("{}\n", ui::text(l)),
+                None => ui::text(l),
+            })
+            .collect();
         ui::out(&text);
     }
     if applied.edit.changes.is_empty() {
@@ -181,9 +190,12 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             ui::text(&b.display().to_string())
         ));
     }
-    if client.is_none() && agent == Agent::Codex && !args.remove {
+    if client.is_none() && agent == Agent::Codex && !args.remove && applied.written {
+        // Codex runs a hook from a hooks.json only once a person has
+        // trusted it, and a changed hook must be trusted again; git-lore
+        // never writes that consent itself.
         ui::status(
-            "setup: Codex runs these hooks when its hooks are on; in versions that gate them, add `codex_hooks = true` under [features] in ~/.codex/config.toml (docs/hooks.md)",
+            "setup: Codex runs new or changed hooks only after you trust them: start `codex` here once and answer \"Hooks need review\" by trusting git-lore's two (until then it skips them without a word, and `codex exec` never asks); in versions that gate hooks behind a feature, also set `hooks = true` (older: `codex_hooks = true`) under [features] in ~/.codex/config.toml (docs/hooks.md)",
         );
     }
     if args.project && !args.remove {

@@ -120,7 +120,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         }
     }
     if let Some(r) = git_lore::ops::relate::relations(&lore, id)? {
-        s.push_str(&relation_lines(id, &r));
+        s.push_str(&relation_lines(id, &r, true));
     }
     ui::out(&s);
     Ok(Exit::Done)
@@ -219,7 +219,8 @@ fn show_entry(
     ));
     s.push_str(&format!("promoted:    {}\n", ui::text(&l.promoted_at)));
     if let Some(r) = git_lore::ops::relate::relations(lore, id)? {
-        s.push_str(&relation_lines(id, &r));
+        // The entry's status is its `status:` line already.
+        s.push_str(&relation_lines(id, &r, false));
     }
     ui::out(&s);
     Ok(Exit::Done)
@@ -323,7 +324,13 @@ fn judge_line(j: &serde_json::Value) -> (String, Option<String>) {
 }
 
 /// What the lesson's pool records of its relations (relation judgment).
-fn relation_lines(id: git_lore::model::Id, r: &git_lore::ops::relate::Relations) -> String {
+/// With `say_status`, the pool entry's status too when it is no longer
+/// active (a ledger lesson's own status stops at approved).
+fn relation_lines(
+    id: git_lore::model::Id,
+    r: &git_lore::ops::relate::Relations,
+    say_status: bool,
+) -> String {
     let ids = |v: &[git_lore::model::Id]| {
         v.iter()
             .map(ToString::to_string)
@@ -335,7 +342,7 @@ fn relation_lines(id: git_lore::model::Id, r: &git_lore::ops::relate::Relations)
     // entry since is said here.
     if let Some(status) = r
         .status
-        .filter(|s| *s != git_lore::model::LessonStatus::Active)
+        .filter(|s| say_status && *s != git_lore::model::LessonStatus::Active)
     {
         s.push_str(&format!("pool entry:  {status}\n"));
     }

@@ -144,7 +144,9 @@ pub fn emphasis() -> bool {
 pub fn id_shown(id: Id, unique: usize, width: usize, bold: bool) -> String {
     let s = id.to_string();
     let width = width.clamp(unique, 26);
-    if bold {
+    if bold && unique == width {
+        format!("\x1b[1m{}\x1b[0m", &s[..unique])
+    } else if bold {
         format!(
             "\x1b[1m{}\x1b[0m\x1b[2m{}\x1b[0m",
             &s[..unique],

@@ -1,8 +1,8 @@
 //! Search: the lessons of every local pool (synced ones included) and of
 //! the ledger's queue whose text holds every word of a query, ranked.
 //!
-//! Answered from the index alone ([`crate::store::Index::search_postings`]
-//! and its totals; the words are [`crate::search::terms`], the ranking
+//! Answered from the index alone ([`crate::store::Index::search`] and its
+//! totals; the words are [`crate::search::terms`], the ranking
 //! [`crate::search::rank`]): nothing is read from the pools or the ledger,
 //! so a search costs about the same at 100,000 lessons as at 1,000, and a
 //! deleted index is rebuilt from history with the same answers. What a hit
@@ -90,17 +90,11 @@ pub fn search_in(index: &Index, request: &Request) -> Result<Results, SearchErro
             query: request.text.chars().take(200).collect(),
         });
     }
-    let found = index.search_postings(&query.keys());
+    let matches = index.search(&query);
     let totals = index.search_totals();
-    let mut df: HashMap<u64, u64> = HashMap::new();
-    for f in &found {
-        for p in &f.postings {
-            *df.entry(p.0).or_default() += 1;
-        }
-    }
-    let df = |k: u64| df.get(&k).copied().unwrap_or(0);
+    let df = |k: u64| matches.df.get(&k).copied().unwrap_or(0);
     let mut ranked: Vec<(Rank, &Found)> = Vec::new();
-    for f in &found {
+    for f in &matches.found {
         if request.pool.is_some_and(|p| f.place != Place::of_pool(p))
             || request.status.is_some_and(|s| f.status != s)
         {
@@ -124,13 +118,22 @@ pub fn search_in(index: &Index, request: &Request) -> Result<Results, SearchErro
         .collect();
     ranked.retain(|(_, f)| f.key.is_entry() || !entries.contains(&f.key.id()));
     // Ties: the wider pool first (public, org, local, the queue), then by id.
-    ranked.sort_by(|(a, fa), (b, fb)| {
+    let order = |(a, fa): &(Rank, &Found), (b, fb): &(Rank, &Found)| {
         rank::better(a, b)
             .then(fb.place.cmp(&fa.place))
             .then(fa.key.cmp(&fb.key))
-    });
+    };
     let matched = ranked.len();
-    ranked.truncate(request.limit.unwrap_or(usize::MAX));
+    // Only the hits shown are sorted: the rest are set apart first, in
+    // linear time (a word every lesson holds ranks them all).
+    let limit = request.limit.unwrap_or(usize::MAX);
+    if limit < ranked.len() {
+        if limit > 0 {
+            ranked.select_nth_unstable_by(limit - 1, order);
+        }
+        ranked.truncate(limit);
+    }
+    ranked.sort_by(order);
     let ids: Vec<Id> = ranked
         .iter()
         .filter(|(_, f)| f.key.is_entry())

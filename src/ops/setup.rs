@@ -481,7 +481,22 @@ pub fn apply_edit(
         path.to_owned()
     };
     let path = real.as_path();
-    let (old, existed) = match std::fs::File::open(path) {
+    // Only a regular file: a FIFO put in its place would hang the read
+    // (opened without blocking, and checked again once open).
+    let not_regular = || {
+        refuse("it is not a regular file (a FIFO, socket, device or directory); move it away, then run setup again".into())
+    };
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(not_regular());
+    }
+    let mut options = std::fs::File::options();
+    options.read(true);
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let (old, existed) = match options.open(path) {
+        Ok(f) if !f.metadata().is_ok_and(|m| m.is_file()) => return Err(not_regular()),
         Ok(f) => match read_bounded(f, MAX_SETTINGS_BYTES) {
             Ok(Loaded::Text(text)) => (text, true),
             Ok(Loaded::NotUtf8) => return Err(refuse(

@@ -675,29 +675,13 @@ pub(crate) fn diff_trees(
                 continue; // the same object: nothing below differs
             }
         }
-        let name = String::from_utf8_lossy(ea.or(eb).expect("one side has it").0).into_owned();
-        let path = if prefix.is_empty() {
-            name
-        } else {
-            format!("{prefix}/{name}")
-        };
+        let name = ea.or(eb).expect("one side has it").0;
         let split = |e: Option<&Entry<'_>>| match e {
             Some((_, id, true, _)) => (Some(*id), None, 0),
             Some((_, id, false, mode)) => (None, Some(*id), *mode),
             None => (None, None, 0),
         };
-        let ((a_tree, a_blob, a_mode), (b_tree, b_blob, b_mode)) = (split(ea), split(eb));
-        if a_tree.is_some() || b_tree.is_some() {
-            diff_trees(repo, a_tree, b_tree, path.clone(), out)?;
-        }
-        if a_blob != b_blob || a_mode != b_mode {
-            out.push(ChangedPath {
-                path,
-                old: a_blob,
-                new: b_blob,
-                mode: b_mode,
-            });
-        }
+        changed(repo, &prefix, name, split(ea), split(eb), out)?;
     }
     Ok(())
 }
@@ -765,30 +749,46 @@ fn diff_in_order(
             }
         }
         let name = x.as_ref().or(y.as_ref()).expect("one side has it").filename;
-        let name = String::from_utf8_lossy(name);
-        let path = if prefix.is_empty() {
-            name.into_owned()
-        } else {
-            format!("{prefix}/{name}")
-        };
         let split = |e: &Option<EntryRef<'_>>| match e {
             Some(e) if e.mode.is_tree() => (Some(e.oid.to_owned()), None, 0),
             Some(e) => (None, Some(e.oid.to_owned()), u32::from(e.mode.value())),
             None => (None, None, 0),
         };
-        let ((a_tree, a_blob, a_mode), (b_tree, b_blob, b_mode)) = (split(&x), split(&y));
-        if a_tree.is_some() || b_tree.is_some() {
-            diff_trees(repo, a_tree, b_tree, path.clone(), out)?;
-        }
-        if a_blob != b_blob || a_mode != b_mode {
-            out.push(ChangedPath {
-                path,
-                old: a_blob,
-                new: b_blob,
-                mode: b_mode,
-            });
-        }
+        changed(repo, prefix, name, split(&x), split(&y), out)?;
     }
+}
+
+/// One side of an entry that differs: its tree, or its blob and mode.
+type Side = (Option<ObjectId>, Option<ObjectId>, u32);
+
+/// What differs at entry `name` of `prefix` between sides `a` and `b`:
+/// the trees below it, diffed, and its blob or mode, as a change.
+fn changed(
+    repo: &gix::Repository,
+    prefix: &str,
+    name: &[u8],
+    (a_tree, a_blob, a_mode): Side,
+    (b_tree, b_blob, b_mode): Side,
+    out: &mut Vec<ChangedPath>,
+) -> Result<(), StoreError> {
+    let name = String::from_utf8_lossy(name);
+    let path = if prefix.is_empty() {
+        name.into_owned()
+    } else {
+        format!("{prefix}/{name}")
+    };
+    if a_tree.is_some() || b_tree.is_some() {
+        diff_trees(repo, a_tree, b_tree, path.clone(), out)?;
+    }
+    if a_blob != b_blob || a_mode != b_mode {
+        out.push(ChangedPath {
+            path,
+            old: a_blob,
+            new: b_blob,
+            mode: b_mode,
+        });
+    }
+    Ok(())
 }
 
 /// The next entry of a tree being walked.

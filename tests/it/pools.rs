@@ -2047,6 +2047,10 @@ fn a_retraction_travels_to_every_teammate() {
     ");
     let entry = t.b.entry("org", &t.a1).unwrap();
     assert_eq!(entry["status"], "retracted");
+    // Ben opens it: the entry's status is said once, as its status.
+    let shown = t.b.lore(&["show", &t.a1]).ok().to_owned();
+    assert!(shown.contains("\nstatus:      retracted\n"), "{shown}");
+    assert_eq!(shown.matches("retracted").count(), 1, "{shown}");
     assert_eq!(entry, t.a.entry("org", &t.a1).unwrap());
     assert!(!recall(false).contains(&t.a1), "Ben no longer recalls it");
     assert!(

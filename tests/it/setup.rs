@@ -273,7 +273,7 @@ fn setup_codex_merges_session_start_and_stop_once_backs_up_and_removes_only_its_
         "setup: added the Stop hook `git-lore hook session-end` in {}",
         hooks.display()
     ));
-    r.assert_stderr("add `codex_hooks = true` under [features] in ~/.codex/config.toml");
+    r.assert_stderr("setup: Codex runs new or changed hooks only after you trust them: start `codex` here once and answer \"Hooks need review\" by trusting git-lore's two");
     let text = std::fs::read_to_string(&hooks).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
@@ -377,4 +377,37 @@ fn setup_codex_project_writes_the_project_hooks_and_refuses_a_malformed_file() {
     .unwrap();
     assert_eq!(kept["x"].as_str().map(str::len), Some(1 << 20));
     assert!(kept["hooks"]["Stop"].is_array(), "{kept}");
+}
+
+#[test]
+fn setup_refuses_a_fifo_without_hanging_and_escapes_what_a_dry_run_shows() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home().join(".codex")).unwrap();
+    let hooks = env.home().join(".codex/hooks.json");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &hooks,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
+    let r = env.lore(&["setup", "codex", "--user"]);
+    r.assert_refused(&format!(
+        "settings file {}: it is not a regular file (a FIFO, socket, device or directory); move it away, then run setup again",
+        hooks.display()
+    ));
+    std::fs::remove_file(&hooks).unwrap();
+    // A string of the user's file that would move a terminal's cursor
+    // (CSI as one C1 character, valid in JSON) and flip text (RLO).
+    env.write(
+        "home/.codex/hooks.json",
+        "{\"note\": \"\u{9b}2J\u{202e}gnp.exe\", \"hooks\": {}}\n",
+    );
+    let r = env.lore(&["setup", "codex", "--user", "--dry-run"]);
+    let shown = r.ok();
+    assert!(shown.contains("+    \"SessionStart\""), "{shown}");
+    assert!(
+        !shown.contains('\u{9b}') && !shown.contains('\u{202e}'),
+        "{shown:?}"
+    );
+    assert!(shown.contains("\\x9b2J\\u{202e}gnp.exe"), "{shown:?}");
 }

@@ -36,6 +36,13 @@
 //!     code is the result's error flag; only header lines Codex writes are
 //!     read as the frame, so a command that prints "Process exited with
 //!     code 1" itself is not mistaken for one.
+//!   - Codex's unified exec (`exec_command`, then `write_stdin` to the
+//!     session it names while the process runs) is followed: each poll is
+//!     a call of the same command, and the output that reports the exit is
+//!     its result, after everything the command printed before; an answer
+//!     that says the process still runs is no result, and a poll of a
+//!     session the read never saw start is left out with its answer
+//!     ([`State`]).
 //!   - `reasoning` and other items: ignored (as Claude Code's thinking).
 //! - `event_msg`, `compacted`: ignored (the events repeat what the
 //!   response items hold).
@@ -47,6 +54,8 @@
 //!
 //! Bounded as the Claude Code reader (the same [`super::transcript::Limits`]);
 //! a line of a known type without an object `payload` is malformed.
+
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -76,12 +85,48 @@ pub const FILE_VIEWERS: &[&str] = &[
 /// The most files of one patch kept as tool calls.
 const MAX_PATCH_FILES: usize = 50;
 
+/// The most commands remembered at once while they run (unified exec).
+const MAX_RUNNING: usize = 256;
+
+/// A command call whose answer has not come yet.
+#[derive(Debug)]
+struct Exec {
+    cmd: String,
+    /// What the command printed before this call.
+    printed: String,
+    /// The unified-exec session a `write_stdin` polls (`None`: the
+    /// `exec_command` that starts it).
+    session: Option<String>,
+}
+
+/// What Codex's frame says of a command's answer.
+enum Frame {
+    /// `Process running with session ID N`, no exit yet.
+    Running(String),
+    /// `Process exited with code C` or `Exit code: C`.
+    Exited,
+    /// Neither: a tool's own answer (`write_stdin failed: …`).
+    Other,
+}
+
 /// What reading a rollout remembers between lines.
 #[derive(Debug)]
 pub(super) struct State {
     seed: Seed,
     /// The previous event's id (a rollout is linear).
     last: Option<String>,
+    /// `exec_command` (and followed `write_stdin`) calls whose output has
+    /// not come yet, by call id.
+    execs: HashMap<String, Exec>,
+    /// Commands still running under Codex's unified exec: its session id
+    /// (`Process running with session ID N`) → the command and what it
+    /// printed so far. A `write_stdin` to that session is a call of the
+    /// same command, and its output, once the process has exited, is that
+    /// command's result, after what it printed before.
+    running: HashMap<String, (String, String)>,
+    /// Polls of sessions this read never saw start, by call id: their
+    /// answers are left out too.
+    orphans: HashSet<String>,
 }
 
 /// What the first line of a file says, if it is a rollout's
@@ -114,7 +159,13 @@ fn cwd(p: &Map<String, Value>) -> Option<String> {
 
 impl State {
     pub(super) fn new(seed: Seed) -> State {
-        State { seed, last: None }
+        State {
+            seed,
+            last: None,
+            execs: HashMap::new(),
+            running: HashMap::new(),
+            orphans: HashSet::new(),
+        }
     }
 
     /// Reads one rollout line (a JSON object) into `t`; false when it was
@@ -153,10 +204,14 @@ impl State {
                 return true;
             }
         }
-        let Some((role, blocks)) = item(p, t) else {
+        let Some((role, mut blocks)) = item(p, t) else {
             t.ignored += 1;
             return true;
         };
+        if !self.follow(p, &mut blocks, &t.limits) {
+            t.ignored += 1;
+            return true;
+        }
         let uuid = format!("codex:{at}");
         t.events.push(Event {
             uuid: uuid.clone(),
@@ -171,6 +226,119 @@ impl State {
             blocks,
         });
         true
+    }
+
+    /// Follows a command through Codex's unified exec: `exec_command`
+    /// starts it and, when it has not ended within its wait, answers
+    /// `Process running with session ID N`; later `write_stdin` calls to
+    /// session N (empty input: a poll) answer with more of its output and,
+    /// at last, `Process exited with code C`. Real rollouts run nearly
+    /// every command this way. Each `write_stdin` to a known session
+    /// becomes a call of that command, so the output that ends it is the
+    /// command's result; an answer that says the process still runs is no
+    /// result (its exit code is not known yet, and read as a success it
+    /// would pass for a run that worked): false, and the line is skipped.
+    fn follow(
+        &mut self,
+        p: &Map<String, Value>,
+        blocks: &mut Vec<Block>,
+        limits: &super::transcript::Limits,
+    ) -> bool {
+        let str_of = |k: &str| p.get(k).and_then(Value::as_str);
+        let call_id = id(p.get("call_id")).unwrap_or_default();
+        match str_of("type") {
+            Some("function_call") => {
+                let args: Value = str_of("arguments")
+                    .and_then(|a| serde_json::from_str(a).ok())
+                    .unwrap_or(Value::Null);
+                let started = match str_of("name") {
+                    Some("exec_command") => {
+                        args.get("cmd").and_then(Value::as_str).map(|cmd| Exec {
+                            cmd: cmd.to_owned(),
+                            printed: String::new(),
+                            session: None,
+                        })
+                    }
+                    Some("write_stdin") => session_key(args.get("session_id")).and_then(|s| {
+                        self.running.remove(&s).map(|(cmd, printed)| Exec {
+                            cmd,
+                            printed,
+                            session: Some(s),
+                        })
+                    }),
+                    _ => None,
+                };
+                if str_of("name") == Some("write_stdin") && started.is_none() {
+                    // A poll of a command this read never saw start (the
+                    // read began after it): whose output its answer is
+                    // cannot be said, so neither is read.
+                    if self.orphans.len() < MAX_RUNNING {
+                        self.orphans.insert(call_id);
+                    }
+                    return false;
+                }
+                if let Some(exec) = started {
+                    if exec.session.is_some() {
+                        *blocks = call(
+                            "exec_command",
+                            &serde_json::json!({ "cmd": exec.cmd }),
+                            call_id.clone(),
+                            limits,
+                        );
+                    }
+                    if self.execs.len() < MAX_RUNNING {
+                        self.execs.insert(call_id, exec);
+                    }
+                }
+                true
+            }
+            Some("function_call_output") => {
+                if self.orphans.remove(&call_id) {
+                    return false;
+                }
+                let Some(exec) = self.execs.remove(&call_id) else {
+                    return true;
+                };
+                let half = limits.max_tool_result_chars / 2;
+                let bound = |s: &str| head_tail(s, half, limits.max_tool_result_chars - half);
+                let Some(Block::ToolResult { text, .. }) = blocks.first_mut() else {
+                    return true;
+                };
+                let frame = p
+                    .get("output")
+                    .and_then(Value::as_str)
+                    .map_or(Frame::Other, frame_of);
+                let printed = |text: &mut String| {
+                    if exec.printed.is_empty() {
+                        std::mem::take(text)
+                    } else {
+                        bound(&format!("{}{text}", exec.printed))
+                    }
+                };
+                match (frame, exec.session) {
+                    (Frame::Running(session), _) => {
+                        if self.running.len() < MAX_RUNNING {
+                            self.running.insert(session, (exec.cmd, printed(text)));
+                        }
+                        false
+                    }
+                    (Frame::Exited, _) | (Frame::Other, None) => {
+                        *text = printed(text);
+                        true
+                    }
+                    // A poll that failed (`write_stdin failed: stdin is
+                    // closed…`) says nothing of the command, which runs
+                    // on: no result, and the session is still followed.
+                    (Frame::Other, Some(session)) => {
+                        if self.running.len() < MAX_RUNNING {
+                            self.running.insert(session, (exec.cmd, exec.printed));
+                        }
+                        false
+                    }
+                }
+            }
+            _ => true,
+        }
     }
 
     /// Gives the transcript and its events the session's id and directory.
@@ -277,6 +445,13 @@ fn item(p: &Map<String, Value>, t: &Transcript) -> Option<(Role, Vec<Block>)> {
 fn is_harness(text: &str) -> bool {
     let s = text.trim_start();
     if s.starts_with("# AGENTS.md instructions") {
+        return true;
+    }
+    // A skill's instructions (`<skill>`, `<skill name=…>`: Codex's
+    // `SKILL_INSTRUCTIONS_PREFIX` is `<skill`).
+    if s.strip_prefix("<skill")
+        .is_some_and(|r| r.starts_with(['>', ' ', '\n', '\t']))
+    {
         return true;
     }
     let Some((tag, _)) = s.strip_prefix('<').and_then(|r| r.split_once('>')) else {
@@ -457,6 +632,41 @@ fn patch(text: &str, id: &str) -> Vec<Block> {
 
 /// A tool output's text, its frame dropped, and whether it reports an
 /// error.
+/// A unified-exec session id as a key: Codex writes it as a number; a
+/// string of digits is taken too.
+fn session_key(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Number(n) => n.as_u64().map(|n| n.to_string()),
+        Value::String(s)
+            if !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            Some(s.clone())
+        }
+        _ => None,
+    }
+}
+
+/// What the Codex frame of a command's answer says: only the header lines
+/// above `Output:` are read.
+fn frame_of(s: &str) -> Frame {
+    let head = match s.split_once("\nOutput:") {
+        Some((head, _)) => head,
+        None if s.starts_with("Output:") => "",
+        None => s,
+    };
+    let mut running = None;
+    for line in head.lines() {
+        let line = line.trim_end();
+        if line.starts_with("Process exited with code ") || line.starts_with("Exit code: ") {
+            return Frame::Exited;
+        }
+        if let Some(n) = line.strip_prefix("Process running with session ID ") {
+            running = session_key(Some(&Value::String(n.trim().to_owned())));
+        }
+    }
+    running.map_or(Frame::Other, Frame::Running)
+}
+
 fn output(v: &Value) -> (String, bool) {
     match v {
         Value::String(s) => framed(s),
@@ -770,6 +980,8 @@ mod tests {
             "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
             "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>x</INSTRUCTIONS>",
             "<user_instructions>be brief</user_instructions>",
+            "<skill>\n<name>brainstorming</name>\n<path>/s/SKILL.md</path>\n---\nname: x",
+            "<skill name=\"brainstorming\">\n…",
         ] {
             assert!(is_harness(s), "{s}");
         }
@@ -779,6 +991,7 @@ mod tests {
             "< not a tag",
             "a <b>c</b>",
             "<div> is broken",
+            "<skills> are what I want to list",
         ] {
             assert!(!is_harness(s), "{s}");
         }
@@ -829,5 +1042,155 @@ mod tests {
             t.notes().iter().map(ToString::to_string).collect::<Vec<_>>(),
             ["skipped 1 malformed line: not a JSON object, or a rollout line without an object payload"]
         );
+    }
+
+    /// A tool call's id, `name input`, and the text and error flag of the
+    /// result that answers it.
+    type Run = (String, String, Option<(String, bool)>);
+
+    /// Every tool call of `t` with the result that answers it, in order.
+    fn runs(t: &Transcript) -> Vec<Run> {
+        let mut out = Vec::new();
+        for e in &t.events {
+            for b in &e.blocks {
+                if let Block::ToolUse {
+                    id, name, input, ..
+                } = b
+                {
+                    out.push((id.clone(), format!("{name} {input}"), None));
+                }
+                if let Block::ToolResult {
+                    tool_use_id,
+                    text,
+                    is_error,
+                } = b
+                {
+                    let call = out.iter_mut().find(|(id, _, _)| id == tool_use_id).unwrap();
+                    assert!(call.2.is_none(), "two results for {tool_use_id}");
+                    call.2 = Some((text.clone(), *is_error));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_command_run_through_unified_exec_is_answered_once_with_all_it_printed() {
+        let line = |payload: &str| {
+            format!(
+                r#"{{"timestamp":"2026-09-02T09:00:01.000Z","type":"response_item","payload":{payload}}}"#
+            )
+        };
+        let exec = r#"{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"npm install\",\"yield_time_ms\":1000}","call_id":"c1"}"#;
+        let running = |call: &str, printed: &str| {
+            let text = format!(
+                "Chunk ID: ab12cd\nWall time: 1.0 seconds\nProcess running with session ID 4242\nOriginal token count: 9\nOutput:\n{printed}"
+            );
+            format!(
+                r#"{{"type":"function_call_output","call_id":"{call}","output":{}}}"#,
+                serde_json::to_string(&text).unwrap()
+            )
+        };
+        let poll = |call: &str| {
+            format!(
+                r#"{{"type":"function_call","name":"write_stdin","arguments":"{{\"session_id\":4242,\"chars\":\"\"}}","call_id":"{call}"}}"#
+            )
+        };
+        let exited = r#"{"type":"function_call_output","call_id":"c3","output":"Chunk ID: ef34ab\nWall time: 0.0 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\nnpm error A complete log of this run can be found in: x.log\n"}"#;
+        let meta = r#"{"timestamp":"2026-09-02T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","cwd":"/home/dev/app"}}"#;
+        let text = [
+            meta.to_owned(),
+            line(exec),
+            line(&running("c1", "npm error code ERESOLVE\n")),
+            line(&poll("c2")),
+            line(&running("c2", "npm error While resolving: app@1.0.0\n")),
+            line(&poll("c3")),
+            line(exited),
+        ]
+        .join("\n");
+        let t = read(&text);
+        let got = runs(&t);
+        let ids: Vec<&str> = got.iter().map(|(id, _, _)| id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c2", "c3"]);
+        assert!(
+            got.iter().all(|(_, call, _)| call == "Bash npm install"),
+            "{got:?}"
+        );
+        // Still running: no result, neither a success nor a failure.
+        assert_eq!((&got[0].2, &got[1].2), (&None, &None));
+        assert_eq!(
+            got[2].2,
+            Some((
+                "npm error code ERESOLVE\nnpm error While resolving: app@1.0.0\nnpm error A complete log of this run can be found in: x.log\n".to_owned(),
+                true
+            ))
+        );
+        // A poll of a session this read never saw start, and its answer,
+        // are left out: whose output it is cannot be said.
+        let t = read(&[meta.to_owned(), line(&poll("c3")), line(exited)].join("\n"));
+        assert!(runs(&t).is_empty(), "{:?}", runs(&t));
+    }
+
+    #[test]
+    fn a_recorded_rollout_s_test_runs_keep_their_command_their_output_and_exit_codes() {
+        // tests/fixtures/sessions/README.md says where it comes from.
+        let t = read(include_str!(
+            "../../../tests/fixtures/sessions/codex-real-unified-exec-excerpt.jsonl"
+        ));
+        assert_eq!(
+            t.session_id.as_deref(),
+            Some("019e1625-789d-76c0-80ab-3724b5ddb799")
+        );
+        let tests: Vec<_> = runs(&t)
+            .into_iter()
+            .filter(|(_, call, result)| call.starts_with("Bash npm test") && result.is_some())
+            .map(|(_, call, result)| (call, result.unwrap()))
+            .collect();
+        assert_eq!(tests.len(), 3, "{tests:#?}");
+        let focused = "Bash npm test -- --run src/agents/plugins/__tests__/codemie-code-reasoning.test.ts -t \"Compaction Config\"";
+        assert_eq!(tests[0].0, focused);
+        assert_eq!(tests[1].0, focused);
+        // The failing run: both polls' output, the header the first one
+        // printed and the failure the last one did, and its exit code.
+        let (failed, error) = &tests[0].1;
+        assert!(*error);
+        assert!(failed.contains("> @codemieai/code"), "{failed}");
+        assert!(failed.contains("FAIL"), "{failed}");
+        assert!(
+            !failed.contains("Process running with session ID"),
+            "{failed}"
+        );
+        assert!(!tests[1].1 .1 && !tests[2].1 .1, "{tests:#?}");
+        assert!(
+            tests[2].1 .0.contains("Test Files  1 passed"),
+            "{}",
+            tests[2].1 .0
+        );
+    }
+
+    #[test]
+    fn a_failed_poll_of_a_running_command_is_no_result_and_the_command_is_still_followed() {
+        // tests/fixtures/sessions/README.md says where it comes from.
+        let t = read(include_str!(
+            "../../../tests/fixtures/sessions/codex-real-closed-stdin-excerpt.jsonl"
+        ));
+        let got = runs(&t);
+        // Every call is the command (a `Read`: it only shows files); no
+        // call is left a bare `write_stdin`.
+        assert_eq!(got.len(), 4, "{got:#?}");
+        assert!(
+            got.iter()
+                .all(|(_, call, _)| call.starts_with("Read sed -n '1,220p' ")),
+            "{got:#?}"
+        );
+        // One answer, the last: the files' text, exit code 0. The failed
+        // Ctrl-C and the polls that found it running answer nothing.
+        let answered: Vec<_> = got.iter().filter_map(|(_, _, r)| r.as_ref()).collect();
+        assert_eq!(answered.len(), 1, "{got:#?}");
+        let (text, error) = answered[0];
+        assert!(!error);
+        assert!(text.starts_with("---\nname: brainstorming\n"), "{text}");
+        assert!(!text.contains("write_stdin failed"), "{text}");
+        assert_eq!(got[3].2.as_ref(), Some(answered[0]));
     }
 }

@@ -457,6 +457,34 @@ pub fn find_prefix<'b>(
     Some(out)
 }
 
+/// The rows `[lo, hi)` of a table whose key starts with `prefix`: two
+/// binary searches, nothing read in between.
+pub fn prefix_range(bytes: &Bytes, t: &TableDir, prefix: &[u8]) -> Option<(u64, u64)> {
+    if t.key == 0 {
+        return None;
+    }
+    let n = prefix.len().min(t.key);
+    let bound = |after: bool| -> Option<u64> {
+        let (mut lo, mut hi) = (0u64, t.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let rec = bytes.read(t.offset + mid * t.width as u64, t.width)?;
+            let before = if after {
+                rec[..n] <= prefix[..n]
+            } else {
+                rec[..n] < prefix[..n]
+            };
+            if before {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
+    };
+    Some((bound(false)?, bound(true)?))
+}
+
 /// Record `row` of a table (in key order); `None` past its end.
 pub fn record_at<'b>(bytes: &'b Bytes, t: &TableDir, row: u64) -> Option<Cow<'b, [u8]>> {
     if row >= t.count {

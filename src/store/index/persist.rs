@@ -548,15 +548,22 @@ mod tests {
         assert_eq!(got.summaries(), want.summaries());
         assert_eq!(got.summaries_of(ids), want.summaries_of(ids));
         assert_eq!(got.search_totals(), want.search_totals());
-        let words: Vec<u64> = (0..WORDS).map(word).collect();
-        for w in &words {
+        let q = |text: String| crate::search::Query::parse(&text);
+        for i in 0..WORDS {
             assert_eq!(
-                got.search_postings(&[*w]),
-                want.search_postings(&[*w]),
-                "the documents holding {w}"
+                got.search(&q(format!("w{i}"))),
+                want.search(&q(format!("w{i}"))),
+                "the documents holding w{i}"
             );
+            let j = (i * 7 + 3) % WORDS;
+            for text in [format!("w{i} w{j}"), format!("w{i}-w{j}")] {
+                assert_eq!(
+                    got.search(&q(text.clone())),
+                    want.search(&q(text.clone())),
+                    "{text}"
+                );
+            }
         }
-        assert_eq!(got.search_postings(&words), want.search_postings(&words));
         for n in 0..700 {
             assert_eq!(got.pool_holders(art(n)), want.pool_holders(art(n)));
         }
@@ -602,9 +609,11 @@ mod tests {
                 .chain(all.summaries.keys().copied())
                 .collect();
             assert_same(&got, &want, &ids);
-            let words: Vec<u64> = (0..WORDS).map(word).collect();
             assert!(want.search_totals().docs > 0);
-            assert!(!want.search_postings(&words).is_empty());
+            assert!((0..WORDS).any(|i| !want
+                .search(&crate::search::Query::parse(&format!("w{i}")))
+                .found
+                .is_empty()));
             // Only the chain's layers are left.
             let files = fs::read_dir(dir.path().join("lore/index.d"))
                 .unwrap()
@@ -614,6 +623,58 @@ mod tests {
         // Geometric: layers stay about log2 of the writes, not one each.
         assert!(most_layers <= 8, "{most_layers} layers");
         assert!(most_layers >= 2, "layers were merged every time");
+    }
+
+    #[test]
+    fn search_looks_only_at_the_cheapest_word_and_counts_every_term_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut all = Overlay::default();
+        for r in 0..12 {
+            let o = round(r);
+            absorb(&mut all, &o);
+            let mut index = at(dir.path(), r);
+            index.mem = o;
+            index.persist().unwrap();
+        }
+        let got = Index::open(dir.path().join("lore/index"));
+        assert!(got.layers.len() >= 2, "{} layers", got.layers.len());
+        let live: Vec<(&DocKey, &Doc)> = all
+            .docs
+            .iter()
+            .filter_map(|(k, d)| Some((k, d.as_ref()?)))
+            .collect();
+        let holds = |d: &Doc, i: u32| d.posting(word(i)).is_some();
+        let df = |i: u32| live.iter().filter(|(_, d)| holds(d, i)).count() as u64;
+        for i in 0..WORDS {
+            let j = (i * 5 + 1) % WORDS;
+            if i == j {
+                continue;
+            }
+            // "wi-wj": no document holds the whole name, so a match holds
+            // both parts, and only documents of the rarer part are read.
+            let m = got.search(&crate::search::Query::parse(&format!("w{i}-w{j}")));
+            assert_eq!(m.df[&word(i)], df(i), "w{i}");
+            assert_eq!(m.df[&word(j)], df(j), "w{j}");
+            let rarer = if df(j) < df(i) { j } else { i };
+            let found: Vec<DocKey> = m.found.iter().map(|f| f.key).collect();
+            let want: Vec<DocKey> = live
+                .iter()
+                .filter(|(_, d)| holds(d, rarer))
+                .map(|(k, _)| **k)
+                .collect();
+            assert_eq!(found, want, "w{i}-w{j}: the documents of w{rarer}");
+            for f in &m.found {
+                let d = all.docs[&f.key].as_ref().unwrap();
+                for w in [i, j] {
+                    assert_eq!(
+                        f.find(word(w)).is_some(),
+                        holds(d, w),
+                        "w{w} in {:?}",
+                        f.key
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -19,20 +19,20 @@
 //! with its summary (`Overlay::note_entry`), a proposal from its record
 //! whenever a ledger commit touches it (`Overlay::note_proposal`).
 //!
-//! Answers: the documents holding any of some terms, newest word on each
-//! ([`Index::search_postings`]), the totals, what a queued proposal shows
+//! Answers: the documents that can match a query, newest word on each,
+//! and each term's document frequency ([`Index::search`]), the totals, what a queued proposal shows
 //! ([`Index::shown`]), the pool entries holding an artifact
 //! ([`Index::pool_holders`]), and where each pool entry is and its status
 //! ([`Index::pool_entry`], [`Index::pool_entry_list`]: what ids resolve
 //! against, `list --all`, `status`).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::format::{self, TableData, Tag};
 use super::{id_at, Index, Layer, Overlay};
 use crate::model::{Id, Source};
 use crate::search::rank::Totals;
-use crate::search::{Doc, Place, Posting, Shown, Status, FIELDS, MAX_TF};
+use crate::search::{Doc, Place, Posting, Query, Shown, Status, FIELDS, MAX_TF};
 
 pub(super) const SRCD: Tag = *b"SRCD";
 pub(super) const SRCD_WIDTH: usize = 39;
@@ -98,6 +98,40 @@ impl Found {
             .ok()
             .map(|i| (self.postings[i].1, self.postings[i].2))
     }
+}
+
+/// One term's live postings in one layer: the document's row and its
+/// packed term frequencies, in row order.
+type LivePostings = Vec<(u32, [u8; 2])>;
+
+/// What [`Index::search`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matches {
+    /// The live documents that can match, in key order: each holds the
+    /// whole term or the rarest part of the query's cheapest word (see
+    /// [`cheapest`]); whether it matches every word is the ranking's to
+    /// say.
+    pub found: Vec<Found>,
+    /// How many live documents hold each of the query's term keys.
+    pub df: HashMap<u64, u64>,
+}
+
+/// The term keys whose documents every match is among: of the word
+/// (group) with the fewest documents to look at, its whole term and its
+/// rarest part (a document matching the word has the one or every part).
+/// Ties go to the earlier word and part, so the choice is the same
+/// whatever the layering.
+fn cheapest(query: &Query, df: &dyn Fn(u64) -> u64) -> Vec<u64> {
+    let mut best: Option<(u64, Vec<u64>)> = None;
+    for g in &query.groups {
+        let rarest = g.parts.iter().min_by_key(|p| df(p.key)).map(|p| p.key);
+        let keys: Vec<u64> = g.whole.iter().map(|w| w.key).chain(rarest).collect();
+        let cost = keys.iter().map(|k| df(*k)).sum();
+        if best.as_ref().is_none_or(|(c, _)| cost < *c) {
+            best = Some((cost, keys));
+        }
+    }
+    best.map(|(_, keys)| keys).unwrap_or_default()
 }
 
 fn pack_tf(p: &Posting) -> [u8; 2] {
@@ -239,65 +273,59 @@ impl Index {
         t
     }
 
-    /// Every live document holding any of the term keys `keys`, newest
-    /// word first: one binary search per term and layer, and one look at
-    /// each posting's document record (by its row). What the overlay
-    /// knows of a document, or a newer layer's record, hides an older
-    /// layer's.
-    pub fn search_postings(&self, keys: &[u64]) -> Vec<Found> {
-        let mut found: BTreeMap<DocKey, Found> = BTreeMap::new();
-        let mut decided: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
-        for (key, doc) in &self.mem.docs {
-            let Some(d) = doc else { continue };
-            let postings: Vec<_> = keys
-                .iter()
-                .filter_map(|k| d.posting(*k).map(|p| (p.key, p.tf, p.exact)))
-                .collect();
-            if !postings.is_empty() {
-                found.insert(
-                    *key,
-                    Found {
-                        key: *key,
-                        place: d.place,
-                        status: d.status,
-                        lengths: d.lengths,
-                        postings,
-                    },
-                );
+    /// The live documents that can match `query` (every word must match:
+    /// [`crate::search::Group`]), each with its postings of the query's
+    /// term keys, and how many live documents hold each of those keys.
+    ///
+    /// Two passes, so that a common word does not turn every lesson into
+    /// a candidate: first each key's live postings, newest word first (one
+    /// binary search per key and layer, then a walk of its postings, which
+    /// lie in row order, without allocating per posting); then only the
+    /// documents of the cheapest word (its whole term, or its rarest part:
+    /// a document matching the word has one of them), with their other
+    /// postings found in the sorted lists of the first pass. What the
+    /// overlay knows of a document, or a newer layer's record, hides an
+    /// older layer's; the document frequencies are exact whatever the
+    /// layering, so ranking is too.
+    pub fn search(&self, query: &Query) -> Matches {
+        let keys = query.keys();
+        let mut df: HashMap<u64, u64> = keys.iter().map(|k| (*k, 0)).collect();
+        for d in self.mem.docs.values().flatten() {
+            for k in &keys {
+                if d.posting(*k).is_some() {
+                    *df.entry(*k).or_default() += 1;
+                }
             }
         }
+        // Per layer (newest first) and key: the live postings, by row.
+        let mut live: Vec<(usize, Vec<LivePostings>)> = Vec::new();
+        let mut decided: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
         for (k, l) in self.layers.iter().enumerate().rev() {
             let (Some(docs), Some(posts)) = (l.table(SRCD), l.table(SRCP)) else {
                 continue;
             };
-            for &term in keys {
-                for rec in
-                    format::find_prefix(&l.bytes, posts, &term_bytes(term)).unwrap_or_default()
-                {
+            let mut per_key = Vec::with_capacity(keys.len());
+            for &term in &keys {
+                let mut rows = Vec::new();
+                let (lo, hi) =
+                    format::prefix_range(&l.bytes, posts, &term_bytes(term)).unwrap_or((0, 0));
+                for i in lo..hi {
+                    let Some(rec) = format::record_at(&l.bytes, posts, i) else {
+                        break;
+                    };
                     let row = u32::from_be_bytes(rec[6..10].try_into().expect("4 bytes"));
-                    let Some(doc) = format::record_at(&l.bytes, docs, u64::from(row))
+                    let live_doc = format::record_at(&l.bytes, docs, u64::from(row))
                         .as_deref()
                         .and_then(decode)
-                    else {
-                        continue;
-                    };
-                    if doc.slot.is_none() || decided.contains(&doc.key) {
-                        continue;
+                        .is_some_and(|d| d.slot.is_some() && !decided.contains(&d.key));
+                    if live_doc {
+                        rows.push((row, [rec[10], rec[11]]));
                     }
-                    let (tf, exact) = unpack_tf([rec[10], rec[11]]);
-                    found
-                        .entry(doc.key)
-                        .or_insert_with(|| Found {
-                            key: doc.key,
-                            place: doc.place,
-                            status: doc.status,
-                            lengths: doc.lengths,
-                            postings: Vec::new(),
-                        })
-                        .postings
-                        .push((term, tf, exact));
                 }
+                *df.entry(term).or_default() += rows.len() as u64;
+                per_key.push(rows);
             }
+            live.push((k, per_key));
             // What this layer says hides what the ones below say.
             if k > 0 {
                 if let Some(all) = l.all(SRCD) {
@@ -308,12 +336,70 @@ impl Index {
                 }
             }
         }
-        let mut out: Vec<Found> = found.into_values().collect();
-        for f in &mut out {
-            f.postings.sort_by_key(|p| p.0);
-            f.postings.dedup_by_key(|p| p.0);
+        let df_of = |k: u64| df.get(&k).copied().unwrap_or(0);
+        let drivers = cheapest(query, &df_of);
+        let at = |k: u64| keys.binary_search(&k).expect("a query key");
+        // Each live document is in one place only (the overlay, or the
+        // newest layer that has it), so nothing is found twice.
+        let mut found: Vec<Found> = Vec::new();
+        for (key, doc) in &self.mem.docs {
+            let Some(d) = doc else { continue };
+            if !drivers.iter().any(|k| d.posting(*k).is_some()) {
+                continue;
+            }
+            let postings = keys
+                .iter()
+                .filter_map(|k| d.posting(*k).map(|p| (p.key, p.tf, p.exact)))
+                .collect();
+            found.push(Found {
+                key: *key,
+                place: d.place,
+                status: d.status,
+                lengths: d.lengths,
+                postings,
+            });
         }
-        out
+        for (k, per_key) in &live {
+            let l = &self.layers[*k];
+            let Some(docs) = l.table(SRCD) else { continue };
+            let mut rows: Vec<u32> = drivers
+                .iter()
+                .flat_map(|d| per_key[at(*d)].iter().map(|(row, _)| *row))
+                .collect();
+            rows.sort_unstable();
+            rows.dedup();
+            // A cursor per key: candidates come in row order, as postings do.
+            let mut from = vec![0usize; keys.len()];
+            for row in rows {
+                let Some(doc) = format::record_at(&l.bytes, docs, u64::from(row))
+                    .as_deref()
+                    .and_then(decode)
+                else {
+                    continue;
+                };
+                let mut postings = Vec::new();
+                for (i, term) in keys.iter().enumerate() {
+                    let list = &per_key[i][from[i]..];
+                    let n = list.partition_point(|(r, _)| *r < row);
+                    from[i] += n;
+                    if let Some((r, tf)) = list.get(n) {
+                        if *r == row {
+                            let (tf, exact) = unpack_tf(*tf);
+                            postings.push((*term, tf, exact));
+                        }
+                    }
+                }
+                found.push(Found {
+                    key: doc.key,
+                    place: doc.place,
+                    status: doc.status,
+                    lengths: doc.lengths,
+                    postings,
+                });
+            }
+        }
+        found.sort_unstable_by_key(|f| f.key);
+        Matches { found, df }
     }
 
     /// What a queued proposal shows (its claim and stack), if it is queued.
