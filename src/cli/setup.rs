@@ -195,7 +195,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         // trusted it, and a changed hook must be trusted again; git-lore
         // never writes that consent itself.
         ui::status(
-            "setup: Codex runs new or changed hooks only after you trust them: start `codex` here once and answer \"Hooks need review\" by trusting git-lore's two (until then it skips them without a word, and `codex exec` never asks); in versions that gate hooks behind a feature, also set `hooks = true` (older: `codex_hooks = true`) under [features] in ~/.codex/config.toml (docs/hooks.md)",
+            "setup: Codex runs new or changed hooks only after you trust them: start `codex` once and answer \"Hooks need review\" by trusting git-lore's two (until then it skips them without a word, and `codex exec` never asks); in versions that gate hooks behind a feature, also set `hooks = true` (older: `codex_hooks = true`) under [features] in ~/.codex/config.toml (docs/hooks.md)",
         );
     }
     if args.project && !args.remove {

@@ -273,7 +273,7 @@ fn setup_codex_merges_session_start_and_stop_once_backs_up_and_removes_only_its_
         "setup: added the Stop hook `git-lore hook session-end` in {}",
         hooks.display()
     ));
-    r.assert_stderr("setup: Codex runs new or changed hooks only after you trust them: start `codex` here once and answer \"Hooks need review\" by trusting git-lore's two");
+    r.assert_stderr("setup: Codex runs new or changed hooks only after you trust them: start `codex` once and answer \"Hooks need review\" by trusting git-lore's two");
     let text = std::fs::read_to_string(&hooks).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
