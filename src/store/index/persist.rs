@@ -538,6 +538,16 @@ mod tests {
         all.docs.extend(o.docs.iter().map(|(k, v)| (*k, v.clone())));
     }
 
+    /// Persists round `r`'s changes as the index at `dir` and adds them
+    /// to `all`, what one overlay of every change holds.
+    fn write_round(dir: &Path, r: u32, all: &mut Overlay) {
+        let o = round(r);
+        absorb(all, &o);
+        let mut index = at(dir, r);
+        index.mem = o;
+        index.persist().unwrap();
+    }
+
     /// Every answer of `got` equals `want`'s.
     fn assert_same(got: &Index, want: &Index, ids: &[Id]) {
         assert_eq!(got.lessons(), want.lessons());
@@ -592,11 +602,7 @@ mod tests {
         let mut all = Overlay::default();
         let mut most_layers = 0;
         for r in 0..60 {
-            let o = round(r);
-            absorb(&mut all, &o);
-            let mut index = at(dir.path(), r);
-            index.mem = o;
-            index.persist().unwrap();
+            write_round(dir.path(), r, &mut all);
             let got = Index::open(dir.path().join("lore/index"));
             assert_eq!(got.refs().next().map(|s| s.tip), Some(oid(r)));
             assert!(got.mem.len() == 0 && !got.layers.is_empty());
@@ -630,11 +636,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut all = Overlay::default();
         for r in 0..12 {
-            let o = round(r);
-            absorb(&mut all, &o);
-            let mut index = at(dir.path(), r);
-            index.mem = o;
-            index.persist().unwrap();
+            write_round(dir.path(), r, &mut all);
         }
         let got = Index::open(dir.path().join("lore/index"));
         assert!(got.layers.len() >= 2, "{} layers", got.layers.len());
