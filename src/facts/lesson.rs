@@ -96,7 +96,7 @@ pub enum Refusal {
 /// it, or from it when it is a pre-release of the next (`7.0.0-beta.0`:
 /// from 7.0.0 on).
 fn next_releases(owner: &super::Declarer, at: &Point) -> Interval {
-    if owner.version.as_deref().is_some_and(|v| v.contains('-')) {
+    if owner.from_on || owner.version.as_deref().is_some_and(|v| v.contains('-')) {
         from(at)
     } else {
         above(at)
@@ -799,9 +799,13 @@ fn published_range(c: &Change) -> Option<Result<Draft, Refusal>> {
         return Some(Ok(Draft {
             template: Template::Narrowed,
             claim: format!(
-                "{} releases after {} requires {kind}{name} {}; {name} {gap_range} is no longer supported",
+                "{} {} requires {kind}{name} {}; {name} {gap_range} is no longer supported",
                 owner.name,
-                ov.text(),
+                if owner.from_on {
+                    format!("{} and later", ov.text())
+                } else {
+                    format!("releases after {}", ov.text())
+                },
                 to_t.trim()
             ),
             rationale: format!(
@@ -816,13 +820,17 @@ fn published_range(c: &Change) -> Option<Result<Draft, Refusal>> {
                 c.quote
             ),
             resolution: format!(
-                "On {name} {gap_range}, stay on {} {} or move {name} into {}.",
+                "On {name} {gap_range}, stay {} {} {} or move {name} into {}.",
+                if owner.from_on { "below" } else { "on" },
                 owner.name,
                 ov.text(),
                 to_t.trim()
             ),
             stack: sorted(vec![pkg.clone(), owner_key.clone()]),
-            versions: BTreeMap::from([(pkg, gap_range), (owner_key, range_of(&next_releases(owner, &ov))?)]),
+            versions: BTreeMap::from([
+                (pkg, gap_range),
+                (owner_key, range_of(&next_releases(owner, &ov))?),
+            ]),
         }));
     }
     None

@@ -604,12 +604,34 @@ fn gemfile(text: &str, m: &mut Manifest) {
     }
 }
 
+/// The package a manifest declares, as its changes are scoped: the new
+/// side's, else the old side's. When the manifest's own version moved in
+/// the same change, what changed ships with the new version, so the
+/// releases concerned are that version on (`from_on`); when it moved down
+/// (a history restarted at `0.0.1`, say), which releases have the change
+/// cannot be said, and the version is left out.
+fn changed_owner(old: Option<&Declarer>, new: Option<&Declarer>) -> Option<Declarer> {
+    use crate::version::declared::release_point;
+    let (Some(o), Some(n)) = (old, new) else {
+        return new.or(old).cloned();
+    };
+    let point = |d: &Declarer| d.version.as_deref().and_then(release_point);
+    match (point(o), point(n)) {
+        (Some(a), Some(b)) if o.name == n.name && b.compare(&a).is_ne() => Some(Declarer {
+            version: n.version.clone().filter(|_| b.compare(&a).is_gt()),
+            from_on: b.compare(&a).is_gt(),
+            ..n.clone()
+        }),
+        _ => Some(n.clone()),
+    }
+}
+
 /// What changed between `old` and `new` (either absent: the file was added
 /// or removed), as [`Change`]s in section and package order.
 pub fn diff(kind: Kind, path: &str, old: Option<&Manifest>, new: Option<&Manifest>) -> Vec<Change> {
     let empty = Manifest::default();
     let (o, n) = (old.unwrap_or(&empty), new.unwrap_or(&empty));
-    let owner = n.owner.clone().or_else(|| o.owner.clone());
+    let owner = changed_owner(o.owner.as_ref(), n.owner.as_ref());
     let mut out = Vec::new();
     let keys: std::collections::BTreeSet<&(SectionKey, String)> =
         o.deps.keys().chain(n.deps.keys()).collect();

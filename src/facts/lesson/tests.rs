@@ -319,6 +319,40 @@ fn a_raised_peer_range_of_a_published_package() {
 }
 
 #[test]
+fn a_range_raised_with_the_package_s_own_version_holds_from_that_version_on() {
+    // Bumped in the same commit: the new engines ship with 2.0.0 itself.
+    let old = r#"{"name":"cli-x","version":"1.9.0","engines":{"node":">=18.0.0"}}"#;
+    let new = r#"{"name":"cli-x","version":"2.0.0","engines":{"node":">=24.0.0"}}"#;
+    let d = draft(
+        &commit("package.json", old, new),
+        Some(&msg("feat!: require Node.js 24")),
+    )
+    .unwrap();
+    assert_eq!(scope(&d), pairs(&[("cli-x", ">=2"), ("node", ">=18 <24")]));
+    assert_eq!(
+        d.claim,
+        "cli-x 2.0.0 and later requires Node.js >=24.0.0; Node.js >=18 <24 is no longer supported"
+    );
+    assert_eq!(
+        d.resolution,
+        "On Node.js >=18 <24, stay below cli-x 2.0.0 or move Node.js into >=24.0.0."
+    );
+    // Moved down in the same commit (codemie-ai/codemie-code 54142e45
+    // "Setup CI/CD workflows and project improvements": version 1.0.0 ->
+    // 0.0.1 and engines node >=18.0.0 -> >=24.0.0): which releases have
+    // the change cannot be said.
+    let old = r#"{"name":"@codemie/code","version":"1.0.0","engines":{"node":">=18.0.0"}}"#;
+    let new = r#"{"name":"@codemie/code","version":"0.0.1","engines":{"node":">=24.0.0"}}"#;
+    assert_eq!(
+        draft(
+            &commit("package.json", old, new),
+            Some(&msg("Setup CI/CD workflows and project improvements"))
+        ),
+        Err(Refusal::NoVersions)
+    );
+}
+
+#[test]
 fn a_widened_peer_range_is_support_added_not_a_lesson() {
     let old = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.1.0-beta.0"}}"#;
     let narrowed = r#"{"name":"@vitejs/plugin-react","version":"3.1.0","peerDependencies":{"vite":"^4.2.0 || ^5.0.0"}}"#;
