@@ -154,13 +154,25 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             Ok(Exit::Done)
         }
         (Err(refused), Some(file)) => {
-            // What the person typed is not lost with the refusal.
+            // What the person typed is not lost with the refusal. Sent
+            // again with `--json`, a file saved over a change made
+            // meanwhile would undo that change: it is only kept to copy
+            // from.
+            let meanwhile = matches!(
+                refused,
+                git_lore::ops::LoreError::Review(git_lore::review::ReviewError::Edit(
+                    git_lore::review::edit::EditError::ChangedMeanwhile { .. }
+                ))
+            );
             if let Ok((_, path)) = file.keep() {
-                ui::status(format!(
-                    "your edit is kept in {}: fix it and run `git lore edit {id} --json @{}`",
-                    path.display(),
-                    path.display()
-                ));
+                let shown = ui::text(&path.display().to_string());
+                ui::status(if meanwhile {
+                    format!("your edit is kept in {shown}, to copy from into the new edit")
+                } else {
+                    format!(
+                        "your edit is kept in {shown}: fix it and run `git lore edit {id} --json @{shown}`"
+                    )
+                });
             }
             Err(refused.into())
         }

@@ -127,7 +127,7 @@ pub enum EditError {
     },
     /// The lesson changed (another edit, a confirm, a verdict) while a
     /// person had it open in an editor: saving would undo that change.
-    #[error("lesson {id} not edited: it changed while it was open in your editor, and saving would undo that change")]
+    #[error("lesson {id} not edited: it changed while it was open in your editor, and saving would undo that change; run `git lore edit {id}` again to edit it as it is now")]
     ChangedMeanwhile { id: Id },
     /// The edited stack or scope contradicts the facts the lesson was
     /// drawn from (the tool output or manifest change in its artifact), as

@@ -555,9 +555,11 @@ fn saving_an_editor_file_never_undoes_a_change_made_meanwhile_and_bad_bytes_are_
     let r = on_terminal(&env, &editor, &format!("edit {id}"));
     assert_eq!(r.code, 1, "{}", r.stdout);
     r.assert_stdout(&format!(
-        "lesson {id} not edited: it changed while it was open in your editor, and saving would undo that change"
+        "lesson {id} not edited: it changed while it was open in your editor, and saving would undo that change; run `git lore edit {id}` again to edit it as it is now"
     ));
     r.assert_stdout("your edit is kept in ");
+    r.assert_stdout(", to copy from into the new edit");
+    assert!(!r.stdout.contains("--json @"), "{}", r.stdout);
     let p = env.proposal(&id);
     assert_eq!(
         p["candidate"]["evidence"]["resolution"],
