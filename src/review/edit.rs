@@ -132,7 +132,7 @@ pub enum EditError {
     /// The edited stack or scope contradicts the facts the lesson was
     /// drawn from (the tool output or manifest change in its artifact), as
     /// ingest refuses a model's answer that does.
-    #[error("lesson {id} not edited: the new scope disagrees with the evidence the lesson was drawn from ({}); keep the broken version inside the range and the fixing one outside (`git lore show {id}` shows the evidence)", disagreements.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    #[error("lesson {id} not edited: the new scope disagrees with the evidence the lesson was drawn from ({}); name only packages the evidence names, with the broken version inside the range and the fixing one outside (`git lore show {id} --json` shows the evidence: its artifact's facts)", disagreements.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Evidence {
         id: Id,
         disagreements: Vec<crate::facts::evidence::Disagreement>,
@@ -278,15 +278,13 @@ pub fn edit(p: &Proposal, e: &Edit) -> Result<Transition, EditError> {
         }
         Scope::VersionIndependent { .. } => Vec::new(),
     };
-    // A package the evidence does not name is the person's to add (an
-    // engine, a sibling they know is involved); a range that contradicts
-    // what the evidence shows broken or fixed is a mistake.
+    // The same check the jury makes (`review::offline_judges`): a package
+    // the evidence does not name, or a range that contradicts what it
+    // shows broken or fixed, would pass here only to be scored down there.
     let had = against(&p.candidate);
     let disagreements: Vec<_> = against(n)
         .into_iter()
-        .filter(|d| {
-            !had.contains(d) && !matches!(d, crate::facts::evidence::Disagreement::Absent(_))
-        })
+        .filter(|d| !had.contains(d))
         .collect();
     if !disagreements.is_empty() {
         return Err(EditError::Evidence { id, disagreements });
@@ -591,7 +589,8 @@ mod tests {
     }
 
     #[test]
-    fn a_scope_the_evidence_contradicts_is_refused_but_only_when_the_edit_brings_it() {
+    fn a_scope_the_evidence_contradicts_or_does_not_name_is_refused_but_only_when_the_edit_brings_it(
+    ) {
         let p = with_evidence();
         let Scope::Versioned { versions } = &p.candidate.applies_to.scope else {
             panic!("versioned")
@@ -605,18 +604,22 @@ mod tests {
         let why = refused(&p, &e);
         assert!(why.contains("disagrees with the evidence"), "{why}");
         assert!(why.contains("leaves out"), "{why}");
-        assert!(why.contains(&format!("git lore show {}", p.id)), "{why}");
-        // A package the report does not name is the person's to add.
+        assert!(
+            why.contains(&format!("git lore show {} --json", p.id)),
+            "{why}"
+        );
+        // A package the report does not name: the jury would score it as
+        // not grounded, so the edit says so now.
         let e = Edit {
             set: vec![("node".into(), "<20".into())],
             ..Edit::default()
         };
-        let added = changed_to(edit(&p, &e).unwrap());
-        assert!(added
-            .candidate
-            .applies_to
-            .stack
-            .contains(&"node".to_owned()));
+        let why = refused(&p, &e);
+        assert!(why.contains("\"node\""), "{why}");
+        assert!(
+            why.contains("name only packages the evidence names"),
+            "{why}"
+        );
         // A lesson whose scope already disagreed can still have its words
         // fixed: the edit brings no new disagreement.
         let mut off = p.clone();
