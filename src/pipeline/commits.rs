@@ -124,12 +124,17 @@ pub struct ManifestFile {
     pub new_id: Option<String>,
 }
 
-/// Manifests already parsed, by blob id: the version a commit writes is the
-/// version its child reads, so a history's manifests are parsed once, not
-/// twice. Bounded: past [`ManifestCache::MAX`] entries it starts afresh.
+/// Manifests already parsed, by path and blob id: the version a commit
+/// writes is the version its child reads, so a history's manifests are
+/// parsed once, not twice. The path is in the key because what a parse
+/// gives depends on the kind of manifest, not only the bytes (an empty
+/// blob is an empty requirements.txt but no package.json), so a hit never
+/// depends on which other manifest happened to be parsed first, and mining
+/// on several threads finds what one thread finds. Bounded: past
+/// [`ManifestCache::MAX`] entries it starts afresh.
 #[derive(Default)]
 pub struct ManifestCache {
-    parsed: std::collections::HashMap<String, Option<manifest::Manifest>>,
+    parsed: std::collections::HashMap<(String, String), Option<manifest::Manifest>>,
 }
 
 impl ManifestCache {
@@ -143,15 +148,16 @@ impl ManifestCache {
         id: Option<&str>,
         bytes: &[u8],
     ) -> Option<manifest::Manifest> {
-        if let Some(hit) = id.and_then(|id| self.parsed.get(id)) {
+        let key = id.map(|id| (path.to_owned(), id.to_owned()));
+        if let Some(hit) = key.as_ref().and_then(|k| self.parsed.get(k)) {
             return hit.clone();
         }
         let m = manifest::parse(kind, path, bytes).ok();
-        if let Some(id) = id {
+        if let Some(key) = key {
             if self.parsed.len() >= Self::MAX {
                 self.parsed.clear();
             }
-            self.parsed.insert(id.to_owned(), m.clone());
+            self.parsed.insert(key, m.clone());
         }
         m
     }
@@ -740,5 +746,34 @@ mod tests {
             artifacts_from_commit(&commit("e6", "", PINNED)).unwrap(),
             vec![]
         );
+    }
+
+    #[test]
+    fn a_blob_parsed_as_one_kind_of_manifest_is_not_reused_for_another() {
+        // The empty blob, first as requirements.txt (an empty manifest),
+        // then as package.json (not JSON): what the second reads must not
+        // depend on whether the first went through the same cache.
+        const EMPTY: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+        let file = |path: &str, old: Option<&str>, new: &str, old_id: Option<&str>| ManifestFile {
+            path: path.into(),
+            old: old.map(|o| o.as_bytes().to_vec()),
+            new: Some(new.as_bytes().to_vec()),
+            old_id: old_id.map(Into::into),
+            new_id: None,
+        };
+        let mut requirements = commit("a", "add requirements", "");
+        requirements.manifests = vec![file("requirements.txt", None, "", None)];
+        requirements.manifests[0].new_id = Some(EMPTY.into());
+        let mut filled = commit("b", "fix: require vite 6 for the module runner", "");
+        filled.manifests = vec![file(
+            "package.json",
+            Some(""),
+            r#"{"name":"app","dependencies":{"vite":"^6.0.0"}}"#,
+            Some(EMPTY),
+        )];
+        let alone = manifest_facts(&filled, &mut ManifestCache::default());
+        let mut shared = ManifestCache::default();
+        manifest_facts(&requirements, &mut shared);
+        assert_eq!(manifest_facts(&filled, &mut shared), alone);
     }
 }
