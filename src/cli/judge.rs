@@ -181,7 +181,7 @@ fn say_rejudged(id: Id, r: &Rejudged, alone: bool) -> Exit {
             let why = match review::reason_words(&verdict.reason) {
                 _ if !*refuted => String::new(),
                 Some(words) => format!("{words}; "),
-                None => format!("{}; ", verdict.reason),
+                None => format!("{}; ", ui::text(&verdict.reason)),
             };
             let under = match (&verdict.rubric_id, verdict.aggregate_score) {
                 (Some(r), Some(s)) => format!(" ({why}rubric {r}, score {s})"),

@@ -102,13 +102,6 @@ fn describe(index: &Index, id: Id, ids: &[Id]) -> String {
     }
 }
 
-/// Every lesson and artifact id, sorted: what a prefix is resolved against
-/// and what the shortest unique prefixes are measured within
-/// ([`crate::model::unique_prefix_len`]).
-pub fn known_ids(lore: &Lore) -> Result<Vec<Id>, LoreError> {
-    Ok(Index::load(&lore.store)?.ids())
-}
-
 /// Reads the proposal envelope of lesson `id` from the ledger tip.
 pub fn read_proposal(lore: &Lore, id: Id) -> Result<Option<Proposal>, LoreError> {
     let path = layout::proposal_path(id);

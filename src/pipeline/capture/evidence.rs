@@ -376,6 +376,7 @@ pub fn moments(t: &Transcript) -> Vec<Moment> {
 /// moment carries the session's own evidence, never the model's. Reads the
 /// whole transcript; for several moments of one answer, read it once with
 /// [`Episodes::of`].
+#[cfg(test)]
 pub fn facts_near(t: &Transcript, event: &str) -> Vec<Fact> {
     Episodes::of(t).facts_near(t, event)
 }
