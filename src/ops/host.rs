@@ -65,9 +65,15 @@ lock=lore/maintenance.pid
 mkdir -p lore 2>/dev/null
 if ! (set -C; echo $$ >"$lock") 2>/dev/null; then
   pid=$(cat "$lock" 2>/dev/null)
-  # Running unless it has exited (a zombie no one reaped has, too).
-  if [ -z "$pid" ] || { kill -0 "$pid" 2>/dev/null &&
-      [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" != Z ]; }; then
+  # Running if that process is alive, not a zombie, and ours (this hook or
+  # its job: a pid reused after a reboot is someone else's); a lock left
+  # empty (a crash between creating and writing it) is stale after a
+  # minute.
+  if [ -z "$pid" ]; then
+    [ -n "$(find "$lock" -mmin +1 2>/dev/null)" ] || exit 0
+  elif kill -0 "$pid" 2>/dev/null &&
+      [ "$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)" != Z ] &&
+      tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q 'git-lore-upkeep\|post-receive'; then
     exit 0
   fi
   rm -f "$lock"
@@ -75,11 +81,12 @@ if ! (set -C; echo $$ >"$lock") 2>/dev/null; then
 fi
 # In a session of its own: whoever ran the push may end the push's process
 # group once it returns (git-lore does, for a host reached by its path).
+# The job puts its own pid in the lock before it starts, so the lock is
+# never written after the job has removed it.
 detach=
 if command -v setsid >/dev/null 2>&1; then detach=setsid; fi
-$detach sh -c 'git repack -d -q --geometric=2 --write-midx --write-bitmap-index; rm -f "$1"' \
+$detach sh -c 'echo $$ >"$1"; git repack -d -q --geometric=2 --write-midx --write-bitmap-index; rm -f "$1"' \
   git-lore-upkeep "$lock" </dev/null >/dev/null 2>&1 &
-echo $! >"$lock"
 exit 0
 "#;
 

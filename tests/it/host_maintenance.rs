@@ -214,4 +214,17 @@ fn the_upkeep_failing_never_fails_a_push() {
     wait_for_upkeep(&host);
     assert_bitmap_covers_tip(&env, &host);
     env.assert_fsck_at(&host);
+
+    // Nor does a lock naming a live process that is not the upkeep (its
+    // pid reused, after a reboot, by something else: this test).
+    std::fs::write(
+        host.join("lore/maintenance.pid"),
+        format!("{}\n", std::process::id()),
+    )
+    .unwrap();
+    org_lesson(&env, 3);
+    let r = push(&env, &host);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    wait_for_upkeep(&host);
+    assert_bitmap_covers_tip(&env, &host);
 }
