@@ -2,7 +2,8 @@
 //! of disk space.
 //!
 //! A command that wrote ends with [`Store::maybe_repack`], which may start
-//! one background job (never more than one; its pid is in
+//! one background job (one at a time: the decision is taken under
+//! `lore/repack.lock`, and its pid is in
 //! `lore/repack.pid`): `git gc --auto` when loose objects pile up, then, when
 //! there are more packs than `gc.autoPackLimit`, merges of the smallest
 //! packs in groups chosen by [`plan_merges`], then a commit-graph layer.
@@ -27,6 +28,9 @@ use super::Store;
 
 /// Where [`Store::maybe_repack`] leaves the pid of the job it started.
 const REPACK_PID: &str = "lore/repack.pid";
+
+/// Held while a command decides whether to start the job and starts it.
+const REPACK_LOCK: &str = "lore/repack.lock";
 
 /// The most one merge may add to the repository while it runs, as a share
 /// of the bytes of all its packs: a sixteenth. A batch leaves its packs at
@@ -121,8 +125,10 @@ pub(crate) fn plan_merges(sizes: &[u64], budget: u64) -> Vec<Vec<usize>> {
 }
 
 /// The job's first lines: its arguments are the `git` program, the git
-/// dir, and then one argument per merge, the names of its packs.
-const PRELUDE: &str = r#"git=$1 dir=$2
+/// dir, and then one argument per merge, the names of its packs (split at
+/// spaces, never globbed: `set -f`).
+const PRELUDE: &str = r#"set -f
+git=$1 dir=$2
 shift 2
 "#;
 
@@ -134,7 +140,8 @@ shift 2
 const GC: &str = r#""$git" --git-dir "$dir" -c gc.autoDetach=false -c gc.autoPackLimit=0 gc --auto --quiet
 "#;
 
-/// Each merge: `git pack-objects --stdin-packs` writes one pack holding
+/// Each merge: `git pack-objects --stdin-packs` writes one pack (one, even
+/// when the user's `pack.packSizeLimit` would split it) holding
 /// every object of the group's packs (reachable or not, as `git repack
 /// --geometric` does), with its `.idx` and `.rev`, renamed into place with
 /// the `.idx` last; only then are the group's packs deleted (a pack whose
@@ -142,7 +149,7 @@ const GC: &str = r#""$git" --git-dir "$dir" -c gc.autoDetach=false -c gc.autoPac
 /// multi-pack index, if someone wrote one, is written again over the packs
 /// that are left.
 const MERGES: &str = r#"for group do
-  new=$(printf '%s\n' $group | "$git" --git-dir "$dir" pack-objects -q --stdin-packs --delta-base-offset "$dir/objects/pack/pack") &&
+  new=$(printf '%s\n' $group | "$git" --git-dir "$dir" -c pack.packSizeLimit=0 pack-objects -q --stdin-packs --delta-base-offset "$dir/objects/pack/pack") &&
     [ -n "$new" ] && [ -f "$dir/objects/pack/pack-$new.idx" ] || continue
   for p in $group; do
     b=${p%.pack}
@@ -187,7 +194,19 @@ impl Store {
             .config_string("gc.auto")
             .and_then(|v| v.parse().ok())
             .unwrap_or(6700);
-        if auto <= 0 || self.repack_running() {
+        if auto <= 0 {
+            return;
+        }
+        // Deciding and starting a job is one step for one command at a
+        // time: two commands ending together would otherwise both see no
+        // job running and start two (each within the budget, together
+        // over it). A command that finds the decision taken leaves it.
+        let lock = self.git_dir.join(REPACK_LOCK);
+        let _ = fs::create_dir_all(lock.parent().expect("under the git dir"));
+        let Ok(Some(_deciding)) = super::index::WriteLock::try_take(&lock) else {
+            return;
+        };
+        if self.repack_running() {
             return;
         }
         let threshold = (auto + 255) / 256;
@@ -270,14 +289,16 @@ impl Store {
         let Ok(pid) = text.trim().parse::<u32>() else {
             return false;
         };
-        match fs::read_to_string(format!("/proc/{pid}/stat")) {
-            // The state follows the parenthesised command name; a zombie
-            // has finished.
-            Ok(stat) => stat
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-            Err(_) => false,
-        }
+        // The state follows the parenthesised command name; a zombie has
+        // finished. A pid reused by another program (after a reboot) is not
+        // the job: the job's arguments name it.
+        let alive = fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        });
+        alive
+            && fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.split(|b| *b == 0).any(|arg| arg == b"git-lore-repack"))
     }
 }
 
@@ -488,6 +509,10 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         assert!(!store.repack_running(), "the job is still running");
+        // A pid file naming a live process that is not the job (its pid
+        // reused, after a reboot, by this test) does not hold the next one.
+        fs::write(git_dir.join(REPACK_PID), std::process::id().to_string()).unwrap();
+        assert!(!store.repack_running());
         let after = packs_in(&pack_dir);
         assert!(
             after.len() < 50 && after.len() >= 2,

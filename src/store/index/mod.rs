@@ -40,6 +40,7 @@
 mod fold;
 pub mod format;
 mod persist;
+pub(crate) use self::persist::WriteLock;
 mod private;
 mod queries;
 mod search;

@@ -310,7 +310,7 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
 /// The index writers' lock: `flock` on `index.lock`, which the kernel
 /// releases when the file is closed or its process dies, so a killed
 /// writer never leaves it held.
-struct WriteLock(fs::File);
+pub(crate) struct WriteLock(fs::File);
 
 impl Drop for WriteLock {
     /// Unlocks explicitly: a child forked (to run a program) while the lock
@@ -323,7 +323,7 @@ impl Drop for WriteLock {
 
 impl WriteLock {
     /// The lock, or `None` when another writer holds it.
-    fn try_take(path: &Path) -> std::io::Result<Option<WriteLock>> {
+    pub(crate) fn try_take(path: &Path) -> std::io::Result<Option<WriteLock>> {
         use rustix::fs::{FlockOperation, OFlags};
         use std::os::unix::fs::OpenOptionsExt;
         let file = fs::OpenOptions::new()
