@@ -892,6 +892,12 @@ mod tests {
             format!("e Some({x}) Some({x}) 100755"),
         ];
         assert_eq!(changes(&repo, old, new), want);
+        // Walked in order, without the sorting fallback.
+        let bytes = |id: ObjectId| repo.find_object(id).unwrap().data.clone();
+        let in_order = |a: ObjectId, b: ObjectId| {
+            diff_in_order(&repo, &bytes(a), &bytes(b), "", &mut Vec::new()).unwrap()
+        };
+        assert!(in_order(old, new));
         // The same tree written out of order (a hostile or broken tool):
         // the change to `a.txt` is still seen as a change of one file, not
         // hidden and not split into a deletion and an addition.
@@ -905,6 +911,7 @@ mod tests {
             "tree",
             &tree(&[("100644", "z", x), ("100644", "a.txt", y)]),
         );
+        assert!(!in_order(sorted, unsorted), "the fallback is taken");
         assert_eq!(
             changes(&repo, sorted, unsorted),
             vec![format!("a.txt Some({x}) Some({y}) 100644")]
