@@ -142,21 +142,29 @@ pub fn mine(
     } else {
         let shared = repo.clone().into_sync();
         let taken = std::sync::atomic::AtomicUsize::new(0);
-        let results: Vec<Result<Vec<NumberedRun>, StoreError>> = std::thread::scope(|scope| {
+        let results: Vec<Vec<NumberedRun>> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|_| {
                     let (shared, taken, runs) = (&shared, &taken, &runs);
                     scope.spawn(move || {
                         let mut repo = shared.to_thread_local();
-                        super::tune_caches(&mut repo);
+                        super::tune_caches_shared(&mut repo, threads);
                         repo.object_cache_size_if_unset(MINE_OBJECT_CACHE_BYTES / threads);
                         let mut mine = Vec::new();
                         loop {
                             let at = taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let Some(run) = runs.get(at) else { break };
-                            mine.push((at, diff_run(&repo, run, wants_blob)?));
+                            match diff_run(&repo, run, wants_blob) {
+                                Ok(done) => mine.push((at, Ok(done))),
+                                Err(e) => {
+                                    // The others take no new run.
+                                    taken.store(runs.len(), std::sync::atomic::Ordering::Relaxed);
+                                    mine.push((at, Err(e)));
+                                    break;
+                                }
+                            }
                         }
-                        Ok(mine)
+                        mine
                     })
                 })
                 .collect();
@@ -165,10 +173,19 @@ pub fn mine(
                 .map(|h| h.join().expect("a mining thread panicked"))
                 .collect()
         });
-        for r in results {
-            for (at, run) in r? {
-                done[at] = Some(run);
+        // Which error is said does not depend on the threads: the first
+        // failing run's, as one thread taking them in order would say (a
+        // run before it was taken before it, so it ran).
+        let mut failed: Option<(usize, StoreError)> = None;
+        for (at, run) in results.into_iter().flatten() {
+            match run {
+                Ok(run) => done[at] = Some(run),
+                Err(e) if failed.as_ref().is_none_or(|(f, _)| at < *f) => failed = Some((at, e)),
+                Err(_) => {}
             }
+        }
+        if let Some((_, e)) = failed {
+            return Err(e);
         }
     }
     let mut commits: Vec<RawCommit> = done.into_iter().flatten().flatten().collect();
@@ -191,8 +208,9 @@ pub fn mine(
     })
 }
 
-/// A run's place in the walk and its commits.
-type NumberedRun = (usize, Vec<RawCommit>);
+/// A run's place in the walk and its commits, or why they could not be
+/// read.
+type NumberedRun = (usize, Result<Vec<RawCommit>, StoreError>);
 
 /// The changed paths and wanted blobs of a run of consecutive commits,
 /// newest first. Walking newest first, a commit's old manifests are its

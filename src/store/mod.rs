@@ -190,14 +190,20 @@ const PACK_CACHE_BYTES: usize = 64 << 20;
 /// The delta-base cache every opened repository (and every handle on it)
 /// gets.
 fn tune_caches(repo: &mut gix::Repository) {
+    tune_caches_shared(repo, 1);
+}
+
+/// [`tune_caches`] for one of `share` threads reading at once: each gets
+/// its share of the pack cache, so together they hold what one would.
+fn tune_caches_shared(repo: &mut gix::Repository, share: usize) {
     if repo
         .config_snapshot()
         .integer("core.deltaBaseCacheLimit")
         .is_none()
     {
-        repo.objects.set_pack_cache(|| {
+        repo.objects.set_pack_cache(move || {
             Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
-                PACK_CACHE_BYTES,
+                PACK_CACHE_BYTES / share.max(1),
             ))
         });
     }
