@@ -356,9 +356,7 @@ impl Store {
         old: Option<ObjectId>,
         new: Option<ObjectId>,
     ) -> Result<Vec<ChangedPath>, StoreError> {
-        let mut out = Vec::new();
-        diff_trees(self.repo(), old, new, String::new(), &mut out)?;
-        Ok(out)
+        changed_paths(self.repo(), old, new)
     }
 
     /// Every commit on every lore branch, newest first, each once, with the
@@ -400,15 +398,7 @@ impl Store {
             ),
             None => None,
         };
-        let mut out = Vec::new();
-        diff_trees(
-            self.repo(),
-            old_tree,
-            Some(info.tree),
-            String::new(),
-            &mut out,
-        )?;
-        Ok(out)
+        changed_paths(self.repo(), old_tree, Some(info.tree))
     }
 
     /// The size of an object in bytes, read from its header (the object
@@ -616,7 +606,21 @@ fn sorted_entries<'t>(t: Option<&'t gix::Tree<'_>>) -> Result<Vec<Entry<'t>>, St
     Ok(v)
 }
 
-pub(crate) fn diff_trees(
+/// The files that differ between two trees, sorted by path: the same
+/// order whether the trees were walked in git's order or, one of them being
+/// out of order, sorted first.
+pub(crate) fn changed_paths(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+) -> Result<Vec<ChangedPath>, StoreError> {
+    let mut out = Vec::new();
+    diff_trees(repo, old, new, String::new(), &mut out)?;
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn diff_trees(
     repo: &gix::Repository,
     old: Option<ObjectId>,
     new: Option<ObjectId>,
@@ -912,6 +916,16 @@ mod tests {
             &tree(&[("100644", "z", x), ("100644", "a.txt", y)]),
         );
         assert!(!in_order(sorted, unsorted), "the fallback is taken");
+        // Either way the changes come sorted by path.
+        let listed = |a, b| {
+            changed_paths(&repo, Some(a), Some(b))
+                .unwrap()
+                .into_iter()
+                .map(|c| c.path)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(listed(old, new), ["a", "a/x", "d/x", "e"]);
+        assert_eq!(listed(sorted, unsorted), ["a.txt"]);
         assert_eq!(
             changes(&repo, sorted, unsorted),
             vec![format!("a.txt Some({x}) Some({y}) 100644")]

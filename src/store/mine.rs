@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use gix::bstr::ByteSlice;
 use gix::ObjectId;
 
-use super::history::diff_trees;
+use super::history::changed_paths;
 use super::{GixContext, StoreError};
 
 /// The cache of whole objects the miner keeps: the trees a commit's diff
@@ -223,16 +223,11 @@ fn diff_run(
     let mut out = Vec::with_capacity(run.len());
     let mut kept: Vec<(ObjectId, Vec<u8>)> = Vec::new();
     for this in run {
-        let mut changed = Vec::new();
-        if this.wanted {
-            diff_trees(
-                repo,
-                this.parent_tree,
-                Some(this.tree),
-                String::new(),
-                &mut changed,
-            )?;
-        }
+        let changed = if this.wanted {
+            changed_paths(repo, this.parent_tree, Some(this.tree))?
+        } else {
+            Vec::new()
+        };
         let mut blobs = Vec::new();
         let mut keep = Vec::new();
         for c in changed.iter().filter(|c| wants_blob(&c.path)) {
