@@ -430,31 +430,8 @@ pub fn find_prefix<'b>(
     t: &TableDir,
     prefix: &[u8],
 ) -> Option<Vec<Cow<'b, [u8]>>> {
-    if t.key == 0 {
-        return None;
-    }
-    let (mut lo, mut hi) = (0u64, t.count);
-    let n = prefix.len().min(t.key);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        let rec = bytes.read(t.offset + mid * t.width as u64, t.width)?;
-        if rec[..n] < prefix[..n] {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    let mut out = Vec::new();
-    let mut i = lo;
-    while i < t.count {
-        let rec = bytes.read(t.offset + i * t.width as u64, t.width)?;
-        if rec[..n] != prefix[..n] {
-            break;
-        }
-        out.push(rec);
-        i += 1;
-    }
-    Some(out)
+    let (lo, hi) = prefix_range(bytes, t, prefix)?;
+    (lo..hi).map(|i| record_at(bytes, t, i)).collect()
 }
 
 /// The rows `[lo, hi)` of a table whose key starts with `prefix`: two
