@@ -96,7 +96,7 @@ fn judged_line(p: &Proposal) -> String {
         (Some(v), ProposalStatus::Rejected) => format!(
             "Lesson {} is now rejected: {}; its verdict stays on the ledger.\n",
             p.id,
-            ui::text(review::reason_words(&v.reason).unwrap_or(&v.reason))
+            ui::text(review::reason_text(&v.reason))
         ),
         _ => format!("Lesson {} is now {}.\n", p.id, p.status),
     }
@@ -178,10 +178,10 @@ fn say_rejudged(id: Id, r: &Rejudged, alone: bool) -> Exit {
             commit,
         } => {
             // Why it failed, in words; an upheld one passed, which says it.
-            let why = match review::reason_words(&verdict.reason) {
-                _ if !*refuted => String::new(),
-                Some(words) => format!("{words}; "),
-                None => format!("{}; ", ui::text(&verdict.reason)),
+            let why = if *refuted {
+                format!("{}; ", ui::text(review::reason_text(&verdict.reason)))
+            } else {
+                String::new()
             };
             let under = match (&verdict.rubric_id, verdict.aggregate_score) {
                 (Some(r), Some(s)) => format!(" ({why}rubric {r}, score {s})"),

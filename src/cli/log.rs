@@ -160,7 +160,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             _ => {}
         }
         if let Some(reason) = &r.reason {
-            let words = git_lore::review::reason_words(reason).unwrap_or(reason);
+            let words = git_lore::review::reason_text(reason);
             line.push_str(&format!(" ({})", ui::text(words)));
         }
         line.push_str(&format!("; signature: {}", r.signature));

@@ -67,7 +67,7 @@ fn line(o: &Outcome, source: Option<&str>) -> String {
             detail,
         } => {
             let code = reason.to_string();
-            let why = git_lore::review::reason_words(&code).unwrap_or(&code);
+            let why = git_lore::review::reason_text(&code);
             match detail {
                 Some(d) if d.len() <= 120 => {
                     format!("declined {artifact} {why} ({})", ui::text(d))

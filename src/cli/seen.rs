@@ -97,7 +97,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 format!(" {l} {}", st.as_deref().unwrap_or("unknown"))
             }
             ("declined", _, _, Some(code)) => {
-                let why = git_lore::review::reason_words(code).unwrap_or(code);
+                let why = git_lore::review::reason_text(code);
                 match &r.detail {
                     Some(d) if d.len() <= 120 => format!(" {why} ({})", ui::text(d)),
                     _ => format!(" {}", ui::text(why)),

@@ -48,7 +48,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 reason
                     .map(|r| {
                         let code = r.to_string();
-                        git_lore::review::reason_words(&code).unwrap_or(&code).to_owned()
+                        git_lore::review::reason_text(&code).to_owned()
                     })
                     .unwrap_or_else(|| "for a reason not recorded".into())
             ),
@@ -93,7 +93,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
         s.push_str(&format!(
             "verdict:     {}: {}{}{}\n",
             if v.passed { "approved" } else { "rejected" },
-            ui::text(git_lore::review::reason_words(&v.reason).unwrap_or(&v.reason)),
+            ui::text(git_lore::review::reason_text(&v.reason)),
             v.failed_criterion
                 .as_ref()
                 .map(|c| format!(", failed criterion: {}", ui::text(c)))

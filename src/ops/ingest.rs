@@ -904,7 +904,7 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
             }
             // `decline ID: no fix in it`; the code is the trailer.
             let code = reason.to_string();
-            let why = crate::review::reason_words(&code).unwrap_or(&code);
+            let why = crate::review::reason_text(&code);
             let subject = match detail {
                 Some(d) if d.len() <= 72 && !d.contains(['\n', '\r']) => {
                     format!("decline {aid}: {why} ({d})")

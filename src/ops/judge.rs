@@ -81,7 +81,7 @@ pub fn judge(
             "judge {}: {}: {}{}",
             after.id,
             after.status,
-            crate::review::reason_words(&verdict.reason).unwrap_or(&verdict.reason),
+            crate::review::reason_text(&verdict.reason),
             match (&verdict.rubric_id, verdict.aggregate_score) {
                 (Some(r), Some(s)) => format!(" (rubric {r}, score {s})"),
                 _ => String::new(),

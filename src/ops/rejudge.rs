@@ -340,7 +340,7 @@ fn record(
         };
         // `judge ID: refuted: most judges did not pass it (rubric
         // lesson-promotion, score 0.55), 2 counter-observations`.
-        let why = crate::review::reason_words(&verdict.reason).unwrap_or(&verdict.reason);
+        let why = crate::review::reason_text(&verdict.reason);
         let under = match (&verdict.rubric_id, verdict.aggregate_score) {
             (Some(r), Some(s)) => format!(" (rubric {r}, score {s})"),
             _ => String::new(),

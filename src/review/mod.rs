@@ -53,6 +53,12 @@ pub use rubric::{Criterion, GatePolicy, Rubric, RubricSet};
 
 use crate::model::{Id, ProposalStatus};
 
+/// [`reason_words`], or the code itself when this version has no words
+/// for it.
+pub fn reason_text(reason: &str) -> &str {
+    reason_words(reason).unwrap_or(reason)
+}
+
 /// A verdict's or a decline's reason (`Lore-Reason`: `gate_passed`,
 /// `no_resolution`) as a person reads it in a commit title or on a
 /// terminal: `the jury passed it`, `no fix in it`. A reason this version
