@@ -106,12 +106,11 @@ pub fn items_from_commits(
     // Paths are only worth a tree diff for commits whose artifact history
     // has not seen (the id depends on time and message alone).
     let index = Index::load(&lore.store)?;
-    let seen = |time_ms: i64, message: &str| {
+    let mut wants_paths = |time_ms: i64, message: &str| {
         index
             .artifact(pipeline::commits::id_of(time_ms, message))
-            .is_some()
+            .is_none()
     };
-    let mut wants_paths = |time_ms: i64, message: &str| !seen(time_ms, message);
     // Each commit's diff and facts are independent of the others': both
     // run on every core (the result does not depend on how many).
     let threads = std::thread::available_parallelism()
@@ -136,7 +135,7 @@ pub fn items_from_commits(
         let mut manifests = pipeline::commits::ManifestCache::default();
         let mut items = Vec::new();
         for c in part {
-            items.extend(commit_items(c, &key, &repo, &seen, &mut manifests));
+            items.extend(commit_items(c, &key, &repo, &mut manifests));
         }
         items
     };
@@ -174,10 +173,11 @@ fn commit_items(
     c: crate::store::mine::RawCommit,
     key: &str,
     repo: &Option<String>,
-    seen: &dyn Fn(i64, &str) -> bool,
     manifests: &mut pipeline::commits::ManifestCache,
 ) -> Vec<Item> {
     let source = format!("commit {}", c.sha);
+    // A commit whose paths were not wanted is one history has seen.
+    let seen = !c.wanted;
     let mc = pipeline::MinedCommit {
         sha: c.sha,
         time_ms: c.time_ms,
@@ -199,7 +199,7 @@ fn commit_items(
         project_key: key.to_owned(),
     };
     // A commit history has seen is told as seen, without its diff.
-    let made = if seen(mc.time_ms, &mc.message) {
+    let made = if seen {
         pipeline::commits::seen_artifact(&mc).map(|a| a.into_iter().collect())
     } else {
         pipeline::commits::artifacts_from_commit_cached(&mc, manifests)

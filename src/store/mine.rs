@@ -26,6 +26,9 @@ pub struct RawCommit {
     /// Author time in milliseconds since the epoch.
     pub time_ms: i64,
     pub message: String,
+    /// Whether the caller wanted its paths (`wants_paths`): false for a
+    /// commit it has already seen, whose paths and blobs are then empty.
+    pub wanted: bool,
     /// Paths changed relative to the first parent.
     pub changed_paths: Vec<String>,
     /// The changed paths the caller asked the bytes of.
@@ -262,6 +265,7 @@ fn diff_run(
             sha: this.id.to_string(),
             time_ms: this.time_ms,
             message: this.message.clone(),
+            wanted: this.wanted,
             changed_paths: changed.into_iter().map(|c| c.path).collect(),
             blobs,
             released_before: None,
