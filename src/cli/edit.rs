@@ -281,8 +281,9 @@ fn in_editor(
     if bytes.len() > MAX_EDIT_BYTES {
         let kept = kept_as(file);
         return Err(EditorError::Saved(format!(
-            "the edited file {} is larger than {MAX_EDIT_BYTES} bytes (kept); nothing was written",
-            kept.display()
+            "the edited file {} is larger than {MAX_EDIT_BYTES} bytes (kept); nothing was written: shorten the claim, rationale or resolution there and run `git lore edit {id} --json @{}`",
+            ui::text(&kept.display().to_string()),
+            ui::text(&kept.display().to_string())
         ))
         .into());
     }

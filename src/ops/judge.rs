@@ -147,7 +147,9 @@ pub struct Turn {
 
 /// A lesson found confirmed, as it was read: what `judge ID` names before
 /// it asks, and what [`judge_one`] judges. Only [`confirmed`] makes one, so
-/// the check that a lesson may be judged is made here, once.
+/// a lesson not confirmed is refused here, before anything is asked (the
+/// jury's own transition checks the status again when it writes, against
+/// the ledger as it is then).
 #[derive(Clone, Debug)]
 pub struct Confirmed(Proposal);
 
