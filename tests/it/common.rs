@@ -752,19 +752,38 @@ pub fn feed(c: &mut Command, input: &str) -> std::process::Output {
 
 /// Waits for the background repack git-lore started in `repo`, if any.
 pub fn wait_for_repack_in(repo: &Path) {
-    let Ok(pid) = std::fs::read_to_string(repo.join("lore/repack.pid")) else {
-        return;
-    };
-    let stat = format!("/proc/{}/stat", pid.trim());
+    wait_for_pid_file(&repo.join("lore/repack.pid"), "the background repack");
+}
+
+/// Waits (up to two minutes) until the pid file `lock` is gone or names a
+/// process that has ended (or is a zombie no one reaped).
+pub fn wait_for_pid_file(lock: &Path, what: &str) {
     for _ in 0..1200 {
-        match std::fs::read_to_string(&stat) {
-            Ok(s) if !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z') => {
-                std::thread::sleep(std::time::Duration::from_millis(100))
-            }
-            _ => return,
+        let running = std::fs::read_to_string(lock).is_ok_and(|pid| {
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+                .is_ok_and(|s| !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z'))
+        });
+        if !running {
+            return;
         }
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    panic!("the background repack is still running after two minutes");
+    panic!("{what} is still running after two minutes");
+}
+
+/// The loose objects and packs `git count-objects -v` printed.
+#[track_caller]
+pub fn object_counts_in(count_objects: &str) -> (u64, u64) {
+    let field = |name: &str| -> u64 {
+        count_objects
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .unwrap_or_else(|| panic!("no {name} in {count_objects}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    (field("count:"), field("packs:"))
 }
 
 /// The lesson id of ingest's first line, `proposed ARTIFACT lesson LESSON …`.

@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{Sign, TestEnv};
+use crate::common::{object_counts_in, Sign, TestEnv};
 
 #[test]
 fn init_creates_a_repository_stock_git_verifies() {
@@ -803,17 +803,7 @@ fn a_batch_killed_mid_run_leaves_a_consistent_repository() {
 
 /// `git count-objects -v` as (loose objects, packs).
 fn object_counts(env: &TestEnv) -> (u64, u64) {
-    let out = env.git(&["count-objects", "-v"]);
-    let field = |name: &str| -> u64 {
-        out.ok()
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .unwrap_or_else(|| panic!("no {name} in {}", out.stdout))
-            .trim()
-            .parse()
-            .unwrap()
-    };
-    (field("count:"), field("packs:"))
+    object_counts_in(env.git(&["count-objects", "-v"]).ok())
 }
 
 #[test]

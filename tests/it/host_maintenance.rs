@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{lesson_of, proposable, Run, TestEnv};
+use crate::common::{lesson_of, object_counts_in, proposable, wait_for_pid_file, Run, TestEnv};
 
 const PASS: &str = include_str!("../../src/review/testdata/judge-verdicts.pass.json");
 
@@ -51,21 +51,9 @@ fn push(env: &TestEnv, host: &Path) -> Run {
     ])
 }
 
-/// Waits (up to two minutes) for the upkeep the last push started: until
-/// `lore/maintenance.pid` is gone or names a process that has ended.
+/// Waits (up to two minutes) for the upkeep the last push started.
 fn wait_for_upkeep(host: &Path) {
-    let lock = host.join("lore/maintenance.pid");
-    for _ in 0..1200 {
-        let running = std::fs::read_to_string(&lock).is_ok_and(|pid| {
-            std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
-                .is_ok_and(|s| !s.rsplit_once(')').unwrap().1.trim_start().starts_with('Z'))
-        });
-        if !running {
-            return;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    panic!("the host's upkeep is still running after two minutes");
+    wait_for_pid_file(&host.join("lore/maintenance.pid"), "the host's upkeep");
 }
 
 /// The names of the files in the host's `objects/pack`.
@@ -80,16 +68,7 @@ fn pack_files(host: &Path) -> Vec<String> {
 
 /// `git count-objects -v` of the host as (loose objects, packs).
 fn object_counts(env: &TestEnv, host: &Path) -> (u64, u64) {
-    let out = env.git_at(host, &["count-objects", "-v"]);
-    let field = |name: &str| -> u64 {
-        out.lines()
-            .find_map(|l| l.strip_prefix(name))
-            .unwrap_or_else(|| panic!("no {name} in {out}"))
-            .trim()
-            .parse()
-            .unwrap()
-    };
-    (field("count:"), field("packs:"))
+    object_counts_in(&env.git_at(host, &["count-objects", "-v"]))
 }
 
 /// The host's bitmap covers `pool/org` and git checks it sound.
