@@ -33,6 +33,11 @@
 //! file, or a layer name that is not a plain file name are refused
 //! ([`FormatError`]); the caller rebuilds from history.
 //!
+//! A layer is encoded whole in memory ([`encode_layer`]), or written to
+//! its file table by table ([`LayerWriter`]: the same bytes, its header
+//! filled in last); a merge reads tables a chunk at a time ([`Scan`],
+//! [`Window`]) rather than whole.
+//!
 //! This module only encodes and decodes. It knows nothing of git history,
 //! except that a tip is a 20-byte object id, nor of what a newer layer's
 //! record means for an older one's (that is `super`'s).
@@ -255,7 +260,12 @@ pub enum Bytes {
     /// under a new name and never written again (see `Index::persist`):
     /// the mapped bytes never change under us, and a layer a compaction
     /// deletes stays mapped until we let go of it.
-    Map(memmap2::Mmap),
+    ///
+    /// The file is kept open beside its map: a merge reads whole tables
+    /// with positioned reads ([`Scan`], [`Window`]) instead of through the
+    /// map, so that the pages it reads do not stay in the process's
+    /// resident memory.
+    Map(memmap2::Mmap, fs::File),
     /// The file read with positioned reads, where it cannot be mapped.
     File(fs::File),
 }
@@ -268,7 +278,7 @@ impl Bytes {
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         if len > 0 {
             if let Ok(map) = unsafe { memmap2::Mmap::map(&file) } {
-                return Bytes::Map(map);
+                return Bytes::Map(map, file);
             }
         }
         Bytes::File(file)
@@ -277,7 +287,7 @@ impl Bytes {
     fn len(&self) -> Result<u64, FormatError> {
         match self {
             Bytes::Memory(b) => Ok(b.len() as u64),
-            Bytes::Map(m) => Ok(m.len() as u64),
+            Bytes::Map(m, _) => Ok(m.len() as u64),
             Bytes::File(f) => f.metadata().map(|m| m.len()).map_err(FormatError::Io),
         }
     }
@@ -288,12 +298,26 @@ impl Bytes {
         let range = start..start.checked_add(len)?;
         match self {
             Bytes::Memory(b) => b.get(range).map(Cow::Borrowed),
-            Bytes::Map(m) => m.get(range).map(Cow::Borrowed),
+            Bytes::Map(m, _) => m.get(range).map(Cow::Borrowed),
             Bytes::File(f) => {
                 let mut buf = vec![0u8; len];
                 f.read_exact_at(&mut buf, off).ok()?;
                 Some(Cow::Owned(buf))
             }
+        }
+    }
+
+    /// Fills `buf` with the bytes at `off`, from the file itself when there
+    /// is one (a mapped file's map is not touched); `None` past the end or
+    /// on a read error.
+    fn read_into(&self, off: u64, buf: &mut [u8]) -> Option<()> {
+        match self {
+            Bytes::Memory(b) => {
+                let start = usize::try_from(off).ok()?;
+                buf.copy_from_slice(b.get(start..start.checked_add(buf.len())?)?);
+                Some(())
+            }
+            Bytes::Map(_, f) | Bytes::File(f) => f.read_exact_at(buf, off).ok(),
         }
     }
 }
@@ -402,6 +426,234 @@ pub fn read_layer(bytes: &Bytes) -> Result<Vec<TableDir>, FormatError> {
         return Err(FormatError::Truncated("tables"));
     }
     Ok(tables)
+}
+
+/// How many bytes a [`Scan`] or a [`Window`] reads at once.
+const CHUNK: usize = 64 << 10;
+
+/// A table's records in key order, read a chunk at a time: a merge reads
+/// a table of any size in [`CHUNK`] bytes of memory, with positioned reads
+/// of the file rather than through its map.
+pub struct Scan<'b> {
+    bytes: &'b Bytes,
+    table: TableDir,
+    /// The row [`Scan::current`] is.
+    row: u64,
+    /// Whole records from row `buf_row` on.
+    buf: Vec<u8>,
+    buf_row: u64,
+    /// How many records a read fetches.
+    rows_per_read: u64,
+}
+
+impl<'b> Scan<'b> {
+    /// A scan of `t` from its first record; `None` when that cannot be
+    /// read.
+    pub fn new(bytes: &'b Bytes, t: &TableDir) -> Option<Scan<'b>> {
+        Scan::with_chunk(bytes, t, CHUNK)
+    }
+
+    /// The same, reading about `chunk` bytes (at least a record) at once.
+    fn with_chunk(bytes: &'b Bytes, t: &TableDir, chunk: usize) -> Option<Scan<'b>> {
+        let mut scan = Scan {
+            bytes,
+            table: *t,
+            row: 0,
+            buf: Vec::new(),
+            buf_row: 0,
+            rows_per_read: (chunk / t.width.max(1)).max(1) as u64,
+        };
+        scan.fill()?;
+        Some(scan)
+    }
+
+    /// Reads the records from `row` on into the buffer, unless it holds
+    /// `row` or `row` is past the end.
+    fn fill(&mut self) -> Option<()> {
+        let t = &self.table;
+        let held = self.buf.len() as u64 / t.width as u64;
+        if self.row >= t.count || (self.row >= self.buf_row && self.row < self.buf_row + held) {
+            return Some(());
+        }
+        let n = self.rows_per_read.min(t.count - self.row);
+        self.buf.resize(usize::try_from(n).ok()? * t.width, 0);
+        self.buf_row = self.row;
+        let off = t
+            .offset
+            .checked_add(self.row.checked_mul(t.width as u64)?)?;
+        self.bytes.read_into(off, &mut self.buf)
+    }
+
+    /// The record at the scan's row; `None` past the last.
+    pub fn current(&self) -> Option<&[u8]> {
+        if self.row >= self.table.count {
+            return None;
+        }
+        let at = (self.row - self.buf_row) as usize * self.table.width;
+        Some(&self.buf[at..at + self.table.width])
+    }
+
+    /// The row of [`Scan::current`] in its table.
+    pub fn row(&self) -> u64 {
+        self.row
+    }
+
+    /// Moves to the next record; `None` when it cannot be read.
+    pub fn advance(&mut self) -> Option<()> {
+        self.row += 1;
+        self.fill()
+    }
+}
+
+/// Slices of a heap table, read a chunk at a time: cheap when they are
+/// asked for in about the order they lie in, as a merge does.
+pub struct Window<'b> {
+    bytes: &'b Bytes,
+    table: TableDir,
+    /// Bytes of the heap from offset `at` on.
+    buf: Vec<u8>,
+    at: u64,
+}
+
+impl<'b> Window<'b> {
+    pub fn new(bytes: &'b Bytes, t: &TableDir) -> Window<'b> {
+        Window {
+            bytes,
+            table: *t,
+            buf: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// `len` bytes at `offset` of the heap; `None` outside it (as
+    /// [`heap_slice`]) or on a read error.
+    pub fn slice(&mut self, offset: u64, len: usize) -> Option<&[u8]> {
+        let end = offset.checked_add(len as u64)?;
+        if end > self.table.count {
+            return None;
+        }
+        if offset < self.at || end > self.at + self.buf.len() as u64 {
+            let n = (len as u64)
+                .max(CHUNK as u64)
+                .min(self.table.count - offset);
+            self.buf.resize(usize::try_from(n).ok()?, 0);
+            self.at = offset;
+            self.bytes
+                .read_into(self.table.offset.checked_add(offset)?, &mut self.buf)?;
+        }
+        let from = (offset - self.at) as usize;
+        Some(&self.buf[from..from + len])
+    }
+}
+
+/// A layer written to a file table by table, in the order of its
+/// directory, each table's records pushed in key order: what
+/// [`encode_layer`] would encode, byte for byte, without holding the
+/// tables. The header's place is left empty and written last, when every
+/// table's offset and count are known. Records pushed out of key order are
+/// refused, and so is a layer finished with another number of tables than
+/// it was begun with.
+pub struct LayerWriter {
+    out: std::io::BufWriter<fs::File>,
+    /// How many tables the header has room for.
+    ntables: usize,
+    tables: Vec<TableDir>,
+    /// Where the next byte goes.
+    offset: u64,
+    /// The key of the last record pushed to the current table.
+    last: Vec<u8>,
+}
+
+impl LayerWriter {
+    /// Begins a layer of `ntables` tables at the start of `file`.
+    pub fn new(file: fs::File, ntables: usize) -> std::io::Result<LayerWriter> {
+        let mut out = std::io::BufWriter::with_capacity(CHUNK, file);
+        let head = header_len(ntables);
+        std::io::Write::write_all(&mut out, &vec![0u8; head])?;
+        Ok(LayerWriter {
+            out,
+            ntables,
+            tables: Vec::with_capacity(ntables),
+            offset: head as u64,
+            last: Vec::new(),
+        })
+    }
+
+    /// Begins the next table: records of `width` bytes keyed by their
+    /// first `key` (a heap with `key` 0 and `width` 1).
+    pub fn table(&mut self, tag: Tag, width: usize, key: usize) -> std::io::Result<()> {
+        if self.tables.len() == self.ntables || width == 0 || key > width {
+            return Err(std::io::Error::other(format!(
+                "index table {}: not one the layer has room for",
+                String::from_utf8_lossy(&tag)
+            )));
+        }
+        self.tables.push(TableDir {
+            tag,
+            width,
+            key,
+            offset: self.offset,
+            count: 0,
+        });
+        self.last.clear();
+        Ok(())
+    }
+
+    /// Appends a record to the current table, or bytes to a heap.
+    pub fn push(&mut self, rec: &[u8]) -> std::io::Result<()> {
+        let Some(t) = self.tables.last_mut() else {
+            return Err(std::io::Error::other("an index record before any table"));
+        };
+        if t.key == 0 {
+            t.count += rec.len() as u64;
+        } else {
+            let key = rec.get(..t.key).filter(|_| rec.len() == t.width);
+            let in_order = key.is_some_and(|k| t.count == 0 || *self.last <= *k);
+            let Some(key) = key.filter(|_| in_order) else {
+                return Err(std::io::Error::other(format!(
+                    "index table {}: a record out of key order or of another width",
+                    String::from_utf8_lossy(&t.tag)
+                )));
+            };
+            self.last.clear();
+            self.last.extend_from_slice(key);
+            t.count += 1;
+        }
+        self.offset += rec.len() as u64;
+        std::io::Write::write_all(&mut self.out, rec)
+    }
+
+    /// Writes the header in its place: the file (not synced), where its
+    /// tables lie, and its length.
+    pub fn finish(self) -> std::io::Result<(fs::File, Vec<TableDir>, u64)> {
+        if self.tables.len() != self.ntables {
+            return Err(std::io::Error::other(format!(
+                "an index layer of {} tables, not {}",
+                self.tables.len(),
+                self.ntables
+            )));
+        }
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        let mut head = Vec::with_capacity(header_len(self.ntables));
+        head.extend_from_slice(LAYER_MAGIC);
+        head.extend_from_slice(&(self.tables.len() as u32).to_be_bytes());
+        for t in &self.tables {
+            head.extend_from_slice(&t.tag);
+            head.extend_from_slice(&(t.width as u32).to_be_bytes());
+            head.extend_from_slice(&(t.key as u32).to_be_bytes());
+            head.extend_from_slice(&t.offset.to_be_bytes());
+            head.extend_from_slice(&t.count.to_be_bytes());
+        }
+        let check = Sha256::digest(&head);
+        head.extend_from_slice(&check[..8]);
+        file.write_all_at(&head, 0)?;
+        Ok((file, self.tables, self.offset))
+    }
+}
+
+/// A layer header's length: magic, count, directory, checksum.
+fn header_len(ntables: usize) -> usize {
+    8 + 4 + ntables * DIR_ENTRY + 8
 }
 
 /// Binary search for `key` in a table: the whole record, if present. A
@@ -647,7 +899,7 @@ mod tests {
         }
         assert!(matches!(
             Bytes::of_file(std::fs::File::open(&path).unwrap()),
-            Bytes::Map(_)
+            Bytes::Map(..)
         ));
     }
 
@@ -665,6 +917,134 @@ mod tests {
         assert_eq!(&*heap_slice(&bytes, heap, 4, 3).unwrap(), b"abc");
         assert_eq!(heap_slice(&bytes, heap, 5, 3), None, "past its end");
         assert_eq!(find(&bytes, heap, b"z"), None, "a heap is not searched");
+    }
+
+    /// The tables of [`sample`] and a heap, as `encode_layer` takes them.
+    fn sample_tables() -> Vec<TableData> {
+        let mut numbers = Vec::new();
+        for k in 0..40u8 {
+            let k = k.wrapping_mul(37);
+            numbers.extend_from_slice(&[k, k / 3, 100u8.wrapping_add(k)]);
+        }
+        vec![
+            TableData {
+                tag: *b"NUMS",
+                width: 3,
+                key: 2,
+                records: numbers,
+            },
+            TableData {
+                tag: *b"NONE",
+                width: 5,
+                key: 1,
+                records: Vec::new(),
+            },
+            TableData {
+                tag: *b"HEAP",
+                width: 1,
+                key: 0,
+                records: b"zyx-abc-0123456789".to_vec(),
+            },
+        ]
+    }
+
+    #[test]
+    fn a_layer_written_table_by_table_is_the_layer_encoded_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layer");
+        let mut out = LayerWriter::new(fs::File::create(&path).unwrap(), 3).unwrap();
+        for t in sample_tables() {
+            out.table(t.tag, t.width, t.key).unwrap();
+            let mut recs: Vec<&[u8]> = t.records.chunks_exact(t.width).collect();
+            if t.key > 0 {
+                recs.sort_by(|a, b| a[..t.key].cmp(&b[..t.key]));
+                for r in recs {
+                    out.push(r).unwrap();
+                }
+            } else {
+                // A heap takes bytes in runs of any length.
+                for run in t.records.chunks(7) {
+                    out.push(run).unwrap();
+                }
+            }
+        }
+        let (_, dirs, size) = out.finish().unwrap();
+        let want = encode_layer(sample_tables());
+        assert_eq!(fs::read(&path).unwrap(), want);
+        assert_eq!(size, want.len() as u64);
+        assert_eq!(dirs, read_layer(&Bytes::Memory(want)).unwrap());
+    }
+
+    #[test]
+    fn a_layer_writer_refuses_what_encode_layer_would_not_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = || fs::File::create(dir.path().join("layer")).unwrap();
+        // Out of key order (ties are fine), or of another width.
+        let mut out = LayerWriter::new(file(), 1).unwrap();
+        out.table(*b"NUMS", 3, 2).unwrap();
+        out.push(&[1, 1, 9]).unwrap();
+        out.push(&[1, 1, 8]).unwrap();
+        let e = out.push(&[1, 0, 9]).unwrap_err();
+        assert!(e.to_string().contains("out of key order"), "{e}");
+        assert!(out.push(&[2, 2]).is_err());
+        // Before any table, a table too many, or one too few.
+        let mut out = LayerWriter::new(file(), 1).unwrap();
+        assert!(out.push(&[1]).is_err());
+        out.table(*b"HEAP", 1, 0).unwrap();
+        assert!(out.table(*b"MORE", 1, 0).is_err());
+        let out = LayerWriter::new(file(), 2).unwrap();
+        let e = out.finish().unwrap_err();
+        assert!(e.to_string().contains("of 0 tables, not 2"), "{e}");
+    }
+
+    #[test]
+    fn scans_and_windows_read_a_table_in_chunks_from_memory_a_file_or_a_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layer");
+        let whole = encode_layer(sample_tables());
+        fs::write(&path, &whole).unwrap();
+        let open = || fs::File::open(&path).unwrap();
+        for bytes in [
+            Bytes::Memory(whole.clone()),
+            Bytes::File(open()),
+            Bytes::of_file(open()),
+        ] {
+            let tables = read_layer(&bytes).unwrap();
+            let [nums, none, heap] = [0, 1, 2].map(|i| tables[i]);
+            for chunk in [1, 3, 7, 64, 1 << 20] {
+                let mut scan = Scan::with_chunk(&bytes, &nums, chunk).unwrap();
+                let mut got = Vec::new();
+                while let Some(rec) = scan.current() {
+                    assert_eq!(record_at(&bytes, &nums, scan.row()).unwrap(), rec);
+                    got.extend_from_slice(rec);
+                    scan.advance().unwrap();
+                }
+                assert_eq!(got, all(&bytes, &nums).unwrap().into_owned(), "{chunk}");
+                let scan = Scan::with_chunk(&bytes, &none, chunk).unwrap();
+                assert_eq!(scan.current(), None);
+            }
+            let mut w = Window::new(&bytes, &heap);
+            for (off, len) in [(4, 3), (0, 18), (15, 3), (2, 0), (0, 1)] {
+                assert_eq!(
+                    w.slice(off, len).unwrap(),
+                    &heap_slice(&bytes, &heap, off, len).unwrap()[..]
+                );
+            }
+            assert_eq!(w.slice(16, 3), None, "past its end");
+        }
+        // A file cut short after it was opened: the scan says so.
+        let short = Bytes::File(open());
+        let tables = read_layer(&short).unwrap();
+        fs::write(&path, &whole[..whole.len() - 20]).unwrap();
+        let mut scan = Scan::with_chunk(&short, &tables[0], 30).unwrap();
+        let mut read = 0;
+        while scan.current().is_some() {
+            read += 1;
+            if scan.advance().is_none() {
+                break;
+            }
+        }
+        assert!(read < tables[0].count, "{read} records");
     }
 
     #[test]

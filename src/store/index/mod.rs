@@ -34,7 +34,7 @@
 //! [`Index`] and its layers, and opening a chain; `fold.rs` what the index
 //! learns (the [`Overlay`], catching up with history, remembering a
 //! transaction); `persist.rs` writing a layer and merging layers under the
-//! writers' lock; `queries.rs` every answer, read across the layers;
+//! writers' lock, streamed from the layers' files to the new one; `queries.rs` every answer, read across the layers;
 //! `private.rs` the `PRIV` table, what it learns and its look-up.
 
 mod fold;
@@ -153,6 +153,20 @@ enum Word<'b> {
 }
 
 impl Layer {
+    /// A layer encoded in memory ([`format::encode_layer`]), named by no
+    /// chain: what a write adds, as the top layer of a merge.
+    fn in_memory(bytes: Vec<u8>) -> Layer {
+        let size = bytes.len() as u64;
+        let bytes = Bytes::Memory(bytes);
+        let tables = format::read_layer(&bytes).expect("a layer this build encoded");
+        Layer {
+            name: String::new(),
+            size,
+            bytes,
+            tables,
+        }
+    }
+
     fn table(&self, tag: Tag) -> Option<&TableDir> {
         self.tables.iter().find(|t| t.tag == tag)
     }
@@ -293,17 +307,27 @@ fn slot(rec: &[u8]) -> Option<(u64, usize)> {
     (len != TOMBSTONE).then_some((off, len as usize))
 }
 
+/// A summary's slot: the entry's id (16 bytes), where its summary lies in
+/// the heap and its length ([`TOMBSTONE`] for a gone entry, at 0).
+fn slot_record(id: &[u8], off: u64, len: u32) -> [u8; RCLS_WIDTH] {
+    let mut r = [0u8; RCLS_WIDTH];
+    r[..16].copy_from_slice(id);
+    r[16..24].copy_from_slice(&off.to_be_bytes());
+    r[24..28].copy_from_slice(&len.to_be_bytes());
+    r
+}
+
 fn push_summary(slots: &mut Vec<u8>, heap: &mut Vec<u8>, id: Id, bytes: &[u8]) {
-    slots.extend_from_slice(&id.to_bytes());
-    slots.extend_from_slice(&(heap.len() as u64).to_be_bytes());
-    slots.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+    slots.extend_from_slice(&slot_record(
+        &id.to_bytes(),
+        heap.len() as u64,
+        bytes.len() as u32,
+    ));
     heap.extend_from_slice(bytes);
 }
 
 fn push_tombstone(slots: &mut Vec<u8>, id: Id) {
-    slots.extend_from_slice(&id.to_bytes());
-    slots.extend_from_slice(&0u64.to_be_bytes());
-    slots.extend_from_slice(&TOMBSTONE.to_be_bytes());
+    slots.extend_from_slice(&slot_record(&id.to_bytes(), 0, TOMBSTONE));
 }
 
 fn id_at(data: &[u8], off: usize) -> Id {

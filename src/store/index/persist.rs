@@ -2,21 +2,22 @@
 //! of the chain, merged with the layers under it while they are not
 //! geometrically larger ([`Index::persist`]), under the writers' lock
 //! (`index.lock`, a `flock` the kernel drops with its process), crash-safe
-//! by rename.
+//! by rename. The merge streams ([`stream`]): each merged table goes to
+//! the new layer's file as the layers' tables are read, so a merge into
+//! the bottom layer needs memory for what changed, not for the index.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use super::format::{self, Chain, LayerRef, RefState, TableData};
+use super::format::{self, Chain, LayerRef, LayerWriter, RefState, Scan, TableData, Tag, Window};
 use super::search;
 use super::{
-    encode_artifact, encode_lesson, id_at, name_key, push_summary, push_tombstone, read_regular,
-    slot, Bytes, Index, Layer, Overlay, StoreError, ARTS, ART_WIDTH, COMPACT_FACTOR, LESN,
-    LES_WIDTH, PRIV, PRIV_WIDTH, RCLH, RCLK, RCLK_WIDTH, RCLS, RCLS_WIDTH,
+    encode_artifact, encode_lesson, name_key, push_summary, push_tombstone, read_regular, slot,
+    slot_record, Bytes, Index, Layer, Overlay, StoreError, ARTS, ART_WIDTH, COMPACT_FACTOR, LESN,
+    LES_WIDTH, PRIV, PRIV_WIDTH, RCLH, RCLK, RCLK_WIDTH, RCLS, RCLS_WIDTH, TABLES, TOMBSTONE,
 };
-use crate::model::Id;
+use crate::search::rank::Totals;
 
 impl Index {
     /// The chain's names for the first `n` layers.
@@ -37,6 +38,12 @@ impl Index {
     /// downwards: there are about log2(index / smallest write) of them, a
     /// record is rewritten about that many times over its life, and a write
     /// costs what changed, amortised, not the whole index.
+    ///
+    /// What `mem` holds is encoded in memory ([`fresh`]): its size decides
+    /// what it absorbs. When it absorbs layers, they and it are merged
+    /// straight into the new layer's file ([`stream`]), read and written a
+    /// chunk at a time, the header written last; the bytes are those an
+    /// encoding of the merged tables in memory would give.
     ///
     /// One writer at a time (`index.lock`, an advisory lock the kernel
     /// drops with its process). A writer that finds the lock held, or the
@@ -87,14 +94,13 @@ impl Index {
             return Ok(false);
         }
         let mut start = self.layers.len();
-        let mut new = None;
+        let mut layers = self.layer_refs(start);
+        let mut written = None;
         if self.mem.len() > 0 {
             // The chain's search totals once this layer is on it,
             // whichever layers it absorbs.
             let totals = self.search_totals();
-            let Some(mut tables) = merge(&[], &self.mem, full) else {
-                return Ok(false);
-            };
+            let mut tables = fresh(&self.mem, full);
             tables.push(search::totals_table(&totals));
             let fresh = format::encode_layer(tables);
             let mut sum = fresh.len() as u64;
@@ -102,36 +108,47 @@ impl Index {
                 start -= 1;
                 sum += self.layers[start].size;
             }
-            new = Some(if start == self.layers.len() {
-                fresh
-            } else {
-                let Some(mut tables) = merge(&self.layers[start..], &self.mem, start == 0) else {
-                    return Ok(false);
-                };
-                tables.push(search::totals_table(&totals));
-                format::encode_layer(tables)
-            });
-        }
-        let mut layers = self.layer_refs(start);
-        let mut written = None;
-        if let Some(bytes) = new {
-            let mut tmp = crate::store::io_ctx(
+            layers.truncate(start);
+            let tmp = crate::store::io_ctx(
                 tempfile::Builder::new()
                     .prefix("layer-")
                     .suffix(".tab")
                     .tempfile_in(&layer_dir),
                 || format!("writing an index layer in {}", layer_dir.display()),
             )?;
+            let size = if start == self.layers.len() {
+                crate::store::io_ctx(tmp.as_file().write_all(&fresh), || {
+                    "writing an index layer".into()
+                })?;
+                fresh.len() as u64
+            } else {
+                // The layers it absorbs, and what `mem` holds as the layer
+                // on top of them, merged into the file as it is read.
+                let top = Layer::in_memory(fresh);
+                let from: Vec<&Layer> = self.layers[start..].iter().chain([&top]).collect();
+                let merged = tmp
+                    .as_file()
+                    .try_clone()
+                    .and_then(|file| format::LayerWriter::new(file, TABLES.len()))
+                    .map_err(Stop::Io)
+                    .and_then(|mut out| {
+                        stream(&from, start == 0, &totals, &mut out)?;
+                        out.finish().map_err(Stop::Io)
+                    });
+                match merged {
+                    Ok((_, _, size)) => size,
+                    Err(Stop::Unreadable) => return Ok(false),
+                    Err(Stop::Io(e)) => {
+                        return crate::store::io_ctx(Err(e), || "writing an index layer".into())
+                    }
+                }
+            };
             // On disk before any chain names it: after a crash of the
             // machine, a layer whose pages were never written would read
             // as zeros behind a whole header, and only the header is
             // checked when a layer is opened.
-            crate::store::io_ctx(
-                tmp.write_all(&bytes)
-                    .and_then(|()| tmp.as_file().sync_all()),
-                || "writing an index layer".into(),
-            )?;
-            let (_, path) = crate::store::io_ctx(tmp.keep().map_err(|e| e.error), || {
+            crate::store::io_ctx(tmp.as_file().sync_all(), || "writing an index layer".into())?;
+            let (file, path) = crate::store::io_ctx(tmp.keep().map_err(|e| e.error), || {
                 "keeping an index layer".into()
             })?;
             let name = path
@@ -143,11 +160,28 @@ impl Index {
                 let _ = fs::remove_file(&path);
                 return Ok(false);
             };
+            // Opened as any layer is: its header is checked against the
+            // file it describes.
+            let bytes = Bytes::of_file(file);
+            let tables = match format::read_layer(&bytes) {
+                Ok(tables) => tables,
+                Err(e) => {
+                    let _ = fs::remove_file(&path);
+                    return crate::store::io_ctx(Err(std::io::Error::other(e)), || {
+                        format!("reading back the index layer {name}")
+                    });
+                }
+            };
             layers.push(LayerRef {
                 name: name.clone(),
-                size: bytes.len() as u64,
+                size,
             });
-            written = Some((name, bytes));
+            written = Some(Layer {
+                name,
+                size,
+                bytes,
+                tables,
+            });
         }
         let chain = format::encode_chain(&Chain {
             refs,
@@ -172,105 +206,54 @@ impl Index {
             }
         }
         self.layers.truncate(start);
-        if let Some((name, bytes)) = written {
-            let size = bytes.len() as u64;
-            let bytes = Bytes::Memory(bytes);
-            let tables = format::read_layer(&bytes).expect("a layer this build just encoded");
-            self.layers.push(Layer {
-                name,
-                size,
-                bytes,
-                tables,
-            });
-        }
+        self.layers.extend(written);
         self.chain = Some(chain);
         self.mem = Overlay::default();
         Ok(true)
     }
 }
 
-/// The tables of one layer holding what `layers` (oldest first) and then
-/// `mem` say, the newest word on each key winning. `bottom`: no layer lies
-/// under it, so the tombstones of gone pool entries are dropped. `None`
-/// when a table cannot be read: a table that cannot be read is never
-/// rewritten from what could be, which would record the new tips over
-/// missing entries.
-pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec<TableData>> {
-    let mut arts: BTreeMap<Id, [u8; ART_WIDTH]> = BTreeMap::new();
-    let mut lessons: BTreeMap<Id, [u8; LES_WIDTH]> = BTreeMap::new();
-    // A pool entry's summary (`None`: gone), and its recall keys.
-    let mut summaries: BTreeMap<Id, Option<Vec<u8>>> = BTreeMap::new();
-    let mut keys: BTreeMap<Id, Vec<[u8; RCLK_WIDTH]>> = BTreeMap::new();
-    for l in layers {
-        for rec in l.all(ARTS)?.chunks_exact(ART_WIDTH) {
-            arts.insert(id_at(rec, 0), rec.try_into().expect("a record"));
-        }
-        for rec in l.all(LESN)?.chunks_exact(LES_WIDTH) {
-            lessons.insert(id_at(rec, 0), rec.try_into().expect("a record"));
-        }
-        let heap = l.all(RCLH)?;
-        // This layer's word on an entry replaces its keys as well: they
-        // all lie in the layer that has its summary.
-        for rec in l.all(RCLS)?.chunks_exact(RCLS_WIDTH) {
-            let id = id_at(rec, 0);
-            keys.remove(&id);
-            let summary = match slot(rec) {
-                None => None,
-                Some((off, len)) => Some(heap.get(off as usize..off as usize + len)?.to_vec()),
-            };
-            summaries.insert(id, summary);
-        }
-        for rec in l.all(RCLK)?.chunks_exact(RCLK_WIDTH) {
-            keys.entry(id_at(rec, 8))
-                .or_default()
-                .push(rec.try_into().expect("a record"));
-        }
-    }
-    for (id, o) in &mem.artifacts {
-        arts.insert(*id, encode_artifact(*id, o));
-    }
-    for (id, e) in &mem.lessons {
-        lessons.insert(*id, encode_lesson(*id, e));
-    }
+/// The tables of a layer holding what `mem` holds (without `SRCT`, the
+/// caller's): a new layer on top of the chain, encoded in memory
+/// ([`format::encode_layer`]), its size what it costs. `bottom`: no layer
+/// lies under it, so the tombstones of gone pool entries and documents
+/// are dropped.
+pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
+    let arts: Vec<u8> = mem
+        .artifacts
+        .iter()
+        .flat_map(|(id, o)| encode_artifact(*id, o))
+        .collect();
+    let lessons: Vec<u8> = mem
+        .lessons
+        .iter()
+        .flat_map(|(id, e)| encode_lesson(*id, e))
+        .collect();
+    let mut keys = Vec::new();
+    let mut slots = Vec::with_capacity(mem.summaries.len() * RCLS_WIDTH);
+    let mut heap = Vec::new();
     for (id, summary) in &mem.summaries {
-        keys.remove(id);
         let Some(s) = summary else {
-            summaries.insert(*id, None);
+            if !bottom {
+                push_tombstone(&mut slots, *id);
+            }
             continue;
         };
-        summaries.insert(
-            *id,
-            Some(serde_json::to_vec(s).expect("a summary serialises")),
-        );
+        let bytes = serde_json::to_vec(s).expect("a summary serialises");
+        push_summary(&mut slots, &mut heap, *id, &bytes);
         let (names, needed) = s.keys();
-        let recs = names
-            .iter()
-            .map(|name| {
-                let mut r = [0u8; RCLK_WIDTH];
-                r[..8].copy_from_slice(&name_key(name));
-                r[8..24].copy_from_slice(&id.to_bytes());
-                r[24] = needed.min(255) as u8;
-                r
-            })
-            .collect();
-        keys.insert(*id, recs);
-    }
-    let mut slots = Vec::with_capacity(summaries.len() * RCLS_WIDTH);
-    let mut heap = Vec::new();
-    for (id, summary) in &summaries {
-        match summary {
-            Some(bytes) => push_summary(&mut slots, &mut heap, *id, bytes),
-            None if !bottom => push_tombstone(&mut slots, *id),
-            None => {}
+        for name in &names {
+            keys.extend_from_slice(&name_key(name));
+            keys.extend_from_slice(&id.to_bytes());
+            keys.push(needed.min(255) as u8);
         }
     }
-    let search = search::merge(layers, mem, bottom)?;
     let mut tables = vec![
         TableData {
             tag: RCLK,
             width: RCLK_WIDTH,
             key: 24,
-            records: keys.values().flatten().flatten().copied().collect(),
+            records: keys,
         },
         TableData {
             tag: RCLS,
@@ -288,23 +271,254 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
             tag: ARTS,
             width: ART_WIDTH,
             key: 16,
-            records: arts.values().flatten().copied().collect(),
+            records: arts,
         },
         TableData {
             tag: LESN,
             width: LES_WIDTH,
             key: 16,
-            records: lessons.values().flatten().copied().collect(),
+            records: lessons,
         },
         TableData {
             tag: PRIV,
             width: PRIV_WIDTH,
             key: 20,
-            records: super::private::merged(layers, mem)?,
+            records: super::private::fresh(mem),
         },
     ];
-    tables.extend(search);
-    Some(tables)
+    tables.extend(search::fresh(mem, bottom));
+    tables
+}
+
+/// Why a streamed merge stopped.
+pub(super) enum Stop {
+    /// A table of a layer cannot be read. Nothing is written: a table that
+    /// cannot be read is never rewritten from what could be, which would
+    /// record the new tips over missing entries.
+    Unreadable,
+    /// Writing the new layer failed.
+    Io(std::io::Error),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Stop {
+        Stop::Io(e)
+    }
+}
+
+/// Writes the layer holding what `layers` (oldest first) say, the newest
+/// word on each key winning, to `out`, table by table as they are read:
+/// every table of this build, `SRCT` last, holding `totals`. `bottom`: no
+/// layer lies under them, so the tombstones of gone pool entries and
+/// documents are dropped.
+///
+/// Nothing is built whole: each table is a merge of the layers' tables
+/// read in key order a chunk at a time ([`Scan`]), written as it goes.
+/// What it keeps is about the keys the newer layers replace ([`Walk`])
+/// and, for the postings, each document's new row (4 bytes a document);
+/// the bytes are the same as [`fresh`] would encode from one overlay of
+/// every change the layers hold.
+pub(super) fn stream(
+    layers: &[&Layer],
+    bottom: bool,
+    totals: &Totals,
+    out: &mut LayerWriter,
+) -> Result<(), Stop> {
+    recall(layers, bottom, out)?;
+    for (tag, width) in [(ARTS, ART_WIDTH), (LESN, LES_WIDTH)] {
+        out.table(tag, width, 16)?;
+        let mut walk = Walk::new(layers, tag, 16)?;
+        while walk.next_key() {
+            let h = walk.holders();
+            out.push(walk.record(*h.last().expect("a holder")))?;
+            walk.advance()?;
+        }
+    }
+    super::private::stream(layers, out)?;
+    search::stream(layers, bottom, out)?;
+    let t = search::totals_table(totals);
+    out.table(t.tag, t.width, t.key)?;
+    for rec in t.records.chunks_exact(t.width) {
+        out.push(rec)?;
+    }
+    Ok(())
+}
+
+/// The recall tables, merged: an entry's slot, summary and keys come from
+/// the newest layer that has a slot for it.
+fn recall(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> Result<(), Stop> {
+    // First which entries each layer holds that a newer one replaces, for
+    // the keys (which come first in the file).
+    let mut replaced: Vec<Vec<[u8; 16]>> = vec![Vec::new(); layers.len()];
+    let mut walk = Walk::new(layers, RCLS, 16)?;
+    while walk.next_key() {
+        let h = walk.holders();
+        for &i in &h[..h.len() - 1] {
+            replaced[i].push(walk.record(i)[..16].try_into().expect("an id"));
+        }
+        walk.advance()?;
+    }
+    out.table(RCLK, RCLK_WIDTH, 24)?;
+    union(
+        layers,
+        RCLK,
+        24,
+        |i, rec| {
+            let id: [u8; 16] = rec[8..24].try_into().expect("an id");
+            replaced[i].binary_search(&id).is_err()
+        },
+        out,
+    )?;
+    // Then the slots, the summaries laid out in their order, and the
+    // summaries themselves.
+    out.table(RCLS, RCLS_WIDTH, 16)?;
+    let mut at = 0u64;
+    let mut walk = Walk::new(layers, RCLS, 16)?;
+    while walk.next_key() {
+        let h = walk.holders();
+        let rec = walk.record(*h.last().expect("a holder"));
+        match slot(rec) {
+            Some((_, len)) => {
+                out.push(&slot_record(&rec[..16], at, len as u32))?;
+                at += len as u64;
+            }
+            None if !bottom => out.push(&slot_record(&rec[..16], 0, TOMBSTONE))?,
+            None => {}
+        }
+        walk.advance()?;
+    }
+    out.table(RCLH, 1, 0)?;
+    let mut heaps = layers
+        .iter()
+        .map(|l| Some(Window::new(&l.bytes, l.table(RCLH)?)))
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Stop::Unreadable)?;
+    let mut walk = Walk::new(layers, RCLS, 16)?;
+    while walk.next_key() {
+        let h = walk.holders();
+        let w = *h.last().expect("a holder");
+        if let Some((off, len)) = slot(walk.record(w)) {
+            out.push(heaps[w].slice(off, len).ok_or(Stop::Unreadable)?)?;
+        }
+        walk.advance()?;
+    }
+    Ok(())
+}
+
+/// One table of several layers walked together in key order: at each key,
+/// which of them hold it (oldest first), so that the caller can take the
+/// newest word, or the oldest.
+pub(super) struct Walk<'l> {
+    scans: Vec<Scan<'l>>,
+    key: usize,
+    /// The layers holding the current key.
+    holders: Vec<usize>,
+}
+
+impl<'l> Walk<'l> {
+    /// A walk of the table `tag` of `layers`, by its records' first `key`
+    /// bytes; [`Stop::Unreadable`] when a layer lacks it or it cannot be
+    /// read.
+    pub(super) fn new(layers: &[&'l Layer], tag: Tag, key: usize) -> Result<Walk<'l>, Stop> {
+        Ok(Walk {
+            scans: scans(layers, tag)?,
+            key,
+            holders: Vec::with_capacity(layers.len()),
+        })
+    }
+
+    /// Moves to the next key; `false` once every table is walked.
+    pub(super) fn next_key(&mut self) -> bool {
+        self.holders.clear();
+        let mut min: Option<&[u8]> = None;
+        for (i, s) in self.scans.iter().enumerate() {
+            let Some(rec) = s.current() else { continue };
+            let k = &rec[..self.key];
+            match min.map(|m| k.cmp(m)) {
+                Some(std::cmp::Ordering::Greater) => {}
+                Some(std::cmp::Ordering::Equal) => self.holders.push(i),
+                _ => {
+                    min = Some(k);
+                    self.holders.clear();
+                    self.holders.push(i);
+                }
+            }
+        }
+        !self.holders.is_empty()
+    }
+
+    /// The current key's holders, by their index in the layers given,
+    /// oldest first.
+    pub(super) fn holders(&self) -> &[usize] {
+        &self.holders
+    }
+
+    /// Holder `i`'s record of the current key.
+    pub(super) fn record(&self, i: usize) -> &[u8] {
+        self.scans[i].current().expect("a holder's record")
+    }
+
+    /// Holder `i`'s row of the current key, in its table.
+    pub(super) fn row(&self, i: usize) -> u64 {
+        self.scans[i].row()
+    }
+
+    /// Past the current key.
+    pub(super) fn advance(&mut self) -> Result<(), Stop> {
+        for &i in &self.holders {
+            self.scans[i].advance().ok_or(Stop::Unreadable)?;
+        }
+        Ok(())
+    }
+}
+
+/// Scans of the table `tag` of each layer.
+fn scans<'l>(layers: &[&'l Layer], tag: Tag) -> Result<Vec<Scan<'l>>, Stop> {
+    layers
+        .iter()
+        .map(|l| Scan::new(&l.bytes, l.table(tag)?))
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Stop::Unreadable)
+}
+
+/// Writes to `out` the records of the table `tag` of `layers` that `keep`
+/// keeps (it is given the layer's index and the record, which it may
+/// rewrite), in the order of their first `key` bytes. Each layer's kept
+/// records must stay in that order, as a layer's own records are.
+pub(super) fn union(
+    layers: &[&Layer],
+    tag: Tag,
+    key: usize,
+    mut keep: impl FnMut(usize, &mut [u8]) -> bool,
+    out: &mut LayerWriter,
+) -> Result<(), Stop> {
+    let mut scans = scans(layers, tag)?;
+    // Each layer's next kept record, rewritten, while it has one.
+    let mut heads: Vec<Vec<u8>> = vec![Vec::new(); scans.len()];
+    let mut live = vec![false; scans.len()];
+    let mut next = |i: usize, s: &mut Scan, head: &mut Vec<u8>| -> Result<bool, Stop> {
+        while let Some(rec) = s.current() {
+            head.clear();
+            head.extend_from_slice(rec);
+            s.advance().ok_or(Stop::Unreadable)?;
+            if keep(i, head) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    };
+    for (i, (s, head)) in scans.iter_mut().zip(&mut heads).enumerate() {
+        live[i] = next(i, s, head)?;
+    }
+    loop {
+        let first = (0..heads.len())
+            .filter(|&i| live[i])
+            .min_by(|&a, &b| heads[a][..key].cmp(&heads[b][..key]));
+        let Some(i) = first else { break };
+        out.push(&heads[i])?;
+        live[i] = next(i, &mut scans[i], &mut heads[i])?;
+    }
+    Ok(())
 }
 
 /// The index writers' lock: `flock` on `index.lock`, which the kernel
@@ -347,10 +561,11 @@ mod tests {
     use gix::ObjectId;
 
     use super::*;
-    use crate::model::{ProposalStatus, Source, Visibility};
+    use crate::model::{Id, ProposalStatus, Source, Visibility};
     use crate::search::terms::Term;
     use crate::search::{Doc, Place, Posting, Shown, Status};
-    use crate::store::index::{ArtifactOutcome, DocKey, LessonEntry, TABLES};
+    use crate::store::index::{ArtifactOutcome, DocKey, Held, LessonEntry, TABLES};
+    use crate::store::layout::Branch;
     use crate::summary::Summary;
 
     fn id(n: u8) -> Id {
@@ -450,6 +665,22 @@ mod tests {
             o.summaries.insert(s.id, Some(s));
             o.docs.insert(DocKey::proposal(l), Some(doc_of(n, false)));
         }
+        // Objects of the private branches: new ones, and one an earlier
+        // round knew (whose oldest word stands).
+        for k in 0..(1 + r % 3) {
+            o.note_private(
+                oid(10_000 + r * 10 + k),
+                Branch::Ledger,
+                Held::Tree { commit: oid(r) },
+            );
+        }
+        if r > 0 {
+            o.note_private(
+                oid(10_000 + (r - 1) * 10),
+                Branch::Pool(Source::Local),
+                Held::File { commit: oid(r) },
+            );
+        }
         if r > 2 {
             // An earlier lesson moves on; an earlier entry is replaced by
             // another's content, one is gone, and a gone one comes back.
@@ -536,6 +767,9 @@ mod tests {
         all.summaries
             .extend(o.summaries.iter().map(|(k, v)| (*k, v.clone())));
         all.docs.extend(o.docs.iter().map(|(k, v)| (*k, v.clone())));
+        for (k, v) in &o.private {
+            all.private.entry(*k).or_insert(*v);
+        }
     }
 
     /// Persists round `r`'s changes as the index at `dir` and adds them
@@ -629,6 +863,91 @@ mod tests {
         // Geometric: layers stay about log2 of the writes, not one each.
         assert!(most_layers <= 8, "{most_layers} layers");
         assert!(most_layers >= 2, "layers were merged every time");
+    }
+
+    /// The layer `stream` writes from `layers`, as bytes.
+    fn streamed(dir: &Path, layers: &[&Layer], bottom: bool, totals: &Totals) -> Vec<u8> {
+        let path = dir.join("streamed.tab");
+        let file = fs::File::create(&path).unwrap();
+        let mut out = LayerWriter::new(file, TABLES.len()).unwrap();
+        assert!(stream(layers, bottom, totals, &mut out).is_ok());
+        let (_, _, size) = out.finish().unwrap();
+        let bytes = fs::read(&path).unwrap();
+        assert_eq!(bytes.len() as u64, size);
+        bytes
+    }
+
+    #[test]
+    fn a_streamed_merge_writes_the_layer_one_overlay_of_every_change_would() {
+        // One layer per round, as a write adds it (tombstones kept), read
+        // from files as the chain's are.
+        let dir = tempfile::tempdir().unwrap();
+        let totals = Totals {
+            docs: 7,
+            lengths: [1, 2, 3, 4],
+        };
+        let rounds = 14;
+        let layers: Vec<Layer> = (0..rounds)
+            .map(|r| {
+                let mut tables = fresh(&round(r), false);
+                tables.push(search::totals_table(&Totals::default()));
+                let path = dir.path().join(format!("round-{r}.tab"));
+                fs::write(&path, format::encode_layer(tables)).unwrap();
+                let bytes = Bytes::of_file(fs::File::open(&path).unwrap());
+                assert!(matches!(bytes, Bytes::Map(..)));
+                let tables = format::read_layer(&bytes).unwrap();
+                Layer {
+                    name: format!("round-{r}.tab"),
+                    size: 0,
+                    bytes,
+                    tables,
+                }
+            })
+            .collect();
+        let mut tombstones = 0;
+        for start in 0..rounds as usize {
+            for end in start + 1..=rounds as usize {
+                let from: Vec<&Layer> = layers[start..end].iter().collect();
+                let mut all = Overlay::default();
+                for r in start..end {
+                    absorb(&mut all, &round(r as u32));
+                }
+                for bottom in [false, true] {
+                    let got = streamed(dir.path(), &from, bottom, &totals);
+                    let mut tables = fresh(&all, bottom);
+                    tables.push(search::totals_table(&totals));
+                    let want = format::encode_layer(tables);
+                    assert!(
+                        got == want,
+                        "rounds {start}..{end}, bottom {bottom}: {} bytes streamed, {} encoded",
+                        got.len(),
+                        want.len()
+                    );
+                }
+                tombstones += all.summaries.values().filter(|s| s.is_none()).count();
+            }
+        }
+        assert!(tombstones > 0, "no round removed an entry");
+        // What a merge reads is checked: a layer without a table, or with
+        // a slot past its heap, writes nothing.
+        let mut tables = fresh(&round(5), false);
+        tables.retain(|t| t.tag != PRIV);
+        tables.push(search::totals_table(&totals));
+        let lacking = Layer::in_memory(format::encode_layer(tables));
+        let mut tables = fresh(&round(6), false);
+        tables.push(search::totals_table(&totals));
+        let heap = tables.iter_mut().find(|t| t.tag == RCLH).unwrap();
+        assert!(!heap.records.is_empty());
+        heap.records.pop();
+        let short = Layer::in_memory(format::encode_layer(tables));
+        for bad in [&lacking, &short] {
+            let file = fs::File::create(dir.path().join("bad.tab")).unwrap();
+            let mut out = LayerWriter::new(file, TABLES.len()).unwrap();
+            assert!(matches!(
+                stream(&[&layers[0], bad], false, &totals, &mut out),
+                Err(Stop::Unreadable)
+            ));
+        }
     }
 
     #[test]
@@ -813,7 +1132,7 @@ mod tests {
         fs::write(&layers[1], &bad).unwrap();
         usable(false);
         // Another whole layer in its place (of another size).
-        let other = format::encode_layer(merge(&[], &Overlay::default(), false).unwrap());
+        let other = format::encode_layer(fresh(&Overlay::default(), false));
         fs::write(&layers[1], &other).unwrap();
         usable(false);
         fs::write(&layers[1], &whole).unwrap();

@@ -23,7 +23,8 @@ use std::ops::ControlFlow;
 
 use gix::ObjectId;
 
-use super::format::Tag;
+use super::format::{LayerWriter, Tag};
+use super::persist::{Stop, Walk};
 use super::{Index, Layer, Overlay};
 use crate::model::{Id, Source};
 use crate::store::layout::Branch;
@@ -222,23 +223,32 @@ impl Index {
     }
 }
 
-/// The `PRIV` records of `layers` (oldest first) and then `mem`, sorted by
-/// object id, the oldest word on each kept. `None` when a layer's table
-/// cannot be read.
-pub(super) fn merged(layers: &[Layer], mem: &Overlay) -> Option<Vec<u8>> {
-    let mut all: Vec<[u8; PRIV_WIDTH]> = Vec::new();
-    for l in layers {
-        let recs = l.all(PRIV)?;
-        all.extend(
-            recs.chunks_exact(PRIV_WIDTH)
-                .map(|r| <[u8; PRIV_WIDTH]>::try_from(r).expect("a record")),
-        );
+/// The `PRIV` records of `mem`, sorted by object id.
+pub(super) fn fresh(mem: &Overlay) -> Vec<u8> {
+    mem.private
+        .iter()
+        .flat_map(|(id, p)| encode(*id, p))
+        .collect()
+}
+
+/// Writes the `PRIV` table of the layer holding what `layers` (oldest
+/// first) hold, the oldest word on each object kept.
+pub(super) fn stream(layers: &[&Layer], out: &mut LayerWriter) -> Result<(), Stop> {
+    out.table(PRIV, PRIV_WIDTH, KEY)?;
+    let mut walk = Walk::new(layers, PRIV, KEY)?;
+    let mut last: Option<[u8; KEY]> = None;
+    while walk.next_key() {
+        let h = walk.holders();
+        let rec = walk.record(h[0]);
+        let key: [u8; KEY] = rec[..KEY].try_into().expect("a key");
+        // One record a key, even where a layer has two.
+        if last != Some(key) {
+            out.push(rec)?;
+            last = Some(key);
+        }
+        walk.advance()?;
     }
-    all.extend(mem.private.iter().map(|(id, p)| encode(*id, p)));
-    // Stable: of records with one key, the first pushed (the oldest) stays.
-    all.sort_by(|a, b| a[..KEY].cmp(&b[..KEY]));
-    all.dedup_by(|b, a| a[..KEY] == b[..KEY]);
-    Some(all.into_iter().flatten().collect())
+    Ok(())
 }
 
 #[cfg(test)]
@@ -374,7 +384,7 @@ mod tests {
             ]
             .into_iter(),
         );
-        let recs = merged(&[], &o).unwrap();
+        let recs = fresh(&o);
         let got: Vec<Private> = recs
             .chunks_exact(PRIV_WIDTH)
             .map(|r| decode(r).unwrap())

@@ -28,7 +28,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::format::{self, TableData, Tag};
+use super::format::{self, LayerWriter, TableData, Tag, Window};
+use super::persist::{Stop, Walk};
 use super::{id_at, Index, Layer, Overlay};
 use crate::model::{Id, Source};
 use crate::search::rank::Totals;
@@ -497,99 +498,15 @@ impl Index {
     }
 }
 
-/// A document as merging reads it back: its record's fields and what
-/// lies with it.
-struct Merged {
-    lengths: [u16; FIELDS],
-    place: Place,
-    status: Status,
-    shown: Option<Vec<u8>>,
-    /// (term bytes, packed frequencies).
-    postings: Vec<([u8; 6], [u8; 2])>,
-    artifacts: Vec<(Id, u8)>,
-}
-
-/// The search tables of one layer holding what `layers` (oldest first)
-/// and then `mem` say, the newest word on each document winning (see
-/// `persist::merge`); `SRCT` is the caller's, who knows the whole chain.
-/// `None` when a table cannot be read.
-pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec<TableData>> {
-    let mut docs: BTreeMap<DocKey, Option<Merged>> = BTreeMap::new();
-    for l in layers {
-        let records = l.all(SRCD)?;
-        let heap = l.all(SRCH)?;
-        let rows: Vec<DocKey> = records
-            .chunks_exact(SRCD_WIDTH)
-            .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key")))
-            .collect();
-        for rec in records.chunks_exact(SRCD_WIDTH) {
-            let key = DocKey(rec[..DOC_KEY].try_into().expect("a key"));
-            let merged = match decode(rec) {
-                Some(Record {
-                    lengths,
-                    place,
-                    status,
-                    slot: Some((off, len)),
-                    ..
-                }) => Some(Merged {
-                    lengths,
-                    place,
-                    status,
-                    shown: match len {
-                        0 => None,
-                        _ => {
-                            // Checked: the offset is read from a file.
-                            let start = usize::try_from(off).ok()?;
-                            Some(heap.get(start..start.checked_add(len)?)?.to_vec())
-                        }
-                    },
-                    postings: Vec::new(),
-                    artifacts: Vec::new(),
-                }),
-                _ => None,
-            };
-            docs.insert(key, merged);
-        }
-        for rec in l.all(SRCP)?.chunks_exact(SRCP_WIDTH) {
-            let row = u32::from_be_bytes(rec[6..10].try_into().expect("4 bytes")) as usize;
-            if let Some(Some(d)) = rows.get(row).and_then(|k| docs.get_mut(k)) {
-                d.postings
-                    .push((rec[..6].try_into().expect("6 bytes"), [rec[10], rec[11]]));
-            }
-        }
-        for rec in l.all(POOA)?.chunks_exact(POOA_WIDTH) {
-            if let Some(Some(d)) = docs.get_mut(&DocKey::entry(id_at(rec, 16))) {
-                d.artifacts.push((id_at(rec, 0), rec[32]));
-            }
-        }
-    }
-    for (key, doc) in &mem.docs {
-        let merged = doc.as_ref().map(|d| Merged {
-            lengths: d.lengths,
-            place: d.place,
-            status: d.status,
-            shown: d
-                .shown
-                .as_ref()
-                .map(|s| serde_json::to_vec(s).expect("what a proposal shows serialises")),
-            postings: d
-                .postings
-                .iter()
-                .map(|p| (term_bytes(p.key), pack_tf(p)))
-                .collect(),
-            artifacts: match d.place.pool() {
-                Some(pool) => d.artifacts.iter().map(|a| (*a, pool.code())).collect(),
-                None => Vec::new(),
-            },
-        });
-        docs.insert(*key, merged);
-    }
-    let mut records = Vec::with_capacity(docs.len() * SRCD_WIDTH);
+/// The search tables of a layer holding what `mem` holds (`SRCT` is the
+/// caller's, who knows the whole chain); see `persist::fresh`.
+pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
+    let mut records = Vec::with_capacity(mem.docs.len() * SRCD_WIDTH);
     let mut postings = Vec::new();
     let mut heap = Vec::new();
     let mut artifacts = Vec::new();
     let mut row: u32 = 0;
-    for (key, doc) in &docs {
+    for (key, doc) in &mem.docs {
         let Some(d) = doc else {
             if !bottom {
                 records.extend_from_slice(&encode(*key, None));
@@ -597,32 +514,28 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
             }
             continue;
         };
-        let (off, len) = (heap.len() as u64, d.shown.as_ref().map_or(0, Vec::len));
-        if let Some(s) = &d.shown {
-            heap.extend_from_slice(s);
-        }
-        let doc = Doc {
-            place: d.place,
-            status: d.status,
-            lengths: d.lengths,
-            postings: Vec::new(),
-            shown: None,
-            artifacts: Vec::new(),
-        };
-        records.extend_from_slice(&encode(*key, Some((&doc, off, len))));
-        for (term, tf) in &d.postings {
-            postings.extend_from_slice(term);
+        let shown = d
+            .shown
+            .as_ref()
+            .map(|s| serde_json::to_vec(s).expect("what a proposal shows serialises"));
+        let (off, len) = (heap.len() as u64, shown.as_ref().map_or(0, Vec::len));
+        heap.extend(shown.into_iter().flatten());
+        records.extend_from_slice(&encode(*key, Some((d, off, len))));
+        for p in &d.postings {
+            postings.extend_from_slice(&term_bytes(p.key));
             postings.extend_from_slice(&row.to_be_bytes());
-            postings.extend_from_slice(tf);
+            postings.extend_from_slice(&pack_tf(p));
         }
-        for (artifact, pool) in &d.artifacts {
-            artifacts.extend_from_slice(&artifact.to_bytes());
-            artifacts.extend_from_slice(&key.id().to_bytes());
-            artifacts.push(*pool);
+        if let Some(pool) = d.place.pool() {
+            for artifact in &d.artifacts {
+                artifacts.extend_from_slice(&artifact.to_bytes());
+                artifacts.extend_from_slice(&key.id().to_bytes());
+                artifacts.push(pool.code());
+            }
         }
         row += 1;
     }
-    Some(vec![
+    vec![
         TableData {
             tag: SRCD,
             width: SRCD_WIDTH,
@@ -647,7 +560,130 @@ pub(super) fn merge(layers: &[Layer], mem: &Overlay, bottom: bool) -> Option<Vec
             key: 32,
             records: artifacts,
         },
-    ])
+    ]
+}
+
+/// A row no document of the merged layer has.
+const NO_ROW: u32 = u32::MAX;
+
+/// Writes the search tables of the layer holding what `layers` (oldest
+/// first) hold, the newest word on each document winning with its
+/// postings and artifacts (see `persist::stream`): `SRCD`, then `SRCP`
+/// (each layer's postings of the documents it wins, renumbered to their
+/// new rows: in the order they were in), `SRCH`, `POOA`.
+pub(super) fn stream(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> Result<(), Stop> {
+    // Each layer's documents' new rows, and the documents it holds that
+    // are not live in the new layer (replaced, or gone), by key.
+    let mut rows: Vec<Vec<u32>> = Vec::with_capacity(layers.len());
+    for l in layers {
+        let n = l.table(SRCD).ok_or(Stop::Unreadable)?.count;
+        rows.push(vec![
+            NO_ROW;
+            usize::try_from(n).map_err(|_| Stop::Unreadable)?
+        ]);
+    }
+    let mut dead: Vec<Vec<DocKey>> = vec![Vec::new(); layers.len()];
+    out.table(SRCD, SRCD_WIDTH, DOC_KEY)?;
+    let (mut row, mut at) = (0u32, 0u64);
+    let mut walk = Walk::new(layers, SRCD, DOC_KEY)?;
+    while walk.next_key() {
+        let h = walk.holders();
+        let (w, older) = h.split_last().expect("a holder");
+        let rec = walk.record(*w);
+        let key = DocKey(rec[..DOC_KEY].try_into().expect("a key"));
+        for &i in older {
+            dead[i].push(key);
+        }
+        match winner(rec) {
+            None => {
+                dead[*w].push(key);
+                if !bottom {
+                    out.push(&encode(key, None))?;
+                    row += 1;
+                }
+            }
+            Some((doc, len)) => {
+                out.push(&encode(key, Some((&doc, at, len))))?;
+                rows[*w][walk.row(*w) as usize] = row;
+                row += 1;
+                at += len as u64;
+            }
+        }
+        walk.advance()?;
+    }
+    out.table(SRCP, SRCP_WIDTH, 10)?;
+    super::persist::union(
+        layers,
+        SRCP,
+        10,
+        |i, rec| {
+            let old = u32::from_be_bytes(rec[6..10].try_into().expect("4 bytes"));
+            match rows[i].get(old as usize) {
+                Some(&new) if new != NO_ROW => {
+                    rec[6..10].copy_from_slice(&new.to_be_bytes());
+                    true
+                }
+                _ => false,
+            }
+        },
+        out,
+    )?;
+    out.table(SRCH, 1, 0)?;
+    let mut heaps = layers
+        .iter()
+        .map(|l| Some(Window::new(&l.bytes, l.table(SRCH)?)))
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Stop::Unreadable)?;
+    let mut walk = Walk::new(layers, SRCD, DOC_KEY)?;
+    while walk.next_key() {
+        let h = walk.holders();
+        let w = *h.last().expect("a holder");
+        let rec = walk.record(w);
+        if let (
+            Some(_),
+            Some(Record {
+                slot: Some((off, len)),
+                ..
+            }),
+        ) = (winner(rec), decode(rec))
+        {
+            if len > 0 {
+                out.push(heaps[w].slice(off, len).ok_or(Stop::Unreadable)?)?;
+            }
+        }
+        walk.advance()?;
+    }
+    out.table(POOA, POOA_WIDTH, 32)?;
+    super::persist::union(
+        layers,
+        POOA,
+        32,
+        |i, rec| {
+            dead[i]
+                .binary_search(&DocKey::entry(id_at(rec, 16)))
+                .is_err()
+        },
+        out,
+    )
+}
+
+/// A document record that stays live: the document (its lengths, place
+/// and status) and the length of what it shows; `None` when it is gone or
+/// does not read.
+fn winner(rec: &[u8]) -> Option<(Doc, usize)> {
+    let r = decode(rec)?;
+    let (_, len) = r.slot?;
+    Some((
+        Doc {
+            place: r.place,
+            status: r.status,
+            lengths: r.lengths,
+            postings: Vec::new(),
+            shown: None,
+            artifacts: Vec::new(),
+        },
+        len,
+    ))
 }
 
 #[cfg(test)]
