@@ -432,7 +432,7 @@ pub fn read_layer(bytes: &Bytes) -> Result<Vec<TableDir>, FormatError> {
 const CHUNK: usize = 64 << 10;
 
 /// A table's records in key order, read a chunk at a time: a merge reads
-/// a table of any size in [`CHUNK`] bytes of memory, with positioned reads
+/// a table of any size in `CHUNK` (64 KiB) of memory, with positioned reads
 /// of the file rather than through its map.
 pub struct Scan<'b> {
     bytes: &'b Bytes,
