@@ -17,7 +17,7 @@
 //!
 //! Nothing in an ingest run grows with the input but what the model could
 //! not answer: what waits to be written is a chunk, what waits to be told
-//! is bounded ([`WAITING_MAX`]), and a copy of an artifact written earlier
+//! is bounded ([`WAITING_CHUNKS`] chunks), and a copy of an artifact written earlier
 //! is found in the index, reloaded after each write. (`--redo` also holds
 //! the ids it redoes and their decline commits, from one walk of the
 //! ledger.)
@@ -47,14 +47,37 @@ use crate::store::{layout, ArtifactOutcome, Branch, Change, CommitSpec, Index, T
 /// writes (never a half-written one), here at most this many model calls.
 pub const CHUNK: usize = 256;
 
-/// Artifacts written per transaction by the offline backend, whose
-/// determinations cost nothing to make again. A transaction writes one
-/// pack, and a tree's delta chain cannot cross packs: with 256 a chunk, at
-/// 100,000 artifacts nearly every fan-out tree a chunk touches is stored
-/// whole (about 230 of the 1,024 per pack), and the batch ends 3.4 times
-/// `git fast-import`'s size. With this many, each tree is stored whole
-/// once per pack and as a small delta after that (docs/PERFORMANCE.md).
+/// Artifacts written per transaction by the offline backend onto a small
+/// ledger, whose determinations cost nothing to make again. A transaction
+/// writes one pack, and a tree's delta chain cannot cross packs: every
+/// fan-out tree a chunk touches is stored whole once in its pack. With 256
+/// a chunk, at 100,000 artifacts nearly every one a chunk touches is
+/// stored whole (about 230 of the 1,024 per pack), and the batch ends 3.4
+/// times `git fast-import`'s size. With this many, each tree is stored
+/// whole once per pack and as a small delta after that
+/// (docs/PERFORMANCE.md). On a larger ledger the chunk grows with it:
+/// [`offline_chunk`].
 pub const OFFLINE_CHUNK: usize = 2048;
+
+/// The most artifacts one offline transaction writes, whatever the
+/// ledger's size: what a chunk holds in memory until its pack is written
+/// (its determinations, records and commits) grows with it.
+pub const OFFLINE_CHUNK_MAX: usize = 16_384;
+
+/// How many artifacts an offline transaction writes onto a ledger that
+/// already knows about `known` artifacts: an eighth of them, within
+/// [`OFFLINE_CHUNK`] and [`OFFLINE_CHUNK_MAX`].
+///
+/// The fan-out trees a pack must store whole add up to about the whole
+/// ledger's trees (a chunk of a few thousand touches nearly every leaf),
+/// so their cost per record is the ledger's size over the chunk's: a
+/// chunk that keeps pace with the ledger keeps that cost per record
+/// constant instead of growing with the ledger. At 100,000 artifacts, a
+/// chunk of 2,048 left the batch 1.94 times `git fast-import`'s size and
+/// one of 8,192 1.37 times (docs/PERFORMANCE.md).
+pub fn offline_chunk(known: usize) -> usize {
+    (known / 8).clamp(OFFLINE_CHUNK, OFFLINE_CHUNK_MAX)
+}
 
 /// Why an artifact was skipped without a model call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,11 +160,21 @@ pub struct Report {
 /// determination is settled when its chunk is written.
 pub type Told<'a> = dyn FnMut(&Outcome, Option<&str>) + 'a;
 
-/// At most this many items wait to be told (the items since the oldest
-/// determination not yet written, each with its source and outcome)
-/// before the determinations are written early, so that input full of
-/// artifacts history has seen cannot pile up behind one that is new.
-const WAITING_MAX: usize = 4 * OFFLINE_CHUNK;
+/// At most this many times a chunk of items wait to be told (the items
+/// since the oldest determination not yet written, each with its source
+/// and outcome) before the determinations are written early, so that
+/// input full of artifacts history has seen cannot pile up behind one
+/// that is new.
+const WAITING_CHUNKS: usize = 4;
+
+/// How many determinations a transaction of `backend` writes, on the
+/// ledger `index` knows.
+fn chunk_for(backend: &Backend, index: &Index) -> usize {
+    match backend {
+        Backend::Offline => offline_chunk(index.artifacts_estimate()),
+        Backend::Command { .. } => CHUNK,
+    }
+}
 
 /// A determination waiting to be written.
 enum Pending {
@@ -279,7 +312,7 @@ fn transform_template(lore: &Lore) -> Result<String, LoreError> {
 
 /// One run over a stream of items: what waits to be told, what waits to be
 /// written, and what the run has learnt on the way. Everything it holds is
-/// bounded by a chunk (and [`WAITING_MAX`]) except `outages`, which holds
+/// bounded by a chunk (and [`WAITING_CHUNKS`] of them) except `outages`, which holds
 /// the artifacts the model gave no answer for.
 struct Run<'r, 't, 'a> {
     backend: &'r Backend,
@@ -310,10 +343,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         let template = transform_template(lore)?;
         let index = Index::load(&lore.store)?;
         let claims = open_claims(lore, backend);
-        let chunk = match backend {
-            Backend::Offline => OFFLINE_CHUNK,
-            Backend::Command { .. } => CHUNK,
-        };
+        let chunk = chunk_for(backend, &index);
         Ok(Run {
             backend,
             template,
@@ -424,7 +454,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
             c.keep_alive();
         }
         if self.pending.len() >= self.chunk
-            || (!self.pending.is_empty() && self.order.waiting.len() >= WAITING_MAX)
+            || (!self.pending.is_empty() && self.order.waiting.len() >= WAITING_CHUNKS * self.chunk)
         {
             self.flush(lore);
         }
@@ -451,6 +481,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         let index = Index::load(&lore.store).map_err(LoreError::from);
         match (written, index) {
             (Ok(()), Ok(index)) => {
+                self.chunk = chunk_for(self.backend, &index);
                 self.index = Some(index);
                 if let Some(c) = self.claims.as_mut() {
                     for (_, p) in &batch {
@@ -495,7 +526,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
 
 /// Runs ingest over `items`, taking each as it comes (a stream of any
 /// length: what waits to be written is at most a chunk, and what waits to
-/// be told at most [`WAITING_MAX`] items). `told` hears each item's
+/// be told at most [`WAITING_CHUNKS`] chunks of items). `told` hears each item's
 /// outcome in input order. Fails only for setup errors, before anything is
 /// written.
 pub fn ingest(
@@ -981,5 +1012,20 @@ fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id, redo: Option<&Redo>) 
             *claims = None;
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_offline_chunk_keeps_pace_with_the_ledger_within_its_bounds() {
+        assert_eq!(offline_chunk(0), OFFLINE_CHUNK);
+        assert_eq!(offline_chunk(16_384), OFFLINE_CHUNK);
+        assert_eq!(offline_chunk(40_000), 5_000);
+        assert_eq!(offline_chunk(100_000), 12_500);
+        assert_eq!(offline_chunk(1_000_000), OFFLINE_CHUNK_MAX);
+        assert_eq!(offline_chunk(usize::MAX), OFFLINE_CHUNK_MAX);
     }
 }

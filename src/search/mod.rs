@@ -15,8 +15,6 @@
 pub mod rank;
 pub mod terms;
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::model::{Id, Lesson, LessonStatus, Proposal, ProposalStatus, Source};
@@ -202,15 +200,10 @@ fn index_fields(
     applies_to: &crate::model::AppliesTo,
 ) -> ([u16; FIELDS], Vec<Posting>) {
     let mut lengths = [0u32; FIELDS];
-    let mut counts: BTreeMap<String, ([u32; FIELDS], bool)> = BTreeMap::new();
-    for (f, text) in [claim, rationale, resolution].into_iter().enumerate() {
-        for t in tokens(text) {
-            for term in t.terms() {
-                lengths[f] += 1;
-                counts.entry(term.to_owned()).or_default().0[f] += 1;
-            }
-        }
-    }
+    // Every occurrence of a term (the term, its field, whether it names a
+    // package exactly), borrowed from the tokens; sorted, each run of one
+    // term is one posting, and each term is hashed once.
+    let texts = [tokens(claim), tokens(rationale), tokens(resolution)];
     let mut names: Vec<String> = applies_to
         .stack
         .iter()
@@ -221,23 +214,36 @@ fn index_fields(
     }
     names.sort();
     names.dedup();
+    let packages: Vec<Vec<(String, bool)>> = names.iter().map(|n| package_terms(n)).collect();
     let stack = Field::Stack as usize;
-    for name in &names {
-        for (term, exact) in package_terms(name) {
-            lengths[stack] += 1;
-            let e = counts.entry(term).or_default();
-            e.0[stack] += 1;
-            e.1 |= exact;
+    let mut seen: Vec<(&str, usize, bool)> = Vec::new();
+    for (f, tokens) in texts.iter().enumerate() {
+        for t in tokens {
+            for term in t.terms() {
+                lengths[f] += 1;
+                seen.push((term, f, false));
+            }
         }
     }
-    let mut postings: Vec<Posting> = counts
-        .iter()
-        .map(|(term, (tf, exact))| Posting {
-            key: Term::key(term),
+    for (term, exact) in packages.iter().flatten() {
+        lengths[stack] += 1;
+        seen.push((term, stack, *exact));
+    }
+    seen.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut postings: Vec<Posting> = Vec::new();
+    for run in seen.chunk_by(|a, b| a.0 == b.0) {
+        let mut tf = [0u32; FIELDS];
+        let mut exact = false;
+        for &(_, f, e) in run {
+            tf[f] += 1;
+            exact |= e;
+        }
+        postings.push(Posting {
+            key: Term::key(run[0].0),
             tf: std::array::from_fn(|f| tf[f].min(u32::from(MAX_TF[f])) as u8),
-            exact: *exact,
-        })
-        .collect();
+            exact,
+        });
+    }
     postings.sort_by_key(|p| p.key);
     // Two terms of one lesson with the same key (one in a hundred million
     // lessons): counted as one.
@@ -318,6 +324,26 @@ mod tests {
             "../review/testdata/pool-entry.approved-org.json"
         ))
         .unwrap()
+    }
+
+    #[test]
+    fn a_term_counted_past_what_the_index_holds_saturates_and_each_term_is_one_posting() {
+        let mut l = lesson();
+        l.claim = "lodash ".repeat(20);
+        l.rationale = "Lodash lodash".into();
+        l.evidence.resolution = String::new();
+        l.applies_to.stack = vec!["lodash".into(), "npm:lodash".into()];
+        let d = Doc::of_lesson(&l);
+        let p = d.posting(Term::key("lodash")).unwrap();
+        assert_eq!(p.tf[Field::Claim as usize], MAX_TF[Field::Claim as usize]);
+        assert_eq!(p.tf[Field::Rationale as usize], 2);
+        assert!(p.exact);
+        assert_eq!(d.lengths[Field::Claim as usize], 20);
+        let keys: Vec<u64> = d.postings.iter().map(|p| p.key).collect();
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(keys, sorted, "postings sorted by key, each once");
     }
 
     #[test]

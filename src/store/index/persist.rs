@@ -1186,4 +1186,23 @@ mod tests {
         fs::write(&path, b"LOREIDX\x02\0\0\0\0\0\0\0\0").unwrap();
         assert!(Index::open(path).layers.is_empty());
     }
+
+    #[test]
+    fn the_artifact_estimate_counts_every_layer_and_the_overlay() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut all = Overlay::default();
+        for r in 0..40 {
+            write_round(dir.path(), r, &mut all);
+        }
+        let mut index = at(dir.path(), 40);
+        index.mem = round(40);
+        let exact = {
+            let mut every = all.artifacts.clone();
+            every.extend(index.mem.artifacts.iter().map(|(k, v)| (*k, *v)));
+            every.len()
+        };
+        assert!(index.layers.len() > 1, "the rounds left several layers");
+        // Each artifact is written once here, so the estimate is exact.
+        assert_eq!(index.artifacts_estimate(), exact);
+    }
 }

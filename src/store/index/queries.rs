@@ -197,6 +197,21 @@ impl Index {
         out.into_values().collect()
     }
 
+    /// About how many artifacts the index knows, read from the layers'
+    /// table headers and the overlay without reading a record: what a
+    /// batch sizes its packs by. An artifact whose outcome changed after it
+    /// reached a layer (a redo) counts once in each layer holding it, so
+    /// this is an upper bound, within a few percent in practice.
+    pub fn artifacts_estimate(&self) -> usize {
+        let layered: u64 = self
+            .layers
+            .iter()
+            .filter_map(|l| l.table(ARTS))
+            .map(|t| t.count)
+            .sum();
+        usize::try_from(layered).unwrap_or(usize::MAX) + self.mem.artifacts.len()
+    }
+
     /// How many artifacts and lessons it knows.
     pub fn counts(&self) -> (usize, usize) {
         (self.artifacts().len(), self.lessons().len())
