@@ -282,6 +282,21 @@ impl Index {
         if self.refs.get(&name).map(|r| r.tip) != base {
             return;
         }
+        let verified = self.refs.get(&name).and_then(|r| r.verified);
+        self.refs.insert(
+            name.clone(),
+            RefState {
+                name,
+                tip: head,
+                verified,
+            },
+        );
+        // Usually the index learned nothing else since it was loaded: the
+        // transaction's overlay is written as it is, without a copy.
+        if self.mem.len() == 0 {
+            let _ = self.persist_from(overlay);
+            return;
+        }
         for (k, v) in &overlay.artifacts {
             self.mem.artifacts.insert(*k, *v);
         }
@@ -297,15 +312,6 @@ impl Index {
         for (k, v) in &overlay.private {
             self.mem.private.entry(*k).or_insert(*v);
         }
-        let verified = self.refs.get(&name).and_then(|r| r.verified);
-        self.refs.insert(
-            name.clone(),
-            RefState {
-                name,
-                tip: head,
-                verified,
-            },
-        );
         let _ = self.persist();
     }
 }

@@ -153,20 +153,6 @@ enum Word<'b> {
 }
 
 impl Layer {
-    /// A layer encoded in memory ([`format::encode_layer`]), named by no
-    /// chain: what a write adds, as the top layer of a merge.
-    fn in_memory(bytes: Vec<u8>) -> Layer {
-        let size = bytes.len() as u64;
-        let bytes = Bytes::Memory(bytes);
-        let tables = format::read_layer(&bytes).expect("a layer this build encoded");
-        Layer {
-            name: String::new(),
-            size,
-            bytes,
-            tables,
-        }
-    }
-
     fn table(&self, tag: Tag) -> Option<&TableDir> {
         self.tables.iter().find(|t| t.tag == tag)
     }

@@ -39,11 +39,12 @@ impl Index {
     /// record is rewritten about that many times over its life, and a write
     /// costs what changed, amortised, not the whole index.
     ///
-    /// What `mem` holds is encoded in memory ([`fresh`]): its size decides
-    /// what it absorbs. When it absorbs layers, they and it are merged
-    /// straight into the new layer's file ([`stream`]), read and written a
-    /// chunk at a time, the header written last; the bytes are those an
-    /// encoding of the merged tables in memory would give.
+    /// What `mem` holds becomes tables in memory ([`fresh`]), written
+    /// sorted to a file ([`format::write_layer`]); their size decides what
+    /// they absorb. When they absorb layers, they and the layers are
+    /// merged straight into the new layer's file ([`stream`]), read and
+    /// written a chunk at a time, the header written last; the bytes are
+    /// those an encoding of the merged tables in memory would give.
     ///
     /// One writer at a time (`index.lock`, an advisory lock the kernel
     /// drops with its process). A writer that finds the lock held, or the
@@ -63,9 +64,21 @@ impl Index {
     /// Returns whether the index on disk is now this one: `false` when the
     /// lock was held or the chain had moved, and nothing was written.
     pub(super) fn persist(&mut self) -> Result<bool, StoreError> {
+        let mem = std::mem::take(&mut self.mem);
+        let written = self.persist_from(&mem);
+        if !matches!(written, Ok(true)) {
+            self.mem = mem;
+        }
+        written
+    }
+
+    /// [`Index::persist`], with `mem` for what the index's own overlay
+    /// holds (which is left alone): a transaction's overlay is written
+    /// without a copy of it ([`Index::remember`]).
+    pub(super) fn persist_from(&mut self, mem: &Overlay) -> Result<bool, StoreError> {
         let full = self.layers.is_empty();
         let refs: Vec<RefState> = self.refs.values().cloned().collect();
-        if !full && self.mem.len() == 0 {
+        if !full && mem.len() == 0 {
             let same = format::encode_chain(&Chain {
                 refs: refs.clone(),
                 layers: self.layer_refs(self.layers.len()),
@@ -96,14 +109,13 @@ impl Index {
         let mut start = self.layers.len();
         let mut layers = self.layer_refs(start);
         let mut written = None;
-        if self.mem.len() > 0 {
+        if mem.len() > 0 {
             // The chain's search totals once this layer is on it,
             // whichever layers it absorbs.
-            let totals = self.search_totals();
-            let mut tables = fresh(&self.mem, full);
+            let totals = self.totals_with(mem);
+            let mut tables = fresh(mem, full);
             tables.push(search::totals_table(&totals));
-            let fresh = format::encode_layer(tables);
-            let mut sum = fresh.len() as u64;
+            let mut sum = format::layer_len(&tables);
             while start > 0 && self.layers[start - 1].size < COMPACT_FACTOR * sum {
                 start -= 1;
                 sum += self.layers[start].size;
@@ -117,14 +129,28 @@ impl Index {
                 || format!("writing an index layer in {}", layer_dir.display()),
             )?;
             let size = if start == self.layers.len() {
-                crate::store::io_ctx(tmp.as_file().write_all(&fresh), || {
-                    "writing an index layer".into()
-                })?;
-                fresh.len() as u64
+                let (_, _, size) = crate::store::io_ctx(
+                    tmp.as_file()
+                        .try_clone()
+                        .and_then(|file| format::write_layer(tables, file)),
+                    || "writing an index layer".into(),
+                )?;
+                size
             } else {
-                // The layers it absorbs, and what `mem` holds as the layer
-                // on top of them, merged into the file as it is read.
-                let top = Layer::in_memory(fresh);
+                // What `mem` holds, as a layer of its own in a file without
+                // a name, on top of the layers it absorbs; all merged into
+                // the new layer's file as they are read.
+                let (file, dirs, size) = crate::store::io_ctx(
+                    tempfile::tempfile_in(&layer_dir)
+                        .and_then(|file| format::write_layer(tables, file)),
+                    || format!("writing an index layer in {}", layer_dir.display()),
+                )?;
+                let top = Layer {
+                    name: String::new(),
+                    size,
+                    bytes: Bytes::of_file(file),
+                    tables: dirs,
+                };
                 let from: Vec<&Layer> = self.layers[start..].iter().chain([&top]).collect();
                 let merged = tmp
                     .as_file()
@@ -208,7 +234,6 @@ impl Index {
         self.layers.truncate(start);
         self.layers.extend(written);
         self.chain = Some(chain);
-        self.mem = Overlay::default();
         Ok(true)
     }
 }
@@ -773,11 +798,17 @@ mod tests {
     }
 
     /// Persists round `r`'s changes as the index at `dir` and adds them
-    /// to `all`, what one overlay of every change holds.
+    /// to `all`, what one overlay of every change holds: on odd rounds as
+    /// a transaction's, which the index writes without copying it.
     fn write_round(dir: &Path, r: u32, all: &mut Overlay) {
         let o = round(r);
         absorb(all, &o);
         let mut index = at(dir, r);
+        if r % 2 == 1 {
+            index.refs.get_mut("refs/heads/ledger").unwrap().tip = oid(r - 1);
+            index.remember(Branch::Ledger, Some(oid(r - 1)), oid(r), &o);
+            return;
+        }
         index.mem = o;
         index.persist().unwrap();
     }
@@ -865,6 +896,19 @@ mod tests {
         assert!(most_layers >= 2, "layers were merged every time");
     }
 
+    /// A layer encoded in memory, named by no chain.
+    fn in_memory(bytes: Vec<u8>) -> Layer {
+        let size = bytes.len() as u64;
+        let bytes = Bytes::Memory(bytes);
+        let tables = format::read_layer(&bytes).unwrap();
+        Layer {
+            name: String::new(),
+            size,
+            bytes,
+            tables,
+        }
+    }
+
     /// The layer `stream` writes from `layers`, as bytes.
     fn streamed(dir: &Path, layers: &[&Layer], bottom: bool, totals: &Totals) -> Vec<u8> {
         let path = dir.join("streamed.tab");
@@ -933,13 +977,13 @@ mod tests {
         let mut tables = fresh(&round(5), false);
         tables.retain(|t| t.tag != PRIV);
         tables.push(search::totals_table(&totals));
-        let lacking = Layer::in_memory(format::encode_layer(tables));
+        let lacking = in_memory(format::encode_layer(tables));
         let mut tables = fresh(&round(6), false);
         tables.push(search::totals_table(&totals));
         let heap = tables.iter_mut().find(|t| t.tag == RCLH).unwrap();
         assert!(!heap.records.is_empty());
         heap.records.pop();
-        let short = Layer::in_memory(format::encode_layer(tables));
+        let short = in_memory(format::encode_layer(tables));
         for bad in [&lacking, &short] {
             let file = fs::File::create(dir.path().join("bad.tab")).unwrap();
             let mut out = LayerWriter::new(file, TABLES.len()).unwrap();

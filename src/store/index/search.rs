@@ -258,12 +258,17 @@ impl Index {
     /// How many documents are searched and their field lengths, summed:
     /// the top layer's totals (cumulative), plus what the overlay changed.
     pub fn search_totals(&self) -> Totals {
+        self.totals_with(&self.mem)
+    }
+
+    /// The same, with `mem` for the overlay.
+    pub(super) fn totals_with(&self, mem: &Overlay) -> Totals {
         let mut t = self
             .layers
             .last()
             .and_then(Layer::totals)
             .unwrap_or_default();
-        for (key, doc) in &self.mem.docs {
+        for (key, doc) in &mem.docs {
             if let Some(old) = self.layer_doc(*key) {
                 t.count(&old.lengths, false);
             }
