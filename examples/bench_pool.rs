@@ -1,6 +1,6 @@
 //! Builds what the recall benchmark measures against: a lesson repository
 //! whose `pool/org` holds N synthetic lessons, written through git-lore's
-//! own signed write path (one `promote` commit per lesson, a thousand per
+//! own signed write path (one `promote` commit per lesson, a thousand or more per
 //! transaction), and a project directory whose `package-lock.json` lists
 //! 2,000 packages.
 //!
@@ -33,7 +33,13 @@ use rand::SeedableRng;
 
 const UNIVERSE: u64 = 50_000;
 const INSTALLED: usize = 2_000;
+/// Lessons per transaction on a small pool; on a larger one an eighth of
+/// what the pool holds, at most [`PER_TRANSACTION_MAX`], as the offline
+/// ingest does (`ops::ingest::offline_chunk`): each transaction's pack
+/// stores the fan-out trees it touches whole, and at a million lessons a
+/// thousand per transaction would be a thousand packs of them.
 const PER_TRANSACTION: usize = 1_000;
+const PER_TRANSACTION_MAX: usize = 16_384;
 
 struct Rng(u64);
 
@@ -198,7 +204,8 @@ fn main() {
     let mut next = start;
     let end = start + n;
     while next < end {
-        let batch: Vec<Lesson> = (next..(next + PER_TRANSACTION as u64).min(end))
+        let per = (next as usize / 8).clamp(PER_TRANSACTION, PER_TRANSACTION_MAX);
+        let batch: Vec<Lesson> = (next..(next + per as u64).min(end))
             .map(|i| lesson(i, relevant, tier, &mut rng))
             .collect();
         next += batch.len() as u64;

@@ -178,6 +178,12 @@ fn chunk_for(backend: &Backend, index: &Index) -> usize {
 
 /// A determination waiting to be written.
 enum Pending {
+    /// An artifact the offline backend will determine when its chunk is
+    /// written, on every core at once ([`determine_offline`]).
+    Undetermined {
+        artifact: Box<Artifact>,
+        redo: Option<Redo>,
+    },
     Propose {
         lesson: Id,
         artifact: Box<Artifact>,
@@ -205,13 +211,17 @@ pub struct Redo {
 impl Pending {
     fn artifact_id(&self) -> Id {
         match self {
-            Pending::Propose { artifact, .. } | Pending::Decline { artifact, .. } => artifact.id,
+            Pending::Propose { artifact, .. }
+            | Pending::Decline { artifact, .. }
+            | Pending::Undetermined { artifact, .. } => artifact.id,
         }
     }
 
     fn redo(&self) -> Option<&Redo> {
         match self {
-            Pending::Propose { redo, .. } | Pending::Decline { redo, .. } => redo.as_ref(),
+            Pending::Propose { redo, .. }
+            | Pending::Decline { redo, .. }
+            | Pending::Undetermined { redo, .. } => redo.as_ref(),
         }
     }
 }
@@ -430,6 +440,12 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         if let Some(o) = claim(lore, &mut self.claims, id, redo.as_ref()) {
             return self.order.settle(i, o);
         }
+        if matches!(self.backend, Backend::Offline) {
+            self.asked.insert(id, i);
+            self.pending
+                .push((i, Pending::Undetermined { artifact, redo }));
+            return;
+        }
         match determine(lore, self.backend, &self.template, artifact, redo) {
             Ok(p) => {
                 self.asked.insert(id, i);
@@ -466,8 +482,9 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         if self.pending.is_empty() || self.error.is_some() {
             return;
         }
-        let batch = std::mem::take(&mut self.pending);
+        let mut batch = std::mem::take(&mut self.pending);
         self.asked.clear();
+        determine_offline(lore, &mut batch);
         // A chunk this large is written as a pack, and a run of them needs
         // the larger table of packs (one record, as from a hook, does not).
         if batch.len() > crate::store::pack::LOOSE_MAX / 6 {
@@ -758,7 +775,18 @@ fn determine(
             }
         }
     };
-    Ok(match decided {
+    Ok(pending_of(lore, decided, artifact, redo))
+}
+
+/// A determination as it waits to be written; a proposal gets its lesson
+/// id here.
+fn pending_of(
+    lore: &mut Lore,
+    decided: Determination,
+    artifact: Box<Artifact>,
+    redo: Option<Redo>,
+) -> Pending {
+    match decided {
         Determination::Propose { candidate } => Pending::Propose {
             lesson: Id::new_lesson(lore.env.now.as_millisecond() as u64, random128(lore.rng())),
             artifact,
@@ -771,6 +799,71 @@ fn determine(
             detail,
             redo,
         },
+    }
+}
+
+/// Below twice this many, a chunk's offline determinations are made on
+/// one thread.
+const PARALLEL_DETERMINE_FROM: usize = 256;
+
+/// Makes the offline determinations of `batch` (its
+/// [`Pending::Undetermined`]), in place: what the offline transform makes
+/// of each artifact, on every core, each artifact on its own; then, in
+/// `batch`'s order, a lesson id for each proposal, so that the ids (from
+/// the run's clock and random source) are those one thread would draw.
+fn determine_offline(lore: &mut Lore, batch: &mut Vec<(usize, Pending)>) {
+    let undetermined: Vec<&Artifact> = batch
+        .iter()
+        .filter_map(|(_, p)| match p {
+            Pending::Undetermined { artifact, .. } => Some(&**artifact),
+            _ => None,
+        })
+        .collect();
+    if undetermined.is_empty() {
+        return;
+    }
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let decided = decide_all(&undetermined, threads);
+    let mut decided = decided.into_iter();
+    let mut determined = Vec::with_capacity(batch.len());
+    for (i, p) in std::mem::take(batch) {
+        determined.push(match p {
+            Pending::Undetermined { artifact, redo } => {
+                let d = decided.next().expect("one determination per artifact");
+                (i, pending_of(lore, d, artifact, redo))
+            }
+            p => (i, p),
+        });
+    }
+    *batch = determined;
+}
+
+/// What the offline transform makes of each of `artifacts`, in their
+/// order, on up to `threads` threads (the result does not depend on how
+/// many).
+fn decide_all(artifacts: &[&Artifact], threads: usize) -> Vec<Determination> {
+    let one = |a: &Artifact| {
+        let text = pipeline::offline_transform::transform(a);
+        let answer = crate::answer::Answer::new(text.as_bytes())
+            .expect("the offline transform always answers");
+        transform::decide(&answer, a)
+    };
+    if threads <= 1 || artifacts.len() < 2 * PARALLEL_DETERMINE_FROM {
+        return artifacts.iter().map(|a| one(a)).collect();
+    }
+    let size = artifacts.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = artifacts
+            .chunks(size)
+            .map(|part| scope.spawn(move || part.iter().map(|a| one(a)).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a determining thread panicked"))
+            .collect()
     })
 }
 
@@ -962,6 +1055,9 @@ fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Out
                 detail: detail.clone(),
             })
         }
+        Pending::Undetermined { .. } => {
+            unreachable!("a chunk's offline determinations are made before it is written")
+        }
     }
 }
 
@@ -1018,6 +1114,36 @@ fn claim(lore: &Lore, claims: &mut Option<Claims>, id: Id, redo: Option<&Redo>) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offline_determinations_are_the_same_on_any_number_of_threads() {
+        let base = crate::review::testdata::artifact("archivist-artifact.positive-synthetic.json");
+        let other =
+            crate::review::testdata::artifact("archivist-artifact.real-vitest-no-resolution.json");
+        // Proposals and declines interleaved, each artifact its own.
+        let artifacts: Vec<Artifact> = (0..3 * PARALLEL_DETERMINE_FROM + 7)
+            .map(|n| {
+                let mut a = if n % 3 == 0 {
+                    other.clone()
+                } else {
+                    base.clone()
+                };
+                a.id = Id::from_parts(1_700_000_000_000, n as u128);
+                a
+            })
+            .collect();
+        let refs: Vec<&Artifact> = artifacts.iter().collect();
+        let one = decide_all(&refs, 1);
+        assert!(one
+            .iter()
+            .any(|d| matches!(d, Determination::Propose { .. })));
+        assert!(one
+            .iter()
+            .any(|d| matches!(d, Determination::Decline { .. })));
+        for threads in [2, 3, 8] {
+            assert_eq!(decide_all(&refs, threads), one, "{threads} threads");
+        }
+    }
 
     #[test]
     fn an_offline_chunk_keeps_pace_with_the_ledger_within_its_bounds() {
