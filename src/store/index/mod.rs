@@ -34,8 +34,9 @@
 //! [`Index`] and its layers, and opening a chain; `fold.rs` what the index
 //! learns (the [`Overlay`], catching up with history, remembering a
 //! transaction); `persist.rs` writing a layer and merging layers under the
-//! writers' lock, streamed from the layers' files to the new one; `queries.rs` every answer, read across the layers;
-//! `private.rs` the `PRIV` table, what it learns and its look-up.
+//! writers' lock, streamed from the layers' files to the new one;
+//! `queries.rs` every answer, read across the layers; `private.rs` the
+//! `PRIV` table, what it learns and its look-up.
 
 mod fold;
 pub mod format;
