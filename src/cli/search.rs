@@ -4,7 +4,7 @@ use super::ui::{self, Ctx, Exit};
 use git_lore::ops::search::{self, Hit, Request};
 use git_lore::search::Status;
 
-/// Find lessons by their words, in every pool and the pending queue.
+/// Find lessons by their words, in every pool and among the proposals on the ledger.
 ///
 /// Searches the claim, rationale, resolution and packages of every lesson
 /// of every local pool (local, org, public; synced ones included) and of
@@ -21,7 +21,9 @@ use git_lore::search::Status;
 /// @vitejs/plugin-legacy --pool org --json`, `git lore search timeout
 /// --status pending --limit 5`.
 #[derive(ClapArgs, Debug)]
-#[command(about = "Find lessons by their words, in every pool and the pending queue")]
+#[command(
+    about = "Find lessons by their words, in every pool and among the proposals on the ledger"
+)]
 pub struct Args {
     /// The words to find (all of them must match).
     #[arg(required = true, value_name = "TERMS")]
@@ -134,7 +136,7 @@ fn nothing(text: &str, r: &Request) -> String {
     if let Some(p) = r.pool {
         within.push_str(&format!(" in pool/{p}"));
     } else {
-        within.push_str(" in the pools or the pending queue");
+        within.push_str(" in the pools or among the proposals on the ledger");
     }
     if let Some(s) = r.status {
         within.push_str(&format!(" with status {s}"));

@@ -1,4 +1,4 @@
-//! `git lore search`: lessons of every pool and of the pending queue found
+//! `git lore search`: lessons of every pool and of the ledger's proposals found
 //! by their words, a lesson naming the package exactly first; `--pool`,
 //! `--status`, `--json`; exit 1 with a hint when nothing matches; the same
 //! answers from an index rebuilt from history. (A teammate's synced lesson
@@ -252,7 +252,7 @@ fn nothing_matching_exits_1_with_a_hint() {
     let w = world();
     insta::assert_snapshot!(w.session(&["websocket", "zebra"]), @r#"
     $ git lore search websocket zebra
-    [stderr] no lesson matches "websocket zebra" in the pools or the pending queue: every word must match, so try fewer words, or list every lesson with `git lore list --all`
+    [stderr] no lesson matches "websocket zebra" in the pools or among the proposals on the ledger: every word must match, so try fewer words, or list every lesson with `git lore list --all`
     [exit 1]
     "#);
     insta::assert_snapshot!(w.session(&["websocket", "--pool", "org"]), @r#"
@@ -263,7 +263,7 @@ fn nothing_matching_exits_1_with_a_hint() {
     insta::assert_snapshot!(w.session(&["--json", "zebra"]), @r#"
     $ git lore search --json zebra
     []
-    [stderr] no lesson matches "zebra" in the pools or the pending queue: every word must match, so try fewer words, or list every lesson with `git lore list --all`
+    [stderr] no lesson matches "zebra" in the pools or among the proposals on the ledger: every word must match, so try fewer words, or list every lesson with `git lore list --all`
     [exit 1]
     "#);
     insta::assert_snapshot!(w.session(&["the", "."]), @r#"
