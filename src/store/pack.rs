@@ -333,20 +333,54 @@ pub(crate) fn delta(base: &[u8], target: &[u8]) -> Option<Vec<u8>> {
     if base.len() > u32::MAX as usize {
         return None;
     }
-    let prefix = base.iter().zip(target).take_while(|(a, b)| a == b).count();
+    let prefix = common_prefix(base, target);
     let room = base.len().min(target.len()) - prefix;
-    let suffix = base
-        .iter()
-        .rev()
-        .zip(target.iter().rev())
-        .take(room)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut out = DeltaOut::new(base.len(), target.len());
+    let suffix = common_suffix(&base[base.len() - room..], &target[target.len() - room..]);
+    let inserted = target.len() - suffix - prefix;
+    // Kept in memory until the pack is written (a chunk's trees hold
+    // thousands): sized for what it holds, not for `target`. Two sizes of
+    // at most ten bytes, two copies of at most eight bytes each per 16 MiB,
+    // and the inserted bytes with a length byte per 127.
+    let copies = 8 * (2 + (prefix + suffix) / 0xff_ffff);
+    let room_needed = 20 + copies + inserted + inserted.div_ceil(0x7f);
+    let mut out = DeltaOut(Vec::with_capacity(room_needed));
+    out.varint(base.len());
+    out.varint(target.len());
     out.copy(0, prefix);
     out.insert(&target[prefix..target.len() - suffix]);
     out.copy(base.len() - suffix, suffix);
     out.worth_it(target)
+}
+
+/// How many bytes `a` and `b` share at their start; compared in blocks
+/// (a tree of a large fan-out leaf is tens of kilobytes, compared once per
+/// commit that rewrites it).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const STEP: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + STEP <= n && a[i..i + STEP] == b[i..i + STEP] {
+        i += STEP;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// How many bytes `a` and `b` share at their end.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const STEP: usize = 64;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut i = 0;
+    while i + STEP <= n && a[n - i - STEP..n - i] == b[n - i - STEP..n - i] {
+        i += STEP;
+    }
+    while i < n && a[n - i - 1] == b[n - i - 1] {
+        i += 1;
+    }
+    i
 }
 
 /// The length of the blocks of the base [`delta_blocks`] indexes.
@@ -667,6 +701,47 @@ pub(crate) mod tests {
             assert_eq!(apply(&base, &d), target);
         }
         assert_eq!(delta(&base, b"entirely different"), None, "not worth it");
+    }
+
+    #[test]
+    fn common_ends_are_found_at_every_position_and_a_tree_delta_holds_only_itself() {
+        let naive_prefix = |a: &[u8], b: &[u8]| a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        let naive_suffix = |a: &[u8], b: &[u8]| {
+            a.iter()
+                .rev()
+                .zip(b.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let base: Vec<u8> = (0..300u32).map(|i| (i * 7 % 251) as u8).collect();
+        for at in 0..base.len() {
+            let mut changed = base.clone();
+            changed[at] ^= 0xff;
+            for len in [0, 1, 63, 64, 65, 128, 200, 300] {
+                let (a, b) = (&base[..len.min(300)], &changed[..len.min(300)]);
+                assert_eq!(common_prefix(a, b), naive_prefix(a, b), "{at} {len}");
+                assert_eq!(common_suffix(a, b), naive_suffix(a, b), "{at} {len}");
+                let b = &changed[300 - len.min(300)..];
+                assert_eq!(
+                    common_suffix(&base, b),
+                    naive_suffix(&base, b),
+                    "{at} {len}"
+                );
+            }
+        }
+        // A leaf of a large fan-out, one entry added: the delta kept in
+        // memory is its few bytes, not a quarter of the tree.
+        let tree: Vec<u8> = (0..60_000u32).map(|i| (i * 13 % 251) as u8).collect();
+        let mut added = tree.clone();
+        added.splice(30_000..30_000, (0..59u8).collect::<Vec<_>>());
+        let d = delta(&tree, &added).expect("one entry added");
+        assert_eq!(apply(&tree, &d), added);
+        assert!(
+            d.capacity() <= d.len() + 40,
+            "{} of {}",
+            d.capacity(),
+            d.len()
+        );
     }
 
     #[test]
