@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-record costs at a million lessons, next to the same at 10,000 (issue
-# 24; docs/PERFORMANCE.md, "A million lessons").
+# 24; docs/PERFORMANCE.md, "A million lessons (issue 24, second round)").
 #
 #   bench/million.sh                 pools of 10,000 and 1,000,000
 #   SIZES="10000 100000" bench/million.sh
