@@ -761,12 +761,7 @@ fn determine(
     redo: Option<Redo>,
 ) -> Result<Pending, super::Outage> {
     let decided = match backend {
-        Backend::Offline => {
-            let text = pipeline::offline_transform::transform(&artifact);
-            let answer = crate::answer::Answer::new(text.as_bytes())
-                .expect("the offline transform always answers");
-            transform::decide(&answer, &artifact)
-        }
+        Backend::Offline => decide_offline(&artifact),
         Backend::Command { .. } => {
             let prompt = transform::render_prompt(template, &artifact);
             match backend.ask(&prompt, &[]) {
@@ -822,10 +817,7 @@ fn determine_offline(lore: &mut Lore, batch: &mut Vec<(usize, Pending)>) {
     if undetermined.is_empty() {
         return;
     }
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
+    let threads = super::threads();
     let decided = decide_all(&undetermined, threads);
     let mut decided = decided.into_iter();
     let mut determined = Vec::with_capacity(batch.len());
@@ -841,24 +833,28 @@ fn determine_offline(lore: &mut Lore, batch: &mut Vec<(usize, Pending)>) {
     *batch = determined;
 }
 
+/// What the offline transform makes of one artifact.
+fn decide_offline(a: &Artifact) -> Determination {
+    let text = pipeline::offline_transform::transform(a);
+    let answer =
+        crate::answer::Answer::new(text.as_bytes()).expect("the offline transform always answers");
+    transform::decide(&answer, a)
+}
+
 /// What the offline transform makes of each of `artifacts`, in their
 /// order, on up to `threads` threads (the result does not depend on how
 /// many).
 fn decide_all(artifacts: &[&Artifact], threads: usize) -> Vec<Determination> {
-    let one = |a: &Artifact| {
-        let text = pipeline::offline_transform::transform(a);
-        let answer = crate::answer::Answer::new(text.as_bytes())
-            .expect("the offline transform always answers");
-        transform::decide(&answer, a)
-    };
     if threads <= 1 || artifacts.len() < 2 * PARALLEL_DETERMINE_FROM {
-        return artifacts.iter().map(|a| one(a)).collect();
+        return artifacts.iter().map(|a| decide_offline(a)).collect();
     }
     let size = artifacts.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let handles: Vec<_> = artifacts
             .chunks(size)
-            .map(|part| scope.spawn(move || part.iter().map(|a| one(a)).collect::<Vec<_>>()))
+            .map(|part| {
+                scope.spawn(move || part.iter().map(|a| decide_offline(a)).collect::<Vec<_>>())
+            })
             .collect();
         handles
             .into_iter()

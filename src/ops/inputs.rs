@@ -113,10 +113,7 @@ pub fn items_from_commits(
     };
     // Each commit's diff and facts are independent of the others': both
     // run on every core (the result does not depend on how many).
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
+    let threads = super::threads();
     let mined = crate::store::mine::mine(
         dir,
         since,

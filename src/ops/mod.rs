@@ -349,6 +349,16 @@ pub struct Lore {
     wrote: bool,
 }
 
+/// How many threads work that splits across cores may use: every core,
+/// at most 8 (mining, reading facts, checking a range, determining a
+/// chunk offline; none of their results depends on the number).
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+}
+
 /// When a handle that wrote is dropped — at the end of a command, after all
 /// of its transactions — the repository is packed in the background if
 /// loose objects piled up. Not per transaction: a batch's own in-flight

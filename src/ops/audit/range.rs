@@ -170,10 +170,7 @@ pub(crate) fn check_commits(
 ) -> Result<Vec<Problem>, LoreError> {
     // Oldest first, so a merge's parents are judged before the merge.
     let oldest_first: Vec<(Branch, ObjectId)> = commits.iter().rev().copied().collect();
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
+    let threads = crate::ops::threads();
     let own: Vec<Own> = if threads == 1 || oldest_first.len() < PARALLEL_FROM {
         check_own(store, policy, &oldest_first)?
     } else {
