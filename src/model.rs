@@ -79,12 +79,30 @@ impl Id {
         self.0.timestamp_ms()
     }
 
-    /// The fan-out directories: the last two characters of the
-    /// ULID (its random part), one directory level each.
-    pub fn fanout(self) -> (char, char) {
+    /// How many fan-out directories a record's path has.
+    pub const FANOUT_LEVELS: usize = 3;
+
+    /// The fan-out directories: the last three characters of the ULID
+    /// (its random part), one directory level each, 32 × 32 × 32 buckets.
+    pub fn fanout(self) -> [char; Self::FANOUT_LEVELS] {
         let s = self.0.to_string();
         let b = s.as_bytes();
-        (b[24] as char, b[25] as char)
+        [b[23] as char, b[24] as char, b[25] as char]
+    }
+
+    /// The fan-out directories as a path, `X/Y/Z`.
+    pub fn bucket(self) -> String {
+        let [x, y, z] = self.fanout();
+        format!("{x}/{y}/{z}")
+    }
+
+    /// Whether `dirs` are this id's fan-out directories, one character each.
+    pub fn in_bucket(self, dirs: &[&str]) -> bool {
+        dirs.len() == Self::FANOUT_LEVELS
+            && dirs
+                .iter()
+                .zip(self.fanout())
+                .all(|(d, c)| d.len() == 1 && d.starts_with(c))
     }
 }
 
@@ -429,7 +447,7 @@ string_enum! {
     }
 }
 
-/// A decline record on the ledger (`declined/<X>/<Y>/<artifact>.json`).
+/// A decline record on the ledger (`declined/<X>/<Y>/<Z>/<artifact>.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Decline {
@@ -582,7 +600,12 @@ mod tests {
     fn ids_parse_strictly() {
         let id: Id = "01KZ45MKAM734ZS7JK24D2DK0R".parse().unwrap();
         assert_eq!(id.to_string(), "01KZ45MKAM734ZS7JK24D2DK0R");
-        assert_eq!(id.fanout(), ('0', 'R'));
+        assert_eq!(id.fanout(), ['K', '0', 'R']);
+        assert_eq!(id.bucket(), "K/0/R");
+        assert!(id.in_bucket(&["K", "0", "R"]));
+        assert!(!id.in_bucket(&["0", "R"]));
+        assert!(!id.in_bucket(&["K", "0", "Q"]));
+        assert!(!id.in_bucket(&["K0", "", "R"]));
         assert_eq!(Id::from_bytes(id.to_bytes()), id);
         for bad in [
             "",

@@ -394,7 +394,7 @@ mod tests {
 
     #[test]
     fn only_a_regular_file_of_a_record_path_and_size_is_an_entry() {
-        let p = "lessons/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
+        let p = "lessons/K/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
         assert_eq!(check_entry(p, 0o100644, 1_000), Ok(()));
         assert_eq!(check_entry(".lore/allowed_signers", 0o100644, 10), Ok(()));
         for (mode, words) in [
@@ -436,7 +436,7 @@ mod tests {
             format!("{p}: is 2097153 bytes, over the limit of 2097152 bytes for a record (content rule record-size)")
         );
         assert_eq!(check_entry(p, 0o100644, MAX_RECORD_BYTES), Ok(()));
-        let ledger = "proposals/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
+        let ledger = "proposals/K/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
         assert_eq!(
             check_entry(ledger, 0o100644, MAX_LEDGER_RECORD_BYTES),
             Ok(())
@@ -575,7 +575,7 @@ mod tests {
         let mut bad = lesson();
         bad["claim"] = json!("a\u{202e}b");
         let bytes = serde_json::to_vec(&bad).unwrap();
-        let p = "lessons/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
+        let p = "lessons/K/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
         let got = check_record(p, &bytes);
         assert_eq!(
             rules(&got),
@@ -583,7 +583,7 @@ mod tests {
         );
         // A proposal: its candidate only (the artifact is the input as it came).
         let proposal = json!({"candidate": bad, "artifact": {"detail": "\u{1b}[31m"}});
-        let q = "proposals/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
+        let q = "proposals/K/5/A/01KZ45MKAM734ZS7JK24D2DK5A.json";
         let got = check_record(q, &serde_json::to_vec(&proposal).unwrap());
         assert_eq!(
             rules(&got),

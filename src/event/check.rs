@@ -27,19 +27,19 @@ pub enum Side {
 /// What a changed path names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Name {
-    /// `proposals/<X>/<Y>/<lesson>.json` on the ledger.
+    /// `proposals/<X>/<Y>/<Z>/<lesson>.json` on the ledger.
     Proposal(Id),
-    /// `declined/<X>/<Y>/<artifact>.json` on the ledger.
+    /// `declined/<X>/<Y>/<Z>/<artifact>.json` on the ledger.
     Decline(Id),
-    /// `lessons/<X>/<Y>/<lesson>.json` on a pool.
+    /// `lessons/<X>/<Y>/<Z>/<lesson>.json` on a pool.
     Lesson(Id),
-    /// `relations/<X>/<Y>/<from>/<to>.json`: `from` refines `to`.
+    /// `relations/<X>/<Y>/<Z>/<from>/<to>.json`: `from` refines `to`.
     Relation { from: Id, to: Id },
-    /// `counter-observations/<X>/<Y>/<lesson>/<observation>.json`.
+    /// `counter-observations/<X>/<Y>/<Z>/<lesson>/<observation>.json`.
     CounterObservation { lesson: Id, observation: Id },
-    /// `related/<X>/<Y>/<lesson>.json`: a lesson's judgment record.
+    /// `related/<X>/<Y>/<Z>/<lesson>.json`: a lesson's judgment record.
     Related(Id),
-    /// `upheld/<X>/<Y>/<lesson>/<count>.json`.
+    /// `upheld/<X>/<Y>/<Z>/<lesson>/<count>.json`.
     Upheld { lesson: Id, count: usize },
     /// A file under `.lore/`, by its path.
     Config(String),

@@ -258,21 +258,21 @@ pub enum Root {
 /// The kinds of file a commit can touch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PathKind {
-    /// `proposals/<X>/<Y>/<lesson>.json` on the ledger.
+    /// `proposals/<X>/<Y>/<Z>/<lesson>.json` on the ledger.
     Proposal,
-    /// `declined/<X>/<Y>/<artifact>.json` on the ledger.
+    /// `declined/<X>/<Y>/<Z>/<artifact>.json` on the ledger.
     Decline,
-    /// `lessons/<X>/<Y>/<lesson>.json` on a pool.
+    /// `lessons/<X>/<Y>/<Z>/<lesson>.json` on a pool.
     Lesson,
     /// Anything under `.lore/`: who may sign, rubrics, policy.
     Config,
-    /// `relations/<X>/<Y>/<FROM>/<TO>.json` on a pool (a refinement).
+    /// `relations/<X>/<Y>/<Z>/<FROM>/<TO>.json` on a pool (a refinement).
     Relation,
-    /// `counter-observations/<X>/<Y>/<LESSON>/<ID>.json` on a pool.
+    /// `counter-observations/<X>/<Y>/<Z>/<LESSON>/<ID>.json` on a pool.
     CounterObservation,
-    /// `related/<X>/<Y>/<LESSON>.json` on a pool (a judgment record).
+    /// `related/<X>/<Y>/<Z>/<LESSON>.json` on a pool (a judgment record).
     Related,
-    /// `upheld/<X>/<Y>/<LESSON>/<N>.json` on a pool (the jury upheld a
+    /// `upheld/<X>/<Y>/<Z>/<LESSON>/<N>.json` on a pool (the jury upheld a
     /// contradicted lesson).
     Upheld,
 }

@@ -17,7 +17,7 @@
 //! - the ruling failed: the entry's `status` becomes `refuted` (the
 //!   lifecycle table's `judge` move, `active → refuted`), nothing else
 //!   changes; recall never returns it again;
-//! - the ruling passed: an upheld record `upheld/<X>/<Y>/<ID>/<N>.json`
+//! - the ruling passed: an upheld record `upheld/<X>/<Y>/<Z>/<ID>/<N>.json`
 //!   (N = the counter-observations judged), the entry unchanged; the lesson
 //!   leaves the queue until more are recorded.
 //!

@@ -1,8 +1,9 @@
 //! Where records live: branch names and fan-out paths.
 //!
-//! `X`/`Y` are the last two characters of a ULID — its random part — one
-//! directory level each, so 32 × 32 even buckets keep every tree small at any
-//! size. This module only names things; it reads and writes nothing.
+//! `X`/`Y`/`Z` are the last three characters of a ULID — its random part —
+//! one directory level each, so 32 × 32 × 32 even buckets keep every tree
+//! small at any size: a million records are about 30 to a leaf. This module
+//! only names things; it reads and writes nothing.
 
 use crate::model::{Id, Source};
 
@@ -53,21 +54,20 @@ impl std::fmt::Display for Branch {
 }
 
 fn fanned(dir: &str, id: Id) -> String {
-    let (x, y) = id.fanout();
-    format!("{dir}/{x}/{y}/{id}.json")
+    format!("{dir}/{}/{id}.json", id.bucket())
 }
 
-/// `proposals/<X>/<Y>/<LESSON>.json` on the ledger.
+/// `proposals/<X>/<Y>/<Z>/<LESSON>.json` on the ledger.
 pub fn proposal_path(lesson: Id) -> String {
     fanned("proposals", lesson)
 }
 
-/// `declined/<X>/<Y>/<ARTIFACT>.json` on the ledger.
+/// `declined/<X>/<Y>/<Z>/<ARTIFACT>.json` on the ledger.
 pub fn decline_path(artifact: Id) -> String {
     fanned("declined", artifact)
 }
 
-/// `lessons/<X>/<Y>/<LESSON>.json` on a pool.
+/// `lessons/<X>/<Y>/<Z>/<LESSON>.json` on a pool.
 pub fn lesson_path(lesson: Id) -> String {
     fanned("lessons", lesson)
 }
@@ -90,22 +90,39 @@ pub enum RecordPath {
 /// Classifies a path written by git-lore; `None` for anything else
 /// (including a record at the wrong bucket).
 pub fn classify(path: &str) -> Option<RecordPath> {
-    let mut parts = path.split('/');
-    let (dir, x, y, file) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() {
+    let parts: Vec<&str> = path.split('/').collect();
+    let [dir, x, y, z, file] = parts.as_slice() else {
         return None;
-    }
+    };
     let id: Id = file.strip_suffix(".json")?.parse().ok()?;
-    let (ex, ey) = id.fanout();
-    if x.len() != 1 || y.len() != 1 || x.chars().next()? != ex || y.chars().next()? != ey {
+    if !id.in_bucket(&[x, y, z]) {
         return None;
     }
-    match dir {
+    match *dir {
         "proposals" => Some(RecordPath::Proposal(id)),
         "declined" => Some(RecordPath::Decline(id)),
         "lessons" => Some(RecordPath::Lesson(id)),
         _ => None,
     }
+}
+
+/// Whether `path` is a record at the two-level fan-out of builds before the
+/// three-level one (`proposals/<Y>/<Z>/<ID>.json`, `relations/<Y>/<Z>/<FROM>/…`):
+/// no record to this build, but named as what it is when refused.
+pub fn is_two_level_record(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let id = match parts.as_slice() {
+        ["proposals" | "declined" | "lessons" | "related", _, _, file] => {
+            file.strip_suffix(".json")
+        }
+        ["relations" | "counter-observations" | "upheld", _, _, id, _] => Some(*id),
+        _ => None,
+    };
+    let Some(id) = id.and_then(|id| id.parse::<Id>().ok()) else {
+        return false;
+    };
+    let [_, y, z] = id.fanout();
+    parts[1].len() == 1 && parts[1].starts_with(y) && parts[2].len() == 1 && parts[2].starts_with(z)
 }
 
 /// Whether a record path is safe to write: relative, no empty, `.` or `..`
@@ -131,15 +148,41 @@ mod tests {
         let id: Id = "01KZ45MKAM734ZS7JK24D2DK0R".parse().unwrap();
         assert_eq!(
             proposal_path(id),
-            "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
+            "proposals/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
         );
         assert_eq!(classify(&proposal_path(id)), Some(RecordPath::Proposal(id)));
         assert_eq!(classify(&lesson_path(id)), Some(RecordPath::Lesson(id)));
-        assert_eq!(
-            classify("proposals/0/Q/01KZ45MKAM734ZS7JK24D2DK0R.json"),
-            None
-        );
-        assert_eq!(classify("proposals/01KZ45MKAM734ZS7JK24D2DK0R.json"), None);
+        assert_eq!(classify(&decline_path(id)), Some(RecordPath::Decline(id)));
+        for bad in [
+            "proposals/K/0/Q/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "proposals/0/K/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "proposals/X/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "proposals/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "elsewhere/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+        ] {
+            assert_eq!(classify(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_record_at_the_two_level_fan_out_is_named_as_such() {
+        for old in [
+            "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "lessons/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "relations/0/R/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+        ] {
+            assert!(is_two_level_record(old), "{old}");
+            assert_eq!(classify(old), None, "{old}");
+        }
+        for other in [
+            "proposals/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "proposals/0/Q/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "notes/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "proposals/0/R/x.json",
+        ] {
+            assert!(!is_two_level_record(other), "{other}");
+        }
     }
 
     #[test]

@@ -31,12 +31,12 @@ use super::{io_ctx, GixContext, StoreError};
 
 /// Up to this many objects are written loose; more become one pack.
 ///
-/// One record (a blob, the four trees on its fan-out path, a commit: six
+/// One record (a blob, the five trees on its fan-out path, a commit: seven
 /// objects) or a handful stay loose: a pack per one-record command would
 /// leave a pack per command, and every pack is one more index each reader
 /// opens until the background repack merges them, while a few loose files
 /// cost about what the pack's two files and two renames do. Above it, one
-/// pack replaces six files per commit (see docs/decisions.md for the
+/// pack replaces seven files per commit (see docs/decisions.md for the
 /// figures).
 pub const LOOSE_MAX: usize = 64;
 

@@ -573,7 +573,10 @@ pub fn record_text(v: &serde_json::Value) -> String {
 /// The fan-out path of a record.
 pub fn fanout(dir: &str, id: &str) -> String {
     let b = id.as_bytes();
-    format!("{dir}/{}/{}/{id}.json", b[24] as char, b[25] as char)
+    format!(
+        "{dir}/{}/{}/{}/{id}.json",
+        b[23] as char, b[24] as char, b[25] as char
+    )
 }
 
 /// How a forged commit is signed.

@@ -557,7 +557,7 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         "ledger",
         Some("ledger"),
         &[(
-            "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "proposals/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
             Some("{}\n"),
         )],
         config_msg,
@@ -567,6 +567,17 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         env.git(&["log", "-1", "--format=%G?", &sneaky]).ok(),
         "G\n",
         "git itself trusts the key"
+    );
+    // A record where builds before the three-level fan-out kept it.
+    let two_level = env.forge(
+        "ledger",
+        Some("ledger"),
+        &[(
+            "proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            Some("{}\n"),
+        )],
+        config_msg,
+        Sign::Repo,
     );
 
     let r = env.lore(&["verify"]);
@@ -588,14 +599,26 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         lines.contains(
             &format!(
                 "{sneaky} (ledger): config may change only files under .lore/; \
-                 it also changed proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
+                 it also changed proposals/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
             )
             .as_str()
         ),
         "{}",
         r.stdout
     );
-    r.assert_stderr("problems in 4 commits");
+    assert!(
+        lines.contains(
+            &format!(
+                "{two_level} (ledger): changed proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json, \
+                 a record at the two-level fan-out of earlier builds; this build keeps records \
+                 three levels deep (<X>/<Y>/<Z>/), see docs/decisions.md, \"Three fan-out levels\""
+            )
+            .as_str()
+        ),
+        "{}",
+        r.stdout
+    );
+    r.assert_stderr("problems in 5 commits");
 
     // The JSON form names the same commits.
     let j: serde_json::Value =
@@ -834,8 +857,8 @@ fn a_batch_writes_a_pack_per_transaction_and_one_record_stays_loose() {
     assert_eq!(packs, 1, "a one-record transaction writes no pack");
     assert_eq!(
         after,
-        loose + 6,
-        "blob, four trees on its fan-out path, commit"
+        loose + 7,
+        "blob, five trees on its fan-out path (root, proposals, X, Y, Z), commit"
     );
     assert_eq!(env.ledger_commits().len(), 302);
     assert_eq!(

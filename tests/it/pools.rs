@@ -759,7 +759,7 @@ fn a_synced_lesson_is_shown_logged_and_listed() {
     id:          [a1] (short: 01KZ8N)
     status:      active
     pool:        pool/org, shared with remote org ([ana]/srv/host.git)
-    signed by:   ana@example.com (good signature), commit 751db384f4e4 of 2026-08-05T10:00:00Z
+    signed by:   ana@example.com (good signature), commit ad7df831e643 of 2026-08-05T10:00:00Z
     synced:      2026-08-05T10:00:00Z
     visibility:  org
     artifact:    01J0000000040000000000000B
@@ -779,7 +779,7 @@ fn a_synced_lesson_is_shown_logged_and_listed() {
     assert_eq!(json["origin"]["commit"].as_str(), Some(commit.as_str()));
     insta::assert_snapshot!(t.b.session(&["log", &short], &n), @"
     $ git lore log 01kz8n9c
-    751db384f4e4 2026-08-05T10:00:00Z pool/org    promote [a1] into pool/org
+    ad7df831e643 2026-08-05T10:00:00Z pool/org    promote [a1] into pool/org
         promote -> active; signature: good (ana@example.com)
     ");
     insta::assert_snapshot!(t.b.session(&["list", "--pool", "org"], &n), @"
@@ -1309,7 +1309,7 @@ fn the_host_refuses_a_commit_by_an_unknown_key() {
 #[test]
 fn the_host_refuses_trailers_that_name_another_lesson() {
     insta::assert_snapshot!(host_refuses(Bad::WrongTrailers), @"
-    remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000002; it also changed lessons/0/1/01J0000000B800000000000001.json
+    remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000002; it also changed lessons/0/0/1/01J0000000B800000000000001.json
     remote: git-lore: rejected [forged] (pool/org): promote must add a pool entry 01J0000000B800000000000002
     ");
 }
@@ -1323,7 +1323,7 @@ fn the_host_refuses_a_promote_that_changes_who_may_sign() {
 fn the_host_refuses_a_squash_of_signed_commits() {
     insta::assert_snapshot!(host_refuses(Bad::Squash), @"
     remote: git-lore: rejected [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
-    remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/2/01J0000000B800000000000002.json
+    remote: git-lore: rejected [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/0/2/01J0000000B800000000000002.json
     ");
 }
 
@@ -1414,7 +1414,7 @@ fn sync_refuses_a_commit_by_an_unknown_key() {
 fn sync_refuses_trailers_that_name_another_lesson() {
     insta::assert_snapshot!(sync_refuses(Bad::WrongTrailers), @"
     $ git lore sync org
-    [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000002; it also changed lessons/0/1/01J0000000B800000000000001.json
+    [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000002; it also changed lessons/0/0/1/01J0000000B800000000000001.json
     [forged] (pool/org): promote must add a pool entry 01J0000000B800000000000002
     [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
@@ -1436,7 +1436,7 @@ fn sync_refuses_a_squash_of_signed_commits() {
     insta::assert_snapshot!(sync_refuses(Bad::Squash), @"
     $ git lore sync org
     [forged] (pool/org): unsigned commit; if a pull request was merged by squash or rebase, the forge re-created its signed commits without their signatures: merge pull requests into a pool with a merge commit, so the signed commits stay as they are (reset the branch to the commit before and merge again; see docs/pools.md)
-    [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/2/01J0000000B800000000000002.json
+    [forged] (pool/org): promote may change only a pool entry 01J0000000B800000000000001; it also changed lessons/0/0/2/01J0000000B800000000000002.json
     [stderr] pool/org from [ana]/srv/host.git: 2 problems in 1 incoming commit; nothing was integrated (see `git lore verify`)
     [exit 1]
     ");
@@ -1770,7 +1770,7 @@ fn a_public_lesson_goes_out_as_a_review_branch_adding_one_entry() {
 
     ### Signature
 
-    `lessons/S/E/[p2].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+    `lessons/N/S/E/[p2].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
 
     ---
 
@@ -2039,7 +2039,7 @@ fn a_retraction_travels_to_every_teammate() {
     assert!(shown.contains("pool entry:  retracted\n"), "{shown}");
     insta::assert_snapshot!(t.a.session(&["publish", "org"], &n), @"
     $ git lore publish org
-    pool/org: pushed 1 commit to [ana]/srv/host.git (751db384f4e4 -> cb52a81131c9)
+    pool/org: pushed 1 commit to [ana]/srv/host.git (ad7df831e643 -> 4ef86993ed95)
     ");
     insta::assert_snapshot!(t.b.session(&["sync", "org"], &n), @"
     $ git lore sync org
@@ -3027,7 +3027,7 @@ fn a_public_retraction_goes_out_as_its_own_review_branch() {
 
     ### Signature
 
-    `lessons/G/4/[p1].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
+    `lessons/Z/G/4/[p1].json` is added by one `promote` commit signed by `ana@example.com` (SHA256:ZvYxy04IiR2nAqc2PrXWBMNhH8nEs+q6Doj7Q0u5zCI): good: listed in the remote pool's allowed signers.
 
     ---
 

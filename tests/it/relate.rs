@@ -278,7 +278,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 5 active
-    lessons waiting for relation: 5 (`git lore relate --all`): [e], [d], [a], [c], [b]
+    lessons waiting for relation: 5 (`git lore relate --all`): [d], [e], [b], [a], [c]
     ");
     let r = env.lore(&["relate", &p.b, "--json"]);
     let out: Value = serde_json::from_str(r.ok()).unwrap();
@@ -354,7 +354,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     // Related once: asking again is refused, and writes nothing.
     insta::assert_snapshot!(writes_nothing(&env, &p, &["relate", &p.b], 1), @"
     $ git lore relate [b]
-    [stderr] git-lore: lesson [b]: it was related already (related/V/Y/[b].json); `git lore show [b]` shows how
+    [stderr] git-lore: lesson [b]: it was related already (related/T/V/Y/[b].json); `git lore show [b]` shows how
     [exit 1]
     ");
     // The offline judge abstains where it has no duplicate: exit 2.
@@ -385,10 +385,10 @@ fn supersede_refine_contradict_and_skip_are_commits_with_records_that_verify() {
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c, "--verdict", &format!("@{}", file.display())]), @"
     $ git lore relate [c] --verdict @[TMP]/v.json
     Lesson [c] related on pool/org by external (3 neighbours):
-      aaf492c33742  supersede [a]: superseded by [c]
-      83b538307dd8  refine [c]: refines [b]
-      48c84d4f32e0  contradict [e]: counter-observation from [c]
-      e04f25582279  relate [c]: supersede, refine, contradict
+      b3376d6a4a61  supersede [a]: superseded by [c]
+      68a0951c1a6b  refine [c]: refines [b]
+      75afb051a980  contradict [e]: counter-observation from [c]
+      9bcb5e56fad7  relate [c]: supersede, refine, contradict
     ");
     let subjects = env
         .git(&["log", "pool/org", "--format=%s", "-4"])
@@ -705,7 +705,7 @@ fn a_timeout_a_hung_or_crashed_judge_leaves_the_candidate_queued() {
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c]), @"
     $ git lore relate [c]
     Lesson [c] related on pool/org by judge-model-1 (3 neighbours):
-      ca493f296e2b  relate [c]: skip
+      3106b46327e1  relate [c]: skip
     ");
     let prompt = std::fs::read_to_string(seen).unwrap();
     assert!(prompt.contains(&p.c) && prompt.contains(&p.a), "{prompt}");
@@ -741,7 +741,7 @@ fn a_verdict_whose_effect_cannot_be_resolved_applies_nothing() {
     env.config("lore.relate.command", judge.to_str().unwrap());
     insta::assert_snapshot!(p.session(&env, &["relate", &p.c]), @"
     $ git lore relate [c]
-    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: an effect could not be resolved: related/J/5/[c].json exists already
+    [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: an effect could not be resolved: related/Z/J/5/[c].json exists already
     [exit 2]
     ");
     let subjects = env
@@ -776,7 +776,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 5 active
-    lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [b], [a]
     lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`, `git lore judge --contradicted`): [a]
     ");
     insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
@@ -842,8 +842,8 @@ fn relate_all_relates_the_queue_after_asking() {
     insta::assert_snapshot!(crate::common::transcript(&args, &stderr_only, &env.names(&p.names())), @"
     $ git lore relate --all --yes --json
     [stderr] 5 lessons promoted to relate with the offline backend
-    [stderr] git-lore: lesson [e] was not related; nothing was written and it stays queued: the judge abstained
     [stderr] git-lore: lesson [d] was not related; nothing was written and it stays queued: the judge abstained
+    [stderr] git-lore: lesson [e] was not related; nothing was written and it stays queued: the judge abstained
     [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the judge abstained
     [stderr] related: 1 applied, 3 not (still queued)
     [exit 2]
@@ -866,7 +866,7 @@ fn relate_all_relates_the_queue_after_asking() {
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 4 active, 1 superseded
-    lessons waiting for relation: 3 (`git lore relate --all`): [e], [d], [c]
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [e], [c]
     ");
     env.assert_verifies();
 }
@@ -1182,7 +1182,7 @@ fn the_jury_refutes_a_contradicted_lesson_with_given_verdicts_and_recall_drops_i
     let failing = panel(0.2, false);
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &failing, "refuted"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.2) against 2 counter-observations (093ec722871d).
+    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.2) against 2 counter-observations (e47f083dd3cb).
     ");
     let t = assert_trailers(
         &env,
@@ -1251,7 +1251,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     let (env, p) = contradicted();
     insta::assert_snapshot!(judge_again(&env, &p, &p.a, &panel(0.95, true), "active"), @"
     $ git lore judge [a] [panel]
-    Lesson [a] stays active on pool/org: the jury upheld it (rubric lesson-promotion, score 0.95) against 2 counter-observations (1699616ebf85); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it (rubric lesson-promotion, score 0.95) against 2 counter-observations (bd62bf857f47); it waits again when more are recorded.
     ");
     let rec = pool_file(
         &env,
@@ -1296,7 +1296,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 5 active
-    lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [b], [a]
     ");
     insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
     $ git lore contradictions
@@ -1343,7 +1343,7 @@ fn judge_contradicted_runs_the_offline_judges_after_asking_and_refutes_at_the_th
     ");
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes"]), @"
     $ git lore judge --contradicted --yes
-    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.55) against 2 counter-observations (b9fba7f14923).
+    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.55) against 2 counter-observations (65f6f2acf6e1).
     [stderr] 1 contradicted lesson to judge again with the offline judges: [a]
     [stderr] judged again: 1 lesson refuted
     ");
@@ -1397,7 +1397,7 @@ fn judge_id_judges_one_contradicted_lesson_again_with_the_offline_judges() {
     ");
     insta::assert_snapshot!(p.session(&env, &["judge", &p.a, "--yes"]), @"
     $ git lore judge [a] --yes
-    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.55) against 2 counter-observations (b9fba7f14923).
+    Lesson [a] is now refuted on pool/org: the jury failed it (most judges did not pass it; rubric lesson-promotion, score 0.55) against 2 counter-observations (65f6f2acf6e1).
     [stderr] lesson [a], contradicted, to judge again with the offline judges
     ");
     assert_eq!(lesson(&env, &p.a)["status"], "refuted");
@@ -1447,7 +1447,7 @@ fn a_judge_outage_writes_nothing_and_the_lesson_still_waits() {
     );
     insta::assert_snapshot!(p.session(&env, &["judge", "--contradicted", "--yes", "--backend", "command"]), @"
     $ git lore judge --contradicted --yes --backend command
-    Lesson [a] stays active on pool/org: the jury upheld it (rubric lesson-promotion, score 0.9) against 2 counter-observations (7555375872b0); it waits again when more are recorded.
+    Lesson [a] stays active on pool/org: the jury upheld it (rubric lesson-promotion, score 0.9) against 2 counter-observations (8b792c9f5ddd); it waits again when more are recorded.
     [stderr] 1 contradicted lesson to judge again with judge model claude-opus-4-1: [a]
     [stderr] judged again: no lessons refuted, 1 upheld
     ");

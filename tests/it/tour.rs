@@ -140,15 +140,15 @@ fn review_judge_and_audit_a_lesson() {
     ");
     insta::assert_snapshot!(session(&env, &["log", &org]), @"
     $ git lore log 01KZ8N9CCB3N63XAKWXH0G0ZG4
-    a2048670c7ed 2026-08-05T10:00:00Z ledger      promote 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved, now in pool/org
+    c53e365984ff 2026-08-05T10:00:00Z ledger      promote 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved, now in pool/org
         promote (stays approved); signature: good (git-lore@localhost)
-    1acd5e7812d3 2026-08-05T10:00:00Z ledger      judge 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved: the jury passed it (rubric lesson-promotion, score 1)
+    80879c3dd4c8 2026-08-05T10:00:00Z ledger      judge 01KZ8N9CCB3N63XAKWXH0G0ZG4: approved: the jury passed it (rubric lesson-promotion, score 1)
         judge confirmed -> approved (the jury passed it); signature: good (git-lore@localhost)
-    392c9bfd24b6 2026-08-05T10:00:00Z ledger      confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4: org visibility
+    09974c1652b0 2026-08-05T10:00:00Z ledger      confirm 01KZ8N9CCB3N63XAKWXH0G0ZG4: org visibility
         confirm pending -> confirmed; signature: good (git-lore@localhost)
-    a9af66194390 2026-08-05T10:00:00Z ledger      propose 01KZ8N9CCB3N63XAKWXH0G0ZG4: Hydration crash in next 14.2.3 with react 18.3.1
+    d1032e52fcf0 2026-08-05T10:00:00Z ledger      propose 01KZ8N9CCB3N63XAKWXH0G0ZG4: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (git-lore@localhost)
-    e967452cd41f 2026-08-05T10:00:00Z pool/org    promote 01KZ8N9CCB3N63XAKWXH0G0ZG4 into pool/org
+    e46c8cddcf9a 2026-08-05T10:00:00Z pool/org    promote 01KZ8N9CCB3N63XAKWXH0G0ZG4 into pool/org
         promote -> active; signature: good (git-lore@localhost)
     ");
     insta::assert_snapshot!(session(&env, &["verify"]), @"
@@ -237,7 +237,7 @@ fn ids_of_the_wrong_kind_are_named_for_what_they_are() {
     ");
     insta::assert_snapshot!(session(&env, &["log", "01M1E6PK5RMERSTXPS7B2B66N8"]), @"
     $ git lore log 01M1E6PK5RMERSTXPS7B2B66N8
-    869fa51d4b84 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
+    af71d668afaa 2026-08-05T10:00:00Z ledger      decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
         decline (no package version to scope it by); signature: good (git-lore@localhost)
     [stderr] 01M1E6PK5RMERSTXPS7B2B66N8 is an artifact; showing its history
     ");
@@ -269,7 +269,7 @@ fn an_artifact_without_a_session_is_declined_for_want_of_provenance() {
     ");
     insta::assert_snapshot!(session(&env, &["log", "--artifact", "01KZ45MKAM734ZS7JK24D2DK0R"]), @"
     $ git lore log --artifact 01KZ45MKAM734ZS7JK24D2DK0R
-    9e99f9bc55fe 2026-08-05T10:00:00Z ledger      decline 01KZ45MKAM734ZS7JK24D2DK0R: not a valid lesson (no session id: a lesson needs provenance)
+    04e9e7280b1e 2026-08-05T10:00:00Z ledger      decline 01KZ45MKAM734ZS7JK24D2DK0R: not a valid lesson (no session id: a lesson needs provenance)
         decline (not a valid lesson); signature: good (git-lore@localhost)
     ");
 }
@@ -393,27 +393,27 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
     disclosure:  email in evidence.resolution: ops@… (21 characters)
 
     $ git lore log 01KZ8N6S0TD3WMMT8DSGJX3X5G
-    0d3f691288c5 2026-08-05T10:00:00Z ledger      promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+    cde985eebf6d 2026-08-05T10:00:00Z ledger      promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
         promote (stays approved); signature: good (demo@example.com)
-    8f68b5dfd424 2026-08-05T10:00:00Z ledger      judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+    146f7eec92ca 2026-08-05T10:00:00Z ledger      judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
         judge confirmed -> approved (the jury passed it); signature: good (demo@example.com)
-    3ea8fbeae50d 2026-08-05T10:00:00Z ledger      confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+    06af44b914be 2026-08-05T10:00:00Z ledger      confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
         confirm pending -> confirmed; signature: good (demo@example.com)
-    c323ac44474e 2026-08-05T10:00:00Z ledger      propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
+    d56aed695535 2026-08-05T10:00:00Z ledger      propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
         propose -> pending; signature: good (demo@example.com)
-    71cfb4554293 2026-08-05T10:00:00Z pool/org    promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
+    dedb341479ac 2026-08-05T10:00:00Z pool/org    promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
         promote -> active; signature: good (demo@example.com)
 
     $ git log --all --format=%h %G? %<(16,trunc)%D %s%n        %(trailers:key=Lore-Action,key=Lore-From,key=Lore-Status,key=Lore-Reason,separator=%x2C )
-    4073214 G HEAD -> ledger   promote 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved, now in pool/local
+    fc32756 G HEAD -> ledger   promote 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved, now in pool/local
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    f96da01 G pool/local       promote 01KZ8NNA6DFDHWFJTPZXKCTR5N into pool/local
+    0ad1b65 G pool/local       promote 01KZ8NNA6DFDHWFJTPZXKCTR5N into pool/local
             Lore-Action: promote, Lore-Status: active
-    71cfb45 G pool/org         promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
+    dedb341 G pool/org         promote 01KZ8N6S0TD3WMMT8DSGJX3X5G into pool/org
             Lore-Action: promote, Lore-Status: active
-    37f206a G pool/public      promote 01KZ8NBRJD590KP5CNGK0J4VFP into pool/public
+    9447d22 G pool/public      promote 01KZ8NBRJD590KP5CNGK0J4VFP into pool/public
             Lore-Action: promote, Lore-Status: active
-    a870da9 G                  judge 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved: a private lesson needs no jury
+    4624b41 G                  judge 01KZ8NNA6DFDHWFJTPZXKCTR5N: approved: a private lesson needs no jury
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: private_no_jury
     fab5105 G                  config: signers of pool/local
             Lore-Action: config, Lore-Reason: signers
@@ -421,37 +421,37 @@ fn the_demo_runs_the_pipeline_in_words_a_person_reads() {
             Lore-Action: config, Lore-Reason: signers
     f962f32 G                  config: signers of pool/public
             Lore-Action: config, Lore-Reason: signers
-    af3a797 G                  promote 01KZ8NBRJD590KP5CNGK0J4VFP: approved, now in pool/public
+    edb4164 G                  promote 01KZ8NBRJD590KP5CNGK0J4VFP: approved, now in pool/public
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    9242c89 G                  judge 01KZ8NBRJD590KP5CNGK0J4VFP: approved: the jury passed it (rubric lesson-promotion-public, score 1)
+    9ad9a5f G                  judge 01KZ8NBRJD590KP5CNGK0J4VFP: approved: the jury passed it (rubric lesson-promotion-public, score 1)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
-    0d3f691 G                  promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
+    cde985e G                  promote 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved, now in pool/org
             Lore-Action: promote, Lore-From: approved, Lore-Status: approved
-    8f68b5d G                  judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
+    146f7ee G                  judge 01KZ8N6S0TD3WMMT8DSGJX3X5G: approved: the jury passed it (rubric lesson-promotion, score 1)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: approved, Lore-Reason: gate_passed
-    2262eb2 G                  promote 01KZ8N4PP1HXPX69B46WBKBWSC: rejected, kept out of the pools
+    1db8c37 G                  promote 01KZ8N4PP1HXPX69B46WBKBWSC: rejected, kept out of the pools
             Lore-Action: promote, Lore-From: rejected, Lore-Status: rejected
-    479cae5 G                  judge 01KZ8N4PP1HXPX69B46WBKBWSC: rejected: not every judge passed it (rubric lesson-promotion-public, score 0.7)
+    23f51b5 G                  judge 01KZ8N4PP1HXPX69B46WBKBWSC: rejected: not every judge passed it (rubric lesson-promotion-public, score 0.7)
             Lore-Action: judge, Lore-From: confirmed, Lore-Status: rejected, Lore-Reason: jury_not_unanimous
-    ad9cd16 G                  confirm 01KZ8N4PP1HXPX69B46WBKBWSC: public visibility
+    3875661 G                  confirm 01KZ8N4PP1HXPX69B46WBKBWSC: public visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    c572a5d G                  confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N: private visibility
+    d22ed6e G                  confirm 01KZ8NNA6DFDHWFJTPZXKCTR5N: private visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    22400eb G                  confirm 01KZ8NBRJD590KP5CNGK0J4VFP: public visibility
+    43055a1 G                  confirm 01KZ8NBRJD590KP5CNGK0J4VFP: public visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    3ea8fbe G                  confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
+    06af44b G                  confirm 01KZ8N6S0TD3WMMT8DSGJX3X5G: org visibility
             Lore-Action: confirm, Lore-From: pending, Lore-Status: confirmed
-    3acf27b G                  propose 01KZ8NNA6DFDHWFJTPZXKCTR5N: Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, …
+    1a3baea G                  propose 01KZ8NNA6DFDHWFJTPZXKCTR5N: Vitest 4.1.9 imports vite/module-runner which is absent in Vite 5.4.21, …
             Lore-Action: propose, Lore-Status: pending
-    95e2837 G                  decline 01M1EC9PM05QE97KEGDRSBN1B5: no fix in it
+    13722e9 G                  decline 01M1EC9PM05QE97KEGDRSBN1B5: no fix in it
             Lore-Action: decline, Lore-Reason: no_resolution
-    8031b38 G                  propose 01KZ8NBRJD590KP5CNGK0J4VFP: psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
+    69bdc6d G                  propose 01KZ8NBRJD590KP5CNGK0J4VFP: psycopg2-binary 2.9.9 wheels segfault against openssl 3.0.13 on Alpine
             Lore-Action: propose, Lore-Status: pending
-    79f09cd G                  propose 01KZ8N4PP1HXPX69B46WBKBWSC: npm 10.2.4 fails with E401 against the registry mirror
+    a0e3d79 G                  propose 01KZ8N4PP1HXPX69B46WBKBWSC: npm 10.2.4 fails with E401 against the registry mirror
             Lore-Action: propose, Lore-Status: pending
-    6424f25 G                  decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
+    112c152 G                  decline 01M1E6PK5RMERSTXPS7B2B66N8: no package version to scope it by
             Lore-Action: decline, Lore-Reason: no_versions
-    c323ac4 G                  propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
+    d56aed6 G                  propose 01KZ8N6S0TD3WMMT8DSGJX3X5G: Hydration crash in next 14.2.3 with react 18.3.1
             Lore-Action: propose, Lore-Status: pending
     a13e8a7 G                  init: lesson repository
             Lore-Action: init

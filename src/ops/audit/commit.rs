@@ -483,6 +483,12 @@ fn check_commit(
                 matched.push(t);
             }
             None => problems.push(match t.kind() {
+                None if layout::is_two_level_record(&t.change.path) => format!(
+                    "changed {}, a record at the two-level fan-out of earlier builds; \
+                     this build keeps records three levels deep (<X>/<Y>/<Z>/), see \
+                     docs/decisions.md, \"Three fan-out levels\"",
+                    t.change.path
+                ),
                 None => format!(
                     "changed {} which is not a git-lore record path",
                     t.change.path

@@ -22,7 +22,7 @@
 //! | `abstain` | nothing | | |
 //!
 //! A batch with at least one decision other than `abstain` ends with one
-//! `relate` effect: the judgment record `related/<X>/<Y>/<candidate>.json`,
+//! `relate` effect: the judgment record `related/<X>/<Y>/<Z>/<candidate>.json`,
 //! which marks the candidate as related so it is not asked again. For a
 //! batch of `skip` decisions it is the only effect. A batch that only
 //! abstains plans nothing, and the candidate stays queued.

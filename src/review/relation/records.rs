@@ -1,15 +1,15 @@
 //! The records relation judgment adds to a pool, and the paths they live at.
 //!
-//! All paths fan out on the last two characters of a ULID (`X`, `Y`), like
+//! All paths fan out on the last three characters of a ULID (`X`, `Y`, `Z`), like
 //! lessons do:
 //!
 //! | path | record | written by |
 //! |---|---|---|
-//! | `lessons/<X>/<Y>/<LESSON>.json` | the Lesson v2 entry (changed in place) | `supersede`, `merge` |
-//! | `relations/<X>/<Y>/<FROM>/<TO>.json` | [`RelationRecord`]: `FROM` refines `TO`; `X`/`Y` from `FROM` | `refine` |
-//! | `counter-observations/<X>/<Y>/<LESSON>/<ID>.json` | [`CounterObservation`] against `LESSON`; `X`/`Y` from `LESSON` | `contradict` |
-//! | `related/<X>/<Y>/<LESSON>.json` | [`RelatedRecord`]: `LESSON` was related, and how | `relate` |
-//! | `upheld/<X>/<Y>/<LESSON>/<N>.json` | [`UpheldRecord`]: the jury upheld `LESSON` against `N` counter-observations | `judge` (on a pool) |
+//! | `lessons/<X>/<Y>/<Z>/<LESSON>.json` | the Lesson v2 entry (changed in place) | `supersede`, `merge` |
+//! | `relations/<X>/<Y>/<Z>/<FROM>/<TO>.json` | [`RelationRecord`]: `FROM` refines `TO`; `X`/`Y`/`Z` from `FROM` | `refine` |
+//! | `counter-observations/<X>/<Y>/<Z>/<LESSON>/<ID>.json` | [`CounterObservation`] against `LESSON`; `X`/`Y`/`Z` from `LESSON` | `contradict` |
+//! | `related/<X>/<Y>/<Z>/<LESSON>.json` | [`RelatedRecord`]: `LESSON` was related, and how | `relate` |
+//! | `upheld/<X>/<Y>/<Z>/<LESSON>/<N>.json` | [`UpheldRecord`]: the jury upheld `LESSON` against `N` counter-observations | `judge` (on a pool) |
 //!
 //! A lesson's outgoing refinements, the counter-observations against it and
 //! its judgment record are each one tree read from its id. Incoming
@@ -49,20 +49,19 @@ pub const RELATED_DIR: &str = "related";
 pub const UPHELD_DIR: &str = "upheld";
 
 fn fan(dir: &str, id: Id) -> String {
-    let (x, y) = id.fanout();
-    format!("{dir}/{x}/{y}/{id}")
+    format!("{dir}/{}/{id}", id.bucket())
 }
 
-/// `lessons/<X>/<Y>/<LESSON>.json`: the pool entry, where verify and recall
+/// `lessons/<X>/<Y>/<Z>/<LESSON>.json`: the pool entry, where verify and recall
 /// read it.
 pub use crate::store::layout::lesson_path;
 
-/// `relations/<X>/<Y>/<FROM>/<TO>.json`, fanned out on `from`.
+/// `relations/<X>/<Y>/<Z>/<FROM>/<TO>.json`, fanned out on `from`.
 pub fn relation_path(from: Id, to: Id) -> String {
     format!("{}/{to}.json", fan(RELATIONS_DIR, from))
 }
 
-/// `counter-observations/<X>/<Y>/<LESSON>/<ID>.json`, fanned out on `lesson`.
+/// `counter-observations/<X>/<Y>/<Z>/<LESSON>/<ID>.json`, fanned out on `lesson`.
 pub fn counter_observation_path(lesson: Id, observation: Id) -> String {
     format!(
         "{}/{observation}.json",
@@ -70,12 +69,12 @@ pub fn counter_observation_path(lesson: Id, observation: Id) -> String {
     )
 }
 
-/// `related/<X>/<Y>/<LESSON>.json`.
+/// `related/<X>/<Y>/<Z>/<LESSON>.json`.
 pub fn related_path(lesson: Id) -> String {
     format!("{}.json", fan(RELATED_DIR, lesson))
 }
 
-/// `upheld/<X>/<Y>/<LESSON>/<N>.json`: the jury upheld `lesson` against
+/// `upheld/<X>/<Y>/<Z>/<LESSON>/<N>.json`: the jury upheld `lesson` against
 /// `count` counter-observations.
 pub fn upheld_path(lesson: Id, count: usize) -> String {
     format!("{}/{count}.json", fan(UPHELD_DIR, lesson))
@@ -104,30 +103,27 @@ pub enum RelationPath {
 /// a record in the wrong bucket or a non-canonical id.
 pub fn classify(path: &str) -> Option<RelationPath> {
     let parts: Vec<&str> = path.split('/').collect();
-    let bucket_ok = |x: &str, y: &str, id: Id| {
-        let (ex, ey) = id.fanout();
-        x.len() == 1 && y.len() == 1 && x.starts_with(ex) && y.starts_with(ey)
-    };
+    let bucket_ok = |x: &str, y: &str, z: &str, id: Id| id.in_bucket(&[x, y, z]);
     let json_id = |file: &str| file.strip_suffix(".json")?.parse::<Id>().ok();
     match parts.as_slice() {
-        [RELATED_DIR, x, y, file] => {
+        [RELATED_DIR, x, y, z, file] => {
             let id = json_id(file)?;
-            bucket_ok(x, y, id).then_some(RelationPath::Related(id))
+            bucket_ok(x, y, z, id).then_some(RelationPath::Related(id))
         }
-        [RELATIONS_DIR, x, y, from, file] => {
+        [RELATIONS_DIR, x, y, z, from, file] => {
             let from: Id = from.parse().ok()?;
             let to = json_id(file)?;
-            bucket_ok(x, y, from).then_some(RelationPath::Relation { from, to })
+            bucket_ok(x, y, z, from).then_some(RelationPath::Relation { from, to })
         }
-        [COUNTER_OBSERVATIONS_DIR, x, y, lesson, file] => {
+        [COUNTER_OBSERVATIONS_DIR, x, y, z, lesson, file] => {
             let lesson: Id = lesson.parse().ok()?;
             let observation = json_id(file)?;
-            bucket_ok(x, y, lesson).then_some(RelationPath::CounterObservation {
+            bucket_ok(x, y, z, lesson).then_some(RelationPath::CounterObservation {
                 lesson,
                 observation,
             })
         }
-        [UPHELD_DIR, x, y, lesson, file] => {
+        [UPHELD_DIR, x, y, z, lesson, file] => {
             let lesson: Id = lesson.parse().ok()?;
             let n = file.strip_suffix(".json")?;
             let canonical = !n.is_empty()
@@ -135,7 +131,7 @@ pub fn classify(path: &str) -> Option<RelationPath> {
                 && n.bytes().all(|b| b.is_ascii_digit())
                 && !n.starts_with('0');
             let count: usize = n.parse().ok().filter(|_| canonical)?;
-            bucket_ok(x, y, lesson).then_some(RelationPath::Upheld { lesson, count })
+            bucket_ok(x, y, z, lesson).then_some(RelationPath::Upheld { lesson, count })
         }
         _ => None,
     }
@@ -149,7 +145,7 @@ pub enum LinkKind {
     Refine,
 }
 
-/// A link between two live lessons (`relations/<X>/<Y>/<FROM>/<TO>.json`).
+/// A link between two live lessons (`relations/<X>/<Y>/<Z>/<FROM>/<TO>.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RelationRecord {
@@ -199,7 +195,7 @@ pub struct RecordedDecision {
     pub confidence: f64,
 }
 
-/// The judgment record of a related lesson (`related/<X>/<Y>/<LESSON>.json`):
+/// The judgment record of a related lesson (`related/<X>/<Y>/<Z>/<LESSON>.json`):
 /// that it was related, by which judge, against which presentation, and every
 /// decision of the batch. Its presence is what "already related" means.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -216,7 +212,7 @@ pub struct RelatedRecord {
 }
 
 /// The record that the jury upheld a contradicted lesson
-/// (`upheld/<X>/<Y>/<LESSON>/<N>.json`): against which counter-observations,
+/// (`upheld/<X>/<Y>/<Z>/<LESSON>/<N>.json`): against which counter-observations,
 /// when, by which judges, and the jury's whole verdict. The lesson leaves
 /// the jury's queue until more than `counter_observations` are recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -247,19 +243,19 @@ mod tests {
         let b: Id = "01KZ4A1B2C3D4E5F6G7H8J9K0M".parse().unwrap();
         assert_eq!(
             lesson_path(a),
-            "lessons/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
+            "lessons/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json"
         );
         assert_eq!(
             relation_path(a, b),
-            "relations/0/R/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json"
+            "relations/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json"
         );
         assert_eq!(
             counter_observation_path(b, a),
-            "counter-observations/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/01KZ45MKAM734ZS7JK24D2DK0R.json"
+            "counter-observations/K/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/01KZ45MKAM734ZS7JK24D2DK0R.json"
         );
         assert_eq!(
             related_path(b),
-            "related/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M.json"
+            "related/K/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M.json"
         );
         assert_eq!(
             classify(&relation_path(a, b)),
@@ -275,7 +271,7 @@ mod tests {
         assert_eq!(classify(&related_path(b)), Some(RelationPath::Related(b)));
         assert_eq!(
             upheld_path(b, 12),
-            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/12.json"
+            "upheld/K/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/12.json"
         );
         assert_eq!(
             classify(&upheld_path(b, 12)),
@@ -285,16 +281,19 @@ mod tests {
             })
         );
         for bad in [
-            "related/0/R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
-            "related/0/M/01kz4a1b2c3d4e5f6g7h8j9k0m.json",
-            "related/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M",
-            "relations/0/M/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
-            "lessons/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
-            "related/0/M/x/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
-            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/02.json",
-            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/0.json",
-            "upheld/0/R/01KZ4A1B2C3D4E5F6G7H8J9K0M/2.json",
-            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/-2.json",
+            "related/K/0/R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "related/K/0/M/01kz4a1b2c3d4e5f6g7h8j9k0m.json",
+            "related/K/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M",
+            "related/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "relations/K/0/M/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "relations/0/R/01KZ45MKAM734ZS7JK24D2DK0R/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "lessons/K/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json",
+            "related/K/0/M/x/01KZ4A1B2C3D4E5F6G7H8J9K0M.json",
+            "upheld/K/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/02.json",
+            "upheld/K/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/0.json",
+            "upheld/K/0/R/01KZ4A1B2C3D4E5F6G7H8J9K0M/2.json",
+            "upheld/K/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/-2.json",
+            "upheld/0/M/01KZ4A1B2C3D4E5F6G7H8J9K0M/2.json",
             "",
         ] {
             assert_eq!(classify(bad), None, "{bad}");

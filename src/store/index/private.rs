@@ -84,7 +84,7 @@ pub(super) fn held_at(path: &str, commit: ObjectId) -> Option<Held> {
         return None;
     }
     let id = parts
-        .nth(2)
+        .nth(Id::FANOUT_LEVELS)
         .map(|p| p.strip_suffix(".json").unwrap_or(p))
         .and_then(|p| p.parse::<Id>().ok());
     Some(match (top.parse::<Record>(), id) {
@@ -299,31 +299,31 @@ mod tests {
         let other: Id = "01KZ45MKAM734ZS7JK24D2DK0S".parse().unwrap();
         let rec = |record, id| Some(Held::Record { record, id });
         assert_eq!(
-            held_at(&format!("proposals/0/R/{id}.json"), c),
+            held_at(&format!("proposals/K/0/R/{id}.json"), c),
             rec(Record::Proposal, id)
         );
         assert_eq!(
-            held_at(&format!("declined/0/R/{id}.json"), c),
+            held_at(&format!("declined/K/0/R/{id}.json"), c),
             rec(Record::Decline, id)
         );
         assert_eq!(
-            held_at(&format!("lessons/0/R/{id}.json"), c),
+            held_at(&format!("lessons/K/0/R/{id}.json"), c),
             rec(Record::Lesson, id)
         );
         assert_eq!(
-            held_at(&format!("relations/0/R/{id}/{other}.json"), c),
+            held_at(&format!("relations/K/0/R/{id}/{other}.json"), c),
             rec(Record::Relation, id)
         );
         assert_eq!(
-            held_at(&format!("counter-observations/0/R/{id}/{other}.json"), c),
+            held_at(&format!("counter-observations/K/0/R/{id}/{other}.json"), c),
             rec(Record::CounterObservation, id)
         );
         assert_eq!(
-            held_at(&format!("related/0/R/{id}.json"), c),
+            held_at(&format!("related/K/0/R/{id}.json"), c),
             rec(Record::Related, id)
         );
         assert_eq!(
-            held_at(&format!("upheld/0/R/{id}/2.json"), c),
+            held_at(&format!("upheld/K/0/R/{id}/2.json"), c),
             rec(Record::Upheld, id)
         );
         // Anything else outside `.lore/` is private too, by its commit.
@@ -379,7 +379,7 @@ mod tests {
             oid(4),
             None,
             [
-                (oid(5), format!("lessons/0/R/{id}.json").as_str()),
+                (oid(5), format!("lessons/K/0/R/{id}.json").as_str()),
                 (oid(6), ".lore/allowed_signers"),
             ]
             .into_iter(),
