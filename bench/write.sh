@@ -13,7 +13,9 @@
 # Options:
 #   --no-build   use target/release/git-lore as it is
 #   --tmpfs      repositories on /dev/shm
-# Environment: N, N2 (default 0), OUT, GIT_LORE_BIN.
+# Environment: N, N2 (default 0), OUT, GIT_LORE_BIN; FSCK=full (default) or
+# connectivity (`git fsck --connectivity-only`: every reachable object is
+# there, without rehashing each; about 10 of the 30 minutes at 1,000,000).
 #
 # Measures, for the same N artifacts:
 #   (w)  git-lore ingest of one JSON Lines file (offline backend, every commit
@@ -27,6 +29,9 @@
 #        largest sample while its background repack ran is reported alone;
 #   (c)  git fast-import of the same N+N2+1 commits, unsigned (the stream is made
 #        by fast-export of (w)'s repository and not timed), and its size;
+#   the tree bytes: of all trees in (w)'s settled objects/ per record (on
+#        disk), and of the trees the last commit wrote (the root and every
+#        directory down to its record, uncompressed);
 #   the ratios (w)/(c) of time and of size at each moment.
 # Output: OUT/results.tsv, OUT/run.log, OUT/*.timev, OUT/w.samples.
 set -euo pipefail
@@ -131,7 +136,12 @@ peak_bg=$(awk -v t="$t1" '$1 >= t { if ($2 > m) m = $2 } END { print m + 0 }' "$
 [ "$("$GIT" --git-dir "$GD" rev-list --count refs/heads/ledger)" = "$((N + N2 + 1))" ] || die "(w) commit count"
 "$GIT" --git-dir "$GD" verify-commit refs/heads/ledger 2>/dev/null || true
 [ ! -e "$GD/gc.log" ] || die "(w) gc.log left behind"
-"$GIT" --git-dir "$GD" fsck --full --no-dangling 2>"$OUT/w.fsck" || die "(w) fsck: $(head -3 "$OUT/w.fsck")"
+case ${FSCK:-full} in
+    full) fsck_how=--full ;;
+    connectivity) fsck_how=--connectivity-only ;;
+    *) die "FSCK is full or connectivity, not ${FSCK}" ;;
+esac
+"$GIT" --git-dir "$GD" fsck "$fsck_how" --no-dangling 2>"$OUT/w.fsck" || die "(w) fsck: $(head -3 "$OUT/w.fsck")"
 record w.wall "$wall" s "(w) git-lore ingest of $N artifacts (one JSON Lines file, offline backend, signed); user $(timev_field "$OUT/w.timev" 'User time') s, sys $(timev_field "$OUT/w.timev" 'System time') s"
 record w.rss "$(timev_field "$OUT/w.timev" 'Maximum resident')" KiB "(w) peak RSS"
 [ "$N2" -gt 0 ] && record w2.wall "$wall2" s "(w) the second ingest, of $N2 artifacts; user $(timev_field "$OUT/w2.timev" 'User time') s"
@@ -140,6 +150,21 @@ record w.size_peak_bg "$peak_bg" KiB "(w) largest objects/ sampled from the (las
 record w.size_after "$after" KiB "(w) objects/ right after the (last) command returned [$co_after]"
 record w.settle "$settle" s "(w) background repack still running after the (last) command returned"
 record w.size_settled "$settled" KiB "(w) objects/ after the background repack [$("$GIT" --git-dir "$GD" count-objects -v | tr '\n' ' ')]"
+
+# Tree bytes: all trees on disk per record, and the trees of the last commit
+tree_disk=$("$GIT" --git-dir "$GD" cat-file --batch-all-objects --batch-check='%(objecttype) %(objectsize:disk)' |
+    awk '$1 == "tree" { t += $2 } END { print t + 0 }')
+record w.tree_disk_per_record "$(calc "$tree_disk / ($N + $N2)")" bytes "(w) all tree objects on disk after the repack ($tree_disk bytes) per record"
+last=$("$GIT" --git-dir "$GD" diff-tree --no-commit-id --name-only -r refs/heads/ledger | head -1)
+tree_last=$("$GIT" --git-dir "$GD" cat-file -s 'refs/heads/ledger^{tree}')
+dir=
+IFS=/ read -ra comps <<<"${last%/*}"
+for comp in "${comps[@]}"; do
+    dir=$dir$comp
+    tree_last=$((tree_last + $("$GIT" --git-dir "$GD" cat-file -s "refs/heads/ledger:$dir")))
+    dir=$dir/
+done
+record w.tree_last_commit "$tree_last" bytes "(w) the trees the last commit wrote, uncompressed: the root and ${#comps[@]} directories down to $last"
 
 # seen on the settled repository, process start included
 MID=$(sed -n "$((N / 2))p" "$W/artifacts.jsonl" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')

@@ -51,8 +51,9 @@ pub const CHUNK: usize = 256;
 /// ledger, whose determinations cost nothing to make again. A transaction
 /// writes one pack, and a tree's delta chain cannot cross packs: every
 /// fan-out tree a chunk touches is stored whole once in its pack. With 256
-/// a chunk, at 100,000 artifacts nearly every one a chunk touches is
-/// stored whole (about 230 of the 1,024 per pack), and the batch ends 3.4
+/// a chunk, at 100,000 artifacts nearly every one a chunk touches was
+/// stored whole (about 230 of the 1,024 leaves per pack, when there were
+/// two fan-out levels), and the batch ends 3.4
 /// times `git fast-import`'s size. With this many, each tree is stored
 /// whole once per pack and as a small delta after that
 /// (docs/PERFORMANCE.md). On a larger ledger the chunk grows with it:
@@ -68,8 +69,9 @@ pub const OFFLINE_CHUNK_MAX: usize = 16_384;
 /// already knows about `known` artifacts: an eighth of them, within
 /// [`OFFLINE_CHUNK`] and [`OFFLINE_CHUNK_MAX`].
 ///
-/// The fan-out trees a pack must store whole add up to about the whole
-/// ledger's trees (a chunk of a few thousand touches nearly every leaf),
+/// The fan-out trees a pack must store whole grow with the ledger (with
+/// two fan-out levels a chunk of a few thousand touched nearly every leaf;
+/// with three, a chunk touches about as many leaves as it has records),
 /// so their cost per record is the ledger's size over the chunk's: a
 /// chunk that keeps pace with the ledger keeps that cost per record
 /// constant instead of growing with the ledger. At 100,000 artifacts, a

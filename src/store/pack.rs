@@ -353,8 +353,8 @@ pub(crate) fn delta(base: &[u8], target: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// How many bytes `a` and `b` share at their start; compared in blocks
-/// (a tree of a large fan-out leaf is tens of kilobytes, compared once per
-/// commit that rewrites it).
+/// (a tree of a large fan-out leaf was tens of kilobytes with two fan-out
+/// levels, compared once per commit that rewrites it).
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     const STEP: usize = 64;
     let n = a.len().min(b.len());

@@ -4,8 +4,9 @@
 //! is replaced.
 //!
 //! A chunk of 2,048 commits on a 100,000-lesson ledger rewrites the root,
-//! `proposals`, a fan-out directory and a fan-out leaf of about 100 entries
-//! (5.8 KB) with every commit. Kept whole until the pack was written, those
+//! `proposals` and the fan-out directories down to its record with every
+//! commit; with the two fan-out levels of the time, its leaf held about 100
+//! entries (5.8 KB). Kept whole until the pack was written, those
 //! versions were 21 MB of the batch's 39 MB peak of heap; as deltas (an
 //! entry added to a tree is an entry missing from its older version) they
 //! are a few dozen bytes each. git's own `pack-objects` makes the same
