@@ -830,6 +830,15 @@ mod tests {
                 want.search(&q(format!("w{i}"))),
                 "the documents holding w{i}"
             );
+            // Whether the newer layers' keys are looked up one by one or
+            // collected in a set, the answer is the same.
+            for cost in [0, u64::MAX] {
+                assert_eq!(
+                    got.search_with(&q(format!("w{i}")), cost),
+                    want.search(&q(format!("w{i}"))),
+                    "the documents holding w{i}, look-up cost {cost}"
+                );
+            }
             let j = (i * 7 + 3) % WORDS;
             for text in [format!("w{i} w{j}"), format!("w{i}-w{j}")] {
                 assert_eq!(

@@ -37,6 +37,11 @@ use crate::search::{Doc, Place, Posting, Query, Shown, Status, FIELDS, MAX_TF};
 
 pub(super) const SRCD: Tag = *b"SRCD";
 pub(super) const SRCD_WIDTH: usize = 39;
+
+/// What one look-up of a document key in a layer costs (a binary search
+/// through its records), in keys added to a hash set: past this ratio a
+/// search collects the newer layers' keys instead of looking each up.
+const LOOKUP_COST: u64 = 8;
 pub(super) const SRCP: Tag = *b"SRCP";
 pub(super) const SRCP_WIDTH: usize = 12;
 pub(super) const SRCH: Tag = *b"SRCH";
@@ -294,6 +299,14 @@ impl Index {
     /// older layer's; the document frequencies are exact whatever the
     /// layering, so ranking is too.
     pub fn search(&self, query: &Query) -> Matches {
+        self.search_with(query, LOOKUP_COST)
+    }
+
+    /// [`Index::search`], with the cost of a look-up against a set's
+    /// insertion given: 0 looks every posting up, a large one collects
+    /// the newer layers' keys whenever there is a posting to check (the
+    /// tests run both ways).
+    pub(crate) fn search_with(&self, query: &Query, lookup_cost: u64) -> Matches {
         let keys = query.keys();
         let mut df: HashMap<u64, u64> = keys.iter().map(|k| (*k, 0)).collect();
         for d in self.mem.docs.values().flatten() {
@@ -305,16 +318,54 @@ impl Index {
         }
         // Per layer (newest first) and key: the live postings, by row.
         let mut live: Vec<(usize, Vec<LivePostings>)> = Vec::new();
-        let mut decided: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
+        // Whether the overlay or a layer newer than `k` says anything of a
+        // document. Few postings are checked with a look-up in each newer
+        // layer; many, against the set of the newer layers' keys, made
+        // once. (The set alone was hundreds of thousands of keys at
+        // 1,000,000 lessons for every search, even of a rare word; the
+        // look-ups alone, a million for a word every lesson holds.)
+        let mut newer: Option<HashSet<DocKey>> = None;
         for (k, l) in self.layers.iter().enumerate().rev() {
             let (Some(docs), Some(posts)) = (l.table(SRCD), l.table(SRCP)) else {
                 continue;
             };
+            let ranges: Vec<(u64, u64)> = keys
+                .iter()
+                .map(|&term| {
+                    format::prefix_range(&l.bytes, posts, &term_bytes(term)).unwrap_or((0, 0))
+                })
+                .collect();
+            let checks: u64 = ranges.iter().map(|(lo, hi)| hi - lo).sum();
+            let above = &self.layers[k + 1..];
+            let above_records: u64 = above
+                .iter()
+                .filter_map(|l| l.all(SRCD))
+                .map(|all| (all.len() / SRCD_WIDTH) as u64)
+                .sum();
+            let lookups = checks
+                .saturating_mul(above.len() as u64)
+                .saturating_mul(lookup_cost);
+            if newer.is_none() && lookups > above_records {
+                let mut set: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
+                for l in above {
+                    if let Some(all) = l.all(SRCD) {
+                        set.extend(
+                            all.chunks_exact(SRCD_WIDTH)
+                                .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
+                        );
+                    }
+                }
+                newer = Some(set);
+            }
+            let decided = |key: &DocKey| match &newer {
+                Some(set) => set.contains(key),
+                None => {
+                    self.mem.docs.contains_key(key) || above.iter().any(|l| l.doc(*key).is_some())
+                }
+            };
             let mut per_key = Vec::with_capacity(keys.len());
-            for &term in &keys {
+            for (&term, &(lo, hi)) in keys.iter().zip(&ranges) {
                 let mut rows = Vec::new();
-                let (lo, hi) =
-                    format::prefix_range(&l.bytes, posts, &term_bytes(term)).unwrap_or((0, 0));
                 for i in lo..hi {
                     let Some(rec) = format::record_at(&l.bytes, posts, i) else {
                         break;
@@ -323,7 +374,7 @@ impl Index {
                     let live_doc = format::record_at(&l.bytes, docs, u64::from(row))
                         .as_deref()
                         .and_then(decode)
-                        .is_some_and(|d| d.slot.is_some() && !decided.contains(&d.key));
+                        .is_some_and(|d| d.slot.is_some() && !decided(&d.key));
                     if live_doc {
                         rows.push((row, [rec[10], rec[11]]));
                     }
@@ -332,14 +383,12 @@ impl Index {
                 per_key.push(rows);
             }
             live.push((k, per_key));
-            // What this layer says hides what the ones below say.
-            if k > 0 {
-                if let Some(all) = l.all(SRCD) {
-                    decided.extend(
-                        all.chunks_exact(SRCD_WIDTH)
-                            .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
-                    );
-                }
+            // The layer below, if any, is hidden by this one too.
+            if let (true, Some(set), Some(all)) = (k > 0, newer.as_mut(), l.all(SRCD)) {
+                set.extend(
+                    all.chunks_exact(SRCD_WIDTH)
+                        .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
+                );
             }
         }
         let df_of = |k: u64| df.get(&k).copied().unwrap_or(0);
