@@ -38,6 +38,16 @@ use crate::search::{Doc, Place, Posting, Query, Shown, Status, FIELDS, MAX_TF};
 pub(super) const SRCD: Tag = *b"SRCD";
 pub(super) const SRCD_WIDTH: usize = 39;
 
+/// Adds the keys of every document record of `l` to `set`.
+fn add_doc_keys(set: &mut HashSet<DocKey>, l: &Layer) {
+    if let Some(all) = l.all(SRCD) {
+        set.extend(
+            all.chunks_exact(SRCD_WIDTH)
+                .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
+        );
+    }
+}
+
 /// What one look-up of a document key in a layer costs (a binary search
 /// through its records), in keys added to a hash set: past this ratio a
 /// search collects the newer layers' keys instead of looking each up.
@@ -348,12 +358,7 @@ impl Index {
             if newer.is_none() && lookups > above_records {
                 let mut set: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
                 for l in above {
-                    if let Some(all) = l.all(SRCD) {
-                        set.extend(
-                            all.chunks_exact(SRCD_WIDTH)
-                                .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
-                        );
-                    }
+                    add_doc_keys(&mut set, l);
                 }
                 newer = Some(set);
             }
@@ -384,11 +389,8 @@ impl Index {
             }
             live.push((k, per_key));
             // The layer below, if any, is hidden by this one too.
-            if let (true, Some(set), Some(all)) = (k > 0, newer.as_mut(), l.all(SRCD)) {
-                set.extend(
-                    all.chunks_exact(SRCD_WIDTH)
-                        .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
-                );
+            if let (true, Some(set)) = (k > 0, newer.as_mut()) {
+                add_doc_keys(set, l);
             }
         }
         let df_of = |k: u64| df.get(&k).copied().unwrap_or(0);
