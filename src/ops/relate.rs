@@ -791,6 +791,9 @@ fn unrelated(lore: &Lore, pools: &mut Pools) -> Result<Vec<(Source, Id)>, LoreEr
             }
         }
     }
+    // Oldest id first (a lesson id starts with when it was made); the
+    // pools list their lessons in path order, which is random.
+    out.sort_by_key(|(_, id)| *id);
     Ok(out)
 }
 

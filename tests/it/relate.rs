@@ -278,7 +278,7 @@ fn the_offline_judge_merges_an_exact_duplicate_visibly_and_verifiably() {
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 5 active
-    lessons waiting for relation: 5 (`git lore relate --all`): [d], [e], [b], [a], [c]
+    lessons waiting for relation: 5 (`git lore relate --all`): [d], [c], [e], [a], [b]
     ");
     let r = env.lore(&["relate", &p.b, "--json"]);
     let out: Value = serde_json::from_str(r.ok()).unwrap();
@@ -776,7 +776,7 @@ fn the_threshold_sends_a_contradicted_lesson_back_to_the_jury_and_only_a_jury_re
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 5 active
-    lessons waiting for relation: 3 (`git lore relate --all`): [d], [b], [a]
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
     lessons contradicted past the threshold (back to the jury): 1 (`git lore contradictions`, `git lore judge --contradicted`): [a]
     ");
     insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
@@ -843,8 +843,8 @@ fn relate_all_relates_the_queue_after_asking() {
     $ git lore relate --all --yes --json
     [stderr] 5 lessons promoted to relate with the offline backend
     [stderr] git-lore: lesson [d] was not related; nothing was written and it stays queued: the judge abstained
-    [stderr] git-lore: lesson [e] was not related; nothing was written and it stays queued: the judge abstained
     [stderr] git-lore: lesson [c] was not related; nothing was written and it stays queued: the judge abstained
+    [stderr] git-lore: lesson [e] was not related; nothing was written and it stays queued: the judge abstained
     [stderr] related: 1 applied, 3 not (still queued)
     [exit 2]
     ");
@@ -866,7 +866,7 @@ fn relate_all_relates_the_queue_after_asking() {
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 4 active, 1 superseded
-    lessons waiting for relation: 3 (`git lore relate --all`): [d], [e], [c]
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [c], [e]
     ");
     env.assert_verifies();
 }
@@ -1296,7 +1296,7 @@ fn an_upheld_lesson_stays_active_and_leaves_the_queue_until_more_counter_evidenc
     lessons confirmed (awaiting the jury): 0
     lessons approved: 5, rejected: 0, passed: 0
     lessons in pool/org: 5 active
-    lessons waiting for relation: 3 (`git lore relate --all`): [d], [b], [a]
+    lessons waiting for relation: 3 (`git lore relate --all`): [d], [a], [b]
     ");
     insta::assert_snapshot!(p.session(&env, &["contradictions"]), @"
     $ git lore contradictions
