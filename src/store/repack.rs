@@ -48,6 +48,8 @@ pub(crate) struct PackFile {
     pub name: String,
     /// The bytes of its `.pack`, `.idx`, `.rev` and `.bitmap` files.
     pub bytes: u64,
+    /// The bytes of its `.idx` alone.
+    pub idx_bytes: u64,
     pub modified: SystemTime,
     /// Whether a merge may take it: not kept (`.keep`), not a cruft pack
     /// of unreachable objects (`.mtimes`, whose times `git gc` prunes by),
@@ -63,15 +65,19 @@ pub(crate) fn packs_in(dir: &Path) -> Vec<PackFile> {
     let mut packs: Vec<PackFile> = entries
         .filter_map(|e| {
             let path = e.ok()?.path();
-            if path.extension()? != "pack" || !path.with_extension("idx").is_file() {
+            if path.extension()? != "pack" {
                 return None;
             }
+            let idx = fs::metadata(path.with_extension("idx"))
+                .ok()
+                .filter(fs::Metadata::is_file)?;
             let meta = fs::metadata(&path).ok()?;
-            let bytes = ["idx", "rev", "bitmap"]
+            let bytes = ["rev", "bitmap"]
                 .iter()
                 .filter_map(|ext| fs::metadata(path.with_extension(ext)).ok())
                 .map(|m| m.len())
                 .sum::<u64>()
+                + idx.len()
                 + meta.len();
             let movable = ["keep", "mtimes", "promisor"]
                 .iter()
@@ -79,6 +85,7 @@ pub(crate) fn packs_in(dir: &Path) -> Vec<PackFile> {
             Some(PackFile {
                 name: path.file_name()?.to_str()?.to_owned(),
                 bytes,
+                idx_bytes: idx.len(),
                 modified: meta.modified().ok()?,
                 movable,
             })
@@ -147,7 +154,12 @@ const GC: &str = r#""$git" --git-dir "$dir" -c gc.autoDetach=false -c gc.autoPac
 /// --geometric` does), with its `.idx` and `.rev`, renamed into place with
 /// the `.idx` last; only then are the group's packs deleted (a pack whose
 /// name came out the same is kept). A merge that fails deletes nothing.
-const MERGES: &str = r#"for group do
+/// A multi-pack index goes first: it would name the packs deleted here
+/// until it is written again after the merges ([`MIDX`], which
+/// [`wants_midx`] asks for whenever one existed), and a reader without one
+/// reads the packs' own indexes.
+const MERGES: &str = r#"rm -f "$dir/objects/pack/multi-pack-index"
+for group do
   new=$(printf '%s\n' $group | "$git" --git-dir "$dir" -c pack.packSizeLimit=0 pack-objects -q --stdin-packs --delta-base-offset "$dir/objects/pack/pack") &&
     [ -n "$new" ] && [ -f "$dir/objects/pack/pack-$new.idx" ] || continue
   for p in $group; do
@@ -176,22 +188,26 @@ pub(crate) const MIDX_FROM_IDX_BYTES: u64 = 16 << 20;
 
 /// Whether the background job should write a multi-pack index: there is
 /// one already (someone wants it kept current), or the packs' indexes
-/// are large enough; and it is older than the newest pack, or packs are
-/// about to be merged.
-pub(crate) fn wants_midx(
-    idx_bytes: u64,
-    packs: usize,
-    midx: Option<SystemTime>,
-    newest_pack: Option<SystemTime>,
-    merging: bool,
-) -> bool {
-    let wanted = midx.is_some() || (packs >= 2 && idx_bytes >= MIDX_FROM_IDX_BYTES);
-    let behind = match (midx, newest_pack) {
-        (None, _) => true,
-        (Some(m), Some(p)) => p > m,
-        (Some(_), None) => false,
+/// are large enough; and a pack is newer than it (or there is none yet),
+/// or packs are about to be merged.
+pub(crate) fn wants_midx(packs: &[PackFile], midx: Option<SystemTime>, merging: bool) -> bool {
+    let idx_bytes: u64 = packs.iter().map(|p| p.idx_bytes).sum();
+    let wanted = midx.is_some() || (packs.len() >= 2 && idx_bytes >= MIDX_FROM_IDX_BYTES);
+    wanted && (merging || newest_after(packs, midx))
+}
+
+/// Whether the newest of `packs` is newer than `stamp` (a file the packs
+/// feed, by its modification time), or there are packs and no such file.
+fn newest_after(packs: &[PackFile], stamp: Option<SystemTime>) -> bool {
+    let Some(newest) = packs.iter().map(|p| p.modified).max() else {
+        return false;
     };
-    wanted && (merging || behind)
+    stamp.is_none_or(|stamp| newest > stamp)
+}
+
+/// The modification time of the file at `path`, if there is one.
+fn modified(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 /// A commit-graph layer, as `git gc` writes one: without it, the index's
@@ -280,17 +296,8 @@ impl Store {
         if !merges.is_empty() {
             script.push_str(MERGES);
         }
-        let pack_dir = self.git_dir.join("objects/pack");
-        let idx_bytes: u64 = packs
-            .iter()
-            .filter_map(|p| fs::metadata(pack_dir.join(&p.name).with_extension("idx")).ok())
-            .map(|m| m.len())
-            .sum();
-        let midx = fs::metadata(pack_dir.join("multi-pack-index"))
-            .and_then(|m| m.modified())
-            .ok();
-        let newest = packs.iter().map(|p| p.modified).max();
-        if wants_midx(idx_bytes, packs.len(), midx, newest, !merges.is_empty()) {
+        let midx = modified(&self.git_dir.join("objects/pack/multi-pack-index"));
+        if wants_midx(&packs, midx, !merges.is_empty()) {
             script.push_str(MIDX);
         }
         if !merges.is_empty() || (!gc && commit_graph_is_behind(&self.git_dir, &packs)) {
@@ -354,21 +361,14 @@ impl Store {
 /// pack and no commit-graph): a batch wrote commits the graph does not
 /// know.
 fn commit_graph_is_behind(git_dir: &Path, packs: &[PackFile]) -> bool {
-    let Some(newest) = packs.iter().map(|p| p.modified).max() else {
-        return false;
-    };
     let graph = [
         "objects/info/commit-graphs/commit-graph-chain",
         "objects/info/commit-graph",
     ]
     .iter()
-    .filter_map(|p| {
-        fs::metadata(git_dir.join(p))
-            .and_then(|m| m.modified())
-            .ok()
-    })
+    .filter_map(|p| modified(&git_dir.join(p)))
     .max();
-    graph.is_none_or(|graph| newest > graph)
+    newest_after(packs, graph)
 }
 
 #[cfg(test)]
@@ -378,19 +378,34 @@ mod tests {
     #[test]
     fn a_multi_pack_index_is_kept_once_the_pack_indexes_are_large() {
         let t = |s: u64| Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(s));
+        // `n` packs whose indexes add up to `idx` bytes, the newest of time 5.
+        let packs = |n: u64, idx: u64| -> Vec<PackFile> {
+            (1..=n)
+                .map(|i| PackFile {
+                    name: format!("pack-{i}.pack"),
+                    bytes: 3 * idx / n,
+                    idx_bytes: idx / n,
+                    modified: t(i.min(5)).unwrap(),
+                    movable: true,
+                })
+                .collect()
+        };
         let big = MIDX_FROM_IDX_BYTES;
         // Small indexes, or one pack: none.
-        assert!(!wants_midx(big - 1, 20, None, t(5), true));
-        assert!(!wants_midx(big * 4, 1, None, t(5), false));
+        assert!(!wants_midx(&packs(20, big - 20), None, true));
+        assert!(!wants_midx(&packs(1, big * 4), None, false));
         // Large ones: written when missing, or behind the newest pack,
         // or packs are being merged.
-        assert!(wants_midx(big, 2, None, t(5), false));
-        assert!(wants_midx(big, 20, t(4), t(5), false));
-        assert!(!wants_midx(big, 20, t(5), t(5), false));
-        assert!(wants_midx(big, 20, t(5), t(5), true));
+        assert!(wants_midx(&packs(2, big), None, false));
+        assert!(wants_midx(&packs(20, big), t(4), false));
+        assert!(!wants_midx(&packs(20, big), t(5), false));
+        assert!(wants_midx(&packs(20, big), t(5), true));
         // One that exists is kept current whatever the size.
-        assert!(wants_midx(0, 3, t(4), t(5), false));
-        assert!(!wants_midx(0, 3, t(6), t(5), false));
+        assert!(wants_midx(&packs(3, 0), t(2), false));
+        assert!(!wants_midx(&packs(3, 0), t(6), false));
+        // No packs: nothing is newer than anything.
+        assert!(!newest_after(&[], None));
+        assert!(newest_after(&packs(1, 0), None));
     }
 
     #[test]

@@ -881,6 +881,9 @@ fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
     env.git(&["config", "gc.auto", "0"]).ok();
     for batch in 0..40u32 {
         if batch == 39 {
+            // Someone keeps a multi-pack index over the packs so far: the
+            // merges must not leave it naming packs they deleted.
+            env.git(&["multi-pack-index", "write"]).ok();
             env.git(&["config", "--unset", "gc.auto"]).ok();
             // More packs than git's limit (50 by default) are merged.
             env.git(&["config", "gc.autoPackLimit", "30"]).ok();
@@ -899,6 +902,13 @@ fn the_packs_of_a_batch_are_merged_in_the_background_after_it() {
     let (_, packs) = object_counts(&env);
     assert!((20..=21).contains(&packs), "{packs} packs after the merges");
     assert!(!env.repo().join("gc.log").exists(), "no gc.log left behind");
+    // The multi-pack index was written again, over the packs there are.
+    assert!(
+        env.repo().join("objects/pack/multi-pack-index").is_file(),
+        "the multi-pack index is kept"
+    );
+    let midx = env.git(&["multi-pack-index", "verify"]);
+    assert_eq!(midx.code, 0, "{}", midx.stderr);
     // Then the commit-graph, which history walks need to be fast.
     assert!(
         env.repo()
