@@ -85,8 +85,10 @@ impl Id {
     /// The fan-out directories: the last three characters of the ULID
     /// (its random part), one directory level each, 32 × 32 × 32 buckets.
     pub fn fanout(self) -> [char; Self::FANOUT_LEVELS] {
-        let s = self.0.to_string();
-        let b = s.as_bytes();
+        // Spelled on the stack: `classify` asks this of every path a
+        // commit changes, in `index` and `verify`.
+        let mut buf = [0u8; ulid::ULID_LEN];
+        let b = self.0.array_to_str(&mut buf).as_bytes();
         [b[23] as char, b[24] as char, b[25] as char]
     }
 
