@@ -413,11 +413,7 @@ fn recall(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> Result<(), 
         walk.advance()?;
     }
     out.table(RCLH, 1, 0)?;
-    let mut heaps = layers
-        .iter()
-        .map(|l| Some(Window::new(&l.bytes, l.table(RCLH)?)))
-        .collect::<Option<Vec<_>>>()
-        .ok_or(Stop::Unreadable)?;
+    let mut heaps = windows(layers, RCLH)?;
     let mut walk = Walk::new(layers, RCLS, 16)?;
     while walk.next_key() {
         let h = walk.holders();
@@ -502,6 +498,15 @@ fn scans<'l>(layers: &[&'l Layer], tag: Tag) -> Result<Vec<Scan<'l>>, Stop> {
     layers
         .iter()
         .map(|l| Scan::new(&l.bytes, l.table(tag)?))
+        .collect::<Option<Vec<_>>>()
+        .ok_or(Stop::Unreadable)
+}
+
+/// A window on each layer's `tag` table (a heap), for positioned reads.
+pub(super) fn windows<'l>(layers: &[&'l Layer], tag: Tag) -> Result<Vec<Window<'l>>, Stop> {
+    layers
+        .iter()
+        .map(|l| Some(Window::new(&l.bytes, l.table(tag)?)))
         .collect::<Option<Vec<_>>>()
         .ok_or(Stop::Unreadable)
 }

@@ -28,7 +28,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::format::{self, LayerWriter, TableData, Tag, Window};
+use super::format::{self, LayerWriter, TableData, Tag};
 use super::persist::{Stop, Walk};
 use super::{id_at, Index, Layer, Overlay};
 use crate::model::{Id, Source};
@@ -37,21 +37,6 @@ use crate::search::{Doc, Place, Posting, Query, Shown, Status, FIELDS, MAX_TF};
 
 pub(super) const SRCD: Tag = *b"SRCD";
 pub(super) const SRCD_WIDTH: usize = 39;
-
-/// Adds the keys of every document record of `l` to `set`.
-fn add_doc_keys(set: &mut HashSet<DocKey>, l: &Layer) {
-    if let Some(all) = l.all(SRCD) {
-        set.extend(
-            all.chunks_exact(SRCD_WIDTH)
-                .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
-        );
-    }
-}
-
-/// What one look-up of a document key in a layer costs (a binary search
-/// through its records), in keys added to a hash set: past this ratio a
-/// search collects the newer layers' keys instead of looking each up.
-const LOOKUP_COST: u64 = 8;
 pub(super) const SRCP: Tag = *b"SRCP";
 pub(super) const SRCP_WIDTH: usize = 12;
 pub(super) const SRCH: Tag = *b"SRCH";
@@ -349,8 +334,8 @@ impl Index {
             let above = &self.layers[k + 1..];
             let above_records: u64 = above
                 .iter()
-                .filter_map(|l| l.all(SRCD))
-                .map(|all| (all.len() / SRCD_WIDTH) as u64)
+                .filter_map(|l| l.table(SRCD))
+                .map(|t| t.count)
                 .sum();
             let lookups = checks
                 .saturating_mul(above.len() as u64)
@@ -554,6 +539,21 @@ impl Index {
     }
 }
 
+/// What one look-up of a document key in a layer costs (a binary search
+/// through its records), in keys added to a hash set: past this ratio a
+/// search collects the newer layers' keys instead of looking each up.
+const LOOKUP_COST: u64 = 8;
+
+/// Adds the keys of every document record of `l` to `set`.
+fn add_doc_keys(set: &mut HashSet<DocKey>, l: &Layer) {
+    if let Some(all) = l.all(SRCD) {
+        set.extend(
+            all.chunks_exact(SRCD_WIDTH)
+                .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
+        );
+    }
+}
+
 /// The search tables of a layer holding what `mem` holds (`SRCT` is the
 /// caller's, who knows the whole chain); see `persist::fresh`.
 pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
@@ -685,11 +685,7 @@ pub(super) fn stream(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> 
         out,
     )?;
     out.table(SRCH, 1, 0)?;
-    let mut heaps = layers
-        .iter()
-        .map(|l| Some(Window::new(&l.bytes, l.table(SRCH)?)))
-        .collect::<Option<Vec<_>>>()
-        .ok_or(Stop::Unreadable)?;
+    let mut heaps = super::persist::windows(layers, SRCH)?;
     let mut walk = Walk::new(layers, SRCD, DOC_KEY)?;
     while walk.next_key() {
         let h = walk.holders();
