@@ -610,8 +610,10 @@ fn verify_names_untrusted_unsigned_and_inconsistent_commits() {
         lines.contains(
             &format!(
                 "{two_level} (ledger): changed proposals/0/R/01KZ45MKAM734ZS7JK24D2DK0R.json, \
-                 a record at the two-level fan-out of earlier builds; this build keeps records \
-                 three levels deep (<X>/<Y>/<Z>/), see docs/decisions.md, \"Three fan-out levels\""
+                 a record at the two-level fan-out of earlier builds; this build reads records \
+                 three levels deep (<X>/<Y>/<Z>/) only: move this repository aside, `git lore \
+                 init` a new one and ingest its sources again (docs/decisions.md, \"Three \
+                 fan-out levels\")"
             )
             .as_str()
         ),

@@ -485,8 +485,9 @@ fn check_commit(
             None => problems.push(match t.kind() {
                 None if layout::is_two_level_record(&t.change.path) => format!(
                     "changed {}, a record at the two-level fan-out of earlier builds; \
-                     this build keeps records three levels deep (<X>/<Y>/<Z>/), see \
-                     docs/decisions.md, \"Three fan-out levels\"",
+                     this build reads records three levels deep (<X>/<Y>/<Z>/) only: move \
+                     this repository aside, `git lore init` a new one and ingest its \
+                     sources again (docs/decisions.md, \"Three fan-out levels\")",
                     t.change.path
                 ),
                 None => format!(
