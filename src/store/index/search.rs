@@ -26,9 +26,10 @@
 //! ([`Index::pool_entry`], [`Index::pool_entry_list`]: what ids resolve
 //! against, `list --all`, `status`).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
 
-use super::format::{self, LayerWriter, TableData, Tag};
+use super::format::{self, LayerWriter, TableData, TableDir, Tag};
 use super::persist::{Stop, Walk};
 use super::{id_at, Index, Layer, Overlay};
 use crate::model::{Id, Source};
@@ -100,10 +101,6 @@ impl Found {
             .map(|i| (self.postings[i].1, self.postings[i].2))
     }
 }
-
-/// One term's live postings in one layer: the document's row and its
-/// packed term frequencies, in row order.
-type LivePostings = Vec<(u32, [u8; 2])>;
 
 /// What [`Index::search`] found.
 #[derive(Clone, Debug, PartialEq)]
@@ -284,23 +281,23 @@ impl Index {
     /// term keys, and how many live documents hold each of those keys.
     ///
     /// Two passes, so that a common word does not turn every lesson into
-    /// a candidate: first each key's live postings, newest word first (one
-    /// binary search per key and layer, then a walk of its postings, which
-    /// lie in row order, without allocating per posting); then only the
-    /// documents of the cheapest word (its whole term, or its rarest part:
-    /// a document matching the word has one of them), with their other
-    /// postings found in the sorted lists of the first pass. What the
-    /// overlay knows of a document, or a newer layer's record, hides an
-    /// older layer's; the document frequencies are exact whatever the
-    /// layering, so ranking is too.
+    /// a candidate: first each key's live postings are counted, newest
+    /// word first (one binary search per key and layer, then a walk of its
+    /// postings, which lie in row order, without allocating); then only
+    /// the documents of the cheapest word (its whole term, or its rarest
+    /// part: a document matching the word has one of them) are read, with
+    /// their other postings found by a cursor through each key's stored
+    /// postings. What the overlay knows of a document, or a newer layer's
+    /// record, hides an older layer's; the document frequencies are exact
+    /// whatever the layering, so ranking is too.
     pub fn search(&self, query: &Query) -> Matches {
         self.search_with(query, LOOKUP_COST)
     }
 
-    /// [`Index::search`], with the cost of a look-up against a set's
-    /// insertion given: 0 looks every posting up, a large one collects
-    /// the newer layers' keys whenever there is a posting to check (the
-    /// tests run both ways).
+    /// [`Index::search`], with the cost of a look-up against a key of a
+    /// merge given (see [`Index::liveness`]): 0 looks every posting's
+    /// document up, a large one marks a layer's dead rows whenever there
+    /// is a posting to check (the tests run both ways).
     pub(crate) fn search_with(&self, query: &Query, lookup_cost: u64) -> Matches {
         let keys = query.keys();
         let mut df: HashMap<u64, u64> = keys.iter().map(|k| (*k, 0)).collect();
@@ -311,15 +308,7 @@ impl Index {
                 }
             }
         }
-        // Per layer (newest first) and key: the live postings, by row.
-        let mut live: Vec<(usize, Vec<LivePostings>)> = Vec::new();
-        // Whether the overlay or a layer newer than `k` says anything of a
-        // document. Few postings are checked with a look-up in each newer
-        // layer; many, against the set of the newer layers' keys, made
-        // once. (The set alone was hundreds of thousands of keys at
-        // 1,000,000 lessons for every search, even of a rare word; the
-        // look-ups alone, a million for a word every lesson holds.)
-        let mut newer: Option<HashSet<DocKey>> = None;
+        let mut seen: Vec<Looked> = Vec::new();
         for (k, l) in self.layers.iter().enumerate().rev() {
             let (Some(docs), Some(posts)) = (l.table(SRCD), l.table(SRCP)) else {
                 continue;
@@ -330,53 +319,17 @@ impl Index {
                     format::prefix_range(&l.bytes, posts, &term_bytes(term)).unwrap_or((0, 0))
                 })
                 .collect();
-            let checks: u64 = ranges.iter().map(|(lo, hi)| hi - lo).sum();
-            let above = &self.layers[k + 1..];
-            let above_records: u64 = above
-                .iter()
-                .filter_map(|l| l.table(SRCD))
-                .map(|t| t.count)
-                .sum();
-            let lookups = checks
-                .saturating_mul(above.len() as u64)
-                .saturating_mul(lookup_cost);
-            if newer.is_none() && lookups > above_records {
-                let mut set: HashSet<DocKey> = self.mem.docs.keys().copied().collect();
-                for l in above {
-                    add_doc_keys(&mut set, l);
-                }
-                newer = Some(set);
+            let liveness = self.liveness(k, docs.count, &ranges, lookup_cost);
+            for (&term, &range) in keys.iter().zip(&ranges) {
+                let mut n = 0u64;
+                self.live_postings(k, &liveness, range, |_, _| n += 1);
+                *df.entry(term).or_default() += n;
             }
-            let decided = |key: &DocKey| match &newer {
-                Some(set) => set.contains(key),
-                None => {
-                    self.mem.docs.contains_key(key) || above.iter().any(|l| l.doc(*key).is_some())
-                }
-            };
-            let mut per_key = Vec::with_capacity(keys.len());
-            for (&term, &(lo, hi)) in keys.iter().zip(&ranges) {
-                let mut rows = Vec::new();
-                for i in lo..hi {
-                    let Some(rec) = format::record_at(&l.bytes, posts, i) else {
-                        break;
-                    };
-                    let row = u32::from_be_bytes(rec[6..10].try_into().expect("4 bytes"));
-                    let live_doc = format::record_at(&l.bytes, docs, u64::from(row))
-                        .as_deref()
-                        .and_then(decode)
-                        .is_some_and(|d| d.slot.is_some() && !decided(&d.key));
-                    if live_doc {
-                        rows.push((row, [rec[10], rec[11]]));
-                    }
-                }
-                *df.entry(term).or_default() += rows.len() as u64;
-                per_key.push(rows);
-            }
-            live.push((k, per_key));
-            // The layer below, if any, is hidden by this one too.
-            if let (true, Some(set)) = (k > 0, newer.as_mut()) {
-                add_doc_keys(set, l);
-            }
+            seen.push(Looked {
+                k,
+                liveness,
+                ranges,
+            });
         }
         let df_of = |k: u64| df.get(&k).copied().unwrap_or(0);
         let drivers = cheapest(query, &df_of);
@@ -401,16 +354,29 @@ impl Index {
                 postings,
             });
         }
-        for (k, per_key) in &live {
+        for Looked {
+            k,
+            liveness,
+            ranges,
+        } in &seen
+        {
             let l = &self.layers[*k];
-            let Some(docs) = l.table(SRCD) else { continue };
-            let mut rows: Vec<u32> = drivers
-                .iter()
-                .flat_map(|d| per_key[at(*d)].iter().map(|(row, _)| *row))
-                .collect();
+            let (Some(docs), Some(posts)) = (l.table(SRCD), l.table(SRCP)) else {
+                continue;
+            };
+            let mut rows: Vec<u32> = Vec::new();
+            for d in &drivers {
+                self.live_postings(*k, liveness, ranges[at(*d)], |row, _| rows.push(row));
+            }
             rows.sort_unstable();
             rows.dedup();
-            // A cursor per key: candidates come in row order, as postings do.
+            // Each key's postings, as stored, with a cursor: candidates
+            // come in row order, as a key's postings do. A candidate is
+            // live, so every posting of its row is.
+            let lists: Vec<Cow<'_, [u8]>> = ranges
+                .iter()
+                .map(|&(lo, hi)| postings_in(l, posts, lo, hi))
+                .collect();
             let mut from = vec![0usize; keys.len()];
             for row in rows {
                 let Some(doc) = format::record_at(&l.bytes, docs, u64::from(row))
@@ -421,12 +387,12 @@ impl Index {
                 };
                 let mut postings = Vec::new();
                 for (i, term) in keys.iter().enumerate() {
-                    let list = &per_key[i][from[i]..];
-                    let n = list.partition_point(|(r, _)| *r < row);
+                    let list = &lists[i][from[i] * SRCP_WIDTH..];
+                    let n = partition_point(list, |rec| posting_row(rec) < row);
                     from[i] += n;
-                    if let Some((r, tf)) = list.get(n) {
-                        if *r == row {
-                            let (tf, exact) = unpack_tf(*tf);
+                    if let Some(rec) = list.get(n * SRCP_WIDTH..(n + 1) * SRCP_WIDTH) {
+                        if posting_row(rec) == row {
+                            let (tf, exact) = unpack_tf([rec[10], rec[11]]);
                             postings.push((*term, tf, exact));
                         }
                     }
@@ -442,6 +408,107 @@ impl Index {
         }
         found.sort_unstable_by_key(|f| f.key);
         Matches { found, df }
+    }
+
+    /// How a search tells which of layer `k`'s postings in `ranges` are
+    /// of live documents: by looking each posting's document up in the
+    /// newer layers when there are few, else by marking, once, every row
+    /// whose document is gone or said again above (one merge of sorted
+    /// keys, no hashing). The mark costs a pass over the layer's and the
+    /// newer layers' keys; `lookup_cost` is what one look-up costs against
+    /// a key of that pass.
+    fn liveness(&self, k: usize, rows: u64, ranges: &[(u64, u64)], lookup_cost: u64) -> Liveness {
+        let checks: u64 = ranges.iter().map(|(lo, hi)| hi - lo).sum();
+        let above = &self.layers[k + 1..];
+        let newer: u64 = above
+            .iter()
+            .filter_map(|l| l.table(SRCD))
+            .map(|t| t.count)
+            .sum::<u64>()
+            + self.mem.docs.len() as u64;
+        let lookups = checks
+            .saturating_mul(above.len() as u64 + 1)
+            .saturating_mul(lookup_cost);
+        if checks > 0 && lookups > rows + newer {
+            Liveness::Marked(self.dead_rows(k))
+        } else {
+            Liveness::Lookup
+        }
+    }
+
+    /// The rows of layer `k`'s documents that are not live: gone there,
+    /// unreadable, or said again by a newer layer or the overlay; a bit
+    /// per row.
+    fn dead_rows(&self, k: usize) -> Vec<u64> {
+        let l = &self.layers[k];
+        let Some(own) = l.all(SRCD) else {
+            return Vec::new();
+        };
+        let n = own.len() / SRCD_WIDTH;
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        for (i, rec) in own.chunks_exact(SRCD_WIDTH).enumerate() {
+            if decode(rec).is_none_or(|r| r.slot.is_none()) {
+                bits[i / 64] |= 1 << (i % 64);
+            }
+        }
+        let key_at = |i: usize| &own[i * SRCD_WIDTH..i * SRCD_WIDTH + DOC_KEY];
+        let mut hide = |newer: &mut dyn Iterator<Item = &[u8]>| {
+            let mut i = 0;
+            for key in newer {
+                i = gallop(i, n, |j| key_at(j) < key);
+                if i < n && key_at(i) == key {
+                    bits[i / 64] |= 1 << (i % 64);
+                }
+            }
+        };
+        hide(&mut self.mem.docs.keys().map(|d| &d.0[..]));
+        for a in &self.layers[k + 1..] {
+            if let Some(theirs) = a.all(SRCD) {
+                hide(&mut theirs.chunks_exact(SRCD_WIDTH).map(|r| &r[..DOC_KEY]));
+            }
+        }
+        bits
+    }
+
+    /// Calls `each` with the row and packed term frequencies of every
+    /// posting of layer `k` in `range` whose document is live there, in
+    /// row order.
+    fn live_postings(
+        &self,
+        k: usize,
+        liveness: &Liveness,
+        (lo, hi): (u64, u64),
+        mut each: impl FnMut(u32, [u8; 2]),
+    ) {
+        if lo >= hi {
+            return;
+        }
+        let l = &self.layers[k];
+        let (Some(docs), Some(posts)) = (l.table(SRCD), l.table(SRCP)) else {
+            return;
+        };
+        let above = &self.layers[k + 1..];
+        let list = postings_in(l, posts, lo, hi);
+        for rec in list.chunks_exact(SRCP_WIDTH) {
+            let row = posting_row(rec);
+            let live = match liveness {
+                Liveness::Marked(bits) => {
+                    let i = row as usize;
+                    bits.get(i / 64).is_some_and(|b| b & (1 << (i % 64)) == 0)
+                }
+                Liveness::Lookup => format::record_at(&l.bytes, docs, u64::from(row))
+                    .as_deref()
+                    .and_then(decode)
+                    .is_some_and(|d| {
+                        d.slot.is_some()
+                            && !self.mem.docs.contains_key(&d.key)
+                            && !above.iter().any(|a| a.doc(d.key).is_some())
+                    }),
+            };
+            if live {
+                each(row, [rec[10], rec[11]]);
+            }
+        }
     }
 
     /// What a queued proposal shows (its claim and stack), if it is queued.
@@ -539,19 +606,80 @@ impl Index {
     }
 }
 
-/// What one look-up of a document key in a layer costs (a binary search
-/// through its records), in keys added to a hash set: past this ratio a
-/// search collects the newer layers' keys instead of looking each up.
+/// What one look-up of a document key in the newer layers costs (a
+/// binary search in each), against one key of a merge of sorted keys:
+/// past this ratio a search marks the layer's dead rows instead of
+/// looking each posting's document up.
 const LOOKUP_COST: u64 = 8;
 
-/// Adds the keys of every document record of `l` to `set`.
-fn add_doc_keys(set: &mut HashSet<DocKey>, l: &Layer) {
-    if let Some(all) = l.all(SRCD) {
-        set.extend(
-            all.chunks_exact(SRCD_WIDTH)
-                .map(|r| DocKey(r[..DOC_KEY].try_into().expect("a key"))),
-        );
+/// A layer as a search looked at it: its place in the chain, how its live
+/// rows are told, and each query key's range of its postings (sorted by
+/// term, then row).
+struct Looked {
+    k: usize,
+    liveness: Liveness,
+    ranges: Vec<(u64, u64)>,
+}
+
+/// How a search tells a layer's live postings (see `Index::liveness`).
+enum Liveness {
+    /// Each posting's document looked up in the newer layers.
+    Lookup,
+    /// A bit per row of the layer's documents, set when not live.
+    Marked(Vec<u64>),
+}
+
+/// The postings `lo..hi` of a layer's `SRCP`, as stored; empty when they
+/// cannot be read.
+fn postings_in<'l>(l: &'l Layer, posts: &TableDir, lo: u64, hi: u64) -> Cow<'l, [u8]> {
+    let width = SRCP_WIDTH as u64;
+    usize::try_from((hi - lo) * width)
+        .ok()
+        .and_then(|len| l.bytes.read(posts.offset + lo * width, len))
+        .unwrap_or(Cow::Borrowed(&[]))
+}
+
+/// The document row a posting record names.
+fn posting_row(rec: &[u8]) -> u32 {
+    u32::from_be_bytes(rec[6..10].try_into().expect("4 bytes"))
+}
+
+/// How many of the records of `list` (postings, in row order) come before
+/// the first for which `before` is false.
+fn partition_point(list: &[u8], before: impl Fn(&[u8]) -> bool) -> usize {
+    let n = list.len() / SRCP_WIDTH;
+    gallop(0, n, |j| {
+        before(&list[j * SRCP_WIDTH..(j + 1) * SRCP_WIDTH])
+    })
+}
+
+/// The first index in `from..n` for which `before` is false, `before`
+/// being true then false along the range: steps of 1, 2, 4, … from
+/// `from`, then a binary search in the last step, so that a walk of many
+/// ordered look-ups costs what a merge does when they are dense and what
+/// binary searches do when they are sparse.
+fn gallop(from: usize, n: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut step) = (from, 1);
+    let mut hi = loop {
+        let probe = lo.saturating_add(step - 1);
+        if probe >= n {
+            break n;
+        }
+        if !before(probe) {
+            break probe;
+        }
+        lo = probe + 1;
+        step *= 2;
+    };
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
     }
+    lo
 }
 
 /// The search tables of a layer holding what `mem` holds (`SRCT` is the
@@ -741,6 +869,17 @@ fn winner(rec: &[u8]) -> Option<(Doc, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gallop_finds_what_a_partition_point_does_from_anywhere() {
+        let v: Vec<u32> = (0..300).map(|i| i * 3 / 2).collect();
+        for from in [0, 1, 7, 150, 299, 300] {
+            for x in [0, 1, 2, 100, 101, 448, 449, 1000] {
+                let want = from + v[from..].partition_point(|&y| y < x);
+                assert_eq!(gallop(from, v.len(), |j| v[j] < x), want, "{x} from {from}");
+            }
+        }
+    }
 
     #[test]
     fn frequencies_pack_into_two_bytes() {
