@@ -869,6 +869,11 @@ mod tests {
                 );
             }
         }
+        assert_eq!(
+            got.recall_candidates(names.iter().copied()),
+            want.recall_candidates(names.iter().copied()),
+            "candidates for every name"
+        );
     }
 
     #[test]

@@ -78,20 +78,20 @@ impl Index {
         let wanted: BTreeSet<[u8; 8]> = names.map(name_key).collect();
         // Hits per lesson, and how many it needs.
         let mut hits: BTreeMap<Id, (usize, usize)> = BTreeMap::new();
-        // One binary search per installed name and layer: the mapped files'
-        // pages are touched, not read whole, so this grows with the names
-        // installed and the lessons naming them, not with the pools. A
-        // lesson's keys all lie in the layer that has its summary; the
-        // newest layer with a word on it decides.
+        // The installed names, in order, looked up in each layer by one
+        // gallop through its sorted records (a binary search each when the
+        // layer is big): the mapped files' pages are touched, not read
+        // whole, so this grows with the names installed and the lessons
+        // naming them, not with the pools. A lesson's keys all lie in the
+        // layer that has its summary; the newest layer with a word on it
+        // decides.
         for (k, l) in self.layers.iter().enumerate() {
             let Some(t) = l.table(RCLK) else { continue };
             let mut here: BTreeMap<Id, (usize, usize)> = BTreeMap::new();
-            for key in &wanted {
-                for r in format::find_prefix(&l.bytes, t, key).unwrap_or_default() {
-                    let e = here.entry(id_at(&r, 8)).or_insert((0, r[24] as usize));
-                    e.0 += 1;
-                }
-            }
+            format::each_with_prefixes(&l.bytes, t, wanted.iter().map(|k| &k[..]), |_, r| {
+                let e = here.entry(id_at(r, 8)).or_insert((0, r[24] as usize));
+                e.0 += 1;
+            });
             for (id, h) in here {
                 if !self.summary_replaced_after(k, id) {
                     hits.insert(id, h);

@@ -455,7 +455,7 @@ impl Index {
         let mut hide = |newer: &mut dyn Iterator<Item = &[u8]>| {
             let mut i = 0;
             for key in newer {
-                i = gallop(i, n, |j| key_at(j) < key);
+                i = format::gallop(i, n, |j| key_at(j) < key);
                 if i < n && key_at(i) == key {
                     bits[i / 64] |= 1 << (i % 64);
                 }
@@ -648,38 +648,9 @@ fn posting_row(rec: &[u8]) -> u32 {
 /// the first for which `before` is false.
 fn partition_point(list: &[u8], before: impl Fn(&[u8]) -> bool) -> usize {
     let n = list.len() / SRCP_WIDTH;
-    gallop(0, n, |j| {
+    format::gallop(0, n, |j| {
         before(&list[j * SRCP_WIDTH..(j + 1) * SRCP_WIDTH])
     })
-}
-
-/// The first index in `from..n` for which `before` is false, `before`
-/// being true then false along the range: steps of 1, 2, 4, … from
-/// `from`, then a binary search in the last step, so that a walk of many
-/// ordered look-ups costs what a merge does when they are dense and what
-/// binary searches do when they are sparse.
-fn gallop(from: usize, n: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut lo, mut step) = (from, 1);
-    let mut hi = loop {
-        let probe = lo.saturating_add(step - 1);
-        if probe >= n {
-            break n;
-        }
-        if !before(probe) {
-            break probe;
-        }
-        lo = probe + 1;
-        step *= 2;
-    };
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if before(mid) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
 }
 
 /// The search tables of a layer holding what `mem` holds (`SRCT` is the
@@ -869,17 +840,6 @@ fn winner(rec: &[u8]) -> Option<(Doc, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gallop_finds_what_a_partition_point_does_from_anywhere() {
-        let v: Vec<u32> = (0..300).map(|i| i * 3 / 2).collect();
-        for from in [0, 1, 7, 150, 299, 300] {
-            for x in [0, 1, 2, 100, 101, 448, 449, 1000] {
-                let want = from + v[from..].partition_point(|&y| y < x);
-                assert_eq!(gallop(from, v.len(), |j| v[j] < x), want, "{x} from {from}");
-            }
-        }
-    }
 
     #[test]
     fn frequencies_pack_into_two_bytes() {
