@@ -13,11 +13,16 @@
 #                they are
 #   --tmpfs      build the repositories on /dev/shm (deleted at the end)
 # Environment overrides: SIZES, RUNS (timed runs of each read, default 20),
-# CONFIRMS (one-record confirms timed, default 20), OUT, POOL, GIT_LORE_BIN.
+# CONFIRMS (one-record confirms timed, default 20), RELEVANT (default
+# 10000; 0 for none), OUT, POOL, GIT_LORE_BIN.
 #
 # For each size it builds, through git-lore's own signed write path
 # (examples/bench_pool.rs), a lesson repository whose pool/org holds that
-# many lessons, waits for the packing git-lore starts in the background (as a
+# many lessons (past the first RELEVANT, lessons name only packages that are
+# not installed: the project's share of a bigger pool is that of the
+# 10,000 one, so recall's answer is the same at every size and what grows
+# is only the pool; RELEVANT=0 draws every lesson alike, and recall then
+# prints a hundred times as many lessons at 1,000,000 as at 10,000), waits for the packing git-lore starts in the background (as a
 # user has it) and brings the index up to date, ingests CONFIRMS
 # artifacts into its ledger, then measures, process start included:
 #   (s) git lore seen ART              one artifact the ledger holds
@@ -29,7 +34,8 @@
 #                                      each of the CONFIRMS proposals once
 #   (x) git commit-tree + update-ref   what git itself takes for one
 #                                      commit on the same repository
-# and the pool's build time, the repository's and the index's sizes.
+# and the pool's build time, the repository's and the index's sizes, and
+# how many lessons (r) prints.
 # Results: $OUT/results.tsv and results.md.
 set -euo pipefail
 
@@ -41,13 +47,14 @@ for arg in "$@"; do
     case $arg in
         --no-build) BUILD=0 ;;
         --tmpfs) TMPFS=1 ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
         *) echo "unknown option $arg" >&2; exit 1 ;;
     esac
 done
 SIZES=${SIZES:-"10000 1000000"}
 RUNS=${RUNS:-20}
 CONFIRMS=${CONFIRMS:-20}
+RELEVANT=${RELEVANT:-10000}
 OUT=${OUT:-$HERE/out/million}
 if [ "$TMPFS" = 1 ]; then W=/dev/shm/git-lore-bench-million; else W=$OUT/work; fi
 BIN=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
@@ -93,7 +100,9 @@ for size in $SIZES; do
     say "$size lessons: git lore init, then bench_pool"
     "${H[@]}" "$BIN" init >/dev/null 2>"$OUT/$size-init.log"
     start=$(date +%s%N)
-    "${H[@]}" "$POOL" "$T/lessons.git" "$T/project" "$size"
+    rel=$RELEVANT
+    [ "$rel" -gt 0 ] || rel=$size
+    "${H[@]}" "$POOL" "$T/lessons.git" "$T/project" "$size" "$rel"
     built=$((($(date +%s%N) - start) / 1000000))
     say "  built in $((built / 1000)) s; waiting for its background packing"
     record "$size" pool_build_ms "$built"
@@ -120,6 +129,7 @@ for size in $SIZES; do
     time_it "$size" r "${H[@]}" "$BIN" recall --project "$T/project"
     rss=$( { "${H[@]}" /usr/bin/time -f '%M' "$BIN" recall --project "$T/project" >/dev/null; } 2>&1 | tail -1)
     record "$size" r_peak_rss_kib "$rss"
+    record "$size" r_lessons "$("${H[@]}" "$BIN" recall --project "$T/project" | wc -l)"
     say "  $CONFIRMS confirms, each of its own proposal"
     : >"$OUT/$size-c.ns"
     awk '/^proposed / {print $4}' "$OUT/$size-ingest.out" | while read -r id; do

@@ -17,7 +17,8 @@
 //! pool another run made (for timing a sync of new commits into a large
 //! pool). With `BENCH_POOL_TIER=local` in the environment the lessons are
 //! private ones on `pool/local` instead (for timing the pre-push guard
-//! against many private records).
+//! against many private records); with `BENCH_POOL_TIER=public`, public
+//! ones on `pool/public` (for timing a host's pull requests).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -197,6 +198,7 @@ fn main() {
         std::fs::read(PathBuf::from(repo).join("allowed_signers")).expect("allowed_signers");
     let tier = match std::env::var("BENCH_POOL_TIER").as_deref() {
         Ok("local") => Source::Local,
+        Ok("public") => Source::Public,
         _ => Source::Org,
     };
     let pool = Branch::Pool(tier);

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# A host holding a big public pool: a one-lesson pull request, and new
+# commits synced into a copy that has the rest (issue 24; docs/PERFORMANCE.md,
+# "A host and a sync at a million").
+#
+#   bench/host.sh                    a pool of 100,000
+#   N=1000000 bench/host.sh          a pool of 1,000,000 (about 40 minutes)
+#
+# Options:
+#   --no-build   use target/release/git-lore and the bench_pool example as
+#                they are
+#   --tmpfs      build the repositories on /dev/shm (deleted at the end)
+# Environment overrides: N, NEW (commits synced, default 1,000), RUNS
+# (default 5), OUT, GIT_LORE_BIN, POOL (the bench_pool example).
+#
+# User A writes N public lessons through git-lore's signed write path
+# (examples/bench_pool.rs, BENCH_POOL_TIER=public). The host is seeded with
+# them by a plain push before `git lore host` installs its hooks (a host
+# set up over history it already holds; pushing a million commits through
+# the hook would verify each, about a millisecond apiece, and that is not
+# what is measured here), then receives one push through the hooks so that
+# its upkeep (commit-graph, geometric repack, multi-pack index, bitmap) has
+# run as it has on any host in use. User B pins A's key and syncs the pool.
+# Then, process start included:
+#   (p)  git push of a one-lesson pull request (refs/heads/review/<id>, one
+#        signed commit on pool/public) to the host: its pre-receive hook
+#        verifies it
+#   (p0) the same push with the hook moved aside: what git itself takes
+#   (h)  the hook's own check, run as the hook runs it
+#   (n)  git lore sync public   NEW new commits into B's pool of N
+#   (f)  git fetch of the same  the transfer part of (n)
+# and, once each: B's first sync of all N, the host's upkeep after the
+# NEW commits' push. Results: $OUT/results.tsv and results.md.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+BUILD=1
+TMPFS=0
+for arg in "$@"; do
+    case $arg in
+        --no-build) BUILD=0 ;;
+        --tmpfs) TMPFS=1 ;;
+        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        *) echo "unknown option $arg" >&2; exit 1 ;;
+    esac
+done
+N=${N:-100000}
+NEW=${NEW:-1000}
+RUNS=${RUNS:-5}
+OUT=${OUT:-$HERE/out/host}
+if [ "$TMPFS" = 1 ]; then W=/dev/shm/git-lore-bench-host; else W=$OUT/work; fi
+BIN=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
+POOL=${POOL:-$ROOT/target/release/examples/bench_pool}
+rm -rf "$OUT" "$W"
+mkdir -p "$OUT" "$W"
+RES=$OUT/results.tsv
+printf 'figure\tsize\tmean_s\tmin_s\tmax_s\n' >"$RES"
+LOG=$OUT/run.log
+# shellcheck source=lib/prelude.sh
+. "$HERE/lib/prelude.sh"
+
+if [ "$BUILD" = 1 ]; then
+    say "building the release binary and the bench_pool example"
+    (cd "$ROOT" && cargo build --release --quiet && cargo build --release --quiet --example bench_pool)
+fi
+[ -x "$BIN" ] && [ -x "$POOL" ] || die "no binary at $BIN or $POOL (build first, or drop --no-build)"
+
+# record FIGURE SECONDS...: their mean, min and max appended to RES.
+record() {
+    local fig=$1; shift
+    python3 - "$fig" "$N" "$@" >>"$RES" <<'EOF'
+import statistics, sys
+fig, size, xs = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3:]]
+print(f"{fig}\t{size}\t{statistics.mean(xs):.3f}\t{min(xs):.3f}\t{max(xs):.3f}")
+EOF
+}
+
+# upkeep HOST: waits for the job the host's post-receive hook starts in the
+# background (lore/maintenance.pid); prints the seconds waited.
+upkeep() {
+    local lock=$1/lore/maintenance.pid pid t0
+    t0=$(now)
+    while [ -e "$lock" ]; do
+        pid=$(cat "$lock" 2>/dev/null || echo)
+        [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null || break
+        sleep 0.1
+    done
+    since "$t0"
+}
+
+A=$W/a B=$W/b HOST=$W/host.git
+mkdir -p "$A" "$B"
+GA=(git --git-dir="$A/lessons.git")
+say "git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; N=$N NEW=$NEW"
+as "$A" "$BIN" init --email ana@example.org >/dev/null 2>&1
+as "$B" "$BIN" init --email bo@example.org >/dev/null 2>&1
+say "A writes $N public lessons"
+t0=$(now)
+as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" "$N" >/dev/null 2>>"$LOG"
+say "  in $(since "$t0") s; waiting for its background packing"
+settle "$A/lessons.git"
+as "$A" "$BIN" key >"$W/a.pub" 2>/dev/null
+
+say "seeding the host with them, then \`git lore host\`"
+git init -q --bare "$HOST"
+"${GA[@]}" push -q "$HOST" refs/heads/pool/public:refs/heads/pool/public
+as "$A" "$BIN" host "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
+
+# One lesson more on A's pool/public (lesson N + $1 - 1 of bench_pool's
+# sequence): its commit, and its lesson id.
+one_more() {
+    as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" 1 1 "$1" >/dev/null 2>>"$LOG"
+    PR=$("${GA[@]}" rev-parse refs/heads/pool/public)
+    PR_ID=$("${GA[@]}" log -1 --format=%s "$PR" | awk '{print $2}')
+}
+one_more "$N"
+say "a first pull request, so that the host's hooks have run once"
+"${GA[@]}" push -q "$HOST" "$PR:refs/heads/review/$PR_ID"
+say "  the host's upkeep after it: $(upkeep "$HOST") s"
+
+say "B syncs all $N"
+as "$B" "$BIN" remote add public "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
+t0=$(now)
+as "$B" "$BIN" sync public >/dev/null
+record first_sync "$(since "$t0")"
+as "$B" "$BIN" index >/dev/null
+settle "$B/lessons.git"
+
+say "(p), (p0), (h): a one-lesson pull request, $RUNS times each"
+one_more "$((N + 1))"
+ps=(); p0s=(); hs=()
+for _ in $(seq "$RUNS"); do
+    t0=$(now); "${GA[@]}" push -q "$HOST" "$PR:refs/heads/review/$PR_ID"; ps+=("$(since "$t0")")
+    upkeep "$HOST" >/dev/null
+    # The hook's check alone, as it runs: the pushed objects are in the
+    # host now; the ref is not yet, so the commit is new to it.
+    "${GA[@]}" push -q "$HOST" ":refs/heads/review/$PR_ID"
+    t0=$(now)
+    printf '%s %s %s\n' 0000000000000000000000000000000000000000 "$PR" "refs/heads/review/$PR_ID" |
+        (cd "$HOST" && env -i PATH="$PATH" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+            "$BIN" --repo "$HOST" verify --pre-receive >/dev/null)
+    hs+=("$(since "$t0")")
+    mv "$HOST/hooks/pre-receive" "$HOST/hooks/pre-receive.off"
+    mv "$HOST/hooks/post-receive" "$HOST/hooks/post-receive.off"
+    t0=$(now); "${GA[@]}" push -q "$HOST" "$PR:refs/heads/review/$PR_ID"; p0s+=("$(since "$t0")")
+    "${GA[@]}" push -q "$HOST" ":refs/heads/review/$PR_ID"
+    mv "$HOST/hooks/pre-receive.off" "$HOST/hooks/pre-receive"
+    mv "$HOST/hooks/post-receive.off" "$HOST/hooks/post-receive"
+done
+record p "${ps[@]}"
+record p0 "${p0s[@]}"
+record h "${hs[@]}"
+
+say "(n), (f): $NEW new commits on the host, synced into B's $N"
+rm -rf "$W/b0"; cp -a "$B" "$W/b0"
+as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" "$NEW" "$NEW" "$((N + 2))" >/dev/null 2>>"$LOG"
+t0=$(now)
+"${GA[@]}" push -q "$HOST" refs/heads/pool/public:refs/heads/pool/public
+record push_new "$(since "$t0")"
+record upkeep_new "$(upkeep "$HOST")"
+ns=(); fs=()
+for _ in $(seq "$RUNS"); do
+    rm -rf "$B"; cp -a "$W/b0" "$B"
+    t0=$(now)
+    git --git-dir="$B/lessons.git" fetch --no-tags --no-write-fetch-head --quiet \
+        "$HOST" +refs/heads/pool/public:refs/lore/bench/fetched
+    fs+=("$(since "$t0")")
+    rm -rf "$B"; cp -a "$W/b0" "$B"
+    t0=$(now); as "$B" "$BIN" sync public >/dev/null; ns+=("$(since "$t0")")
+done
+record n "${ns[@]}"
+record f "${fs[@]}"
+
+{
+    echo "| figure | size | mean | min | max |"
+    echo "|---|---:|---:|---:|---:|"
+    tail -n +2 "$RES" | awk -F'\t' '{ printf "| %s | %s | %s s | %s s | %s s |\n", $1, $2, $3, $4, $5 }'
+} >"$OUT/results.md"
+cat "$OUT/results.md"
+[ "$TMPFS" = 1 ] && rm -rf "$W"
+exit 0
