@@ -675,6 +675,7 @@ fn two_users_share_an_org_pool_through_git_daemon() {
     let host = host(&a);
     let daemon = Daemon::serve(&a.env, host.parent().unwrap());
     share_org_pool(&a, &b, &host, &daemon.url("host.git"));
+    host_refuses_over(&a, &host, &daemon.url("host.git"));
 }
 
 /// Over `url`, which serves `host`: the host's pre-receive check runs and
