@@ -74,6 +74,10 @@ as_user() {
         GIT_LORE_REPO="$base/$who/lessons.git" "$@"
 }
 
+# git with no configuration but the repository's (as the users' commands
+# run): the machine's own settings must not change what is timed.
+G() { env -i PATH="$PATH" HOME="$W" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git "$@"; }
+
 # Packs a repository. git-lore may have started `git gc --auto` in the
 # background (it holds gc.pid): wait for it, however long a big pool takes,
 # then gc until it succeeds.
@@ -82,7 +86,7 @@ pack() {
     while [ -e "$1/gc.pid" ] && kill -0 "$(cut -d' ' -f1 "$1/gc.pid" 2>/dev/null)" 2>/dev/null; do
         sleep 1
     done
-    until git -C "$1" gc --quiet 2>/dev/null; do
+    until G -C "$1" gc --quiet 2>/dev/null; do
         tries=$((tries + 1)); [ "$tries" -lt 600 ] || { echo "git gc kept failing" >&2; exit 1; }
         sleep 1
     done
@@ -124,9 +128,9 @@ clones() {
     rm -f "$T/host-nobitmap.git"/objects/pack/*.bitmap
     for _ in $(seq "$RUNS"); do
         rm -rf "$T/clone.git"
-        t0=$(now); git clone -q --bare --no-local "$T/host.git" "$T/clone.git"; xs+=("$(since "$t0")")
+        t0=$(now); G clone -q --bare --no-local "$T/host.git" "$T/clone.git"; xs+=("$(since "$t0")")
         rm -rf "$T/clone.git"
-        t0=$(now); git clone -q --bare --no-local "$T/host-nobitmap.git" "$T/clone.git"; ns+=("$(since "$t0")")
+        t0=$(now); G clone -q --bare --no-local "$T/host-nobitmap.git" "$T/clone.git"; ns+=("$(since "$t0")")
     done
     rm -rf "$T/clone.git" "$T/host-nobitmap.git"
     record k "$size" "${xs[@]}"
@@ -166,7 +170,7 @@ setup "$T" "$SMALL"
 xs=(); fs=()
 for _ in $(seq "$RUNS"); do
     fresh "$T"
-    t0=$(now); git --git-dir="$T/b/lessons.git" fetch --no-tags --no-write-fetch-head --quiet \
+    t0=$(now); G --git-dir="$T/b/lessons.git" fetch --no-tags --no-write-fetch-head --quiet \
         "$T/host.git" +refs/heads/pool/org:refs/lore/incoming/org; fs+=("$(since "$t0")")
     fresh "$T"
     t0=$(now); as_user "$T" b "$BIN" sync org >/dev/null; xs+=("$(since "$t0")")
@@ -182,7 +186,7 @@ record v "$SMALL" "${xs[@]}"
 xs=()
 for _ in $(seq "$GRUNS"); do
     t0=$(now)
-    git --git-dir="$T/b/lessons.git" rev-list refs/heads/pool/org \
+    G --git-dir="$T/b/lessons.git" rev-list refs/heads/pool/org \
         | as_user "$T" b xargs git --git-dir="$T/b/lessons.git" verify-commit >/dev/null 2>&1
     xs+=("$(since "$t0")")
 done
