@@ -10,13 +10,15 @@
 //! 2. **write chunks**: every [`CHUNK`] determinations ([`OFFLINE_CHUNK`]
 //!    offline) are written in as few transactions as the ledger allows,
 //!    each re-checking idempotency at the tip it lands on, so concurrent
-//!    ingests of the same artifacts record exactly one outcome each;
+//!    ingests of the same artifacts record exactly one outcome each
+//!    (offline, a chunk is held while the next is read, and written while
+//!    that one is determined on the other cores: [`Run::advance`]);
 //! 3. **tell in order**: each item's outcome goes to the caller in input
 //!    order as soon as it and every item before it are settled (a copy of
 //!    an artifact takes its first copy's fate).
 //!
 //! Nothing in an ingest run grows with the input but what the model could
-//! not answer: what waits to be written is a chunk, what waits to be told
+//! not answer: what waits to be written is a chunk (two offline), what waits to be told
 //! is bounded ([`WAITING_CHUNKS`] chunks), and a copy of an artifact written earlier
 //! is found in the index, reloaded after each write. (`--redo` also holds
 //! the ids it redoes and their decline commits, from one walk of the
@@ -336,7 +338,11 @@ struct Run<'r, 't, 'a> {
     index: Option<Index>,
     order: InOrder<'t, 'a>,
     pending: Vec<(usize, Pending)>,
-    /// The item of each artifact in `pending`.
+    /// Offline: the chunk before `pending`, determined and waiting to be
+    /// written while `pending` fills; it is written while `pending` is
+    /// determined on another core ([`Run::advance`]).
+    held: Vec<(usize, Pending)>,
+    /// The item of each artifact in `held` and `pending`.
     asked: HashMap<Id, usize>,
     /// Why the model gave no answer for an artifact: a later copy is not
     /// asked again.
@@ -362,6 +368,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
             index: Some(index),
             order: InOrder::new(told),
             pending: Vec::new(),
+            held: Vec::new(),
             asked: HashMap::new(),
             outages: HashMap::new(),
             claims,
@@ -471,22 +478,73 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         if let Some(c) = self.claims.as_mut() {
             c.keep_alive();
         }
-        if self.pending.len() >= self.chunk
-            || (!self.pending.is_empty() && self.order.waiting.len() >= WAITING_CHUNKS * self.chunk)
-        {
+        if !self.pending.is_empty() && self.order.waiting.len() >= WAITING_CHUNKS * self.chunk {
             self.flush(lore);
+        } else if self.pending.len() >= self.chunk {
+            self.advance(lore);
         }
     }
 
-    /// Writes the determinations that wait; after a failed write, every
-    /// one of them not written is told so, and the run stops asking.
-    fn flush(&mut self, lore: &mut Lore) {
-        if self.pending.is_empty() || self.error.is_some() {
-            return;
+    /// A chunk is full. With a model program its determinations are made,
+    /// and it is written. Offline, it is determined and held while the next
+    /// chunk is read; once that one is full too, the held chunk is written
+    /// on this thread while the next is determined on the others, so that
+    /// the transform's work (a quarter of a batch's, measured) overlaps the
+    /// writing instead of waiting for it. The determinations and the ids
+    /// drawn for them are those of a run that did one after the other: a
+    /// chunk's ids are drawn after the chunk before it is written, as
+    /// then. (Triage of the next chunk's items sees the held chunk's
+    /// artifacts as waiting to be written, as it sees the pending chunk's:
+    /// a copy takes its first copy's fate, as it would from history.)
+    fn advance(&mut self, lore: &mut Lore) {
+        if !matches!(self.backend, Backend::Offline) || self.error.is_some() {
+            return self.flush(lore);
         }
         let mut batch = std::mem::take(&mut self.pending);
-        self.asked.clear();
+        if self.held.is_empty() {
+            determine_offline(lore, &mut batch);
+            self.held = batch;
+            return;
+        }
+        let previous = std::mem::take(&mut self.held);
+        let undetermined = undetermined(&batch);
+        let threads = super::threads().saturating_sub(1).max(1);
+        let decided = std::thread::scope(|scope| {
+            let worker = scope.spawn(|| decide_all(&undetermined, threads));
+            self.write_batch(lore, previous);
+            worker.join().expect("a determining thread panicked")
+        });
+        if self.error.is_some() {
+            return not_written(&mut self.order, batch);
+        }
+        self.held = with_ids(lore, batch, decided);
+    }
+
+    /// Writes every determination that waits (the held chunk, then the
+    /// pending one); after a failed write, every one of them not written is
+    /// told so, and the run stops asking.
+    fn flush(&mut self, lore: &mut Lore) {
+        let held = std::mem::take(&mut self.held);
+        if !held.is_empty() && self.error.is_none() {
+            self.write_batch(lore, held);
+        }
+        let mut batch = std::mem::take(&mut self.pending);
+        if batch.is_empty() {
+            return;
+        }
+        if self.error.is_some() {
+            return not_written(&mut self.order, batch);
+        }
         determine_offline(lore, &mut batch);
+        self.write_batch(lore, batch);
+    }
+
+    /// Writes one chunk of determinations, then reloads the index so that a
+    /// later copy of one of its artifacts is seen.
+    fn write_batch(&mut self, lore: &mut Lore, batch: Vec<(usize, Pending)>) {
+        for (_, p) in &batch {
+            self.asked.remove(&p.artifact_id());
+        }
         // A chunk this large is written as a pack, and a run of them needs
         // the larger table of packs (one record, as from a hook, does not).
         if batch.len() > crate::store::pack::LOOSE_MAX / 6 {
@@ -809,30 +867,57 @@ const PARALLEL_DETERMINE_FROM: usize = 256;
 /// `batch`'s order, a lesson id for each proposal, so that the ids (from
 /// the run's clock and random source) are those one thread would draw.
 fn determine_offline(lore: &mut Lore, batch: &mut Vec<(usize, Pending)>) {
-    let undetermined: Vec<&Artifact> = batch
+    let decided = decide_all(&undetermined(batch), super::threads());
+    *batch = with_ids(lore, std::mem::take(batch), decided);
+}
+
+/// The artifacts of `batch` the offline backend has yet to determine, in
+/// order.
+fn undetermined(batch: &[(usize, Pending)]) -> Vec<&Artifact> {
+    batch
         .iter()
         .filter_map(|(_, p)| match p {
             Pending::Undetermined { artifact, .. } => Some(&**artifact),
             _ => None,
         })
-        .collect();
-    if undetermined.is_empty() {
-        return;
-    }
-    let threads = super::threads();
-    let decided = decide_all(&undetermined, threads);
+        .collect()
+}
+
+/// `batch` with `decided` (one determination per undetermined artifact, in
+/// order) in place of its undetermined artifacts, and a lesson id drawn for
+/// each proposal, in `batch`'s order.
+fn with_ids(
+    lore: &mut Lore,
+    batch: Vec<(usize, Pending)>,
+    decided: Vec<Determination>,
+) -> Vec<(usize, Pending)> {
     let mut decided = decided.into_iter();
-    let mut determined = Vec::with_capacity(batch.len());
-    for (i, p) in std::mem::take(batch) {
-        determined.push(match p {
+    batch
+        .into_iter()
+        .map(|(i, p)| match p {
             Pending::Undetermined { artifact, redo } => {
                 let d = decided.next().expect("one determination per artifact");
                 (i, pending_of(lore, d, artifact, redo))
             }
             p => (i, p),
-        });
+        })
+        .collect()
+}
+
+/// The items of `batch`, which a failed write before it left unwritten:
+/// told that the run stopped.
+fn not_written(order: &mut InOrder<'_, '_>, batch: Vec<(usize, Pending)>) {
+    for (i, p) in batch {
+        if !order.is_settled(i) {
+            order.settle(
+                i,
+                Outcome::Untouched {
+                    artifact: p.artifact_id(),
+                    why: NOT_ATTEMPTED.into(),
+                },
+            );
+        }
     }
-    *batch = determined;
 }
 
 /// What the offline transform makes of one artifact.

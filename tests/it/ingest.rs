@@ -901,6 +901,50 @@ fn a_copy_is_never_asked_again() {
     assert_eq!(calls.count(), 256);
 }
 
+/// Offline, a full chunk is held while the next one is read, then written
+/// while that one is determined on another core. Across three chunks
+/// (2,048 a chunk on a small ledger) every item is told once, in input
+/// order; a copy of an artifact whose chunk waits to be written, or was
+/// written, is `seen`; each artifact is written once, in input order.
+#[test]
+fn offline_chunks_written_while_the_next_is_determined_keep_every_outcome() {
+    let env = TestEnv::new();
+    env.init();
+    let mut ids: Vec<u32> = (0..4100).collect();
+    // Copies read while the chunk of the first copy is held (the first and
+    // second chunks), and after it was written (the first).
+    ids.insert(2500, 0);
+    ids.extend([2100, 5]);
+    let arts: Vec<_> = ids.iter().map(|&n| proposable(51, n)).collect();
+    let f = env.artifacts_file("three-chunks.jsonl", &arts);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    r.assert_stderr("ingest: 4100 lessons proposed; 3 artifacts skipped\n");
+    let lines: Vec<String> = r.ok().lines().map(outcomes).collect();
+    assert_eq!(lines.len(), ids.len(), "one line per item");
+    for (k, (line, &n)) in lines.iter().zip(&ids).enumerate() {
+        let id = ulid(51, n);
+        if k == 2500 || k >= ids.len() - 2 {
+            assert_eq!(line, &format!("skipped {id} seen\n"), "item {k}");
+        } else {
+            assert!(
+                line.starts_with(&format!("proposed {id} ")),
+                "item {k}: {line}"
+            );
+        }
+    }
+    // One commit per artifact, in input order, after init's.
+    let written = env.git(&[
+        "log",
+        "--reverse",
+        "--format=%(trailers:key=Lore-Artifact,valueonly,separator=)",
+        "ledger",
+    ]);
+    let written: Vec<&str> = written.ok().lines().filter(|l| !l.is_empty()).collect();
+    let want: Vec<String> = (0..4100).map(|n| ulid(51, n)).collect();
+    assert_eq!(written, want);
+    env.assert_verifies();
+}
+
 #[test]
 fn a_write_that_fails_mid_run_still_reports_every_artifact() {
     let env = TestEnv::new();
