@@ -44,11 +44,10 @@ fn labelled(entry: &serde_json::Value) -> BTreeSet<Edge> {
         .collect()
 }
 
-/// Where this reading of a file differs from its label on purpose; the
-/// README of the fixtures says why for each.
-fn known_difference(file: &str) -> bool {
-    matches!(file, "go-get-k8s-api-switching-toolchain.txt")
-}
+/// The one output whose labelled installed version is not what the
+/// requirement's `found` reads, on purpose (the fixtures' README says why):
+/// the Go it labels as running is the toolchain go switched *to*.
+const SWITCHED_TOOLCHAIN: &str = "go-get-k8s-api-switching-toolchain.txt";
 
 #[test]
 fn every_labelled_output_reads_as_labelled() {
@@ -63,7 +62,7 @@ fn every_labelled_output_reads_as_labelled() {
         let text = std::fs::read_to_string(format!("{DIR}/{file}")).unwrap();
         let got = edges_of(&requirements(&text));
         let want = labelled(e);
-        if got != want && !known_difference(file) {
+        if got != want {
             let missing: Vec<_> = want.difference(&got).collect();
             let extra: Vec<_> = got.difference(&want).collect();
             wrong.push(format!(
@@ -96,7 +95,7 @@ fn found_versions_are_the_installed_ones() {
                 continue;
             };
             // Only what the output itself says (a label may know more).
-            if !text.contains(version.trim_start_matches('v')) || known_difference(file) {
+            if !text.contains(version.trim_start_matches('v')) || file == SWITCHED_TOOLCHAIN {
                 continue;
             }
             if !matches!(role, "installed" | "running") {
@@ -125,6 +124,26 @@ fn found_versions_are_the_installed_ones() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// What the README says of the switched toolchain, held: the requirement
+/// on go is read, with nothing found (1.21.9, the Go that did not meet it,
+/// is only printed later as an upgrade; 1.22.3 is the one switched to).
+#[test]
+fn a_switched_toolchain_is_not_read_as_the_go_found() {
+    let text = std::fs::read_to_string(format!("{DIR}/{SWITCHED_TOOLCHAIN}")).unwrap();
+    let go: Vec<Requirement> = requirements(&text)
+        .into_iter()
+        .filter(|r| r.package == "go")
+        .collect();
+    assert_eq!(go.len(), 1, "{go:?}");
+    assert_eq!(go[0].required.as_deref(), Some(">=1.22.0"));
+    assert_eq!(go[0].found, None);
+    let by = go[0].by.as_ref().expect("required by k8s.io/api");
+    assert_eq!(
+        (by.name.as_str(), by.version.as_deref()),
+        ("k8s.io/api", Some("v0.30.0"))
+    );
 }
 
 #[test]
