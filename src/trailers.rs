@@ -238,9 +238,48 @@ pub fn parse(message: &str) -> (String, Vec<Trailer>) {
     (subject, out)
 }
 
+/// The body of a message git-lore wrote: what lies between its subject and
+/// its trailer block (the paragraphs between the first and the last, when
+/// the last is trailers), `None` when there is nothing there.
+pub fn body(message: &str) -> Option<String> {
+    let message = message.replace("\r\n", "\n");
+    let paragraphs: Vec<&str> = message
+        .split("\n\n")
+        .map(|p| p.trim_matches('\n'))
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    let end = if parse(&message).1.is_empty() {
+        paragraphs.len()
+    } else {
+        paragraphs.len().saturating_sub(1)
+    };
+    (end > 1).then(|| paragraphs[1..end].join("\n\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_is_what_lies_between_the_subject_and_the_trailers() {
+        let t = vec![Trailer::new("Lore-Action", "edit").unwrap()];
+        let m = |body: Option<&str>| {
+            Message::new("edit x: claim", body, t.clone())
+                .unwrap()
+                .render()
+        };
+        assert_eq!(
+            body(&m(Some("@@ -1 +1 @@\n-a\n+b"))).as_deref(),
+            Some("@@ -1 +1 @@\n-a\n+b")
+        );
+        assert_eq!(body(&m(Some("one\n\ntwo"))).as_deref(), Some("one\n\ntwo"));
+        assert_eq!(body(&m(None)), None);
+        assert_eq!(
+            body("subject\n\nprose, no trailers\n").as_deref(),
+            Some("prose, no trailers")
+        );
+        assert_eq!(body("subject only\n"), None);
+    }
 
     #[test]
     fn renders_and_parses_back() {

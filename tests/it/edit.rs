@@ -538,6 +538,48 @@ fn verify_refuses_an_edit_that_changes_what_an_edit_may_not() {
     env.assert_verifies();
 }
 
+/// An edit's message body is the diff of its record (what `git log` shows
+/// a reader): a forged edit whose record change is legal but whose body
+/// shows another change is refused; the same commit with the true diff
+/// verifies.
+#[test]
+fn verify_refuses_an_edit_whose_body_shows_another_change() {
+    let env = TestEnv::new();
+    let id = pending(&env);
+    let path = fanout("proposals", &id);
+    let p = env.proposal(&id);
+    let artifact = p["artifact_id"].as_str().unwrap().to_owned();
+    let tip = env.ledger_commits()[0].clone();
+    let mut fixed = p.clone();
+    fixed["candidate"]["claim"] = json!(FIXED);
+    let (old, new) = (record_text(&p), record_text(&fixed));
+    let message = |body: &str| {
+        format!(
+            "edit {id}: claim\n\n{body}\n\nLore-Format: 1\nLore-Action: edit\nLore-Lesson: {id}\nLore-Artifact: {artifact}\nLore-From: pending\nLore-Status: pending\n"
+        )
+    };
+    let lie = "@@ -1 +1 @@\n-\"claim\": \"a\"\n+\"claim\": \"something harmless\"";
+    env.forge(
+        "ledger",
+        Some(&tip),
+        &[(&path, Some(&new))],
+        &message(lie),
+        Sign::Repo,
+    );
+    env.assert_verify_fails(&[
+        "edit: the message body is not the diff of the record it changed, so `git log` shows another change than the one made (`git lore log -p` shows the change itself)",
+    ]);
+    let truth = git_lore::review::edit::unified(&old, &new, None);
+    env.forge(
+        "ledger",
+        Some(&tip),
+        &[(&path, Some(&new))],
+        &message(truth.trim()),
+        Sign::Repo,
+    );
+    env.assert_verifies();
+}
+
 #[test]
 fn saving_an_editor_file_never_undoes_a_change_made_meanwhile_and_bad_bytes_are_refused() {
     let env = TestEnv::new();

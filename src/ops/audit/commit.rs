@@ -13,7 +13,7 @@ use super::merge::{check_merge, is_pure_merge};
 use super::policy::{Policy, Trust};
 use crate::event::check::{Commit, Name, Record, Repo, Side};
 use crate::event::{CommitRef, Event, Op, PathKind, Root, RUBRICS};
-use crate::model::{Id, Source};
+use crate::model::{Id, Proposal, Source};
 use crate::ops::LoreError;
 use crate::review::relation::records::{self, RelationPath};
 use crate::review::RubricSet;
@@ -529,7 +529,28 @@ fn check_commit(
         repo: &StoreRepo { store, info },
     };
     problems.extend(event.check(&commit)?);
+    if let Event::Edit { .. } = event {
+        problems.extend(edit_body(info, &records));
+    }
     Ok(problems)
+}
+
+/// An edit's message body is the diff of the record it changed
+/// ([`crate::review::edit::diff`]): what `git log` shows a reader as the
+/// change. One that shows anything else is refused. (When a record does not
+/// read as a proposal, its own check says so, and this one says nothing.)
+fn edit_body(info: &CommitInfo, records: &[Record]) -> Option<String> {
+    let r = records
+        .iter()
+        .find(|r| r.name.kind() == PathKind::Proposal)?;
+    let proposal = |v: &Option<Value>| serde_json::from_value::<Proposal>(v.as_ref()?.clone()).ok();
+    let want = crate::review::edit::diff(&proposal(&r.old)?, &proposal(&r.new)?);
+    let body = crate::trailers::body(&info.message);
+    (body.as_deref().map(str::trim) != Some(want.trim())).then(|| {
+        "edit: the message body is not the diff of the record it changed, so `git log` shows \
+         another change than the one made (`git lore log -p` shows the change itself)"
+            .to_owned()
+    })
 }
 
 /// One file a commit changed that its rule allows, read, with what is
