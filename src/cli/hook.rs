@@ -105,7 +105,7 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
             super::session_end::work(ctx, &input);
             Ok(Exit::Done)
         }
-        Hook::PrePush { .. } => {
+        Hook::PrePush { url, .. } => {
             if std::io::stdin().is_terminal() {
                 return Err(CliError::Usage(
                     "hook pre-push reads the lines git gives a pre-push hook on stdin; git runs it on `git push` (`git lore setup` installs it)".into(),
@@ -118,7 +118,8 @@ pub fn run(args: Args, ctx: &Ctx) -> ui::Result {
                 .map_err(|e| CliError::Usage(format!("reading the pre-push lines: {e}")))?;
             let lore = ctx.open()?;
             let updates = guard::parse_pre_push(&text).map_err(LoreError::from)?;
-            let refusals = guard::check_push(&lore, &updates).map_err(LoreError::from)?;
+            let refusals =
+                guard::check_push(&lore, &updates, url.as_deref()).map_err(LoreError::from)?;
             for r in &refusals {
                 ui::error(refused(r));
             }

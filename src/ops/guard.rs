@@ -10,8 +10,14 @@
 //!   and from none of the remote values git hands the hook (`<remote sha>`:
 //!   what the remote has is not sent), and of each such commit the trees
 //!   and blobs its tree holds beyond its parents' ([`Store::introduced`]).
-//!   That over-counts when the remote has more than those refs (a new
-//!   branch name is walked to its root), never under-counts.
+//!   When the push goes to the URL of a tier's remote, that remote's last
+//!   verified tip counts as the remote's too (`refs/lore/remotes/<tier>`,
+//!   which only `sync` and `publish` write, once its whole history verified
+//!   by the pool's rules, which no ledger or `pool/local` content passes):
+//!   a pull request's new `review/<id>` branch is then walked to the pool it
+//!   was made on, not through the pool's whole history (minutes, at a
+//!   million lessons). Otherwise a new branch name is walked to its root:
+//!   this over-counts when the remote has more, never under-counts.
 //! - **What is private**: every blob the ledger or `pool/local` ever held
 //!   outside `.lore/` — every version of every record — and the tree of
 //!   each of their commits that holds records. The index knows them
@@ -38,6 +44,7 @@ use std::ops::ControlFlow;
 use gix::ObjectId;
 
 use super::{short, Lore};
+use crate::model::Source;
 use crate::store::index::{Held, Private, Record};
 use crate::store::{Branch, Index, ObjectKind, Store, StoreError};
 
@@ -263,15 +270,30 @@ pub fn parse_pre_push(text: &str) -> Result<Vec<PushUpdate>, GuardError> {
     Ok(out)
 }
 
-/// Every update in `updates` that would send private content, or give a
-/// name to a private tree.
-pub fn check_push(lore: &Lore, updates: &[PushUpdate]) -> Result<Vec<Refusal>, GuardError> {
+/// Every update in `updates`, pushed to `url` (what git hands the hook, if
+/// it did), that would send private content, or give a name to a private
+/// tree.
+pub fn check_push(
+    lore: &Lore,
+    updates: &[PushUpdate],
+    url: Option<&str>,
+) -> Result<Vec<Refusal>, GuardError> {
     let store = &lore.store;
     let index = Index::load(store)?;
-    // What the remote has: the commits its refs name, where this
-    // repository has them (one it lacks hides nothing).
+    // What the remote has: the commits its refs name, and the last verified
+    // tip of the tier whose remote it is, where this repository has them
+    // (one it lacks hides nothing).
     let mut hidden: Vec<ObjectId> = Vec::new();
-    for id in updates.iter().filter_map(|u| u.remote) {
+    let verified = [Source::Org, Source::Public]
+        .into_iter()
+        .filter(|tier| url.is_some() && store.remote_url(tier.as_str()).as_deref() == url)
+        .map(|tier| store.ref_tip(&super::remote::verified_ref(tier)))
+        .collect::<Result<Vec<_>, _>>()?;
+    for id in updates
+        .iter()
+        .filter_map(|u| u.remote)
+        .chain(verified.into_iter().flatten())
+    {
         if let Some((ObjectKind::Commit, commit)) = store.peel(id)? {
             if !hidden.contains(&commit) {
                 hidden.push(commit);

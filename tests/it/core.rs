@@ -252,6 +252,76 @@ fn nothing_private_leaves_the_machine_under_any_name() {
     assert_eq!(remote_refs(&env, &remote), "refs/heads/pool/org\n");
 }
 
+/// A push to the URL of a tier's remote counts that remote's last
+/// verified tip (`refs/lore/remotes/<tier>`, written by `publish` and
+/// `sync`) as the remote's: a new branch (a pull request's `review/<id>`)
+/// is walked down to it, not through the whole pool. To the same commits
+/// pushed anywhere else, nothing counts but what git hands the hook.
+///
+/// Shown by putting a private commit below the verified tip (by hand: only
+/// `publish` and `sync` write that ref, after its history verified, and
+/// whoever forges it can as well skip the hook): below the tip, the guard
+/// no longer looks, for that remote only.
+#[test]
+fn a_push_to_a_tier_s_remote_is_walked_down_to_its_verified_tip_only() {
+    let env = TestEnv::new();
+    two_pools(&env);
+    let remote = bare_remote(&env, "org.git");
+    let url = remote.to_str().unwrap();
+    let other = bare_remote(&env, "other.git");
+    env.lore(&["remote", "add", "org", url]).ok();
+    env.lore(&["publish", "org"]).ok();
+    let verified = rev(&env, "refs/lore/remotes/org");
+    assert_eq!(verified, rev(&env, "pool/org"));
+    // A pull request on the published pool goes, to the remote and
+    // elsewhere (where it is walked whole, and passes).
+    let tree = env
+        .git(&["rev-parse", "pool/org^{tree}"])
+        .ok()
+        .trim()
+        .to_owned();
+    let pr = env
+        .git(&["commit-tree", "-p", &verified, "-m", "review", &tree])
+        .ok()
+        .trim()
+        .to_owned();
+    for to in [url, other.to_str().unwrap()] {
+        let r = env.git(&["push", to, &format!("{pr}:refs/heads/review/x")]);
+        assert_eq!(r.code, 0, "{to}: {}", r.stderr);
+    }
+    // Below a (forged) verified tip, a commit of pool/local.
+    let local = rev(&env, "pool/local");
+    let below = env
+        .git(&["commit-tree", "-p", &local, "-m", "over local", &tree])
+        .ok()
+        .trim()
+        .to_owned();
+    env.git(&["update-ref", "refs/lore/remotes/org", &below])
+        .ok();
+    let top = env
+        .git(&["commit-tree", "-p", &below, "-m", "review", &tree])
+        .ok()
+        .trim()
+        .to_owned();
+    let spec = format!("{top}:refs/heads/review/y");
+    // Elsewhere, the guard walks down into pool/local and refuses (a dry
+    // run runs the hook too, and sends nothing).
+    let r = env.git(&["push", "--dry-run", other.to_str().unwrap(), &spec]);
+    assert_ne!(r.code, 0, "sent pool/local's history elsewhere");
+    r.assert_stderr(&format!(
+        "commit {} is a commit of pool/local, which never leaves this machine",
+        short(&local)
+    ));
+    // To the tier's remote, it stops at the tip it takes the remote to have.
+    let r = env.git(&["push", "--dry-run", url, &spec]);
+    assert_eq!(
+        r.code, 0,
+        "the guard walked below the verified tip: {}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("git-lore:"), "{}", r.stderr);
+}
+
 /// The case: a commit made by hand whose tree is `pool/local`'s,
 /// pushed with plain `git push` to a plain remote (no host check there).
 /// Refused by content, with the remote unchanged; and when the private
