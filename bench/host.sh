@@ -10,6 +10,8 @@
 #   --no-build   use target/release/git-lore and the bench_pool example as
 #                they are
 #   --tmpfs      build the repositories on /dev/shm (deleted at the end)
+#   --reuse      keep the repositories an earlier run of the same OUT left
+#                (A's, the host's and B's) and time again, with this build
 # Environment overrides: N, NEW (commits synced, default 1,000), RUNS
 # (default 5), OUT, GIT_LORE_BIN, POOL (the bench_pool example).
 #
@@ -20,28 +22,35 @@
 # the hook would verify each, about a millisecond apiece, and that is not
 # what is measured here), then receives one push through the hooks so that
 # its upkeep (commit-graph, geometric repack, multi-pack index, bitmap) has
-# run as it has on any host in use. User B pins A's key and syncs the pool.
-# Then, process start included:
+# run as it has on any host in use. A adds the host as its public remote
+# and syncs it (nothing new: the remote's tip becomes A's verified one);
+# user B pins A's key and syncs the pool. Then, process start included:
 #   (p)  git push of a one-lesson pull request (refs/heads/review/<id>, one
-#        signed commit on pool/public) to the host: its pre-receive hook
-#        verifies it
-#   (p0) the same push with the hook moved aside: what git itself takes
-#   (h)  the hook's own check, run as the hook runs it
+#        signed commit on pool/public) from A to the host: A's pre-push
+#        guard checks what leaves, the host's pre-receive hook verifies it
+#   (p0) the same push past both hooks (`--no-verify`, the host's moved
+#        aside): what git itself takes
+#   (g)  A's guard alone, as git runs it for that push
+#   (h)  the host's check alone, as its hook runs it
 #   (n)  git lore sync public   NEW new commits into B's pool of N
 #   (f)  git fetch of the same  the transfer part of (n)
-# and, once each: B's first sync of all N, the host's upkeep after the
-# NEW commits' push. Results: $OUT/results.tsv and results.md.
+# and, once each: B's first sync of all N, A's sync of the host (nothing
+# new), the host's upkeep after the NEW commits' push. Both hooks run the
+# git-lore under test (it is first on PATH). Results: $OUT/results.tsv and
+# results.md.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 BUILD=1
 TMPFS=0
+REUSE=0
 for arg in "$@"; do
     case $arg in
         --no-build) BUILD=0 ;;
         --tmpfs) TMPFS=1 ;;
-        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        --reuse) REUSE=1 ;;
+        -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
         *) echo "unknown option $arg" >&2; exit 1 ;;
     esac
 done
@@ -52,8 +61,14 @@ OUT=${OUT:-$HERE/out/host}
 if [ "$TMPFS" = 1 ]; then W=/dev/shm/git-lore-bench-host; else W=$OUT/work; fi
 BIN=${GIT_LORE_BIN:-$ROOT/target/release/git-lore}
 POOL=${POOL:-$ROOT/target/release/examples/bench_pool}
-rm -rf "$OUT" "$W"
-mkdir -p "$OUT" "$W"
+A=$W/a B=$W/b HOST=$W/host.git
+if [ "$REUSE" = 1 ]; then
+    [ -d "$B/lessons.git" ] && [ -d "$HOST" ] || { echo "nothing to reuse in $W" >&2; exit 1; }
+    rm -f "$OUT/results.tsv" "$OUT/results.md" "$OUT/run.log"
+else
+    rm -rf "$OUT" "$W"
+fi
+mkdir -p "$OUT" "$W" "$A" "$B"
 RES=$OUT/results.tsv
 printf 'figure\tsize\tmean_s\tmin_s\tmax_s\n' >"$RES"
 LOG=$OUT/run.log
@@ -65,6 +80,10 @@ if [ "$BUILD" = 1 ]; then
     (cd "$ROOT" && cargo build --release --quiet && cargo build --release --quiet --example bench_pool)
 fi
 [ -x "$BIN" ] && [ -x "$POOL" ] || die "no binary at $BIN or $POOL (build first, or drop --no-build)"
+# The hooks run the git-lore on PATH first: this one.
+mkdir -p "$W/bin"
+ln -sf "$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")" "$W/bin/git-lore"
+export PATH="$W/bin:$PATH"
 
 # record FIGURE SECONDS...: their mean, min and max appended to RES.
 record() {
@@ -89,72 +108,106 @@ upkeep() {
     since "$t0"
 }
 
-A=$W/a B=$W/b HOST=$W/host.git
-mkdir -p "$A" "$B"
-GA=(git --git-dir="$A/lessons.git")
-say "git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; N=$N NEW=$NEW"
-as "$A" "$BIN" init --email ana@example.org >/dev/null 2>&1
-as "$B" "$BIN" init --email bo@example.org >/dev/null 2>&1
-say "A writes $N public lessons"
-t0=$(now)
-as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" "$N" >/dev/null 2>>"$LOG"
-say "  in $(since "$t0") s; waiting for its background packing"
-settle "$A/lessons.git"
-as "$A" "$BIN" key >"$W/a.pub" 2>/dev/null
+# git as A, with no configuration but the repository's.
+GA=(as "$A" git --git-dir="$A/lessons.git")
+say "git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; N=$N NEW=$NEW; reuse $REUSE"
 
-say "seeding the host with them, then \`git lore host\`"
-git init -q --bare "$HOST"
-"${GA[@]}" push -q "$HOST" refs/heads/pool/public:refs/heads/pool/public
-as "$A" "$BIN" host "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
-
-# One lesson more on A's pool/public (lesson N + $1 - 1 of bench_pool's
-# sequence): its commit, and its lesson id.
+# One lesson more on A's pool/public (lesson $1 of bench_pool's sequence).
 one_more() {
     as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" 1 1 "$1" >/dev/null 2>>"$LOG"
+}
+# The pull request: A's pool/public tip, and its lesson id.
+pull_request() {
     PR=$("${GA[@]}" rev-parse refs/heads/pool/public)
     PR_ID=$("${GA[@]}" log -1 --format=%s "$PR" | awk '{print $2}')
 }
-one_more "$N"
-say "a first pull request, so that the host's hooks have run once"
-"${GA[@]}" push -q "$HOST" "$PR:refs/heads/review/$PR_ID"
-say "  the host's upkeep after it: $(upkeep "$HOST") s"
 
-say "B syncs all $N"
-as "$B" "$BIN" remote add public "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
-t0=$(now)
-as "$B" "$BIN" sync public >/dev/null
-record first_sync "$(since "$t0")"
-as "$B" "$BIN" index >/dev/null
-settle "$B/lessons.git"
+if [ "$REUSE" = 0 ]; then
+    as "$A" "$BIN" init --email ana@example.org >/dev/null 2>&1
+    as "$B" "$BIN" init --email bo@example.org >/dev/null 2>&1
+    say "A writes $N public lessons"
+    t0=$(now)
+    as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" "$N" >/dev/null 2>>"$LOG"
+    say "  in $(since "$t0") s; waiting for its background packing"
+    settle "$A/lessons.git"
+    as "$A" "$BIN" key >"$W/a.pub" 2>/dev/null
 
-say "(p), (p0), (h): a one-lesson pull request, $RUNS times each"
-one_more "$((N + 1))"
-ps=(); p0s=(); hs=()
+    say "seeding the host with them, then \`git lore host\`"
+    as "$W" git init -q --bare "$HOST"
+    "${GA[@]}" push -q --no-verify "$HOST" refs/heads/pool/public:refs/heads/pool/public
+    as "$A" "$BIN" host "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
+    one_more "$N"
+    pull_request
+    say "a first pull request, so that the host's hooks have run once"
+    "${GA[@]}" push -q --no-verify "$HOST" "$PR:refs/heads/review/$PR_ID"
+    say "  the host's upkeep after it: $(upkeep "$HOST") s"
+
+    say "B syncs all $N"
+    as "$B" "$BIN" remote add public "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
+    t0=$(now)
+    as "$B" "$BIN" sync public >/dev/null
+    record first_sync "$(since "$t0")"
+    as "$B" "$BIN" index >/dev/null
+    settle "$B/lessons.git"
+    one_more "$((N + 1))"
+fi
+if [ -z "$("${GA[@]}" config remote.public.url)" ]; then
+    say "A adds the host as its public remote and syncs it"
+    as "$A" "$BIN" remote add public "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
+    t0=$(now)
+    as "$A" "$BIN" sync public >>"$LOG" 2>&1
+    record a_sync "$(since "$t0")"
+fi
+# The pull request is one commit on the host's pool/public: what an earlier
+# run left is brought to that (review branches go; lessons of A's that the
+# host lacks but the newest are pushed to its pool/public, through its
+# hooks, as merged pull requests would be; if it has them all, one more).
+for ref in $(as "$W" git --git-dir="$HOST" for-each-ref --format='%(refname)' refs/heads/review/); do
+    "${GA[@]}" push -q --no-verify "$HOST" ":$ref"
+done
+host_tip=$(as "$W" git --git-dir="$HOST" rev-parse refs/heads/pool/public)
+ahead=$("${GA[@]}" rev-list --count "$host_tip..refs/heads/pool/public")
+if [ "$ahead" = 0 ]; then
+    one_more "$(( $("${GA[@]}" rev-list --count refs/heads/pool/public) + 1 ))"
+elif [ "$ahead" -gt 1 ]; then
+    "${GA[@]}" push -q "$HOST" "refs/heads/pool/public~1:refs/heads/pool/public"
+    upkeep "$HOST" >/dev/null
+fi
+pull_request
+
+say "(p), (p0), (g), (h): a one-lesson pull request, $RUNS times each"
+ZERO=0000000000000000000000000000000000000000
+ps=(); p0s=(); gs=(); hs=()
 for _ in $(seq "$RUNS"); do
     t0=$(now); "${GA[@]}" push -q "$HOST" "$PR:refs/heads/review/$PR_ID"; ps+=("$(since "$t0")")
     upkeep "$HOST" >/dev/null
-    # The hook's check alone, as it runs: the pushed objects are in the
+    # The checks alone, as git runs them: the pushed objects are in the
     # host now; the ref is not yet, so the commit is new to it.
-    "${GA[@]}" push -q "$HOST" ":refs/heads/review/$PR_ID"
+    "${GA[@]}" push -q --no-verify "$HOST" ":refs/heads/review/$PR_ID"
     t0=$(now)
-    printf '%s %s %s\n' 0000000000000000000000000000000000000000 "$PR" "refs/heads/review/$PR_ID" |
-        (cd "$HOST" && env -i PATH="$PATH" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
-            "$BIN" --repo "$HOST" verify --pre-receive >/dev/null)
+    printf 'refs/heads/review/%s %s refs/heads/review/%s %s\n' "$PR_ID" "$PR" "$PR_ID" "$ZERO" |
+        as "$A" git-lore --repo "$A/lessons.git" hook pre-push public "$HOST"
+    gs+=("$(since "$t0")")
+    t0=$(now)
+    printf '%s %s %s\n' "$ZERO" "$PR" "refs/heads/review/$PR_ID" |
+        (cd "$HOST" && as "$W" git-lore --repo "$HOST" verify --pre-receive >/dev/null)
     hs+=("$(since "$t0")")
     mv "$HOST/hooks/pre-receive" "$HOST/hooks/pre-receive.off"
     mv "$HOST/hooks/post-receive" "$HOST/hooks/post-receive.off"
-    t0=$(now); "${GA[@]}" push -q "$HOST" "$PR:refs/heads/review/$PR_ID"; p0s+=("$(since "$t0")")
-    "${GA[@]}" push -q "$HOST" ":refs/heads/review/$PR_ID"
+    t0=$(now); "${GA[@]}" push -q --no-verify "$HOST" "$PR:refs/heads/review/$PR_ID"; p0s+=("$(since "$t0")")
+    "${GA[@]}" push -q --no-verify "$HOST" ":refs/heads/review/$PR_ID"
     mv "$HOST/hooks/pre-receive.off" "$HOST/hooks/pre-receive"
     mv "$HOST/hooks/post-receive.off" "$HOST/hooks/post-receive"
 done
 record p "${ps[@]}"
 record p0 "${p0s[@]}"
+record g "${gs[@]}"
 record h "${hs[@]}"
 
-say "(n), (f): $NEW new commits on the host, synced into B's $N"
+say "(n), (f): $NEW new commits on the host, synced into B's pool"
 rm -rf "$W/b0"; cp -a "$B" "$W/b0"
-as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" "$NEW" "$NEW" "$((N + 2))" >/dev/null 2>>"$LOG"
+next=$(( $("${GA[@]}" rev-list --count refs/heads/pool/public) + 1 ))
+as "$A" env BENCH_POOL_TIER=public "$POOL" "$A/lessons.git" "$W/project" "$NEW" "$NEW" "$next" >/dev/null 2>>"$LOG"
 t0=$(now)
 "${GA[@]}" push -q "$HOST" refs/heads/pool/public:refs/heads/pool/public
 record push_new "$(since "$t0")"
@@ -163,7 +216,7 @@ ns=(); fs=()
 for _ in $(seq "$RUNS"); do
     rm -rf "$B"; cp -a "$W/b0" "$B"
     t0=$(now)
-    git --git-dir="$B/lessons.git" fetch --no-tags --no-write-fetch-head --quiet \
+    as "$B" git --git-dir="$B/lessons.git" fetch --no-tags --no-write-fetch-head --quiet \
         "$HOST" +refs/heads/pool/public:refs/lore/bench/fetched
     fs+=("$(since "$t0")")
     rm -rf "$B"; cp -a "$W/b0" "$B"
