@@ -739,6 +739,32 @@ fn two_users_share_an_org_pool_over_smart_http() {
     );
 }
 
+/// A sync that fast-forwards writes no commit of its own, but its fetch
+/// brought a pack: the repository gets that pack's commit-graph layer in
+/// the background, as after any write, without which every later walk of
+/// the pool (the next sync's merge base, its new commits) visits its whole
+/// history.
+#[test]
+fn a_fast_forwarding_sync_gets_a_commit_graph_for_what_it_brought() {
+    let t = team();
+    // git unpacks a fetch of fewer than 100 objects: keep whatever comes as
+    // a pack, as a large sync's is.
+    t.b.git(&["config", "fetch.unpackLimit", "1"]).ok();
+    t.a.org_lesson();
+    t.a.lore(&["publish", "org"]).ok();
+    let r = t.b.lore(&["sync", "org"]);
+    assert!(r.ok().contains("1 new lesson"), "{}", r.stdout);
+    crate::common::wait_for_repack_in(&t.b.env.repo());
+    let chain =
+        t.b.env
+            .repo()
+            .join("objects/info/commit-graphs/commit-graph-chain");
+    assert!(chain.is_file(), "no commit-graph after the sync");
+    let graph = t.b.git(&["commit-graph", "verify"]);
+    assert_eq!(graph.code, 0, "{}", graph.stderr);
+    assert_eq!(t.b.tip("pool/org"), t.a.tip("pool/org"));
+}
+
 /// After a sync, a teammate's lesson is Ben's to read like his own: `show`
 /// (with where it came from), `log`, `list` and `status` find it by its id
 /// or a prefix, and a prefix it shares with one of his own is refused with
