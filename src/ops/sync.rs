@@ -401,7 +401,6 @@ fn integrate_once(
 ) -> Result<(), LoreError> {
     let branch = Branch::Pool(tier);
     let local = lore.store.tip(branch)?;
-    let entries_before = entry_count(&lore.store, local)?;
     let decision = match local {
         None => Decision::FastForward(None),
         Some(local) if local == theirs => Decision::UpToDate,
@@ -439,8 +438,7 @@ fn integrate_once(
             adopt(lore, tier, local, theirs, began_separately)?
         }
     };
-    let entries_after = entry_count(&lore.store, lore.store.tip(branch)?)?;
-    report.new_entries = entries_after.saturating_sub(entries_before);
+    report.new_entries = new_entries(&lore.store, local, lore.store.tip(branch)?)?;
     report.integration = Some(integration);
     Ok(())
 }
@@ -464,13 +462,28 @@ fn own_commits_verify(
     Ok(audit::check_commits(&lore.store, &policy, &own)?.is_empty())
 }
 
-fn entry_count(store: &Store, tip: Option<ObjectId>) -> Result<usize, LoreError> {
-    let Some(tip) = tip else { return Ok(0) };
-    Ok(store
-        .paths_at(tip, "lessons")?
-        .iter()
-        .filter(|(path, _)| matches!(layout::classify(path), Some(RecordPath::Lesson(_))))
-        .count())
+/// How many more pool entries `to` holds than `from`: one diff of their
+/// trees, which skips every subtree the two share, so it costs what
+/// changed, not the pool (counting both pools' entries was half of a sync
+/// of 1,000 commits into 1,000,000).
+fn new_entries(
+    store: &Store,
+    from: Option<ObjectId>,
+    to: Option<ObjectId>,
+) -> Result<usize, LoreError> {
+    let tree = |c: Option<ObjectId>| c.map(|c| store.tree_of(c)).transpose();
+    let (mut added, mut removed) = (0usize, 0usize);
+    for c in store.diff(tree(from)?, tree(to)?)? {
+        if !matches!(layout::classify(&c.path), Some(RecordPath::Lesson(_))) {
+            continue;
+        }
+        match (c.old, c.new) {
+            (None, Some(_)) => added += 1,
+            (Some(_), None) => removed += 1,
+            _ => {}
+        }
+    }
+    Ok(added.saturating_sub(removed))
 }
 
 fn fast_forward(
