@@ -95,19 +95,6 @@ print(f"{fig}\t{size}\t{statistics.mean(xs):.3f}\t{min(xs):.3f}\t{max(xs):.3f}")
 EOF
 }
 
-# upkeep HOST: waits for the job the host's post-receive hook starts in the
-# background (lore/maintenance.pid); prints the seconds waited.
-upkeep() {
-    local lock=$1/lore/maintenance.pid pid t0
-    t0=$(now)
-    while [ -e "$lock" ]; do
-        pid=$(cat "$lock" 2>/dev/null || echo)
-        [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null || break
-        sleep 0.1
-    done
-    since "$t0"
-}
-
 # git as A, with no configuration but the repository's.
 GA=(as "$A" git --git-dir="$A/lessons.git")
 say "git-lore $("$BIN" --version) at $(git -C "$ROOT" rev-parse --short HEAD); $(nproc) cpus; N=$N NEW=$NEW; reuse $REUSE"

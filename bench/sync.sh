@@ -60,7 +60,9 @@ mkdir -p "$OUT" "$W"
 RES=$OUT/results.tsv
 printf 'figure\tsize\tmean_s\tmin_s\tmax_s\n' >"$RES"
 
-say() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+LOG=$OUT/run.log
+# shellcheck source=lib/prelude.sh
+. "$HERE/lib/prelude.sh"
 
 if [ "$BUILD" = 1 ]; then
     say "building the release binary and the bench_pool example"
@@ -102,22 +104,6 @@ print(f"{fig}\t{size}\t{statistics.mean(xs):.3f}\t{min(xs):.3f}\t{max(xs):.3f}")
 EOF
 }
 
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'; }
-
-# wait_upkeep HOST: waits for the upkeep the host's post-receive hook runs
-# in the background (lore/maintenance.pid, until gone or its process has
-# ended); prints the seconds waited.
-wait_upkeep() {
-    local lock=$1/lore/maintenance.pid pid t0
-    t0=$(now)
-    while [ -e "$lock" ]; do
-        pid=$(cat "$lock" 2>/dev/null || echo)
-        [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null || break
-        sleep 0.1
-    done
-    since "$t0"
-}
 
 # clones BASE SIZE: (k) and (kn), a full clone through git's transport from
 # the host as its hook left it and from a copy without its bitmap.
@@ -154,7 +140,7 @@ setup() {
     local t0; t0=$(now)
     as_user "$T" a "$BIN" publish org >/dev/null
     say "  published in $(since "$t0") s"
-    local u; u=$(wait_upkeep "$T/host.git")
+    local u; u=$(upkeep "$T/host.git")
     say "  the host's upkeep after it: $u s"
     record u "$n" "$u"
     as_user "$T" b "$BIN" remote add org "$T/host.git" --signer "$T/a.pub" >/dev/null 2>&1
@@ -202,7 +188,7 @@ incremental() {
     say "  $NEW more for A, published"
     as_user "$T" a "$POOL" "$T/a/lessons.git" "$T/project" "$NEW" "$NEW" "$size" >/dev/null 2>&1
     as_user "$T" a "$BIN" publish org >/dev/null
-    record u "$size+$NEW" "$(wait_upkeep "$T/host.git")"
+    record u "$size+$NEW" "$(upkeep "$T/host.git")"
     local xs=() is=()
     for _ in $(seq "$RUNS"); do
         fresh "$T"

@@ -55,3 +55,17 @@ settle() {
     done
     while [ -e "$gd/gc.pid" ]; do sleep 0.2; done
 }
+
+# upkeep HOST: waits for the job a pool host's post-receive hook starts in
+# the background (lore/maintenance.pid, until gone or its process has
+# ended: a zombie counts as done); prints the seconds waited.
+upkeep() {
+    local lock=$1/lore/maintenance.pid pid t0
+    t0=$(now)
+    while [ -e "$lock" ]; do
+        pid=$(cat "$lock" 2>/dev/null || echo)
+        [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null || break
+        sleep 0.1
+    done
+    since "$t0"
+}
