@@ -65,7 +65,8 @@ fn log(dir: &Path, line: &str) {
 
 /// Records a failure for the next session start, and in the log.
 fn fail(dir: &Path, line: &str) {
-    log(dir, line);
+    // The record first: whoever reads the failure in the log (a person, a
+    // test waiting on it) finds it recorded for the next session start.
     let stamp = git_lore::model::iso(jiff::Timestamp::now());
     if let Ok(mut f) = OpenOptions::new()
         .create(true)
@@ -74,6 +75,7 @@ fn fail(dir: &Path, line: &str) {
     {
         let _ = f.write_all(format!("{stamp} {line}\n").as_bytes());
     }
+    log(dir, line);
 }
 
 /// The hook half: save the input, start the worker detached, return.
