@@ -85,15 +85,9 @@ mkdir -p "$W/bin"
 ln -sf "$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")" "$W/bin/git-lore"
 export PATH="$W/bin:$PATH"
 
-# record FIGURE SECONDS...: their mean, min and max appended to RES.
-record() {
-    local fig=$1; shift
-    python3 - "$fig" "$N" "$@" >>"$RES" <<'EOF'
-import statistics, sys
-fig, size, xs = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3:]]
-print(f"{fig}\t{size}\t{statistics.mean(xs):.3f}\t{min(xs):.3f}\t{max(xs):.3f}")
-EOF
-}
+# record FIGURE SECONDS...: their mean, min and max, at size N, appended
+# to RES (`seconds`, lib/prelude.sh).
+record() { local fig=$1; shift; seconds "$fig" "$N" "$@"; }
 
 # git as A, with no configuration but the repository's.
 GA=(as "$A" git --git-dir="$A/lessons.git")

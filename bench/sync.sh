@@ -94,15 +94,8 @@ pack() {
     done
 }
 
-# record FIGURE SIZE SECONDS...
-record() {
-    local fig=$1 size=$2; shift 2
-    python3 - "$fig" "$size" "$@" >>"$RES" <<'EOF'
-import statistics, sys
-fig, size, xs = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3:]]
-print(f"{fig}\t{size}\t{statistics.mean(xs):.3f}\t{min(xs):.3f}\t{max(xs):.3f}")
-EOF
-}
+# record FIGURE SIZE SECONDS...: see `seconds` (lib/prelude.sh).
+record() { seconds "$@"; }
 
 
 # clones BASE SIZE: (k) and (kn), a full clone through git's transport from

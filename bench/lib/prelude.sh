@@ -69,3 +69,14 @@ upkeep() {
     done
     since "$t0"
 }
+
+# seconds FIGURE SIZE SECONDS...: the mean, min and max of SECONDS appended
+# to RES as one row `figure size mean min max`.
+seconds() {
+    local fig=$1 size=$2; shift 2
+    python3 - "$fig" "$size" "$@" >>"$RES" <<'EOF'
+import statistics, sys
+fig, size, xs = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3:]]
+print(f"{fig}\t{size}\t{statistics.mean(xs):.3f}\t{min(xs):.3f}\t{max(xs):.3f}")
+EOF
+}
