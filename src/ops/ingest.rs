@@ -326,7 +326,8 @@ fn transform_template(lore: &Lore) -> Result<String, LoreError> {
 
 /// One run over a stream of items: what waits to be told, what waits to be
 /// written, and what the run has learnt on the way. Everything it holds is
-/// bounded by a chunk (and [`WAITING_CHUNKS`] of them) except `outages`, which holds
+/// bounded by a chunk (two offline: the held one and the pending one; and
+/// [`WAITING_CHUNKS`] of them waiting to be told) except `outages`, which holds
 /// the artifacts the model gave no answer for.
 struct Run<'r, 't, 'a> {
     backend: &'r Backend,

@@ -539,6 +539,10 @@ fn check_commit(
 /// ([`crate::review::edit::diff`]): what `git log` shows a reader as the
 /// change. One that shows anything else is refused. (When a record does not
 /// read as a proposal, its own check says so, and this one says nothing.)
+/// It is here rather than with the `edit` action's other rules in
+/// `event/ledger.rs` because it needs the commit's message, which a
+/// [`Commit`] does not carry, and `review::edit`'s diff, which the event
+/// layer below `review` cannot call.
 fn edit_body(info: &CommitInfo, records: &[Record]) -> Option<String> {
     let r = records
         .iter()
