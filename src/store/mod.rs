@@ -253,6 +253,9 @@ pub struct Store {
     /// The trees of the last commit this process published, kept for the
     /// next transaction on the same branch ([`tx::Warm`]).
     warm: std::sync::Mutex<Option<tx::Warm>>,
+    /// How many bytes of those trees to keep ([`tx::WARM_MAX`]; smaller in
+    /// a test).
+    warm_max: usize,
 }
 
 impl std::fmt::Debug for Store {
@@ -349,6 +352,7 @@ impl Store {
             batch,
             _shim: None,
             warm: Default::default(),
+            warm_max: tx::WARM_MAX,
         })
     }
 
@@ -425,6 +429,7 @@ impl Store {
             batch: false,
             _shim: Some(std::sync::Arc::new(shim)),
             warm: Default::default(),
+            warm_max: tx::WARM_MAX,
         })
     }
 
@@ -447,6 +452,7 @@ impl Store {
             batch: self.batch,
             _shim: self._shim.clone(),
             warm: Default::default(),
+            warm_max: tx::WARM_MAX,
         }
     }
 

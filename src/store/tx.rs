@@ -150,9 +150,60 @@ pub(crate) struct Warm {
     commit: Option<Vec<u8>>,
 }
 
-/// Above this many bytes of trees, none is kept: a tree too large to keep
-/// is read from disk as before.
-const WARM_MAX: usize = 32 << 20;
+/// At most this many bytes of trees are kept ([`warm_share`]): those
+/// nearest the root first, and the rest read from disk.
+///
+/// At 1,000,000 lessons the ledger's trees are about 60 MB (32,768 leaves
+/// of some 30 entries). When the cap was 32 MB and a ledger over it kept
+/// none, a batch passed it at about 500,000, and from then on each chunk
+/// read some 13,000 leaves back through every pack the batch had written:
+/// 463 MB of those packs and 180 MB of their indexes were resident at the
+/// million's peak, against 205 MB of heap (docs/PERFORMANCE.md, "Issue 24,
+/// fifth round").
+pub(crate) const WARM_MAX: usize = 96 << 20;
+
+/// Which of `whole` (trees by id) to keep warm, given the directories
+/// whose newest tree each is (`newest`, by path): all of them when their
+/// bytes add up to at most `cap`; else directories by depth, the root
+/// first, while they fit. A directory whose tree is not kept is read from
+/// disk by the next transaction, and one nearer the root is rewritten by
+/// every commit below it.
+pub(crate) fn warm_share(
+    newest: &HashMap<String, ObjectId>,
+    whole: &HashMap<ObjectId, Vec<u8>>,
+    cap: usize,
+) -> HashSet<ObjectId> {
+    let held = |id: &ObjectId| whole.get(id).map(Vec::len);
+    let all: usize = newest
+        .values()
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .filter_map(held)
+        .sum();
+    let mut order: Vec<(usize, &str, ObjectId)> = newest
+        .iter()
+        .filter(|(_, id)| whole.contains_key(*id))
+        .map(|(path, id)| (path.matches('/').count(), path.as_str(), *id))
+        .collect();
+    if all <= cap {
+        return order.into_iter().map(|(_, _, id)| id).collect();
+    }
+    order.sort_unstable();
+    let mut kept = HashSet::new();
+    let mut bytes = 0;
+    for (_, _, id) in order {
+        let n = held(&id).unwrap_or(0);
+        if kept.contains(&id) {
+            continue;
+        }
+        if bytes + n > cap {
+            break;
+        }
+        bytes += n;
+        kept.insert(id);
+    }
+    kept
+}
 
 /// The in-progress state of one transaction attempt.
 pub struct Tx<'s> {
@@ -509,7 +560,7 @@ impl Store {
         let Written {
             mut whole, newest, ..
         } = trees;
-        let wanted: HashSet<ObjectId> = newest.values().copied().collect();
+        let wanted = warm_share(&newest, &whole, self.warm_max);
         whole.retain(|id, _| wanted.contains(id));
         // A directory whose tree is not held has no place here.
         let paths: HashMap<String, ObjectId> = newest
@@ -517,15 +568,13 @@ impl Store {
             .filter(|(_, id)| whole.contains_key(id))
             .collect();
         let commit = objects.remove(&head).map(|(_, data)| data);
-        let bytes: usize = whole.values().map(Vec::len).sum();
-        let warm = (bytes <= WARM_MAX).then_some(Warm {
+        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(Warm {
             branch,
             head,
             paths,
             trees: whole,
             commit,
         });
-        *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = warm;
     }
 
     /// Writes what an attempt kept in memory into the object store, durably
@@ -838,5 +887,145 @@ impl StaleLock {
             }
             _ => self.seen = Some((meta.ino(), modified, std::time::Instant::now())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Unsigned;
+    impl CommitSigner for Unsigned {
+        fn sign_commit(&self, _: &[u8]) -> Result<String, crate::signing::SigningError> {
+            Ok("-----BEGIN SSH SIGNATURE-----\nU0lH\n-----END SSH SIGNATURE-----\n".into())
+        }
+    }
+
+    /// Ten transactions of twenty commits each into a repository, every
+    /// commit a file three directories down; returns the last tree.
+    fn ten_transactions(store: &Store) -> ObjectId {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let now: jiff::Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
+        for t in 0..10u32 {
+            let mut check = |_: Option<ObjectId>| Ok::<(), StoreError>(());
+            let write = WriteContext {
+                signer: &Unsigned,
+                now,
+                rng: &mut rng,
+                policy: RetryPolicy::default(),
+                check: &mut check,
+            };
+            store
+                .transact(Branch::Ledger, write, |tx| {
+                    for c in 0..20u32 {
+                        let n = t * 20 + c;
+                        let path = format!("d/{}/{}/{}/f{n}.txt", n % 3, n % 5, n % 7);
+                        let spec = CommitSpec::new(
+                            &format!("file {n}"),
+                            None,
+                            Event::Init,
+                            vec![Change::Put {
+                                path,
+                                bytes: format!("{n}\n").repeat(40).into_bytes(),
+                            }],
+                        )?;
+                        tx.commit(spec)?;
+                    }
+                    Ok::<(), StoreError>(())
+                })
+                .unwrap();
+        }
+        let tip = store.tip(Branch::Ledger).unwrap().unwrap();
+        store
+            .repo()
+            .find_commit(tip)
+            .unwrap()
+            .tree_id()
+            .unwrap()
+            .detach()
+    }
+
+    /// With room for only some of the trees a transaction leaves, the
+    /// next one reads the others from disk, and the trees come out the
+    /// same as with room for all of them.
+    #[test]
+    fn a_batch_with_part_of_its_trees_warm_writes_the_same_trees() {
+        let host = super::super::Host {
+            git_program: "git".into(),
+            git_env: vec![
+                ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+                ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+                ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+            ],
+        };
+        let open = |dir: &std::path::Path, warm_max: usize| {
+            gix::init_bare(dir).unwrap();
+            let mut store = Store::open_raw(dir, host.clone(), true).unwrap();
+            store.warm_max = warm_max;
+            store
+        };
+        let all = tempfile::tempdir().unwrap();
+        let some = tempfile::tempdir().unwrap();
+        let (all, some) = (open(all.path(), WARM_MAX), open(some.path(), 1200));
+        let want = ten_transactions(&all);
+        let warm_dirs = |s: &Store| s.warm.lock().unwrap().as_ref().map_or(0, |w| w.paths.len());
+        // Every directory: the root, d, 3 below it, 15 and 105 leaves
+        // (those the 200 files reach).
+        let every = warm_dirs(&all);
+        assert!(every > 100, "{every} warm with room for all");
+        let got = ten_transactions(&some);
+        assert_eq!(got, want);
+        let kept = warm_dirs(&some);
+        assert!(kept >= 5 && kept < every / 2, "{kept} of {every} warm");
+        let fsck = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(some.git_dir())
+            .args(["fsck", "--full", "--no-dangling"])
+            .env_clear()
+            .envs(host.git_env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        assert!(
+            fsck.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fsck.stderr)
+        );
+    }
+
+    #[test]
+    fn warm_trees_are_kept_nearest_the_root_first_within_the_cap() {
+        let id = |n: u8| ObjectId::from_bytes_or_panic(&[n; 20]);
+        // The root, two fan-out directories, four leaves (one leaf's tree
+        // shared by two directories), and a tree nobody has any more.
+        let dirs = [
+            ("", 1, 10),
+            ("proposals", 2, 10),
+            ("proposals/A", 3, 20),
+            ("proposals/A/B", 4, 100),
+            ("proposals/A/C", 5, 100),
+            ("proposals/A/D", 6, 100),
+            ("proposals/A/E", 6, 100),
+        ];
+        let newest: HashMap<String, ObjectId> = dirs
+            .iter()
+            .map(|(p, n, _)| (p.to_string(), id(*n)))
+            .collect();
+        let mut whole: HashMap<ObjectId, Vec<u8>> = dirs
+            .iter()
+            .map(|(_, n, len)| (id(*n), vec![0; *len]))
+            .collect();
+        whole.insert(id(9), vec![0; 1000]);
+        let ids = |v: &[u8]| v.iter().map(|n| id(*n)).collect::<HashSet<_>>();
+        // Everything fits (the shared tree counted once, the orphan not at
+        // all): every directory's tree.
+        assert_eq!(warm_share(&newest, &whole, 340), ids(&[1, 2, 3, 4, 5, 6]));
+        // Not all of it: the shallow ones, then leaves while they fit.
+        let some = warm_share(&newest, &whole, 339);
+        assert!(some.is_superset(&ids(&[1, 2, 3])), "{some:?}");
+        assert_eq!(some.len(), 5, "{some:?}");
+        assert_eq!(warm_share(&newest, &whole, 45), ids(&[1, 2, 3]));
+        assert_eq!(warm_share(&newest, &whole, 25), ids(&[1, 2]));
+        assert!(warm_share(&newest, &whole, 5).is_empty());
     }
 }
