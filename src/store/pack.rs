@@ -14,8 +14,9 @@
 //! index is whole, and a crash at any instant leaves at worst an unindexed
 //! temporary file that `git gc` removes; the ref has not moved yet.
 //!
-//! This module writes objects and nothing else: it moves no ref and decides
-//! nothing about when objects are reachable.
+//! This module writes objects (and, beside a pack, the directory names of
+//! its trees, [`PACK_NAMES`], for the background merges) and nothing else:
+//! it moves no ref and decides nothing about when objects are reachable.
 
 use std::collections::HashMap;
 use std::fs;
@@ -110,8 +111,42 @@ pub fn persist(
             },
         }));
     order.splice(trees_at..trees_at, tree_entries);
-    write_pack(&dir, repo.object_hash(), order)?;
+    let checksum = write_pack(&dir, repo.object_hash(), order)?;
+    write_names(&repo.git_dir().join(PACK_NAMES), &checksum, trees);
     Ok(())
+}
+
+/// Where [`persist`] leaves, for each pack it writes, the directory of
+/// each tree the pack holds whole (`lore/pack-names/pack-<hash>`, lines
+/// of `<id> <path>`), for the background merges (`super::repack`): named,
+/// `git pack-objects` puts the versions of one directory from different
+/// packs side by side and stores all but one as deltas.
+pub(crate) const PACK_NAMES: &str = "lore/pack-names";
+
+/// Writes the names of the pack `checksum` (see [`PACK_NAMES`]): the
+/// newest tree of each directory but the root, when it was written
+/// whole. Best effort: the names only make later merges smaller, so a
+/// file that cannot be written is left out, never half written (it is
+/// renamed into place).
+fn write_names(dir: &Path, checksum: &ObjectId, trees: &Written) {
+    let mut lines = String::new();
+    for (path, id) in &trees.newest {
+        if !path.is_empty() && trees.whole.contains_key(id) && !trees.on_disk.contains(id) {
+            lines.push_str(&format!("{id} {path}\n"));
+        }
+    }
+    if lines.is_empty() || fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let Ok(mut tmp) = tempfile::Builder::new()
+        .prefix("tmp_names_")
+        .tempfile_in(dir)
+    else {
+        return;
+    };
+    if tmp.write_all(lines.as_bytes()).is_ok() {
+        let _ = tmp.persist(dir.join(format!("pack-{checksum}")));
+    }
 }
 
 /// The pack type numbers of git's pack format.

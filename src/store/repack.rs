@@ -155,36 +155,53 @@ const GC: &str = r#""$git" --git-dir "$dir" -c gc.autoDetach=false -c gc.autoPac
 /// last; only then are the group's packs deleted (a pack whose name came
 /// out the same is kept). A merge that fails deletes nothing.
 ///
-/// The objects are named by `git show-index`, and copied in the form they
-/// are stored in (`pack.window=0`: no new deltas), not found by
-/// `--stdin-packs`. That option walks every commit of the group and every
-/// tree they reach to name objects for a delta search: 6.6 s against
-/// 2.7 s for the 741,328 objects of 24 packs of a 100,000-record batch,
-/// and 511 s of merges after a 1,000,000-record one. What it bought was
-/// deltas between leaf trees written by different transactions: those
-/// 24 packs came to 117 MB instead of 133 MB (docs/PERFORMANCE.md,
-/// "Issue 24, fifth round").
+/// The objects are listed by `git show-index`, the trees our own packs
+/// hold whole first with their directory (`lore/pack-names`, written by
+/// `pack::persist`, and joined into the merged pack's), and `git
+/// pack-objects` copies each as it is stored or, for those trees, finds
+/// a delta against another version of the same directory: a
+/// transaction's pack holds the first version of every tree it touches
+/// whole, and nothing else could make those deltas across packs. On 24
+/// packs of a 100,000-record batch (741,328 objects): 4.3 s and 117 MB,
+/// against 2.7 s and 133 MB copied without names. What this replaced,
+/// `--stdin-packs`, named objects by walking every commit of the group
+/// and every tree they reach, including trees in other packs: 6.6 s and
+/// 117 MB there, and 511 s of merges after a 1,000,000-record batch
+/// (docs/PERFORMANCE.md, "Issue 24, fifth round"). Names only guide the
+/// delta search; a pack without them (one `git gc` wrote) is copied. A
+/// names file whose pack is gone is deleted at the end.
 ///
 /// A multi-pack index goes first: it would name the packs deleted here
 /// until it is written again after the merges ([`MIDX`], which
 /// [`wants_midx`] asks for whenever one existed), and a reader without one
 /// reads the packs' own indexes.
 const MERGES: &str = r#"rm -f "$dir/objects/pack/multi-pack-index"
-list="$dir/lore/repack.objects"
+list="$dir/lore/repack.objects" names="$dir/lore/pack-names"
 for group do
-  : >"$list.all" || continue
-  for p in $group; do
-    "$git" --git-dir "$dir" show-index <"$dir/objects/pack/${p%.pack}.idx" >>"$list.all" || continue 2
-  done
-  cut -d' ' -f2 "$list.all" >"$list" || continue
-  new=$("$git" --git-dir "$dir" -c pack.packSizeLimit=0 -c pack.window=0 pack-objects -q --delta-base-offset "$dir/objects/pack/pack" <"$list") &&
-    [ -n "$new" ] && [ -f "$dir/objects/pack/pack-$new.idx" ] || continue
+  : >"$list" && : >"$list.all" || continue
   for p in $group; do
     b=${p%.pack}
-    [ "$b" = "pack-$new" ] || rm -f "$dir/objects/pack/$b.idx" "$dir/objects/pack/$b.rev" "$dir/objects/pack/$b.bitmap" "$dir/objects/pack/$b.pack"
+    [ ! -f "$names/$b" ] || cat "$names/$b" >>"$list" || continue 2
+    "$git" --git-dir "$dir" show-index <"$dir/objects/pack/$b.idx" >>"$list.all" || continue 2
+  done
+  cut -d' ' -f2 "$list.all" >>"$list" || continue
+  new=$("$git" --git-dir "$dir" -c pack.packSizeLimit=0 pack-objects -q --delta-base-offset "$dir/objects/pack/pack" <"$list") &&
+    [ -n "$new" ] && [ -f "$dir/objects/pack/pack-$new.idx" ] || continue
+  if [ -d "$names" ]; then
+    for p in $group; do cat "$names/${p%.pack}" 2>/dev/null; done >"$names/tmp_merge" &&
+      mv -f "$names/tmp_merge" "$names/pack-$new"
+  fi
+  for p in $group; do
+    b=${p%.pack}
+    [ "$b" = "pack-$new" ] || rm -f "$dir/objects/pack/$b.idx" "$dir/objects/pack/$b.rev" "$dir/objects/pack/$b.bitmap" "$dir/objects/pack/$b.pack" "$names/$b"
   done
 done
 rm -f "$list" "$list.all"
+set +f
+for f in "$names"/pack-*; do
+  [ ! -f "$f" ] || [ -f "$dir/objects/pack/${f##*/}.idx" ] || rm -f "$f"
+done
+set -f
 "#;
 
 /// A multi-pack index over the packs there are (see [`wants_midx`]).
@@ -495,6 +512,171 @@ mod tests {
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Ten packs of our own (ten transactions) next to a big one, merged
+    /// with the names of their trees or without: returns the bytes of the
+    /// ten `.pack` files, of what they were merged into, and the lines of
+    /// the names files before and after.
+    fn merge_ten(named: bool) -> (u64, u64, Vec<String>, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let git_dir = dir.path().join("repo.git");
+        let env: Vec<(String, String)> = vec![
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+            ("HOME".into(), dir.path().display().to_string()),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+        ];
+        gix::init_bare(&git_dir).unwrap();
+        // Incompressible bytes (a fixed LCG), enough that the ten fit a
+        // sixteenth of the whole: they are one group.
+        let mut x: u64 = 1;
+        let big: Vec<u8> = (0..2_600_000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 56) as u8
+            })
+            .collect();
+        let mut stream = format!("blob\nmark :1\ndata {}\n", big.len()).into_bytes();
+        stream.extend_from_slice(&big);
+        stream.extend_from_slice(b"\ncommit refs/heads/big\ncommitter T <t@example.com> 1700000000 +0000\ndata 3\nbig\nM 100644 :1 big\n\n");
+        git(
+            &git_dir,
+            &env,
+            &["-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"],
+            &stream,
+        );
+        let host = super::super::Host {
+            git_program: "git".into(),
+            git_env: env.clone(),
+        };
+        let store = Store::open_raw(&git_dir, host, true).unwrap();
+        let tree = super::super::tx::tests::ten_transactions(&store);
+        let pack_dir = git_dir.join("objects/pack");
+        let names_dir = git_dir.join(crate::store::pack::PACK_NAMES);
+        let lines = || {
+            let mut v: Vec<String> = fs::read_dir(&names_dir)
+                .map(|d| {
+                    d.flat_map(|e| {
+                        fs::read_to_string(e.unwrap().path())
+                            .unwrap()
+                            .lines()
+                            .map(str::to_owned)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect()
+                })
+                .unwrap_or_default();
+            v.sort();
+            v
+        };
+        let before = packs_in(&pack_dir);
+        assert_eq!(before.len(), 11);
+        let pack_bytes = |p: &PackFile| fs::metadata(pack_dir.join(&p.name)).unwrap().len();
+        let big_pack = before.iter().max_by_key(|p| p.bytes).unwrap().clone();
+        let ten: u64 = before
+            .iter()
+            .filter(|p| **p != big_pack)
+            .map(pack_bytes)
+            .sum();
+        // Every pack of ours has its names, each of a whole tree it holds.
+        assert_eq!(fs::read_dir(&names_dir).unwrap().count(), 10);
+        for p in before.iter().filter(|p| **p != big_pack) {
+            let names =
+                fs::read_to_string(names_dir.join(p.name.trim_end_matches(".pack"))).unwrap();
+            let idx = fs::read(pack_dir.join(&p.name).with_extension("idx")).unwrap();
+            let listed = git(&git_dir, &env, &["show-index"], &idx);
+            for line in names.lines() {
+                let (id, path) = line.split_once(' ').unwrap();
+                assert!(path.starts_with('d'), "{line}");
+                assert!(listed.contains(id), "{line} not in {}", p.name);
+                assert_eq!(git(&git_dir, &env, &["cat-file", "-t", id], b""), "tree\n");
+            }
+        }
+        let names_before = lines();
+        if named {
+            // The names of a pack that is gone (one `git gc` replaced)
+            // go at the end.
+            fs::write(names_dir.join(format!("pack-{}", "0".repeat(40))), "x d\n").unwrap();
+        } else {
+            fs::remove_dir_all(&names_dir).unwrap();
+        }
+        git(&git_dir, &env, &["config", "gc.autoPackLimit", "2"], b"");
+        let store = Store::open_raw(&git_dir, store.host.clone(), false).unwrap();
+        store.maybe_repack();
+        for _ in 0..600 {
+            if !store.repack_running() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(!store.repack_running(), "the job is still running");
+        let after = packs_in(&pack_dir);
+        assert!(after.contains(&big_pack));
+        assert_eq!(after.len(), 2, "{after:?}");
+        let merged: u64 = after
+            .iter()
+            .filter(|p| **p != big_pack)
+            .map(pack_bytes)
+            .sum();
+        let fresh = Store::open_raw(&git_dir, store.host.clone(), false).unwrap();
+        let tip = fresh.tip(crate::store::Branch::Ledger).unwrap().unwrap();
+        assert_eq!(
+            fresh
+                .repo()
+                .find_commit(tip)
+                .unwrap()
+                .tree_id()
+                .unwrap()
+                .detach(),
+            tree
+        );
+        let fsck = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(&git_dir)
+            .args(["fsck", "--full", "--strict"])
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        assert!(
+            fsck.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fsck.stderr)
+        );
+        if named {
+            // The merged pack's names are the ten's, under its own name.
+            let files: Vec<String> = fs::read_dir(&names_dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            let merged_pack = after.iter().find(|p| **p != big_pack).unwrap();
+            assert_eq!(
+                files,
+                vec![merged_pack.name.trim_end_matches(".pack").to_owned()]
+            );
+        }
+        (ten, merged, names_before, lines())
+    }
+
+    /// The trees our packs hold whole, named by their directory, become
+    /// deltas of other versions of it when their packs are merged; without
+    /// names each object is copied as it is.
+    #[test]
+    fn named_trees_merge_into_deltas_and_their_names_follow_them() {
+        let (ten, named, before, after) = merge_ten(true);
+        assert!(!before.is_empty());
+        assert_eq!(after, before);
+        let (ten_again, copied, _, left) = merge_ten(false);
+        assert_eq!(ten_again, ten);
+        assert!(left.is_empty(), "{left:?}");
+        assert!(copied * 100 >= ten * 95, "copied: {copied} of {ten}");
+        assert!(
+            named * 100 <= copied * 93,
+            "named: {named}, copied: {copied}"
+        );
     }
 
     /// A merge lists its group's objects from the packs' indexes before it

@@ -891,7 +891,7 @@ impl StaleLock {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     struct Unsigned;
@@ -903,7 +903,7 @@ mod tests {
 
     /// Ten transactions of twenty commits each into a repository, every
     /// commit a file three directories down; returns the last tree.
-    fn ten_transactions(store: &Store) -> ObjectId {
+    pub(crate) fn ten_transactions(store: &Store) -> ObjectId {
         use rand::SeedableRng;
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let now: jiff::Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
