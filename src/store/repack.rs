@@ -169,7 +169,7 @@ const GC: &str = r#""$git" --git-dir "$dir" -c gc.autoDetach=false -c gc.autoPac
 /// 117 MB there, and 511 s of merges after a 1,000,000-record batch
 /// (docs/PERFORMANCE.md, "Issue 24, fifth round"). Names only guide the
 /// delta search; a pack without them (one `git gc` wrote) is copied. A
-/// names file whose pack is gone is deleted at the end.
+/// names file whose pack is gone is deleted at the end ([`FORGET_NAMES`]).
 ///
 /// A multi-pack index goes first: it would name the packs deleted here
 /// until it is written again after the merges ([`MIDX`], which
@@ -197,11 +197,14 @@ for group do
   done
 done
 rm -f "$list" "$list.all"
-set +f
-for f in "$names"/pack-*; do
+"#;
+
+/// The job's last lines, whatever it did: names of packs that are gone
+/// (merged by hand, or replaced by a `git gc` of the user's) are deleted.
+const FORGET_NAMES: &str = r#"set +f
+for f in "$dir/lore/pack-names"/pack-*; do
   [ ! -f "$f" ] || [ -f "$dir/objects/pack/${f##*/}.idx" ] || rm -f "$f"
 done
-set -f
 "#;
 
 /// A multi-pack index over the packs there are (see [`wants_midx`]).
@@ -341,6 +344,7 @@ impl Store {
         if script.len() == PRELUDE.len() {
             return;
         }
+        script.push_str(FORGET_NAMES);
         let mut cmd = std::process::Command::new("/bin/sh");
         cmd.arg("-c")
             .arg(script)
