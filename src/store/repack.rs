@@ -412,6 +412,7 @@ fn commit_graph_is_behind(git_dir: &Path, packs: &[PackFile]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tx::tests::fsck;
     use super::*;
 
     #[test]
@@ -518,11 +519,9 @@ mod tests {
         String::from_utf8(out.stdout).unwrap()
     }
 
-    /// Ten packs of our own (ten transactions) next to a big one, merged
-    /// with the names of their trees or without: returns the bytes of the
-    /// ten `.pack` files, of what they were merged into, and the lines of
-    /// the names files before and after.
-    fn merge_ten(named: bool) -> (u64, u64, Vec<String>, Vec<String>) {
+    /// A bare repository in a new temporary directory (kept while the
+    /// first value lives), and the environment git runs in there.
+    fn bare_repo() -> (tempfile::TempDir, std::path::PathBuf, Vec<(String, String)>) {
         let dir = tempfile::tempdir().unwrap();
         let git_dir = dir.path().join("repo.git");
         let env: Vec<(String, String)> = vec![
@@ -532,26 +531,68 @@ mod tests {
             ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
         ];
         gix::init_bare(&git_dir).unwrap();
-        // Incompressible bytes (a fixed LCG), enough that the ten fit a
-        // sixteenth of the whole: they are one group.
+        (dir, git_dir, env)
+    }
+
+    /// `n` incompressible bytes (a fixed LCG).
+    fn incompressible(n: usize) -> Vec<u8> {
         let mut x: u64 = 1;
-        let big: Vec<u8> = (0..2_600_000)
+        (0..n)
             .map(|_| {
                 x = x
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 (x >> 56) as u8
             })
-            .collect();
-        let mut stream = format!("blob\nmark :1\ndata {}\n", big.len()).into_bytes();
-        stream.extend_from_slice(&big);
-        stream.extend_from_slice(b"\ncommit refs/heads/big\ncommitter T <t@example.com> 1700000000 +0000\ndata 3\nbig\nM 100644 :1 big\n\n");
+            .collect()
+    }
+
+    /// One `git fast-import` of a commit on `refs/heads/<branch>` holding
+    /// `data` at `path`: a pack of its own.
+    fn import_pack(
+        git_dir: &Path,
+        env: &[(String, String)],
+        branch: &str,
+        path: &str,
+        data: &[u8],
+    ) {
+        let mut stream = format!("blob\nmark :1\ndata {}\n", data.len()).into_bytes();
+        stream.extend_from_slice(data);
+        stream.extend_from_slice(
+            format!(
+                "\ncommit refs/heads/{branch}\ncommitter T <t@example.com> 1700000000 +0000\ndata {}\n{branch}\nM 100644 :1 {path}\n\n",
+                branch.len()
+            )
+            .as_bytes(),
+        );
         git(
-            &git_dir,
-            &env,
+            git_dir,
+            env,
             &["-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"],
             &stream,
         );
+    }
+
+    /// Starts the background job, if one is due, and waits for it.
+    fn run_job(store: &Store) {
+        store.maybe_repack();
+        for _ in 0..1200 {
+            if !store.repack_running() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(!store.repack_running(), "the job is still running");
+    }
+
+    /// Ten packs of our own (ten transactions) next to a big one, merged
+    /// with the names of their trees or without: returns the bytes of the
+    /// ten `.pack` files, of what they were merged into, and the lines of
+    /// the names files before and after.
+    fn merge_ten(named: bool) -> (u64, u64, Vec<String>, Vec<String>) {
+        let (_dir, git_dir, env) = bare_repo();
+        // Enough that the ten fit a sixteenth of the whole: one group.
+        import_pack(&git_dir, &env, "big", "big", &incompressible(2_600_000));
         let host = super::super::Host {
             git_program: "git".into(),
             git_env: env.clone(),
@@ -609,14 +650,7 @@ mod tests {
         }
         git(&git_dir, &env, &["config", "gc.autoPackLimit", "2"], b"");
         let store = Store::open_raw(&git_dir, store.host.clone(), false).unwrap();
-        store.maybe_repack();
-        for _ in 0..600 {
-            if !store.repack_running() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert!(!store.repack_running(), "the job is still running");
+        run_job(&store);
         let after = packs_in(&pack_dir);
         assert!(after.contains(&big_pack));
         assert_eq!(after.len(), 2, "{after:?}");
@@ -637,19 +671,7 @@ mod tests {
                 .detach(),
             tree
         );
-        let fsck = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(&git_dir)
-            .args(["fsck", "--full", "--strict"])
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .unwrap();
-        assert!(
-            fsck.status.success(),
-            "{}",
-            String::from_utf8_lossy(&fsck.stderr)
-        );
+        fsck(&git_dir, &env);
         if named {
             // The merged pack's names are the ten's, under its own name.
             let files: Vec<String> = fs::read_dir(&names_dir)
@@ -689,45 +711,17 @@ mod tests {
     /// attempt stays behind.
     #[test]
     fn a_group_whose_index_cannot_be_read_is_left_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let git_dir = dir.path().join("repo.git");
-        let env: Vec<(String, String)> = vec![
-            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
-            ("HOME".into(), dir.path().display().to_string()),
-            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
-            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
-        ];
-        gix::init_bare(&git_dir).unwrap();
-        // One pack of 300,000 incompressible bytes (a fixed LCG), then four
-        // small ones: the four fit a sixteenth of the whole, so they are
-        // one group.
-        let mut x: u64 = 1;
-        for i in 0..5 {
-            let data: Vec<u8> = if i == 0 {
-                (0..300_000)
-                    .map(|_| {
-                        x = x
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                        (x >> 56) as u8
-                    })
-                    .collect()
-            } else {
-                format!("small {i}\n").into_bytes()
-            };
-            let mut stream = format!("blob\nmark :1\ndata {}\n", data.len()).into_bytes();
-            stream.extend_from_slice(&data);
-            stream.extend_from_slice(
-                format!(
-                    "\ncommit refs/heads/b{i}\ncommitter T <t@example.com> 1700000000 +0000\ndata 3\nc{i:02}\nM 100644 :1 f{i}\n\n"
-                )
-                .as_bytes(),
-            );
-            git(
+        let (_dir, git_dir, env) = bare_repo();
+        // One pack of 300,000 incompressible bytes, then four small ones:
+        // the four fit a sixteenth of the whole, so they are one group.
+        import_pack(&git_dir, &env, "b0", "f0", &incompressible(300_000));
+        for i in 1..5 {
+            import_pack(
                 &git_dir,
                 &env,
-                &["-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"],
-                &stream,
+                &format!("b{i}"),
+                &format!("f{i}"),
+                format!("small {i}\n").as_bytes(),
             );
         }
         git(&git_dir, &env, &["config", "gc.autoPackLimit", "2"], b"");
@@ -747,14 +741,7 @@ mod tests {
             git_env: env.clone(),
         };
         let store = Store::open_raw(&git_dir, host, false).unwrap();
-        store.maybe_repack();
-        for _ in 0..600 {
-            if !store.repack_running() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert!(!store.repack_running(), "the job is still running");
+        run_job(&store);
         let names = |packs: Vec<PackFile>| packs.into_iter().map(|p| p.name).collect::<Vec<_>>();
         let files = |dir: &Path| {
             let mut v: Vec<String> = fs::read_dir(dir)
@@ -792,49 +779,18 @@ mod tests {
     /// readable, through a handle opened before the merge too.
     #[test]
     fn many_packs_end_as_fewer_and_every_object_stays_readable() {
-        let dir = tempfile::tempdir().unwrap();
-        let git_dir = dir.path().join("repo.git");
-        let env: Vec<(String, String)> = vec![
-            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
-            ("HOME".into(), dir.path().display().to_string()),
-            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
-            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
-        ];
-        gix::init_bare(&git_dir).unwrap();
-        // Incompressible bytes for the big pack (a fixed LCG).
-        let mut x: u64 = 1;
-        let big: Vec<u8> = (0..300_000)
-            .map(|_| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (x >> 56) as u8
-            })
-            .collect();
+        let (_dir, git_dir, env) = bare_repo();
         let mut blobs = Vec::new();
         for i in 0..61 {
-            let mut data = format!("blob {i}\n").repeat(20 + 3 * i).into_bytes();
-            if i == 0 {
-                data = big.clone();
-            }
+            let data = match i {
+                0 => incompressible(300_000),
+                _ => format!("blob {i}\n").repeat(20 + 3 * i).into_bytes(),
+            };
             blobs.push(
                 gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, &data)
                     .unwrap(),
             );
-            let mut stream = format!("blob\nmark :1\ndata {}\n", data.len()).into_bytes();
-            stream.extend_from_slice(&data);
-            stream.extend_from_slice(
-                format!(
-                    "\ncommit refs/heads/b{i}\ncommitter T <t@example.com> 1700000000 +0000\ndata 3\nc{i:02}\nM 100644 :1 f{i}\n\n"
-                )
-                .as_bytes(),
-            );
-            git(
-                &git_dir,
-                &env,
-                &["-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"],
-                &stream,
-            );
+            import_pack(&git_dir, &env, &format!("b{i}"), &format!("f{i}"), &data);
         }
         let pack_dir = git_dir.join("objects/pack");
         let before = packs_in(&pack_dir);
@@ -887,14 +843,7 @@ mod tests {
         for id in &blobs {
             assert!(store.repo.has_object(id), "{id} before");
         }
-        store.maybe_repack();
-        for _ in 0..1200 {
-            if !store.repack_running() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert!(!store.repack_running(), "the job is still running");
+        run_job(&store);
         // A pid file naming a live process that is not the job (its pid
         // reused, after a reboot, by this test) does not hold the next one.
         fs::write(git_dir.join(REPACK_PID), std::process::id().to_string()).unwrap();
@@ -943,24 +892,7 @@ mod tests {
             b"",
         );
         assert_eq!(refs.lines().count(), 62);
-        let fsck = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(&git_dir)
-            .args(["fsck", "--full", "--strict"])
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .unwrap();
-        assert!(
-            fsck.status.success(),
-            "{}",
-            String::from_utf8_lossy(&fsck.stderr)
-        );
-        assert!(
-            !String::from_utf8_lossy(&fsck.stderr).contains("error"),
-            "{}",
-            String::from_utf8_lossy(&fsck.stderr)
-        );
+        fsck(&git_dir, &env);
         assert!(
             !commit_graph_is_behind(&git_dir, &after),
             "no commit-graph after"

@@ -892,6 +892,8 @@ impl StaleLock {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::path::Path;
+
     use super::*;
 
     struct Unsigned;
@@ -946,6 +948,23 @@ pub(crate) mod tests {
             .detach()
     }
 
+    /// `git fsck --full --strict` finds nothing wrong.
+    pub(crate) fn fsck(git_dir: &Path, env: &[(String, String)]) {
+        let out = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(git_dir)
+            .args(["fsck", "--full", "--strict"])
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && !stderr.contains("error"),
+            "{stderr}"
+        );
+    }
+
     /// With room for only some of the trees a transaction leaves, the
     /// next one reads the others from disk, and the trees come out the
     /// same as with room for all of them.
@@ -978,19 +997,7 @@ pub(crate) mod tests {
         assert_eq!(got, want);
         let kept = warm_dirs(&some);
         assert!(kept >= 5 && kept < every / 2, "{kept} of {every} warm");
-        let fsck = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(some.git_dir())
-            .args(["fsck", "--full", "--no-dangling"])
-            .env_clear()
-            .envs(host.git_env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .unwrap();
-        assert!(
-            fsck.status.success(),
-            "{}",
-            String::from_utf8_lossy(&fsck.stderr)
-        );
+        fsck(some.git_dir(), &host.git_env);
     }
 
     #[test]
