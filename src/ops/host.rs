@@ -52,15 +52,31 @@ exec @GIT_LORE@ --repo "$(pwd)" verify --pre-receive
 /// it brought, amortised; a multi-pack index over all packs; and a
 /// reachability bitmap on it, with which a fetch or clone counts the
 /// objects to send from the bitmap instead of walking every commit and
-/// tree. A push that lands while a run is going is covered by the next
-/// one. Nothing is printed, and nothing here can fail the push: its refs
+/// tree. It runs when it is due, as `git gc --auto` decides for loose
+/// objects: there is no multi-pack index yet, or 6,700 loose objects
+/// (`lore.upkeepLoose`), or 16 packs newer than the multi-pack index
+/// (`lore.upkeepPacks`). Each run writes the bitmap over the whole pool
+/// again, about a minute and 2.5–3 GB at 1,000,000 lessons, so running it
+/// after every push cost a busy host that much per push; objects outside
+/// the bitmap meanwhile cost a fetch a short walk down to it. A push that
+/// lands while a run is going is covered by the next one that is due. Nothing is printed, and nothing here can fail the push: its refs
 /// are in place before the hook runs, and the hook exits 0.
 const POST_RECEIVE: &str = r#"#!/bin/sh
-# git-lore pool host, after each push: a commit-graph layer, then in the
-# background, one at a time, a geometric repack with a multi-pack index and
-# a reachability bitmap. Installed by `git lore host`. Quiet; whatever fails
-# here, the push has landed.
+# git-lore pool host, after each push: a commit-graph layer, then, when it
+# is due, in the background and one at a time, a geometric repack with a
+# multi-pack index and a reachability bitmap. Installed by `git lore host`.
+# Quiet; whatever fails here, the push has landed.
 git commit-graph write --reachable --split --no-progress >/dev/null 2>&1
+# Due as `git gc --auto` would be: no multi-pack index yet, or loose objects
+# or packs outside it piled up past what git itself lets pile up.
+midx=objects/pack/multi-pack-index
+if [ -f "$midx" ]; then
+  loose=$(git count-objects 2>/dev/null | sed 's/ .*//')
+  packs=$(find objects/pack -name 'pack-*.pack' -newer "$midx" 2>/dev/null | wc -l)
+  [ "${loose:-0}" -ge "$(git config --int lore.upkeepLoose 2>/dev/null || echo 6700)" ] ||
+    [ "$packs" -ge "$(git config --int lore.upkeepPacks 2>/dev/null || echo 16)" ] ||
+    exit 0
+fi
 lock=lore/maintenance.pid
 mkdir -p lore 2>/dev/null
 if ! (set -C; echo $$ >"$lock") 2>/dev/null; then

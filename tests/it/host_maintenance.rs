@@ -6,6 +6,9 @@
 //!   --test-bitmap`), its pushed objects are packed, and `git fsck` is
 //!   clean; the next push is checked by the pre-receive hook reading the
 //!   host through the multi-pack index.
+//! - The upkeep runs only when due: loose objects past `lore.upkeepLoose`
+//!   or packs newer than the multi-pack index past `lore.upkeepPacks`;
+//!   meanwhile a clone gets everything, inside the bitmap and out.
 //! - When the upkeep fails, the push still lands, git's output shows
 //!   nothing of it, and the next push's upkeep runs.
 
@@ -112,25 +115,30 @@ fn a_push_leaves_the_host_a_reachability_bitmap() {
     );
     env.assert_fsck_at(&host);
 
-    // A push of a few objects arrives loose (under receive.unpackLimit);
-    // the pre-receive check reads the host's history through the
-    // multi-pack index, and the upkeep packs what came and covers the new
-    // tip.
+    // A push of a few objects arrives loose (under receive.unpackLimit):
+    // the upkeep is not due, the objects stay loose outside the bitmap,
+    // and the pre-receive check read the host through the multi-pack
+    // index.
+    let midx = |host: &Path| std::fs::read(host.join("objects/pack/multi-pack-index")).unwrap();
+    let indexed = midx(&host);
     let before = env.git_at(&host, &["rev-parse", "refs/heads/pool/org"]);
     org_lesson(&env, 2);
     let r = push(&env, &host);
     assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        !host.join("lore/maintenance.pid").exists(),
+        "an upkeep started for a few loose objects"
+    );
     let tip = env.git_at(&host, &["rev-parse", "refs/heads/pool/org"]);
     assert_ne!(tip, before);
     assert_eq!(
         tip,
         env.git_at(&env.repo(), &["rev-parse", "refs/heads/pool/org"])
     );
-    wait_for_upkeep(&host);
-    assert_eq!(object_counts(&env, &host).0, 0, "pushed objects left loose");
-    assert_bitmap_covers_tip(&env, &host);
+    assert!(object_counts(&env, &host).0 > 0, "nothing arrived loose");
+    assert_eq!(midx(&host), indexed, "the multi-pack index was rewritten");
     env.assert_fsck_at(&host);
-    // And a clone from it has everything.
+    // A clone from it has everything, inside the bitmap and out.
     let clone = env.path().join("clone.git");
     let r = env.git_in(
         &clone,
@@ -148,6 +156,54 @@ fn a_push_leaves_the_host_a_reachability_bitmap() {
         tip
     );
     env.assert_fsck_at(&clone);
+
+    // Past `lore.upkeepLoose` loose objects it is due: what came is
+    // packed and the bitmap covers the new tip.
+    env.git_at(&host, &["config", "lore.upkeepLoose", "1"]);
+    org_lesson(&env, 3);
+    let r = push(&env, &host);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    wait_for_upkeep(&host);
+    assert_eq!(object_counts(&env, &host).0, 0, "pushed objects left loose");
+    assert_bitmap_covers_tip(&env, &host);
+    env.assert_fsck_at(&host);
+}
+
+/// Pushes that arrive as packs (past `receive.unpackLimit`) start the
+/// upkeep once `lore.upkeepPacks` of them are newer than the multi-pack
+/// index.
+#[test]
+fn packs_pushed_past_the_limit_start_the_upkeep() {
+    let (env, host) = owner_and_host();
+    env.git_at(&host, &["config", "receive.unpackLimit", "1"]);
+    env.git_at(&host, &["config", "lore.upkeepPacks", "2"]);
+    org_lesson(&env, 1);
+    env.lore(&["publish", "org"])
+        .assert_ok_stdout("pool/org: pushed 2 commits to ");
+    wait_for_upkeep(&host);
+    assert_bitmap_covers_tip(&env, &host);
+    let indexed = std::fs::read(host.join("objects/pack/multi-pack-index")).unwrap();
+    // One pack newer than the index: not due.
+    org_lesson(&env, 2);
+    let r = push(&env, &host);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!host.join("lore/maintenance.pid").exists());
+    assert_eq!(object_counts(&env, &host), (0, 2));
+    assert_eq!(
+        std::fs::read(host.join("objects/pack/multi-pack-index")).unwrap(),
+        indexed
+    );
+    // Two: due.
+    org_lesson(&env, 3);
+    let r = push(&env, &host);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    wait_for_upkeep(&host);
+    assert_bitmap_covers_tip(&env, &host);
+    assert_ne!(
+        std::fs::read(host.join("objects/pack/multi-pack-index")).unwrap(),
+        indexed
+    );
+    env.assert_fsck_at(&host);
 }
 
 #[test]
@@ -201,6 +257,8 @@ fn the_upkeep_failing_never_fails_a_push() {
         format!("{}\n", std::process::id()),
     )
     .unwrap();
+    // (Due for any loose object, so that this push starts one.)
+    env.git_at(&host, &["config", "lore.upkeepLoose", "1"]);
     org_lesson(&env, 3);
     let r = push(&env, &host);
     assert_eq!(r.code, 0, "{}", r.stderr);
