@@ -12,6 +12,7 @@
 #   --tmpfs      build the repositories on /dev/shm (deleted at the end)
 #   --reuse      keep the repositories an earlier run of the same OUT left
 #                (A's, the host's and B's) and time again, with this build
+#                (its hooks installed on the host again)
 # Environment overrides: N, NEW (commits synced, default 1,000), RUNS
 # (default 5), OUT, GIT_LORE_BIN, POOL (the bench_pool example).
 #
@@ -32,6 +33,7 @@
 #        aside): what git itself takes
 #   (g)  A's guard alone, as git runs it for that push
 #   (h)  the host's check alone, as its hook runs it
+#   upkeep_pr  how long the host's upkeep after (p) ran (0 when not due)
 #   (n)  git lore sync public   NEW new commits into B's pool of N
 #   (f)  git fetch of the same  the transfer part of (n)
 # and, once each: B's first sync of all N, A's sync of the host (nothing
@@ -103,7 +105,10 @@ pull_request() {
     PR_ID=$("${GA[@]}" log -1 --format=%s "$PR" | awk '{print $2}')
 }
 
-if [ "$REUSE" = 0 ]; then
+if [ "$REUSE" = 1 ]; then
+    # This binary's hooks on the host.
+    as "$A" "$BIN" host "$HOST" --signer "$W/a.pub" >/dev/null 2>>"$LOG"
+else
     as "$A" "$BIN" init --email ana@example.org >/dev/null 2>&1
     as "$B" "$BIN" init --email bo@example.org >/dev/null 2>&1
     say "A writes $N public lessons"
@@ -161,10 +166,10 @@ pull_request
 # minute at a million); nothing is timed while it runs.
 say "(p), (p0), (g), (h): a one-lesson pull request, $RUNS times each"
 ZERO=0000000000000000000000000000000000000000
-ps=(); p0s=(); gs=(); hs=()
+ps=(); p0s=(); gs=(); hs=(); us=()
 for _ in $(seq "$RUNS"); do
     t0=$(now); "${GA[@]}" push -q "$HOST" "$PR:refs/heads/review/$PR_ID"; ps+=("$(since "$t0")")
-    upkeep "$HOST" >/dev/null
+    us+=("$(upkeep "$HOST")")
     # The checks alone, as git runs them: the pushed objects are in the
     # host now; the ref is not yet, so the commit is new to it.
     "${GA[@]}" push -q --no-verify "$HOST" ":refs/heads/review/$PR_ID"
@@ -185,6 +190,7 @@ for _ in $(seq "$RUNS"); do
     mv "$HOST/hooks/post-receive.off" "$HOST/hooks/post-receive"
 done
 record p "${ps[@]}"
+record upkeep_pr "${us[@]}"
 record p0 "${p0s[@]}"
 record g "${gs[@]}"
 record h "${hs[@]}"
