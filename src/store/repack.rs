@@ -168,8 +168,11 @@ const GC: &str = r#""$git" --git-dir "$dir" -c gc.autoDetach=false -c gc.autoPac
 /// and every tree they reach, including trees in other packs: 6.6 s and
 /// 117 MB there, and 511 s of merges after a 1,000,000-record batch
 /// (docs/PERFORMANCE.md, "Issue 24, fifth round"). Names only guide the
-/// delta search; a pack without them (one `git gc` wrote) is copied. A
-/// names file whose pack is gone is deleted at the end ([`FORGET_NAMES`]).
+/// delta search; a pack without them (one `git gc` wrote) is copied, and
+/// so is a group whose names `git pack-objects` refuses (a line naming an
+/// object that is not there): it is merged from the indexes' list alone,
+/// rather than left unmerged by every later job. A names file whose pack
+/// is gone is deleted at the end ([`FORGET_NAMES`]).
 ///
 /// A multi-pack index goes first: it would name the packs deleted here
 /// until it is written again after the merges ([`MIDX`], which
@@ -184,8 +187,9 @@ for group do
     [ ! -f "$names/$b" ] || cat "$names/$b" >>"$list" || continue 2
     "$git" --git-dir "$dir" show-index <"$dir/objects/pack/$b.idx" >>"$list.all" || continue 2
   done
-  cut -d' ' -f2 "$list.all" >>"$list" || continue
-  new=$("$git" --git-dir "$dir" -c pack.packSizeLimit=0 pack-objects -q --delta-base-offset "$dir/objects/pack/pack" <"$list") &&
+  cut -d' ' -f2 "$list.all" >"$list.ids" && cat "$list.ids" >>"$list" || continue
+  new=$("$git" --git-dir "$dir" -c pack.packSizeLimit=0 pack-objects -q --delta-base-offset "$dir/objects/pack/pack" <"$list" 2>/dev/null ||
+    "$git" --git-dir "$dir" -c pack.packSizeLimit=0 pack-objects -q --delta-base-offset "$dir/objects/pack/pack" <"$list.ids") &&
     [ -n "$new" ] && [ -f "$dir/objects/pack/pack-$new.idx" ] || continue
   if [ -d "$names" ]; then
     for p in $group; do cat "$names/${p%.pack}" 2>/dev/null; done >"$names/tmp_merge" &&
@@ -196,7 +200,7 @@ for group do
     [ "$b" = "pack-$new" ] || rm -f "$dir/objects/pack/$b.idx" "$dir/objects/pack/$b.rev" "$dir/objects/pack/$b.bitmap" "$dir/objects/pack/$b.pack" "$names/$b"
   done
 done
-rm -f "$list" "$list.all"
+rm -f "$list" "$list.all" "$list.ids"
 "#;
 
 /// The job's last lines, whatever it did: names of packs that are gone
@@ -585,11 +589,24 @@ mod tests {
         assert!(!store.repack_running(), "the job is still running");
     }
 
+    /// What [`merge_ten`] does to the names of the ten packs before the
+    /// merge.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Names {
+        Kept,
+        Removed,
+        /// One line more, naming an object that is not there.
+        Garbled,
+    }
+
+    /// A line of names that `git pack-objects` refuses.
+    const MISSING: &str = "ffffffffffffffffffffffffffffffffffffffff d/missing";
+
     /// Ten packs of our own (ten transactions) next to a big one, merged
-    /// with the names of their trees or without: returns the bytes of the
-    /// ten `.pack` files, of what they were merged into, and the lines of
-    /// the names files before and after.
-    fn merge_ten(named: bool) -> (u64, u64, Vec<String>, Vec<String>) {
+    /// with the names of their trees, without, or with a bad one: returns
+    /// the bytes of the ten `.pack` files, of what they were merged into,
+    /// and the lines of the names files before and after.
+    fn merge_ten(names: Names) -> (u64, u64, Vec<String>, Vec<String>) {
         let (_dir, git_dir, env) = bare_repo();
         // Enough that the ten fit a sixteenth of the whole: one group.
         import_pack(&git_dir, &env, "big", "big", &incompressible(2_600_000));
@@ -641,12 +658,19 @@ mod tests {
             }
         }
         let names_before = lines();
-        if named {
+        match names {
             // The names of a pack that is gone (one `git gc` replaced)
             // go at the end.
-            fs::write(names_dir.join(format!("pack-{}", "0".repeat(40))), "x d\n").unwrap();
-        } else {
-            fs::remove_dir_all(&names_dir).unwrap();
+            Names::Kept => {
+                fs::write(names_dir.join(format!("pack-{}", "0".repeat(40))), "x d\n").unwrap()
+            }
+            Names::Removed => fs::remove_dir_all(&names_dir).unwrap(),
+            Names::Garbled => {
+                let first = before.iter().find(|p| **p != big_pack).unwrap();
+                let file = names_dir.join(first.name.trim_end_matches(".pack"));
+                let text = fs::read_to_string(&file).unwrap();
+                fs::write(&file, format!("{MISSING}\n{text}")).unwrap();
+            }
         }
         git(&git_dir, &env, &["config", "gc.autoPackLimit", "2"], b"");
         let store = Store::open_raw(&git_dir, store.host.clone(), false).unwrap();
@@ -672,7 +696,7 @@ mod tests {
             tree
         );
         fsck(&git_dir, &env);
-        if named {
+        if names != Names::Removed {
             // The merged pack's names are the ten's, under its own name.
             let files: Vec<String> = fs::read_dir(&names_dir)
                 .unwrap()
@@ -692,10 +716,10 @@ mod tests {
     /// names each object is copied as it is.
     #[test]
     fn named_trees_merge_into_deltas_and_their_names_follow_them() {
-        let (ten, named, before, after) = merge_ten(true);
+        let (ten, named, before, after) = merge_ten(Names::Kept);
         assert!(!before.is_empty());
         assert_eq!(after, before);
-        let (ten_again, copied, _, left) = merge_ten(false);
+        let (ten_again, copied, _, left) = merge_ten(Names::Removed);
         assert_eq!(ten_again, ten);
         assert!(left.is_empty(), "{left:?}");
         assert!(copied * 100 >= ten * 95, "copied: {copied} of {ten}");
@@ -703,6 +727,15 @@ mod tests {
             named * 100 <= copied * 93,
             "named: {named}, copied: {copied}"
         );
+    }
+
+    /// Names `git pack-objects` refuses do not hold the group back for
+    /// good: it is merged from the indexes' list, as if it had none.
+    #[test]
+    fn a_group_whose_names_are_refused_is_merged_without_them() {
+        let (ten, merged, _, after) = merge_ten(Names::Garbled);
+        assert!(merged * 100 >= ten * 95, "merged: {merged} of {ten}");
+        assert!(after.iter().any(|l| l == MISSING), "{after:?}");
     }
 
     /// A merge lists its group's objects from the packs' indexes before it
