@@ -395,8 +395,9 @@ impl Store {
             "creating a temporary object directory".into()
         })?;
         let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+        let objects = absolute(ts.objects.path());
         let mut alternates = String::new();
-        for dir in [absolute(quarantine), absolute(ts.objects.path())] {
+        for dir in [absolute(quarantine), objects.clone()] {
             let text = dir.to_string_lossy();
             if text.contains('\n') {
                 return Err(StoreError::BadPath(text.into_owned()));
@@ -415,7 +416,7 @@ impl Store {
         // The host wrote it; the pushed commits, in none of it, are read
         // from their objects.
         for name in ["commit-graph", "commit-graphs"] {
-            let real = absolute(ts.objects.path()).join("info").join(name);
+            let real = objects.join("info").join(name);
             if real.exists() {
                 io_ctx(
                     std::os::unix::fs::symlink(&real, shim.path().join("info").join(name)),
@@ -467,7 +468,7 @@ impl Store {
             batch: self.batch,
             _shim: self._shim.clone(),
             warm: Default::default(),
-            warm_max: tx::WARM_MAX,
+            warm_max: self.warm_max,
         }
     }
 

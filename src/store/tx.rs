@@ -173,33 +173,24 @@ pub(crate) fn warm_share(
     whole: &HashMap<ObjectId, Vec<u8>>,
     cap: usize,
 ) -> HashSet<ObjectId> {
-    let held = |id: &ObjectId| whole.get(id).map(Vec::len);
-    let all: usize = newest
-        .values()
-        .collect::<HashSet<_>>()
-        .into_iter()
-        .filter_map(held)
-        .sum();
-    let mut order: Vec<(usize, &str, ObjectId)> = newest
+    let mut order: Vec<(usize, &str, ObjectId, usize)> = newest
         .iter()
-        .filter(|(_, id)| whole.contains_key(*id))
-        .map(|(path, id)| (path.matches('/').count(), path.as_str(), *id))
+        .filter_map(|(path, id)| {
+            let len = whole.get(id)?.len();
+            Some((path.matches('/').count(), path.as_str(), *id, len))
+        })
         .collect();
-    if all <= cap {
-        return order.into_iter().map(|(_, _, id)| id).collect();
-    }
     order.sort_unstable();
     let mut kept = HashSet::new();
     let mut bytes = 0;
-    for (_, _, id) in order {
-        let n = held(&id).unwrap_or(0);
+    for (_, _, id, len) in order {
         if kept.contains(&id) {
             continue;
         }
-        if bytes + n > cap {
+        if bytes + len > cap {
             break;
         }
-        bytes += n;
+        bytes += len;
         kept.insert(id);
     }
     kept
