@@ -62,43 +62,16 @@ mkdir -p "$OUT" "$W"
 RES=$OUT/results.tsv
 printf 'figure\tsize\tmean\tmin\tmax\n' >"$RES"
 
-say() { echo "[$(date +%H:%M:%S) load $(cut -d' ' -f1 /proc/loadavg)] $*" >&2; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.3f", b-a}'; }
+LOG=$OUT/run.log
+# shellcheck source=lib/prelude.sh
+. "$HERE/lib/prelude.sh"
+# record FIGURE SIZE VALUE…: mean, min and max of the values (`seconds`).
+record() { seconds "$@"; }
 
 if [ "$BUILD" = 1 ]; then
     say "building the release binary and the bench_pool example"
     (cd "$ROOT" && cargo build --release --quiet && cargo build --release --quiet --example bench_pool)
 fi
-
-# as DIR CMD…: CMD in a hermetic environment whose HOME is DIR and whose
-# lesson repository is DIR/lessons.git.
-as() {
-    local d=$1; shift
-    env -i PATH="$PATH" HOME="$d" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
-        GIT_LORE_REPO="$d/lessons.git" LC_ALL=C "$@"
-}
-
-# settle GITDIR: waits for the background gc or repack git-lore started.
-settle() {
-    local pid
-    while [ -e "$1/gc.pid" ]; do sleep 0.2; done
-    pid=$(cat "$1/lore/repack.pid" 2>/dev/null || echo)
-    while [ -n "$pid" ] && [ -e "/proc/$pid" ] && ! awk '{exit !($3=="Z")}' "/proc/$pid/stat" 2>/dev/null; do
-        sleep 0.2
-    done
-    while [ -e "$1/gc.pid" ]; do sleep 0.2; done
-}
-
-# record FIGURE SIZE VALUE…: mean, min and max of the values.
-record() {
-    local fig=$1 size=$2; shift 2
-    python3 - "$fig" "$size" "$@" >>"$RES" <<'EOF'
-import statistics, sys
-fig, size, xs = sys.argv[1], sys.argv[2], [float(x) for x in sys.argv[3:]]
-print(f"{fig}\t{size}\t{statistics.mean(xs):.3f}\t{min(xs):.3f}\t{max(xs):.3f}")
-EOF
-}
 
 # timed N CMD…: CMD run N times; prints the seconds of each run. CMD's
 # exit code is not looked at (a refused push exits 1 on purpose).
