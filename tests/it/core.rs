@@ -275,34 +275,27 @@ fn a_push_to_a_tier_s_remote_is_walked_down_to_its_verified_tip_only() {
     assert_eq!(verified, rev(&env, "pool/org"));
     // A pull request on the published pool goes, to the remote and
     // elsewhere (where it is walked whole, and passes).
-    let tree = env
-        .git(&["rev-parse", "pool/org^{tree}"])
-        .ok()
-        .trim()
-        .to_owned();
-    let pr = env
-        .git(&["commit-tree", "-p", &verified, "-m", "review", &tree])
-        .ok()
-        .trim()
-        .to_owned();
+    let tree = env.git_at(&env.repo(), &["rev-parse", "pool/org^{tree}"]);
+    let pr = env.git_at(
+        &env.repo(),
+        &["commit-tree", "-p", &verified, "-m", "review", &tree],
+    );
     for to in [url, other.to_str().unwrap()] {
         let r = env.git(&["push", to, &format!("{pr}:refs/heads/review/x")]);
         assert_eq!(r.code, 0, "{to}: {}", r.stderr);
     }
     // Below a (forged) verified tip, a commit of pool/local.
     let local = rev(&env, "pool/local");
-    let below = env
-        .git(&["commit-tree", "-p", &local, "-m", "over local", &tree])
-        .ok()
-        .trim()
-        .to_owned();
+    let below = env.git_at(
+        &env.repo(),
+        &["commit-tree", "-p", &local, "-m", "over local", &tree],
+    );
     env.git(&["update-ref", "refs/lore/remotes/org", &below])
         .ok();
-    let top = env
-        .git(&["commit-tree", "-p", &below, "-m", "review", &tree])
-        .ok()
-        .trim()
-        .to_owned();
+    let top = env.git_at(
+        &env.repo(),
+        &["commit-tree", "-p", &below, "-m", "review", &tree],
+    );
     let spec = format!("{top}:refs/heads/review/y");
     // Elsewhere, the guard walks down into pool/local and refuses (a dry
     // run runs the hook too, and sends nothing).
