@@ -790,41 +790,39 @@ mod tests {
             git_program: "git".into(),
             git_env: Vec::new(),
         };
+        let env: Vec<(String, String)> = [
+            ("PATH", std::env::var("PATH").unwrap_or_default()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+            ("GIT_CONFIG_GLOBAL", "/dev/null".into()),
+            ("GIT_AUTHOR_NAME", "T".into()),
+            ("GIT_AUTHOR_EMAIL", "t@example.com".into()),
+            ("GIT_COMMITTER_NAME", "T".into()),
+            ("GIT_COMMITTER_EMAIL", "t@example.com".into()),
+        ]
+        .map(|(k, v)| (k.to_owned(), v))
+        .to_vec();
         let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .arg("--git-dir")
-                .arg(dir.path())
-                .args(args)
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_AUTHOR_NAME", "T")
-                .env("GIT_AUTHOR_EMAIL", "t@example.com")
-                .env("GIT_COMMITTER_NAME", "T")
-                .env("GIT_COMMITTER_EMAIL", "t@example.com")
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8(out.stdout).unwrap().trim().to_owned()
+            tx::tests::git(dir.path(), &env, args, b"")
+                .trim()
+                .to_owned()
         };
         let repo = gix::init_bare(dir.path()).unwrap();
         let tree = repo.empty_tree().id;
         let quarantine = dir.path().join("objects/tmp_objdir-incoming-x");
         fs::create_dir_all(&quarantine).unwrap();
-        let out = std::process::Command::new("git")
-            .args(["hash-object", "-w", "--stdin"])
-            .env("GIT_DIR", dir.path())
-            .env("GIT_OBJECT_DIRECTORY", &quarantine)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        let pushed =
-            gix::ObjectId::from_hex(String::from_utf8(out.stdout).unwrap().trim().as_bytes())
-                .unwrap();
+        // The pushed object, in the quarantine only.
+        let mut pushing = env.clone();
+        pushing.push((
+            "GIT_OBJECT_DIRECTORY".into(),
+            quarantine.display().to_string(),
+        ));
+        let pushed = tx::tests::git(
+            dir.path(),
+            &pushing,
+            &["hash-object", "-w", "--stdin"],
+            b"pushed",
+        );
+        let pushed = gix::ObjectId::from_hex(pushed.trim().as_bytes()).unwrap();
         assert!(!gix::open(dir.path()).unwrap().has_object(pushed));
         for (split, graph) in [(false, "commit-graph"), (true, "commit-graphs")] {
             let c = git(&["commit-tree", "-m", graph, &tree.to_string()]);

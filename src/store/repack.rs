@@ -416,7 +416,7 @@ fn commit_graph_is_behind(git_dir: &Path, packs: &[PackFile]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tx::tests::fsck;
+    use super::super::tx::tests::{fsck, git};
     use super::*;
 
     #[test]
@@ -498,29 +498,6 @@ mod tests {
         let groups = plan_merges(&batch, total / BUDGET_SHARE);
         assert_eq!(groups.len(), 16);
         assert!(groups.iter().all(|g| g.len() == 3));
-    }
-
-    fn git(dir: &Path, env: &[(String, String)], args: &[&str], input: &[u8]) -> String {
-        use std::io::Write as _;
-        let mut child = std::process::Command::new("git")
-            .arg("--git-dir")
-            .arg(dir)
-            .args(args)
-            .env_clear()
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
     }
 
     /// A bare repository in a new temporary directory (kept while the

@@ -939,6 +939,31 @@ pub(crate) mod tests {
             .detach()
     }
 
+    /// `git --git-dir DIR ARGS` with only `env`, `input` on its stdin: its
+    /// output, once it succeeded.
+    pub(crate) fn git(dir: &Path, env: &[(String, String)], args: &[&str], input: &[u8]) -> String {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(dir)
+            .args(args)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
     /// `git fsck --full --strict` finds nothing wrong.
     pub(crate) fn fsck(git_dir: &Path, env: &[(String, String)]) {
         let out = std::process::Command::new("git")
