@@ -38,9 +38,7 @@ use super::backend::Backend;
 use super::claim::{Claims, Take};
 use super::{Lore, LoreError};
 use crate::event::{CommitRef, Event};
-use crate::model::{
-    canonical_json, iso, Artifact, Candidate, Decline, DeclineReason, Id, Proposal, Source,
-};
+use crate::model::{canonical_json, iso, Artifact, Decline, DeclineReason, Id, Proposal, Source};
 use crate::pipeline::{self, transform, Determination, InputError, Item};
 use crate::store::{layout, ArtifactOutcome, Branch, Change, CommitSpec, Index, Tx};
 
@@ -188,18 +186,31 @@ enum Pending {
         artifact: Box<Artifact>,
         redo: Option<Redo>,
     },
-    Propose {
-        lesson: Id,
-        artifact: Box<Artifact>,
-        candidate: Box<Candidate>,
-        redo: Option<Redo>,
-    },
-    Decline {
-        artifact: Box<Artifact>,
-        reason: DeclineReason,
-        detail: Option<String>,
-        redo: Option<Redo>,
-    },
+    /// A determination with its record and commit made: what is left to do
+    /// is to check history at the tip it lands on and write it.
+    Ready(Box<Ready>),
+}
+
+/// A determination as it waits to be written: the record's bytes rather
+/// than the artifact and candidate they were made from. A chunk of
+/// determinations waits while the next is read and determined, and the
+/// parsed form was about twice the size (docs/PERFORMANCE.md, "Issue 24,
+/// sixth round").
+struct Ready {
+    artifact: Id,
+    /// A proposal's lesson id.
+    lesson: Option<Id>,
+    redo: Option<Redo>,
+    subject: String,
+    event: Event,
+    path: String,
+    record: Vec<u8>,
+    /// What the item comes to once written.
+    outcome: Outcome,
+    /// A redo that comes to the decline already on record (the same
+    /// reason, detail and model: a deterministic backend, or two runs at
+    /// once) has nothing to add to history.
+    unchanged: bool,
 }
 
 /// The decline an `ingest --redo` outcome replaces: its commit (named in
@@ -215,17 +226,8 @@ pub struct Redo {
 impl Pending {
     fn artifact_id(&self) -> Id {
         match self {
-            Pending::Propose { artifact, .. }
-            | Pending::Decline { artifact, .. }
-            | Pending::Undetermined { artifact, .. } => artifact.id,
-        }
-    }
-
-    fn redo(&self) -> Option<&Redo> {
-        match self {
-            Pending::Propose { redo, .. }
-            | Pending::Decline { redo, .. }
-            | Pending::Undetermined { redo, .. } => redo.as_ref(),
+            Pending::Undetermined { artifact, .. } => artifact.id,
+            Pending::Ready(r) => r.artifact,
         }
     }
 }
@@ -554,7 +556,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
             }
         }
         self.index = None;
-        let written = write(lore, self.backend, &batch, &mut self.order);
+        let written = write(lore, &batch, &mut self.order);
         // The index now knows what was written: a later copy is seen.
         let index = Index::load(&lore.store).map_err(LoreError::from);
         match (written, index) {
@@ -831,31 +833,100 @@ fn determine(
             }
         }
     };
-    Ok(pending_of(lore, decided, artifact, redo))
+    Ok(pending_of(
+        lore,
+        backend.model_name(),
+        decided,
+        artifact,
+        redo,
+    ))
 }
 
-/// A determination as it waits to be written; a proposal gets its lesson
-/// id here.
+/// A determination as it waits to be written, its record and commit made
+/// with the run's clock and `model`; a proposal gets its lesson id here.
 fn pending_of(
     lore: &mut Lore,
+    model: &str,
     decided: Determination,
     artifact: Box<Artifact>,
     redo: Option<Redo>,
 ) -> Pending {
-    match decided {
-        Determination::Propose { candidate } => Pending::Propose {
-            lesson: Id::new_lesson(lore.env.now.as_millisecond() as u64, random128(lore.rng())),
-            artifact,
-            candidate: Box::new(candidate),
-            redo,
-        },
-        Determination::Decline { reason, detail } => Pending::Decline {
-            artifact,
-            reason,
-            detail,
-            redo,
-        },
-    }
+    let now = iso(lore.env.now);
+    let aid = artifact.id;
+    let replaces = redo.as_ref().map(|r| r.commit.clone());
+    let ready = match decided {
+        Determination::Propose { candidate } => {
+            let lesson =
+                Id::new_lesson(lore.env.now.as_millisecond() as u64, random128(lore.rng()));
+            let subject = format!("propose {lesson}: {}", subject_text(&candidate.claim, 72));
+            let proposal = Proposal::pending(lesson, *artifact, candidate, model, now);
+            Ready {
+                artifact: aid,
+                lesson: Some(lesson),
+                redo,
+                subject,
+                event: Event::Propose {
+                    lesson,
+                    artifact: aid,
+                    model: Some(model.to_owned()),
+                    replaces,
+                },
+                path: layout::proposal_path(lesson),
+                record: canonical_json(&proposal),
+                outcome: Outcome::Proposed {
+                    lesson,
+                    artifact: aid,
+                },
+                unchanged: false,
+            }
+        }
+        Determination::Decline { reason, detail } => {
+            let record = Decline {
+                artifact_id: aid,
+                reason,
+                detail,
+                declined_at: now,
+                artifact: Some(*artifact),
+                model: Some(model.to_owned()),
+            };
+            let unchanged = redo.as_ref().is_some_and(|redo| {
+                serde_json::from_slice::<Decline>(&redo.record).is_ok_and(|o| {
+                    (o.reason, &o.detail, &o.model)
+                        == (record.reason, &record.detail, &record.model)
+                })
+            });
+            // `decline ID: no fix in it`; the code is the trailer.
+            let code = reason.to_string();
+            let why = crate::review::reason_text(&code);
+            let subject = match &record.detail {
+                Some(d) if d.len() <= 72 && !d.contains(['\n', '\r']) => {
+                    format!("decline {aid}: {why} ({d})")
+                }
+                _ => format!("decline {aid}: {why}"),
+            };
+            Ready {
+                artifact: aid,
+                lesson: None,
+                redo,
+                subject,
+                event: Event::Decline {
+                    artifact: aid,
+                    reason,
+                    model: Some(model.to_owned()),
+                    replaces,
+                },
+                path: layout::decline_path(aid),
+                record: canonical_json(&record),
+                outcome: Outcome::Declined {
+                    artifact: aid,
+                    reason,
+                    detail: record.detail,
+                },
+                unchanged,
+            }
+        }
+    };
+    Pending::Ready(Box::new(ready))
 }
 
 /// Below twice this many, a chunk's offline determinations are made on
@@ -898,7 +969,8 @@ fn with_ids(
         .map(|(i, p)| match p {
             Pending::Undetermined { artifact, redo } => {
                 let d = decided.next().expect("one determination per artifact");
-                (i, pending_of(lore, d, artifact, redo))
+                let model = Backend::Offline.model_name();
+                (i, pending_of(lore, model, d, artifact, redo))
             }
             p => (i, p),
         })
@@ -963,12 +1035,9 @@ fn random128(rng: &mut dyn RngCore) -> [u8; 16] {
 /// cannot starve a large batch.
 fn write(
     lore: &mut Lore,
-    backend: &Backend,
     pending: &[(usize, Pending)],
     order: &mut InOrder<'_, '_>,
 ) -> Result<(), LoreError> {
-    let now = iso(lore.env.now);
-    let model = backend.model_name().to_owned();
     let mut rest = pending;
     while !rest.is_empty() {
         let mut attempt = 0u32;
@@ -977,7 +1046,7 @@ fn write(
             attempt += 1;
             let mut results = Vec::with_capacity(take);
             for (i, p) in &rest[..take] {
-                results.push((*i, write_one(tx, p, &now, &model)?));
+                results.push((*i, write_one(tx, p)?));
             }
             Ok(results)
         })?;
@@ -1030,119 +1099,36 @@ fn in_pool(index: &Index, artifact: Id) -> Option<Skip> {
 }
 
 /// Commits one determination, unless history already has the artifact.
-fn write_one(tx: &mut Tx<'_>, p: &Pending, now: &str, model: &str) -> Result<Outcome, LoreError> {
-    let aid = p.artifact_id();
-    if determined(tx.artifact(aid), p.redo(), || {
-        tx.read(&layout::decline_path(aid))
+fn write_one(tx: &mut Tx<'_>, p: &Pending) -> Result<Outcome, LoreError> {
+    let Pending::Ready(r) = p else {
+        unreachable!("a chunk's offline determinations are made before it is written")
+    };
+    if determined(tx.artifact(r.artifact), r.redo.as_ref(), || {
+        tx.read(&layout::decline_path(r.artifact))
     })? {
         // Another writer determined it while we asked the model.
         return Ok(Outcome::Skipped {
-            artifact: aid,
+            artifact: r.artifact,
             why: Skip::Seen,
         });
     }
-    let replaces = p.redo().map(|r| r.commit.clone());
-    match p {
-        Pending::Propose {
-            lesson,
-            artifact,
-            candidate,
-            ..
-        } => {
-            // Ids are random; a repeat (a fixed seed reused) must never
-            // overwrite another lesson.
-            if tx.lesson(*lesson).is_some() {
-                return Err(LoreError::IdTaken { id: *lesson });
-            }
-            let proposal = Proposal::pending(
-                *lesson,
-                (**artifact).clone(),
-                (**candidate).clone(),
-                model,
-                now.to_owned(),
-            );
-            tx.commit(CommitSpec::new(
-                &format!("propose {lesson}: {}", subject_text(&candidate.claim, 72)),
-                None,
-                Event::Propose {
-                    lesson: *lesson,
-                    artifact: aid,
-                    model: Some(model.to_owned()),
-                    replaces: replaces.clone(),
-                },
-                vec![Change::Put {
-                    path: layout::proposal_path(*lesson),
-                    bytes: canonical_json(&proposal),
-                }],
-            )?)?;
-            Ok(Outcome::Proposed {
-                lesson: *lesson,
-                artifact: aid,
-            })
-        }
-        Pending::Decline {
-            artifact,
-            reason,
-            detail,
-            ..
-        } => {
-            let record = Decline {
-                artifact_id: aid,
-                reason: *reason,
-                detail: detail.clone(),
-                declined_at: now.to_owned(),
-                artifact: Some((**artifact).clone()),
-                model: Some(model.to_owned()),
-            };
-            // A redo that comes to the decline already on record (the same
-            // reason, detail and model: a deterministic backend, or two
-            // runs at once) has nothing to add to history.
-            if let Some(redo) = p.redo() {
-                let old: Option<Decline> = serde_json::from_slice(&redo.record).ok();
-                if old.is_some_and(|o| {
-                    (o.reason, &o.detail, &o.model)
-                        == (record.reason, &record.detail, &record.model)
-                }) {
-                    return Ok(Outcome::Declined {
-                        artifact: aid,
-                        reason: *reason,
-                        detail: detail.clone(),
-                    });
-                }
-            }
-            // `decline ID: no fix in it`; the code is the trailer.
-            let code = reason.to_string();
-            let why = crate::review::reason_text(&code);
-            let subject = match detail {
-                Some(d) if d.len() <= 72 && !d.contains(['\n', '\r']) => {
-                    format!("decline {aid}: {why} ({d})")
-                }
-                _ => format!("decline {aid}: {why}"),
-            };
-            tx.commit(CommitSpec::new(
-                &subject,
-                None,
-                Event::Decline {
-                    artifact: aid,
-                    reason: *reason,
-                    model: Some(model.to_owned()),
-                    replaces: replaces.clone(),
-                },
-                vec![Change::Put {
-                    path: layout::decline_path(aid),
-                    bytes: canonical_json(&record),
-                }],
-            )?)?;
-            Ok(Outcome::Declined {
-                artifact: aid,
-                reason: *reason,
-                detail: detail.clone(),
-            })
-        }
-        Pending::Undetermined { .. } => {
-            unreachable!("a chunk's offline determinations are made before it is written")
-        }
+    // Ids are random; a repeat (a fixed seed reused) must never overwrite
+    // another lesson.
+    if let Some(lesson) = r.lesson.filter(|&l| tx.lesson(l).is_some()) {
+        return Err(LoreError::IdTaken { id: lesson });
     }
+    if !r.unchanged {
+        tx.commit(CommitSpec::new(
+            &r.subject,
+            None,
+            r.event.clone(),
+            vec![Change::Put {
+                path: r.path.clone(),
+                bytes: r.record.clone(),
+            }],
+        )?)?;
+    }
+    Ok(r.outcome.clone())
 }
 
 /// The claims of a run that asks a model program (the offline backend is
