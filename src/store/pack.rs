@@ -21,8 +21,9 @@
 use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{FileExt, PermissionsExt};
 use std::path::Path;
+use std::sync::Arc;
 
 use gix::objs::Kind;
 use gix::ObjectId;
@@ -41,15 +42,24 @@ use super::{io_ctx, GixContext, StoreError};
 /// figures).
 pub const LOOSE_MAX: usize = 64;
 
+/// Where one pack holds the trees it stored whole: the pack, open, and the
+/// offset of each tree's entry, for [`read_tree`].
+#[derive(Clone, Debug)]
+pub struct Placed {
+    pub pack: Arc<fs::File>,
+    pub at: HashMap<ObjectId, u64>,
+}
+
 /// Writes a transaction's objects durably into `repo`'s object store:
 /// `objects` (its blobs and commits) and `trees` (whole, and as deltas; see
 /// [`super::trees`]), all but those already on disk. Loose when there are
-/// at most [`LOOSE_MAX`], else as one pack.
+/// at most [`LOOSE_MAX`], else as one pack; then where the pack holds the
+/// trees it stored whole.
 pub fn persist(
     repo: &gix::Repository,
     objects: &gix::odb::memory::Storage,
     trees: &Written,
-) -> Result<(), StoreError> {
+) -> Result<Option<Placed>, StoreError> {
     let whole_trees = || {
         trees
             .whole
@@ -58,7 +68,7 @@ pub fn persist(
     };
     let count = objects.len() + whole_trees().count() + trees.deltas.len();
     if count == 0 {
-        return Ok(());
+        return Ok(None);
     }
     // Trees become deltas only past LOOSE_MAX objects (`Trees::replaced`).
     if count <= LOOSE_MAX && trees.deltas.is_empty() {
@@ -84,7 +94,7 @@ pub fn persist(
             };
             debug_assert_eq!(written, *id);
         }
-        return Ok(());
+        return Ok(None);
     }
     let dir = repo.objects.store_ref().path().join("pack");
     let mut order = plan(objects);
@@ -111,9 +121,63 @@ pub fn persist(
             },
         }));
     order.splice(trees_at..trees_at, tree_entries);
-    let checksum = write_pack(&dir, repo.object_hash(), order)?;
+    let (checksum, entries, pack) = write_pack(&dir, repo.object_hash(), order)?;
     write_names(&repo.git_dir().join(PACK_NAMES), &checksum, trees);
-    Ok(())
+    let at = entries
+        .into_iter()
+        .filter(|(id, _, _)| trees.whole.contains_key(id) && !trees.on_disk.contains(id))
+        .map(|(id, _, offset)| (id, offset))
+        .collect();
+    Ok(Some(Placed {
+        pack: Arc::new(pack),
+        at,
+    }))
+}
+
+/// The tree `id`, read from the entry at `offset` of `pack` where
+/// [`persist`] stored it whole: one positioned read and an inflate, where a
+/// look-up through gix goes through every pack's index and leaves the
+/// pages it read mapped into the process. `None` when the entry is not a
+/// whole tree or is not `id` (its hash is checked), so that the caller
+/// reads it the usual way.
+pub(crate) fn read_tree(pack: &fs::File, offset: u64, id: &ObjectId) -> Option<Vec<u8>> {
+    let mut head = [0u8; 16];
+    let n = pack.read_at(&mut head, offset).ok()?;
+    let mut bytes = head[..n].iter();
+    let mut byte = *bytes.next()?;
+    if (byte >> 4) & 0x07 != type_number(Kind::Tree) {
+        return None;
+    }
+    let mut size = u64::from(byte & 0x0f);
+    let mut shift = 4;
+    while byte & 0x80 != 0 {
+        byte = *bytes.next()?;
+        size |= u64::from(byte & 0x7f).checked_shl(shift)?;
+        shift += 7;
+    }
+    // Far larger than any tree of ours: not an entry we wrote.
+    let size = usize::try_from(size).ok().filter(|&s| s <= 1 << 26)?;
+    let start = offset + (n - bytes.len()) as u64;
+    // At most zlib's bound for `size` bytes (`deflateBound`), with room to
+    // spare; what is read past the entry is the next one, and left alone.
+    let mut packed = vec![0u8; size + (size >> 12) + (size >> 14) + 64];
+    let mut got = 0;
+    while got < packed.len() {
+        match pack.read_at(&mut packed[got..], start + got as u64) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(_) => return None,
+        }
+    }
+    let mut data = vec![0u8; size];
+    let (status, _, wrote) = gix::zlib::Inflate::default()
+        .once(&packed[..got], &mut data)
+        .ok()?;
+    if status != gix::zlib::Status::StreamEnd || wrote != size {
+        return None;
+    }
+    let actual = gix::objs::compute_hash(id.kind(), Kind::Tree, &data).ok()?;
+    (actual == *id).then_some(data)
 }
 
 /// Where [`persist`] leaves, for each pack it writes, the directory of
@@ -197,12 +261,14 @@ impl<W: Write> Write for Hashing<W> {
 }
 
 /// Writes the objects of `order` as `pack-<checksum>.pack` and `.idx` in
-/// `dir` and returns the checksum. The index appears last.
+/// `dir` and returns the checksum, what the index holds (id, CRC-32 and
+/// offset of each entry, by id) and the pack, open. The index appears
+/// last.
 fn write_pack(
     dir: &Path,
     hash: gix::hash::Kind,
     order: Vec<Planned<'_>>,
-) -> Result<ObjectId, StoreError> {
+) -> Result<(ObjectId, Vec<IndexEntry>, fs::File), StoreError> {
     io_ctx(fs::create_dir_all(dir), || {
         format!("creating {}", dir.display())
     })?;
@@ -217,7 +283,7 @@ fn write_pack(
     let ctx = || format!("writing a pack in {}", dir.display());
     let (checksum, mut entries) = io_ctx(pack_bytes(tmp.as_file(), hash, order), ctx)?;
     let base = dir.join(format!("pack-{checksum}"));
-    io_ctx(
+    let pack = io_ctx(
         tmp.persist(base.with_extension("pack"))
             .map_err(|e| e.error),
         ctx,
@@ -242,7 +308,7 @@ fn write_pack(
     )?;
     // The renames themselves must be durable before the ref moves.
     io_ctx(fs::File::open(dir).and_then(|d| d.sync_all()), ctx)?;
-    Ok(checksum)
+    Ok((checksum, entries, pack))
 }
 
 /// The longest chain of deltas an object may sit at the end of: each link

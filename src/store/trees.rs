@@ -24,6 +24,8 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::sync::Arc;
 
 use gix::objs::{Find, Kind, WriteTo};
 use gix::ObjectId;
@@ -39,6 +41,11 @@ pub struct TreeDelta {
     pub delta: Vec<u8>,
 }
 
+/// Trees this process wrote whole into a pack, by id: the pack, open, and
+/// the offset of the tree's entry ([`pack::Placed`]), where
+/// [`pack::read_tree`] reads it.
+pub type Located = HashMap<ObjectId, (Arc<fs::File>, u64)>;
+
 /// What a transaction attempt's trees come to when it ends.
 #[derive(Debug, Default)]
 pub struct Written {
@@ -50,8 +57,10 @@ pub struct Written {
     /// the deltas made of it (whole trees come before all of them).
     pub deltas: Vec<TreeDelta>,
     /// The newest tree of each directory, by path (`""` is the root); each
-    /// is in `whole`.
+    /// is in `whole`, or on disk where `located` says.
     pub newest: HashMap<String, ObjectId>,
+    /// Where the trees the attempt started from are, as it was told.
+    pub located: Located,
 }
 
 /// See the module doc.
@@ -81,21 +90,26 @@ struct State {
     /// Trees already in the object store (kept from the last transaction):
     /// never written again, so never a delta and never a base.
     on_disk: HashSet<ObjectId>,
+    /// Where some trees already in the object store are in a pack.
+    located: Located,
     /// How many distinct trees the attempt will write, whole or as deltas.
     written: usize,
 }
 
 impl<'r> Trees<'r> {
     /// Trees over `repo`, starting from the newest trees of the last
-    /// transaction (`kept`, by path, with their bytes), all on disk.
+    /// transaction (by path), all on disk: those `kept` with their bytes,
+    /// and where in a pack the others are (`located`).
     pub fn new(
         repo: &'r gix::Repository,
         kept_paths: HashMap<String, ObjectId>,
         kept: HashMap<ObjectId, Vec<u8>>,
+        located: Located,
     ) -> Trees<'r> {
         let mut state = State {
-            on_disk: kept.keys().copied().collect(),
+            on_disk: kept.keys().chain(located.keys()).copied().collect(),
             whole: kept,
+            located,
             ..State::default()
         };
         for (path, id) in kept_paths {
@@ -248,6 +262,7 @@ impl<'r> Trees<'r> {
             on_disk: s.on_disk,
             deltas,
             newest: s.newest,
+            located: s.located,
         }
     }
 }
@@ -258,9 +273,17 @@ impl Find for Trees<'_> {
         id: &gix::hash::oid,
         buffer: &'a mut Vec<u8>,
     ) -> gix::Result<Option<gix::objs::Data<'a>>> {
-        if let Some(bytes) = self.state.borrow().whole.get(id) {
+        let state = self.state.borrow();
+        let found = state.whole.get(id).map(|bytes| {
             buffer.clear();
             buffer.extend_from_slice(bytes);
+        });
+        let found = found.or_else(|| {
+            let (pack, offset) = state.located.get(id)?;
+            *buffer = pack::read_tree(pack, *offset, &id.to_owned())?;
+            Some(())
+        });
+        if found.is_some() {
             return Ok(Some(gix::objs::Data::new(
                 buffer,
                 Kind::Tree,
@@ -315,7 +338,7 @@ mod tests {
     #[test]
     fn older_versions_become_deltas_of_newer_ones_and_rebuild_exactly() {
         let (_dir, repo) = repo();
-        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new(), HashMap::new());
         let ids: Vec<ObjectId> = (1..=120)
             .map(|n| {
                 let id = trees.write(&leaf(n)).unwrap();
@@ -361,7 +384,7 @@ mod tests {
     #[test]
     fn a_tree_written_again_is_whole_again_and_a_small_attempt_keeps_all_whole() {
         let (_dir, repo) = repo();
-        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new(), HashMap::new());
         let (a, b) = (leaf(3), leaf(4));
         for t in [&a, &b, &a] {
             let id = trees.write(t).unwrap();
@@ -375,7 +398,7 @@ mod tests {
         rebuild(&written);
 
         // Few objects: written loose, so nothing becomes a delta.
-        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new(), HashMap::new());
         for n in 1..5 {
             let id = trees.write(&leaf(n)).unwrap();
             trees.replaced(&[("x", id)], 0);
@@ -396,6 +419,7 @@ mod tests {
             &repo,
             HashMap::from([("x".to_owned(), kept_id)]),
             HashMap::from([(kept_id, bytes)]),
+            HashMap::new(),
         );
         let id = trees.write(&leaf(6)).unwrap();
         trees.replaced(&[("x", id)], pack::LOOSE_MAX);
@@ -425,7 +449,7 @@ mod tests {
             .enumerate()
             .map(|(i, id)| (format!("d/{i}"), *id))
             .collect();
-        let trees = Trees::new(&repo, paths, kept);
+        let trees = Trees::new(&repo, paths, kept, HashMap::new());
         for n in 200..203 {
             let id = trees.write(&leaf(n)).unwrap();
             trees.replaced(&[("x", id)], 6);
@@ -438,7 +462,7 @@ mod tests {
     #[test]
     fn a_tree_one_directory_leaves_and_another_takes_stays_whole() {
         let (_dir, repo) = repo();
-        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new(), HashMap::new());
         let a = trees.write(&leaf(40)).unwrap();
         trees.replaced(&[("p", a)], pack::LOOSE_MAX);
         let b = trees.write(&leaf(41)).unwrap();
@@ -455,7 +479,7 @@ mod tests {
     #[test]
     fn chains_through_a_shared_tree_stay_within_the_depth() {
         let (_dir, repo) = repo();
-        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new(), HashMap::new());
         // `p` has a chain of 44 deltas below it, `q` one tree.
         for n in 1..=45 {
             let p = trees.write(&leaf(n)).unwrap();

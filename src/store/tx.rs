@@ -29,7 +29,8 @@ use rand::RngCore;
 
 use super::index::{Index, Overlay, RefKind};
 use super::layout::{is_safe_path, Branch};
-use super::trees::{Trees, Written};
+use super::pack::Placed;
+use super::trees::{Located, Trees, Written};
 use super::{CommitSigner, GixContext, Store, StoreError};
 use crate::event::Event;
 use crate::model::Id;
@@ -144,23 +145,29 @@ pub(crate) struct Warm {
     head: ObjectId,
     /// The current tree of each directory written so far, by path.
     paths: HashMap<String, ObjectId>,
-    /// Those trees.
+    /// Those trees nearest the root, within the cap ([`warm_share`]).
     trees: HashMap<ObjectId, Vec<u8>>,
+    /// Where the packs of this process hold those trees, and the others.
+    located: Located,
     /// The `head` commit, when it was written here.
     commit: Option<Vec<u8>>,
 }
 
 /// At most this many bytes of trees are kept ([`warm_share`]): those
-/// nearest the root first, and the rest read from disk.
+/// nearest the root first; the others are read from the pack that holds
+/// them, where that is known ([`Located`]), else from disk as any object.
 ///
 /// At 1,000,000 lessons the ledger's trees are about 60 MB (32,768 leaves
-/// of some 30 entries). When the cap was 32 MB and a ledger over it kept
-/// none, a batch passed it at about 500,000, and from then on each chunk
-/// read some 13,000 leaves back through every pack the batch had written:
-/// 463 MB of those packs and 180 MB of their indexes were resident at the
-/// million's peak, against 205 MB of heap (docs/PERFORMANCE.md, "Issue 24,
-/// fifth round").
-pub(crate) const WARM_MAX: usize = 96 << 20;
+/// of some 30 entries): memory that grows with the ledger. Read back
+/// through gix, each chunk's 13,000 leaves went through every pack the
+/// batch had written and left the pages it read mapped: 463 MB of those
+/// packs and 180 MB of their indexes were resident at the million's peak
+/// (docs/PERFORMANCE.md, "Issue 24, fifth round"), so the cap was 96 MB.
+/// Read with one positioned read each from the pack this process wrote
+/// them into, they leave nothing resident, and the cap holds the
+/// directories above the leaves and the leaves of a ledger of up to some
+/// 250,000 ("Issue 24, sixth round").
+pub(crate) const WARM_MAX: usize = 16 << 20;
 
 /// Which of `whole` (trees by id) to keep warm, given the directories
 /// whose newest tree each is (`newest`, by path): all of them when their
@@ -506,7 +513,7 @@ impl Store {
         let index = Index::load(self).map_err(E::from)?;
         let tree = self.tree_of(parent).map_err(E::from)?;
         let repo = self.repo().clone().with_object_memory();
-        let trees = Trees::new(&repo, HashMap::new(), HashMap::new());
+        let trees = Trees::new(&repo, HashMap::new(), HashMap::new(), HashMap::new());
         let root = trees.tree(tree).map_err(E::from)?;
         let editor = gix::objs::tree::Editor::new(root, &trees, repo.object_hash());
         let mut tx = Tx {
@@ -540,23 +547,40 @@ impl Store {
 
     /// Keeps what a transaction that published `head` leaves (all of it
     /// now on disk): the newest tree of each directory it or its
-    /// predecessors wrote, and `head` itself from `objects`.
+    /// predecessors wrote, held or where its pack (`placed`, this
+    /// transaction's, or an earlier one's) has it; and `head` itself from
+    /// `objects`.
     fn keep_warm(
         &self,
         branch: Branch,
         head: ObjectId,
         trees: Written,
         mut objects: gix::odb::memory::Storage,
+        placed: Option<Placed>,
     ) {
         let Written {
-            mut whole, newest, ..
+            mut whole,
+            newest,
+            located: before,
+            ..
         } = trees;
         let wanted = warm_share(&newest, &whole, self.warm_max);
         whole.retain(|id, _| wanted.contains(id));
-        // A directory whose tree is not held has no place here.
+        let mut located = Located::new();
+        for id in newest.values() {
+            let at = placed
+                .as_ref()
+                .and_then(|p| Some((p.pack.clone(), *p.at.get(id)?)))
+                .or_else(|| before.get(id).cloned());
+            if let Some(at) = at {
+                located.insert(*id, at);
+            }
+        }
+        // A directory whose tree is neither held nor located has no place
+        // here: the next transaction reads it as any object.
         let paths: HashMap<String, ObjectId> = newest
             .into_iter()
-            .filter(|(_, id)| whole.contains_key(id))
+            .filter(|(_, id)| whole.contains_key(id) || located.contains_key(id))
             .collect();
         let commit = objects.remove(&head).map(|(_, data)| data);
         *self.warm.lock().unwrap_or_else(|e| e.into_inner()) = Some(Warm {
@@ -564,6 +588,7 @@ impl Store {
             head,
             paths,
             trees: whole,
+            located,
             commit,
         });
     }
@@ -571,18 +596,19 @@ impl Store {
     /// Writes what an attempt kept in memory into the object store, durably
     /// (see [`super::pack`]): its trees, and what `repo` holds but the
     /// objects `on_disk` names (the warm head commit, there already); and
-    /// empties `repo`'s memory. Returns what it held.
+    /// empties `repo`'s memory. Returns what it held, and where its pack
+    /// holds the trees it stored whole.
     fn persist_memory(
         &self,
         repo: &gix::Repository,
         trees: &Written,
         on_disk: &HashSet<ObjectId>,
-    ) -> Result<gix::odb::memory::Storage, StoreError> {
+    ) -> Result<(gix::odb::memory::Storage, Option<Placed>), StoreError> {
         let mut objects = repo.objects.reset_object_memory().unwrap_or_default();
         let known: Vec<_> = objects.extract_if(|id, _| on_disk.contains(id)).collect();
-        super::pack::persist(self.repo(), &objects, trees)?;
+        let placed = super::pack::persist(self.repo(), &objects, trees)?;
         objects.extend(known);
-        Ok(objects)
+        Ok((objects, placed))
     }
 
     fn transact_inner<T, E>(
@@ -635,7 +661,7 @@ impl Store {
                 Some(b) if onto.is_none() => self.take_warm(branch, b),
                 _ => None,
             };
-            let (warm_paths, warm_trees, warm_ids) = match warm {
+            let (warm_paths, warm_trees, warm_located, warm_ids) = match warm {
                 Some(w) => {
                     let mut memory = gix::odb::memory::Storage::default();
                     if let Some(commit) = w.commit {
@@ -643,11 +669,11 @@ impl Store {
                     }
                     let ids: HashSet<ObjectId> = memory.keys().copied().collect();
                     repo.objects.set_object_memory(memory);
-                    (w.paths, w.trees, ids)
+                    (w.paths, w.trees, w.located, ids)
                 }
                 None => Default::default(),
             };
-            let trees = Trees::new(&repo, warm_paths, warm_trees);
+            let trees = Trees::new(&repo, warm_paths, warm_trees, warm_located);
             let base_tree = match base {
                 Some(b) => repo
                     .find_commit(b)
@@ -677,7 +703,7 @@ impl Store {
             let trees = trees.finish();
             if commits.is_empty() && onto.is_none_or(|o| Some(o) == tip) {
                 if let (Some(b), Some(objects)) = (base, repo.objects.reset_object_memory()) {
-                    self.keep_warm(branch, b, trees, objects);
+                    self.keep_warm(branch, b, trees, objects, None);
                 }
                 return Ok(Committed {
                     value,
@@ -700,8 +726,8 @@ impl Store {
                 );
                 self.swap(branch, tip, head, &author)
             };
-            if let (Ok(()), None, Some(objects)) = (&swapped, onto, written) {
-                self.keep_warm(branch, head, trees, objects);
+            if let (Ok(()), None, Some((objects, placed))) = (&swapped, onto, written) {
+                self.keep_warm(branch, head, trees, objects, placed);
             }
             match swapped {
                 Ok(()) if onto.is_some() => {
@@ -981,39 +1007,85 @@ pub(crate) mod tests {
         );
     }
 
-    /// With room for only some of the trees a transaction leaves, the
-    /// next one reads the others from disk, and the trees come out the
-    /// same as with room for all of them.
-    #[test]
-    fn a_batch_with_part_of_its_trees_warm_writes_the_same_trees() {
-        let host = super::super::Host {
+    fn host() -> super::super::Host {
+        super::super::Host {
             git_program: "git".into(),
             git_env: vec![
                 ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
                 ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
                 ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
             ],
-        };
-        let open = |dir: &std::path::Path, warm_max: usize| {
-            gix::init_bare(dir).unwrap();
-            let mut store = Store::open_raw(dir, host.clone(), true).unwrap();
-            store.warm_max = warm_max;
-            store
-        };
-        let all = tempfile::tempdir().unwrap();
-        let some = tempfile::tempdir().unwrap();
-        let (all, some) = (open(all.path(), WARM_MAX), open(some.path(), 1200));
+        }
+    }
+
+    /// A new bare repository's store, keeping up to `warm_max` bytes of
+    /// trees between transactions.
+    fn store_at(dir: &Path, warm_max: usize) -> Store {
+        gix::init_bare(dir).unwrap();
+        let mut store = Store::open_raw(dir, host(), true).unwrap();
+        store.warm_max = warm_max;
+        store
+    }
+
+    /// How many directories the warm state knows, how many of their trees
+    /// it holds, and how many it can find in a pack.
+    fn warm_counts(s: &Store) -> (usize, usize, usize) {
+        let warm = s.warm.lock().unwrap();
+        let w = warm.as_ref().unwrap();
+        (w.paths.len(), w.trees.len(), w.located.len())
+    }
+
+    /// With room for only some of the trees a transaction leaves, or for
+    /// none, the next one reads the others from the pack that holds them,
+    /// and the trees come out the same as with room for all of them.
+    #[test]
+    fn a_batch_with_part_of_its_trees_warm_writes_the_same_trees() {
+        let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+        let all = store_at(dirs[0].path(), WARM_MAX);
+        let some = store_at(dirs[1].path(), 1200);
+        let none = store_at(dirs[2].path(), 0);
         let want = ten_transactions(&all);
-        let warm_dirs = |s: &Store| s.warm.lock().unwrap().as_ref().map_or(0, |w| w.paths.len());
         // Every directory: the root, d, 3 below it, 15 and 105 leaves
         // (those the 200 files reach).
-        let every = warm_dirs(&all);
-        assert!(every > 100, "{every} warm with room for all");
-        let got = ten_transactions(&some);
-        assert_eq!(got, want);
-        let kept = warm_dirs(&some);
-        assert!(kept >= 5 && kept < every / 2, "{kept} of {every} warm");
-        fsck(some.git_dir(), &host.git_env);
+        let (every, held, _) = warm_counts(&all);
+        assert!(every > 100 && held == every, "{held} of {every} held");
+        assert_eq!(ten_transactions(&some), want);
+        let (known, held, located) = warm_counts(&some);
+        assert_eq!(known, every, "every directory is held or located");
+        assert!(held >= 5 && held < every / 2, "{held} of {every} held");
+        assert!(located >= every - held, "{located} located, {held} held");
+        assert_eq!(ten_transactions(&none), want);
+        let (known, held, located) = warm_counts(&none);
+        assert_eq!((known, held, located), (every, 0, every));
+        fsck(some.git_dir(), &host().git_env);
+        fsck(none.git_dir(), &host().git_env);
+    }
+
+    /// Each tree the warm state locates reads back from its pack as git
+    /// has it; an entry that is not that tree reads as nothing, so that
+    /// the tree is looked up as any object instead.
+    #[test]
+    fn located_trees_read_back_from_their_pack_and_nothing_else_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_at(dir.path(), 0);
+        ten_transactions(&store);
+        let warm = store.warm.lock().unwrap();
+        let located = &warm.as_ref().unwrap().located;
+        assert!(located.len() > 100, "{} located", located.len());
+        let repo = store.repo();
+        for (id, (pack, offset)) in located {
+            let read = super::super::pack::read_tree(pack, *offset, id)
+                .unwrap_or_else(|| panic!("tree {id} not read from its pack"));
+            assert_eq!(read, repo.find_object(*id).unwrap().data, "tree {id}");
+        }
+        let (id, (pack, offset)) = located.iter().next().unwrap();
+        let other = *located.keys().find(|k| *k != id).unwrap();
+        assert_eq!(super::super::pack::read_tree(pack, *offset, &other), None);
+        // The pack's header, an entry's middle, past its end.
+        let len = pack.metadata().unwrap().len();
+        for at in [0, offset + 1, len - 10, len + 100] {
+            assert_eq!(super::super::pack::read_tree(pack, at, id), None, "at {at}");
+        }
     }
 
     #[test]
