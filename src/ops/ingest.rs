@@ -383,6 +383,11 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
     /// Takes one input item of `ingest`.
     fn take(&mut self, lore: &mut Lore, item: Item) {
         let i = self.order.push(Some(item.source.clone()));
+        if i % crate::store::index::RELEASE_EVERY == 0 {
+            if let Some(index) = &self.index {
+                index.release_pages();
+            }
+        }
         if self.error.is_some() {
             self.order.settle(i, not_attempted(item));
             return;

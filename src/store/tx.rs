@@ -374,6 +374,9 @@ impl<'s> Tx<'s> {
         self.head = Some(id);
         self.commits.push(id);
         let index = self.index;
+        if self.commits.len() % super::index::RELEASE_EVERY == 0 {
+            index.release_pages();
+        }
         let on = match self.branch {
             Branch::Ledger => RefKind::Ledger,
             Branch::Pool(s) => RefKind::Pool(s),

@@ -332,7 +332,23 @@ enum Unopened {
     Unusable,
 }
 
+/// How many look-ups a caller makes between two
+/// [`Index::release_pages`]: a few MB of pages at most, and the pages a
+/// look-up reads first (the top of each table's search) read again once
+/// per this many.
+pub const RELEASE_EVERY: usize = 1024;
+
 impl Index {
+    /// Lets go of the pages of the index's files that look-ups have read
+    /// ([`Bytes::release`]): a caller making many look-ups calls it every
+    /// [`RELEASE_EVERY`] or so, so that what stays resident is bounded by
+    /// the look-ups since, not by how many were made.
+    pub fn release_pages(&self) {
+        for layer in &self.layers {
+            layer.bytes.release();
+        }
+    }
+
     fn empty(path: PathBuf) -> Index {
         Index {
             path,
