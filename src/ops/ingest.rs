@@ -62,8 +62,13 @@ pub const OFFLINE_CHUNK: usize = 2048;
 
 /// The most artifacts one offline transaction writes, whatever the
 /// ledger's size: what a chunk holds in memory until its pack is written
-/// (its determinations, records and commits) grows with it.
-pub const OFFLINE_CHUNK_MAX: usize = 16_384;
+/// (its determinations, records, commits and the trees it touches) grows
+/// with it, and two chunks are in memory at once (one written, the next
+/// determined). At a million, 16,384 left 222 MB of the batch's 376 MB
+/// peak to the chunks; 8,192 took the peak down by some 90 MB, for 0.1
+/// times `git fast-import`'s size more while the batch runs
+/// (docs/PERFORMANCE.md, "Issue 24, sixth round").
+pub const OFFLINE_CHUNK_MAX: usize = 8_192;
 
 /// How many artifacts an offline transaction writes onto a ledger that
 /// already knows about `known` artifacts: an eighth of them, within
@@ -1225,7 +1230,8 @@ mod tests {
         assert_eq!(offline_chunk(0), OFFLINE_CHUNK);
         assert_eq!(offline_chunk(16_384), OFFLINE_CHUNK);
         assert_eq!(offline_chunk(40_000), 5_000);
-        assert_eq!(offline_chunk(100_000), 12_500);
+        assert_eq!(offline_chunk(60_000), 7_500);
+        assert_eq!(offline_chunk(100_000), OFFLINE_CHUNK_MAX);
         assert_eq!(offline_chunk(1_000_000), OFFLINE_CHUNK_MAX);
         assert_eq!(offline_chunk(usize::MAX), OFFLINE_CHUNK_MAX);
     }
