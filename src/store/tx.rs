@@ -164,10 +164,11 @@ pub(crate) struct Warm {
 /// packs and 180 MB of their indexes were resident at the million's peak
 /// (docs/PERFORMANCE.md, "Issue 24, fifth round"), so the cap was 96 MB.
 /// Read with one positioned read each from the pack this process wrote
-/// them into, they leave nothing resident, and the cap holds the
-/// directories above the leaves and the leaves of a ledger of up to some
-/// 250,000 ("Issue 24, sixth round").
-pub(crate) const WARM_MAX: usize = 16 << 20;
+/// them into, they leave nothing resident and cost no more time than
+/// those held ("Issue 24, sixth round"), so the cap holds little more
+/// than the directories above the leaves (about 2 MB at a million, for
+/// both `proposals` and `declined`), which every commit rewrites.
+pub(crate) const WARM_MAX: usize = 4 << 20;
 
 /// Which of `whole` (trees by id) to keep warm, given the directories
 /// whose newest tree each is (`newest`, by path): all of them when their
