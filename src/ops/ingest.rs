@@ -388,7 +388,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
     /// Takes one input item of `ingest`.
     fn take(&mut self, lore: &mut Lore, item: Item) {
         let i = self.order.push(Some(item.source.clone()));
-        if i % crate::store::index::RELEASE_EVERY == 0 {
+        if i.is_multiple_of(crate::store::index::RELEASE_EVERY) {
             if let Some(index) = &self.index {
                 index.release_pages();
             }

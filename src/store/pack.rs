@@ -4,7 +4,10 @@
 //! A transaction writes its blobs and signed commits into memory (gix's
 //! object memory, so the transaction reads back what it wrote) and its
 //! trees into [`super::trees`], and hands them here at the end of the
-//! attempt, before the compare-and-swap. Above [`LOOSE_MAX`] objects they
+//! attempt, before the compare-and-swap; a large one moves its blobs and
+//! commits into a [`PackWriter`] as it goes, and the rest join them at the
+//! end (the pack's temporary file goes with an attempt that is lost).
+//! Above [`LOOSE_MAX`] objects they
 //! become one pack (format version 2; each tree whole or, older versions,
 //! as the delta of its successor `trees` made; records and commits as
 //! deltas of the one before them, within the pack) and its version-2 index,
@@ -52,13 +55,16 @@ pub struct Placed {
 
 /// Writes a transaction's objects durably into `repo`'s object store:
 /// `objects` (its blobs and commits) and `trees` (whole, and as deltas; see
-/// [`super::trees`]), all but those already on disk. Loose when there are
-/// at most [`LOOSE_MAX`], else as one pack; then where the pack holds the
-/// trees it stored whole.
+/// [`super::trees`]), all but those already on disk, after what `spool`
+/// holds already (the blobs and commits a large transaction moved out of
+/// memory as it went). Loose when there are at most [`LOOSE_MAX`] and no
+/// spool, else as one pack; then where the pack holds the trees it stored
+/// whole.
 pub fn persist(
     repo: &gix::Repository,
     objects: &gix::odb::memory::Storage,
     trees: &Written,
+    spool: Option<PackWriter>,
 ) -> Result<Option<Placed>, StoreError> {
     let whole_trees = || {
         trees
@@ -66,12 +72,13 @@ pub fn persist(
             .iter()
             .filter(|(id, _)| !trees.on_disk.contains(*id))
     };
-    let count = objects.len() + whole_trees().count() + trees.deltas.len();
+    let spooled = spool.as_ref().map_or(0, PackWriter::len);
+    let count = spooled + objects.len() + whole_trees().count() + trees.deltas.len();
     if count == 0 {
         return Ok(None);
     }
     // Trees become deltas only past LOOSE_MAX objects (`Trees::replaced`).
-    if count <= LOOSE_MAX && trees.deltas.is_empty() {
+    if count <= LOOSE_MAX && trees.deltas.is_empty() && spool.is_none() {
         // Straight to the repository's own store, not through any memory.
         let store = repo.objects.clone().into_inner();
         let all = objects
@@ -121,7 +128,7 @@ pub fn persist(
             },
         }));
     order.splice(trees_at..trees_at, tree_entries);
-    let (checksum, entries, pack) = write_pack(&dir, repo.object_hash(), order)?;
+    let (checksum, entries, pack) = write_pack(&dir, repo.object_hash(), spool, order)?;
     write_names(&repo.git_dir().join(PACK_NAMES), &checksum, trees);
     let at = entries
         .into_iter()
@@ -141,41 +148,11 @@ pub fn persist(
 /// whole tree or is not `id` (its hash is checked), so that the caller
 /// reads it the usual way.
 pub(crate) fn read_tree(pack: &fs::File, offset: u64, id: &ObjectId) -> Option<Vec<u8>> {
-    let mut head = [0u8; 16];
-    let n = pack.read_at(&mut head, offset).ok()?;
-    let mut bytes = head[..n].iter();
-    let mut byte = *bytes.next()?;
-    if (byte >> 4) & 0x07 != type_number(Kind::Tree) {
+    let (ty, size, header) = read_entry_header(pack, offset)?;
+    if ty != type_number(Kind::Tree) {
         return None;
     }
-    let mut size = u64::from(byte & 0x0f);
-    let mut shift = 4;
-    while byte & 0x80 != 0 {
-        byte = *bytes.next()?;
-        size |= u64::from(byte & 0x7f).checked_shl(shift)?;
-        shift += 7;
-    }
-    // Far larger than any tree of ours: not an entry we wrote.
-    let size = usize::try_from(size).ok().filter(|&s| s <= 1 << 26)?;
-    let start = offset + (n - bytes.len()) as u64;
-    // At most zlib's bound for `size` bytes (`deflateBound`), with room to
-    // spare; what is read past the entry is the next one, and left alone.
-    let mut packed = vec![0u8; size + (size >> 12) + (size >> 14) + 64];
-    let mut got = 0;
-    while got < packed.len() {
-        match pack.read_at(&mut packed[got..], start + got as u64) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(_) => return None,
-        }
-    }
-    let mut data = vec![0u8; size];
-    let (status, _, wrote) = gix::zlib::Inflate::default()
-        .once(&packed[..got], &mut data)
-        .ok()?;
-    if status != gix::zlib::Status::StreamEnd || wrote != size {
-        return None;
-    }
+    let data = inflate_at(pack, offset + header as u64, size)?;
     let actual = gix::objs::compute_hash(id.kind(), Kind::Tree, &data).ok()?;
     (actual == *id).then_some(data)
 }
@@ -226,12 +203,9 @@ fn type_number(kind: Kind) -> u8 {
 /// The pack type number of a delta against an earlier entry of the pack.
 const OFS_DELTA: u8 = 6;
 
-/// The pack entry header: type and inflated size, little-endian base-128.
-fn entry_header(kind: Kind, size: usize, out: &mut Vec<u8>) {
-    entry_header_raw(type_number(kind), size, out)
-}
-
-fn entry_header_raw(type_number: u8, size: usize, out: &mut Vec<u8>) {
+/// The pack entry header: type number and inflated size, little-endian
+/// base-128.
+fn entry_header(type_number: u8, size: usize, out: &mut Vec<u8>) {
     let mut size = size as u64;
     let mut byte = (type_number << 4) | (size & 0x0f) as u8;
     size >>= 4;
@@ -243,72 +217,411 @@ fn entry_header_raw(type_number: u8, size: usize, out: &mut Vec<u8>) {
     out.push(byte);
 }
 
-/// A hashing writer: what the pack's trailer checksum covers.
-struct Hashing<W> {
-    inner: W,
-    hasher: gix::hash::Hasher,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        Ok(n)
+/// Adds `objects` (blobs and commits a transaction made) to `w`, in the
+/// order [`persist`] writes them.
+pub fn spool(w: &mut PackWriter, objects: &gix::odb::memory::Storage) -> Result<(), StoreError> {
+    for p in plan(objects) {
+        if w.contains(&p.id) {
+            continue;
+        }
+        if let Body::Whole { kind, data } = p.body {
+            io_ctx(w.add(p.id, kind, data), || {
+                format!("writing object {} to a pack", p.id)
+            })?;
+        }
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
+    Ok(())
 }
 
 /// Writes the objects of `order` as `pack-<checksum>.pack` and `.idx` in
-/// `dir` and returns the checksum, what the index holds (id, CRC-32 and
-/// offset of each entry, by id) and the pack, open. The index appears
-/// last.
+/// `dir`, after what `spool` holds already; returns the checksum, what the
+/// index holds (id, CRC-32 and offset of each entry, by id) and the pack,
+/// open. The index appears last.
 fn write_pack(
     dir: &Path,
     hash: gix::hash::Kind,
+    spool: Option<PackWriter>,
     order: Vec<Planned<'_>>,
 ) -> Result<(ObjectId, Vec<IndexEntry>, fs::File), StoreError> {
-    io_ctx(fs::create_dir_all(dir), || {
-        format!("creating {}", dir.display())
-    })?;
-
-    let tmp = io_ctx(
-        tempfile::Builder::new()
-            .prefix("tmp_pack_")
-            .permissions(fs::Permissions::from_mode(0o444))
-            .tempfile_in(dir),
-        || format!("creating a pack in {}", dir.display()),
-    )?;
+    let mut w = match spool {
+        Some(w) => w,
+        None => PackWriter::new(dir, hash)?,
+    };
     let ctx = || format!("writing a pack in {}", dir.display());
-    let (checksum, mut entries) = io_ctx(pack_bytes(tmp.as_file(), hash, order), ctx)?;
-    let base = dir.join(format!("pack-{checksum}"));
-    let pack = io_ctx(
-        tmp.persist(base.with_extension("pack"))
-            .map_err(|e| e.error),
-        ctx,
-    )?;
+    for p in &order {
+        // A blob made again after its first copy was spooled.
+        if w.contains(&p.id) {
+            continue;
+        }
+        let written = match p.body {
+            Body::Whole { kind, data } => w.add(p.id, kind, data),
+            Body::Delta { base, delta } => w.add_tree_delta(p.id, base, delta),
+        };
+        io_ctx(written, ctx)?;
+    }
+    w.finish()
+}
 
-    entries.sort_by_key(|(id, _, _)| *id);
-    let idx = index_bytes(hash, &entries, &checksum).ctx(ctx)?;
-    let mut tmp = io_ctx(
-        tempfile::Builder::new()
-            .prefix("tmp_idx_")
-            .permissions(fs::Permissions::from_mode(0o444))
-            .tempfile_in(dir),
-        ctx,
-    )?;
-    io_ctx(
-        tmp.write_all(&idx).and_then(|()| tmp.as_file().sync_all()),
-        ctx,
-    )?;
-    io_ctx(
-        tmp.persist(base.with_extension("idx")).map_err(|e| e.error),
-        ctx,
-    )?;
-    // The renames themselves must be durable before the ref moves.
-    io_ctx(fs::File::open(dir).and_then(|d| d.sync_all()), ctx)?;
-    Ok((checksum, entries, pack))
+/// A pack written entry by entry to a temporary file beside the object
+/// store: a large transaction moves its blobs and commits here as it
+/// makes them ([`super::tx`]), instead of holding them until it ends, and
+/// [`persist`] adds the rest. git and gix see none of it until
+/// [`PackWriter::finish`] has renamed the pack and written its index;
+/// dropped unfinished, the temporary file goes with it.
+pub struct PackWriter {
+    dir: std::path::PathBuf,
+    hash: gix::hash::Kind,
+    tmp: tempfile::NamedTempFile,
+    /// Where the next entry goes.
+    offset: u64,
+    /// Per entry: its id, the CRC-32 of its bytes and its offset.
+    entries: Vec<IndexEntry>,
+    deflate: Deflate,
+    entry: Vec<u8>,
+    /// The entry before the next, when a blob or a commit: its kind, bytes,
+    /// offset and delta depth. The next one of its kind may be a delta of
+    /// it: records of one kind share their keys, and commits their headers
+    /// and trailers.
+    previous: Option<(Kind, Vec<u8>, u64, usize)>,
+    /// Where each tree is, for the trees that are deltas of it.
+    trees: HashMap<ObjectId, u64>,
+    /// Where each blob and commit is, to read it back ([`PackWriter::read`]).
+    others: HashMap<ObjectId, u64>,
+}
+
+impl PackWriter {
+    /// An empty pack in `dir` (the object store's `pack/`).
+    pub fn new(dir: &Path, hash: gix::hash::Kind) -> Result<PackWriter, StoreError> {
+        io_ctx(fs::create_dir_all(dir), || {
+            format!("creating {}", dir.display())
+        })?;
+        let ctx = || format!("creating a pack in {}", dir.display());
+        let mut tmp = io_ctx(
+            tempfile::Builder::new()
+                .prefix("tmp_pack_")
+                .permissions(fs::Permissions::from_mode(0o444))
+                .tempfile_in(dir),
+            ctx,
+        )?;
+        // The count of entries is written when it is known.
+        let mut header = Vec::with_capacity(12);
+        header.extend_from_slice(b"PACK");
+        header.extend_from_slice(&2u32.to_be_bytes());
+        header.extend_from_slice(&0u32.to_be_bytes());
+        io_ctx(tmp.write_all(&header), ctx)?;
+        Ok(PackWriter {
+            dir: dir.to_owned(),
+            hash,
+            tmp,
+            offset: header.len() as u64,
+            entries: Vec::new(),
+            deflate: Deflate::new(),
+            entry: Vec::with_capacity(4096),
+            previous: None,
+            trees: HashMap::new(),
+            others: HashMap::new(),
+        })
+    }
+
+    /// How many entries it has.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Whether it holds `id`.
+    pub fn contains(&self, id: &ObjectId) -> bool {
+        self.others.contains_key(id) || self.trees.contains_key(id)
+    }
+
+    /// Adds the object `id` of `kind`: a blob or a commit as a delta of
+    /// the entry before it when that is one of its kind and the chain is
+    /// short enough, anything else whole.
+    pub fn add(&mut self, id: ObjectId, kind: Kind, data: &[u8]) -> std::io::Result<()> {
+        let made = match self.previous.take() {
+            Some((k, base, at, depth)) if k == kind && depth < MAX_DELTA_DEPTH => {
+                delta_blocks(&base, data).map(|d| (d, at, depth + 1))
+            }
+            _ => None,
+        };
+        let offset = self.offset;
+        let depth = match made {
+            Some((delta, at, depth)) => {
+                self.write_entry(id, OFS_DELTA, &delta, Some(at))?;
+                depth
+            }
+            None => {
+                self.write_entry(id, type_number(kind), data, None)?;
+                0
+            }
+        };
+        if kind == Kind::Tree {
+            self.trees.insert(id, offset);
+        } else {
+            self.others.insert(id, offset);
+            self.previous = Some((kind, data.to_vec(), offset, depth));
+        }
+        Ok(())
+    }
+
+    /// Adds the tree `id` as `delta` of the tree `base`, which must be in
+    /// the pack already.
+    pub fn add_tree_delta(
+        &mut self,
+        id: ObjectId,
+        base: ObjectId,
+        delta: &[u8],
+    ) -> std::io::Result<()> {
+        let at = self.trees.get(&base).copied().ok_or_else(|| {
+            std::io::Error::other(format!(
+                "tree {id} is a delta of {base}, which is not before it in the pack"
+            ))
+        })?;
+        self.previous = None;
+        let offset = self.offset;
+        self.write_entry(id, OFS_DELTA, delta, Some(at))?;
+        self.trees.insert(id, offset);
+        Ok(())
+    }
+
+    fn write_entry(
+        &mut self,
+        id: ObjectId,
+        type_number: u8,
+        body: &[u8],
+        base: Option<u64>,
+    ) -> std::io::Result<()> {
+        self.entry.clear();
+        entry_header(type_number, body.len(), &mut self.entry);
+        if let Some(base) = base {
+            ofs_delta_offset(self.offset - base, &mut self.entry);
+        }
+        self.deflate.stream(body, &mut self.entry)?;
+        self.tmp.write_all(&self.entry)?;
+        self.entries
+            .push((id, crc32fast::hash(&self.entry), self.offset));
+        self.offset += self.entry.len() as u64;
+        Ok(())
+    }
+
+    /// The blob or commit `id` as it was added, read back from the file;
+    /// `None` if it was not added here or does not read.
+    pub fn read(&self, id: &ObjectId) -> Option<(Kind, Vec<u8>)> {
+        let at = *self.others.get(id)?;
+        let (kind, data) = self.read_at(at, MAX_DELTA_DEPTH)?;
+        let actual = gix::objs::compute_hash(self.hash, kind, &data).ok()?;
+        (actual == *id).then_some((kind, data))
+    }
+
+    /// The object of the entry at `at`, its delta chain (at most `depth`
+    /// more links) resolved.
+    fn read_at(&self, at: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
+        let file = self.tmp.as_file();
+        let (type_number, size, header) = read_entry_header(file, at)?;
+        let mut start = at + header as u64;
+        let base = match type_number {
+            OFS_DELTA => {
+                let mut bytes = [0u8; 10];
+                let n = file.read_at(&mut bytes, start).ok()?;
+                let (distance, used) = read_ofs_delta_offset(&bytes[..n])?;
+                start += used as u64;
+                Some(at.checked_sub(distance)?)
+            }
+            _ => None,
+        };
+        let data = inflate_at(file, start, size)?;
+        match base {
+            Some(base) => {
+                let (kind, base) = self.read_at(base, depth.checked_sub(1)?)?;
+                Some((kind, apply(&base, &data)?))
+            }
+            None => Some((kind_of(type_number)?, data)),
+        }
+    }
+
+    /// Ends the pack: its count of entries and checksum written, the file
+    /// synced and renamed to `pack-<checksum>.pack`, its index written and
+    /// renamed beside it, last. Returns the checksum, what the index
+    /// holds, and the pack, open.
+    pub fn finish(self) -> Result<(ObjectId, Vec<IndexEntry>, fs::File), StoreError> {
+        let PackWriter {
+            dir,
+            hash,
+            tmp,
+            mut entries,
+            offset,
+            ..
+        } = self;
+        let ctx = || format!("writing a pack in {}", dir.display());
+        let file = tmp.as_file();
+        let count = u32::try_from(entries.len())
+            .map_err(|_| std::io::Error::other("more than 2^32 objects in one pack"));
+        let count = io_ctx(count, ctx)?;
+        io_ctx(file.write_all_at(&count.to_be_bytes(), 8), ctx)?;
+        // The checksum covers every byte before it, the count included.
+        let mut hasher = gix::hash::hasher(hash);
+        let mut buf = vec![0u8; 1 << 16];
+        let mut at = 0u64;
+        while at < offset {
+            let n = (offset - at).min(buf.len() as u64) as usize;
+            io_ctx(file.read_exact_at(&mut buf[..n], at), ctx)?;
+            hasher.update(&buf[..n]);
+            at += n as u64;
+        }
+        let checksum = hasher.try_finalize().ctx(ctx)?;
+        io_ctx(file.write_all_at(checksum.as_slice(), offset), ctx)?;
+        io_ctx(file.sync_all(), ctx)?;
+        let base = dir.join(format!("pack-{checksum}"));
+        let pack = io_ctx(
+            tmp.persist(base.with_extension("pack"))
+                .map_err(|e| e.error),
+            ctx,
+        )?;
+
+        entries.sort_by_key(|(id, _, _)| *id);
+        let idx = index_bytes(hash, &entries, &checksum).ctx(ctx)?;
+        let mut tmp = io_ctx(
+            tempfile::Builder::new()
+                .prefix("tmp_idx_")
+                .permissions(fs::Permissions::from_mode(0o444))
+                .tempfile_in(&dir),
+            ctx,
+        )?;
+        io_ctx(
+            tmp.write_all(&idx).and_then(|()| tmp.as_file().sync_all()),
+            ctx,
+        )?;
+        io_ctx(
+            tmp.persist(base.with_extension("idx")).map_err(|e| e.error),
+            ctx,
+        )?;
+        // The renames themselves must be durable before the ref moves.
+        io_ctx(fs::File::open(&dir).and_then(|d| d.sync_all()), ctx)?;
+        Ok((checksum, entries, pack))
+    }
+}
+
+/// The kind of a pack type number of a whole object.
+fn kind_of(type_number: u8) -> Option<Kind> {
+    Some(match type_number {
+        1 => Kind::Commit,
+        2 => Kind::Tree,
+        3 => Kind::Blob,
+        4 => Kind::Tag,
+        _ => return None,
+    })
+}
+
+/// The type number, inflated size and header length of the entry at
+/// `offset` of `pack`.
+fn read_entry_header(pack: &fs::File, offset: u64) -> Option<(u8, usize, usize)> {
+    let mut head = [0u8; 16];
+    let n = pack.read_at(&mut head, offset).ok()?;
+    let mut bytes = head[..n].iter();
+    let mut byte = *bytes.next()?;
+    let type_number = (byte >> 4) & 0x07;
+    let mut size = u64::from(byte & 0x0f);
+    let mut shift = 4;
+    while byte & 0x80 != 0 {
+        byte = *bytes.next()?;
+        size |= u64::from(byte & 0x7f).checked_shl(shift)?;
+        shift += 7;
+    }
+    // Far larger than any object of ours: not an entry we wrote.
+    let size = usize::try_from(size).ok().filter(|&s| s <= 1 << 26)?;
+    Some((type_number, size, n - bytes.len()))
+}
+
+/// The `size` bytes of the zlib stream at `offset` of `pack`, inflated.
+fn inflate_at(pack: &fs::File, offset: u64, size: usize) -> Option<Vec<u8>> {
+    // At most zlib's bound for `size` bytes (`deflateBound`), with room to
+    // spare; what is read past the entry is the next one, and left alone.
+    let mut packed = vec![0u8; size + (size >> 12) + (size >> 14) + 64];
+    let mut got = 0;
+    while got < packed.len() {
+        match pack.read_at(&mut packed[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(_) => return None,
+        }
+    }
+    let mut data = vec![0u8; size];
+    let (status, _, wrote) = gix::zlib::Inflate::default()
+        .once(&packed[..got], &mut data)
+        .ok()?;
+    (status == gix::zlib::Status::StreamEnd && wrote == size).then_some(data)
+}
+
+/// The distance back to an `OFS_DELTA`'s base, and how many bytes of
+/// `bytes` it took ([`ofs_delta_offset`] read back).
+fn read_ofs_delta_offset(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut it = bytes.iter();
+    let mut byte = *it.next()?;
+    let mut n = u64::from(byte & 0x7f);
+    let mut used = 1;
+    while byte & 0x80 != 0 {
+        byte = *it.next()?;
+        used += 1;
+        n = n.checked_add(1)?.checked_shl(7)? | u64::from(byte & 0x7f);
+    }
+    Some((n, used))
+}
+
+/// `base` with the git delta `delta` applied; `None` if the delta does
+/// not fit `base` or does not end at the size it says.
+pub(crate) fn apply(base: &[u8], delta: &[u8]) -> Option<Vec<u8>> {
+    let mut pos = 0;
+    let mut varint = || {
+        let (mut n, mut shift) = (0usize, 0u32);
+        loop {
+            let b = *delta.get(pos)?;
+            pos += 1;
+            n |= usize::from(b & 0x7f).checked_shl(shift)?;
+            shift += 7;
+            if b & 0x80 == 0 {
+                return Some(n);
+            }
+        }
+    };
+    if varint()? != base.len() {
+        return None;
+    }
+    let size = varint()?;
+    let mut out = Vec::with_capacity(size.min(1 << 26));
+    while pos < delta.len() {
+        let op = delta[pos];
+        pos += 1;
+        if op & 0x80 != 0 {
+            let (mut offset, mut n) = (0usize, 0usize);
+            for i in 0..4 {
+                if op & (1 << i) != 0 {
+                    offset |= usize::from(*delta.get(pos)?) << (8 * i);
+                    pos += 1;
+                }
+            }
+            for i in 0..3 {
+                if op & (0x10 << i) != 0 {
+                    n |= usize::from(*delta.get(pos)?) << (8 * i);
+                    pos += 1;
+                }
+            }
+            if n == 0 {
+                n = 0x10000;
+            }
+            out.extend_from_slice(base.get(offset..offset.checked_add(n)?)?);
+        } else if op != 0 {
+            let n = usize::from(op);
+            out.extend_from_slice(delta.get(pos..pos + n)?);
+            pos += n;
+        } else {
+            return None;
+        }
+    }
+    (out.len() == size).then_some(out)
 }
 
 /// The longest chain of deltas an object may sit at the end of: each link
@@ -570,85 +883,6 @@ fn ofs_delta_offset(mut distance: u64, out: &mut Vec<u8>) {
     out.extend(bytes.iter().rev());
 }
 
-/// Writes the pack of `order` to `file` and syncs it. Returns its checksum
-/// and, per object, its id, the CRC-32 of its entry and its offset.
-fn pack_bytes(
-    file: &fs::File,
-    hash: gix::hash::Kind,
-    order: Vec<Planned<'_>>,
-) -> std::io::Result<(ObjectId, Vec<IndexEntry>)> {
-    let mut out = Hashing {
-        inner: std::io::BufWriter::with_capacity(1 << 16, file),
-        hasher: gix::hash::hasher(hash),
-    };
-    let mut header = Vec::with_capacity(12);
-    header.extend_from_slice(b"PACK");
-    header.extend_from_slice(&2u32.to_be_bytes());
-    header.extend_from_slice(&(order.len() as u32).to_be_bytes());
-    out.write_all(&header)?;
-    let mut entries: Vec<IndexEntry> = Vec::with_capacity(order.len());
-    let mut offset = header.len() as u64;
-    let mut entry = Vec::with_capacity(4096);
-    let mut deflate = Deflate::new();
-    // Per position: the offset and delta depth of what was written there;
-    // and where each tree is, for the trees that are deltas of it.
-    let mut written: Vec<(u64, usize)> = Vec::with_capacity(order.len());
-    let mut trees: HashMap<ObjectId, u64> = HashMap::new();
-    for (i, p) in order.iter().enumerate() {
-        entry.clear();
-        // What to store, and the offset and depth of its base if a delta.
-        let (body, base, depth): (std::borrow::Cow<'_, [u8]>, Option<u64>, usize) = match p.body {
-            Body::Delta { base, delta } => {
-                let at = trees.get(&base).copied().ok_or_else(|| {
-                    std::io::Error::other(format!(
-                        "tree {} is a delta of {base}, which is not before it in the pack",
-                        p.id
-                    ))
-                })?;
-                (delta.into(), Some(at), 1)
-            }
-            Body::Whole { kind, data } => {
-                // A blob or a commit may be a delta of the one before it.
-                let previous = i
-                    .checked_sub(1)
-                    .filter(|&b| kind != Kind::Tree && written[b].1 < MAX_DELTA_DEPTH);
-                let made = previous.and_then(|b| match order[b].body {
-                    Body::Whole {
-                        kind: k,
-                        data: base,
-                    } if k == kind => delta_blocks(base, data).map(|d| (d, written[b])),
-                    _ => None,
-                });
-                match made {
-                    Some((d, (at, depth))) => (d.into(), Some(at), depth + 1),
-                    None => (data.into(), None, 0),
-                }
-            }
-        };
-        match base {
-            Some(base_offset) => {
-                entry_header_raw(OFS_DELTA, body.len(), &mut entry);
-                ofs_delta_offset(offset - base_offset, &mut entry);
-            }
-            None => entry_header(p.kind(), body.len(), &mut entry),
-        }
-        deflate.stream(&body, &mut entry)?;
-        out.write_all(&entry)?;
-        entries.push((p.id, crc32fast::hash(&entry), offset));
-        if p.kind() == Kind::Tree {
-            trees.insert(p.id, offset);
-        }
-        written.push((offset, depth));
-        offset += entry.len() as u64;
-    }
-    let Hashing { inner, hasher } = out;
-    let checksum = hasher.try_finalize().map_err(std::io::Error::other)?;
-    let mut file = inner.into_inner().map_err(|e| e.into_error())?;
-    file.write_all(checksum.as_slice())?;
-    file.sync_all()?;
-    Ok((checksum, entries))
-}
-
 /// One zlib compressor for every entry of a pack.
 ///
 /// Setting up a compressor allocates and zeroes a few hundred kilobytes of
@@ -739,55 +973,6 @@ fn index_bytes(
 pub(crate) mod tests {
     use super::*;
 
-    /// Applies a git delta, as git does.
-    pub(crate) fn apply(base: &[u8], delta: &[u8]) -> Vec<u8> {
-        let mut pos = 0;
-        let mut varint = || {
-            let (mut n, mut shift) = (0usize, 0);
-            loop {
-                let b = delta[pos];
-                pos += 1;
-                n |= ((b & 0x7f) as usize) << shift;
-                shift += 7;
-                if b & 0x80 == 0 {
-                    return n;
-                }
-            }
-        };
-        assert_eq!(varint(), base.len());
-        let size = varint();
-        let mut out = Vec::new();
-        while pos < delta.len() {
-            let op = delta[pos];
-            pos += 1;
-            if op & 0x80 != 0 {
-                let (mut offset, mut n) = (0usize, 0usize);
-                for i in 0..4 {
-                    if op & (1 << i) != 0 {
-                        offset |= (delta[pos] as usize) << (8 * i);
-                        pos += 1;
-                    }
-                }
-                for i in 0..3 {
-                    if op & (0x10 << i) != 0 {
-                        n |= (delta[pos] as usize) << (8 * i);
-                        pos += 1;
-                    }
-                }
-                if n == 0 {
-                    n = 0x10000;
-                }
-                out.extend_from_slice(&base[offset..offset + n]);
-            } else {
-                let n = op as usize;
-                out.extend_from_slice(&delta[pos..pos + n]);
-                pos += n;
-            }
-        }
-        assert_eq!(out.len(), size);
-        out
-    }
-
     #[test]
     fn deltas_rebuild_their_target() {
         let base: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 251) as u8).collect();
@@ -799,7 +984,7 @@ pub(crate) mod tests {
         appended.extend_from_slice(b"tail");
         for target in [inserted, removed, appended, base.clone()] {
             let d = delta(&base, &target).expect("a small delta");
-            assert_eq!(apply(&base, &d), target);
+            assert_eq!(apply(&base, &d).unwrap(), target);
         }
         assert_eq!(delta(&base, b"entirely different"), None, "not worth it");
     }
@@ -836,7 +1021,7 @@ pub(crate) mod tests {
         let mut added = tree.clone();
         added.splice(30_000..30_000, (0..59u8).collect::<Vec<_>>());
         let d = delta(&tree, &added).expect("one entry added");
-        assert_eq!(apply(&tree, &d), added);
+        assert_eq!(apply(&tree, &d).unwrap(), added);
         assert!(
             d.capacity() <= d.len() + 40,
             "{} of {}",
@@ -862,7 +1047,7 @@ pub(crate) mod tests {
             d.len(),
             target.len()
         );
-        assert_eq!(apply(&base, &d), target);
+        assert_eq!(apply(&base, &d).unwrap(), target);
         // Moved and repeated runs, and a target that starts and ends with
         // what the base does not have.
         let base: Vec<u8> = (0..4000u32).map(|i| (i * 7 % 251) as u8).collect();
@@ -873,7 +1058,7 @@ pub(crate) mod tests {
         target.extend_from_slice(b"tail");
         let d = delta_blocks(&base, &target).expect("a small delta");
         assert!(d.len() < 100, "{}", d.len());
-        assert_eq!(apply(&base, &d), target);
+        assert_eq!(apply(&base, &d).unwrap(), target);
         assert_eq!(delta_blocks(&base, &[7u8; 3000]), None, "nothing shared");
         assert_eq!(
             delta_blocks(b"short", b"short"),
@@ -896,14 +1081,14 @@ pub(crate) mod tests {
     #[test]
     fn entry_headers_encode_type_and_size_as_git_does() {
         let mut out = Vec::new();
-        entry_header(Kind::Blob, 10, &mut out);
+        entry_header(type_number(Kind::Blob), 10, &mut out);
         assert_eq!(out, [0x3a]);
         out.clear();
-        entry_header(Kind::Commit, 100, &mut out);
+        entry_header(type_number(Kind::Commit), 100, &mut out);
         // 100 = 0b110_0100: low four bits 0100, then 110.
         assert_eq!(out, [0x80 | 0x10 | 0x04, 0x06]);
         out.clear();
-        entry_header(Kind::Tree, 1 << 20, &mut out);
+        entry_header(type_number(Kind::Tree), 1 << 20, &mut out);
         assert_eq!(out, [0xa0, 0x80, 0x80, 0x04]);
     }
 }

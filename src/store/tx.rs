@@ -11,12 +11,15 @@
 //!
 //! An attempt keeps the objects it writes in memory, where it reads them
 //! back (its trees in [`Trees`], the older versions of each as deltas);
-//! when it ends they are written at once, as one pack when there are more
-//! than a few (see [`super::pack`]), and only then does the ref move. A
-//! crash at any instant leaves the branch on a fully written commit, an
-//! attempt that lost the race writes nothing when it sees so before writing,
-//! and the unreferenced objects of one that lost during the swap are
-//! collected by `git gc` in time. No lock is held while the closure
+//! past [`SPOOL_AT`] blobs and commits it moves them into the temporary
+//! file of the pack it will write, and reads them back from there. When it
+//! ends they are written at once, as one pack when there are more than a
+//! few (see [`super::pack`]), and only then does the ref move. A crash at
+//! any instant leaves the branch on a fully written commit (and at worst an
+//! unindexed temporary file that `git gc` removes), an attempt that lost
+//! the race writes nothing when it sees so before writing (its temporary
+//! file is deleted), and the unreferenced objects of one that lost during
+//! the swap are collected by `git gc` in time. No lock is held while the closure
 //! runs: the only lock is the ref's own `.lock` file during the swap.
 
 use std::collections::{HashMap, HashSet};
@@ -29,7 +32,7 @@ use rand::RngCore;
 
 use super::index::{Index, Overlay, RefKind};
 use super::layout::{is_safe_path, Branch};
-use super::pack::Placed;
+use super::pack::{PackWriter, Placed};
 use super::trees::{Located, Trees, Written};
 use super::{CommitSigner, GixContext, Store, StoreError};
 use crate::event::Event;
@@ -221,7 +224,19 @@ pub struct Tx<'s> {
     signer: &'s dyn CommitSigner,
     author: gix::actor::Signature,
     commits: Vec<ObjectId>,
+    /// Objects of `repo`'s memory that are on disk already (the warm head
+    /// commit): never spooled, never written again.
+    on_disk: &'s HashSet<ObjectId>,
+    /// The pack the blobs and commits of a large attempt move to as it
+    /// goes ([`Tx::spool_out`]).
+    spool: Option<PackWriter>,
 }
+
+/// Past this many blobs and commits in memory, an attempt moves them into
+/// its pack ([`Tx::spool_out`]): a chunk of a batch held every record and
+/// commit it made until it ended, 23 MB of a million-lesson batch's peak
+/// at 8,192 a chunk (docs/PERFORMANCE.md, "Issue 24, sixth round").
+pub(crate) const SPOOL_AT: usize = 1024;
 
 impl<'s> Tx<'s> {
     /// The repository, for reads beside the in-progress tree.
@@ -244,6 +259,54 @@ impl<'s> Tx<'s> {
         &self.commits
     }
 
+    /// The blob or commit `id`, from the attempt's spool or the repository
+    /// (its memory first).
+    fn object(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
+        if let Some(found) = self.spool.as_ref().and_then(|s| s.read(&id)) {
+            return Ok(found.1);
+        }
+        Ok(self
+            .repo
+            .find_object(id)
+            .ctx(|| format!("reading object {id}"))?
+            .detach()
+            .data)
+    }
+
+    /// How many blobs and commits the attempt has made so far, spooled or
+    /// in memory.
+    fn held(&self) -> usize {
+        self.repo.objects.num_objects_in_memory() + self.spool.as_ref().map_or(0, PackWriter::len)
+    }
+
+    /// Moves the blobs and commits the attempt holds in memory into its
+    /// spool, but for its head (the next commit's parent, read for its
+    /// tree) and what is on disk already.
+    fn spool_out(&mut self) -> Result<(), StoreError> {
+        let repo = self.repo;
+        let Some(mut objects) = repo.objects.reset_object_memory() else {
+            return Ok(());
+        };
+        let (head, on_disk) = (self.head, self.on_disk);
+        let kept: Vec<_> = objects
+            .extract_if(|id, _| Some(*id) == head || on_disk.contains(id))
+            .collect();
+        let spool = match &mut self.spool {
+            Some(spool) => spool,
+            None => self.spool.insert(PackWriter::new(
+                &repo.objects.store_ref().path().join("pack"),
+                repo.object_hash(),
+            )?),
+        };
+        super::pack::spool(spool, &objects)?;
+        for (id, (kind, data)) in kept {
+            let again = gix::objs::Write::write_buf(&repo.objects, kind, &data)
+                .ctx(|| format!("keeping object {id}"))?;
+            debug_assert_eq!(again, id);
+        }
+        Ok(())
+    }
+
     /// Reads `path` as of this transaction's in-progress tree.
     pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let entry = match self.editor.get(path.split('/')) {
@@ -264,10 +327,7 @@ impl<'s> Tx<'s> {
             },
         };
         match entry {
-            Some((mode, oid)) if mode.is_blob() => {
-                let blob = self.repo.find_blob(oid).ctx(|| format!("reading {path}"))?;
-                Ok(Some(blob.data.clone()))
-            }
+            Some((mode, oid)) if mode.is_blob() => Ok(Some(self.object(oid)?)),
             _ => Ok(None),
         }
     }
@@ -348,7 +408,7 @@ impl<'s> Tx<'s> {
                 }
             }
         }
-        trees.replaced(&news, repo.objects.num_objects_in_memory());
+        trees.replaced(&news, self.held());
         let mut commit = gix::objs::Commit {
             tree,
             parents: self.head.into_iter().chain(spec.merge_with).collect(),
@@ -375,8 +435,11 @@ impl<'s> Tx<'s> {
         self.head = Some(id);
         self.commits.push(id);
         let index = self.index;
-        if self.commits.len() % super::index::RELEASE_EVERY == 0 {
+        if self.commits.len().is_multiple_of(super::index::RELEASE_EVERY) {
             index.release_pages();
+        }
+        if repo.objects.num_objects_in_memory() >= SPOOL_AT {
+            self.spool_out()?;
         }
         let on = match self.branch {
             Branch::Ledger => RefKind::Ledger,
@@ -410,11 +473,8 @@ impl<'s> Tx<'s> {
                     Change::Put { bytes, .. } => self.overlay.note_entry(id, Some(bytes)),
                     Change::Delete { .. } => self.overlay.note_entry(id, None),
                     Change::Link { blob, .. } => {
-                        let blob = self
-                            .repo
-                            .find_blob(*blob)
-                            .ctx(|| format!("reading blob {blob}"))?;
-                        self.overlay.note_entry(id, Some(&blob.data));
+                        let blob = self.object(*blob)?;
+                        self.overlay.note_entry(id, Some(&blob));
                     }
                 }
             }
@@ -431,11 +491,8 @@ impl<'s> Tx<'s> {
                     Change::Put { bytes, .. } => self.overlay.note_proposal(id, Some(bytes)),
                     Change::Delete { .. } => self.overlay.note_proposal(id, None),
                     Change::Link { blob, .. } => {
-                        let blob = self
-                            .repo
-                            .find_blob(*blob)
-                            .ctx(|| format!("reading blob {blob}"))?;
-                        self.overlay.note_proposal(id, Some(&blob.data));
+                        let blob = self.object(*blob)?;
+                        self.overlay.note_proposal(id, Some(&blob));
                     }
                 }
             }
@@ -533,10 +590,12 @@ impl Store {
             signer,
             author: self.signature_at(now),
             commits: Vec::new(),
+            on_disk: &HashSet::new(),
+            spool: None,
         };
         let value = f(&mut tx)?;
-        let commits = tx.commits;
-        self.persist_memory(&repo, &trees.finish(), &HashSet::new())
+        let (commits, spool) = (tx.commits, tx.spool);
+        self.persist_memory(&repo, &trees.finish(), &HashSet::new(), spool)
             .map_err(E::from)?;
         Ok((value, commits))
     }
@@ -607,10 +666,11 @@ impl Store {
         repo: &gix::Repository,
         trees: &Written,
         on_disk: &HashSet<ObjectId>,
+        spool: Option<PackWriter>,
     ) -> Result<(gix::odb::memory::Storage, Option<Placed>), StoreError> {
         let mut objects = repo.objects.reset_object_memory().unwrap_or_default();
         let known: Vec<_> = objects.extract_if(|id, _| on_disk.contains(id)).collect();
-        let placed = super::pack::persist(self.repo(), &objects, trees)?;
+        let placed = super::pack::persist(self.repo(), &objects, trees, spool)?;
         objects.extend(known);
         Ok((objects, placed))
     }
@@ -651,9 +711,10 @@ impl Store {
             let onto = replace.map(|(_, onto)| onto);
             let base = onto.or(tip);
             let index = Index::load(self).map_err(E::from)?;
-            // Every object the attempt writes stays in memory until it ends:
-            // a lost or failed attempt writes nothing, and a won one writes
-            // one pack instead of a file per object.
+            // Every object the attempt writes stays in memory, or in the
+            // temporary file of its pack, until it ends: a lost or failed
+            // attempt writes nothing, and a won one writes one pack instead
+            // of a file per object.
             // gix's default object cache, not the store's tuned 64 MB one
             // ([`Store::tuned_repo`]): setting that up doubled a one-record
             // `confirm` (7.8 → 15.3 ms, `bench/short.sh`), and a batch reads
@@ -701,9 +762,11 @@ impl Store {
                 signer,
                 author: author.clone(),
                 commits: Vec::new(),
+                on_disk: &warm_ids,
+                spool: None,
             };
             let value = f(&mut tx)?;
-            let (head, commits, overlay) = (tx.head, tx.commits, tx.overlay);
+            let (head, commits, overlay, spool) = (tx.head, tx.commits, tx.overlay, tx.spool);
             let trees = trees.finish();
             if commits.is_empty() && onto.is_none_or(|o| Some(o) == tip) {
                 if let (Some(b), Some(objects)) = (base, repo.objects.reset_object_memory()) {
@@ -725,7 +788,7 @@ impl Store {
                 Err(SwapError::Lost)
             } else {
                 written = Some(
-                    self.persist_memory(&repo, &trees, &warm_ids)
+                    self.persist_memory(&repo, &trees, &warm_ids, spool)
                         .map_err(E::from)?,
                 );
                 self.swap(branch, tip, head, &author)
@@ -1090,6 +1153,100 @@ pub(crate) mod tests {
         for at in [0, offset + 1, len - 10, len + 100] {
             assert_eq!(super::super::pack::read_tree(pack, at, id), None, "at {at}");
         }
+    }
+
+    /// A transaction of more blobs and commits than [`SPOOL_AT`] moves
+    /// them out of memory into its pack as it goes, reads back what it
+    /// moved, and writes a pack git reads whole: a blob made again after
+    /// its first copy was moved is stored once.
+    #[test]
+    fn a_large_transaction_spools_its_objects_and_reads_them_back() {
+        use rand::SeedableRng;
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_at(dir.path(), WARM_MAX);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut check = |_: Option<ObjectId>| Ok::<(), StoreError>(());
+        let write = WriteContext {
+            signer: &Unsigned,
+            now: "2026-01-01T00:00:00Z".parse().unwrap(),
+            rng: &mut rng,
+            policy: RetryPolicy::default(),
+            check: &mut check,
+        };
+        let body = |n: u32| format!("record {n}\n").repeat(30).into_bytes();
+        let n = SPOOL_AT as u32;
+        store
+            .transact(Branch::Ledger, write, |tx| {
+                for c in 0..n {
+                    // The last file has the first one's bytes.
+                    let bytes = body(if c == n - 1 { 0 } else { c });
+                    let change = Change::Put {
+                        path: format!("d/{}/{}/f{c}.txt", c % 3, c % 7),
+                        bytes,
+                    };
+                    tx.commit(CommitSpec::new(
+                        &format!("file {c}"),
+                        None,
+                        Event::Init,
+                        vec![change],
+                    )?)?;
+                }
+                let spooled = tx.spool.as_ref().map_or(0, PackWriter::len);
+                assert!(spooled >= SPOOL_AT, "{spooled} spooled");
+                assert!(tx.repo.objects.num_objects_in_memory() < SPOOL_AT);
+                // A record moved out early, read back through its chain of
+                // deltas.
+                assert_eq!(tx.read("d/1/1/f1.txt")?, Some(body(1)));
+                assert_eq!(tx.read("d/1/3/f10.txt")?, Some(body(10)));
+                Ok::<(), StoreError>(())
+            })
+            .unwrap();
+        let env = host().git_env;
+        fsck(store.git_dir(), &env);
+        let packs = git(store.git_dir(), &env, &["count-objects", "-v"], b"");
+        assert!(
+            packs.contains("packs: 1\n") && packs.contains("count: 0\n"),
+            "{packs}"
+        );
+        // Every commit, every record: n commits, n - 1 distinct blobs.
+        let listed = git(
+            store.git_dir(),
+            &env,
+            &[
+                "cat-file",
+                "--batch-all-objects",
+                "--batch-check=%(objecttype)",
+            ],
+            b"",
+        );
+        let count = |kind: &str| listed.lines().filter(|l| *l == kind).count();
+        assert_eq!(
+            (count("commit"), count("blob")),
+            (n as usize, n as usize - 1)
+        );
+        // Each of them once in the pack.
+        let idx = std::fs::read_dir(store.git_dir().join("objects/pack"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .unwrap();
+        let entries = git(
+            store.git_dir(),
+            &env,
+            &["show-index"],
+            &std::fs::read(idx).unwrap(),
+        );
+        assert_eq!(entries.lines().count(), listed.lines().count());
+        let last = git(
+            store.git_dir(),
+            &env,
+            &[
+                "show",
+                &format!("ledger:d/{}/{}/f{}.txt", (n - 1) % 3, (n - 1) % 7, n - 1),
+            ],
+            b"",
+        );
+        assert_eq!(last.as_bytes(), body(0));
     }
 
     #[test]
