@@ -882,7 +882,7 @@ fn pending_of(
                     replaces,
                 },
                 path: layout::proposal_path(lesson),
-                record: canonical_json(&proposal),
+                record: held(canonical_json(&proposal)),
                 outcome: Outcome::Proposed {
                     lesson,
                     artifact: aid,
@@ -926,7 +926,7 @@ fn pending_of(
                     replaces,
                 },
                 path: layout::decline_path(aid),
-                record: canonical_json(&record),
+                record: held(canonical_json(&record)),
                 outcome: Outcome::Declined {
                     artifact: aid,
                     reason,
@@ -937,6 +937,13 @@ fn pending_of(
         }
     };
     Pending::Ready(Box::new(ready))
+}
+
+/// Bytes that wait in a chunk: without the room their writer grew them by
+/// (up to half again their size).
+fn held(mut bytes: Vec<u8>) -> Vec<u8> {
+    bytes.shrink_to_fit();
+    bytes
 }
 
 /// Below twice this many, a chunk's offline determinations are made on
