@@ -332,13 +332,13 @@ enum Unopened {
     Unusable,
 }
 
-/// How many look-ups (items, or commits of a transaction: two or three
-/// look-ups each) a caller makes between two [`Index::release_pages`]. A
-/// read fault maps up to 16 pages of the page cache around the one it
-/// needs, so the pages grow fast: at 1,024, 22 MB of a 300,000 batch's
-/// index was resident at a time, at 128, 11 MB, in the same time (the
-/// top of each table's search is read again once per this many).
-pub const RELEASE_EVERY: usize = 128;
+/// How many look-ups (items, commits of a transaction: two or three
+/// look-ups each, or documents whose totals a new layer counts) a caller
+/// makes between two [`Index::release_pages`]. What stays resident is the
+/// pages read since (a read fault maps up to 16 pages around the one it
+/// needs); the top of each table's search is read again once per this
+/// many.
+pub const RELEASE_EVERY: usize = 1024;
 
 impl Index {
     /// Lets go of the pages of the index's files that look-ups have read

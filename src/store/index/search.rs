@@ -265,7 +265,12 @@ impl Index {
             .last()
             .and_then(Layer::totals)
             .unwrap_or_default();
-        for (key, doc) in &mem.docs {
+        for (n, (key, doc)) in mem.docs.iter().enumerate() {
+            // A batch's chunk brings thousands of documents, each looked
+            // up in every layer.
+            if n.is_multiple_of(super::RELEASE_EVERY) {
+                self.release_pages();
+            }
             if let Some(old) = self.layer_doc(*key) {
                 t.count(&old.lengths, false);
             }
