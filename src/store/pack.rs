@@ -272,6 +272,10 @@ pub struct PackWriter {
     dir: std::path::PathBuf,
     hash: gix::hash::Kind,
     tmp: tempfile::NamedTempFile,
+    /// Entries not yet written to `tmp`, from `flushed` on: written a few
+    /// dozen kilobytes at a time rather than a write per entry.
+    unflushed: Vec<u8>,
+    flushed: u64,
     /// Where the next entry goes.
     offset: u64,
     /// Per entry: its id, the CRC-32 of its bytes and its offset.
@@ -313,6 +317,8 @@ impl PackWriter {
             dir: dir.to_owned(),
             hash,
             tmp,
+            unflushed: Vec::with_capacity(FLUSH_AT + 4096),
+            flushed: header.len() as u64,
             offset: header.len() as u64,
             entries: Vec::new(),
             deflate: Deflate::new(),
@@ -401,10 +407,20 @@ impl PackWriter {
             ofs_delta_offset(self.offset - base, &mut self.entry);
         }
         self.deflate.stream(body, &mut self.entry)?;
-        self.tmp.write_all(&self.entry)?;
+        self.unflushed.extend_from_slice(&self.entry);
+        if self.unflushed.len() >= FLUSH_AT {
+            self.flush()?;
+        }
         self.entries
             .push((id, crc32fast::hash(&self.entry), self.offset));
         self.offset += self.entry.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tmp.write_all(&self.unflushed)?;
+        self.flushed += self.unflushed.len() as u64;
+        self.unflushed.clear();
         Ok(())
     }
 
@@ -420,13 +436,18 @@ impl PackWriter {
     /// The object of the entry at `at`, its delta chain (at most `depth`
     /// more links) resolved.
     fn read_at(&self, at: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
-        let file = self.tmp.as_file();
+        let file = Spooled {
+            file: self.tmp.as_file(),
+            flushed: self.flushed,
+            unflushed: &self.unflushed,
+        };
+        let file = &file;
         let (type_number, size, header) = read_entry_header(file, at)?;
         let mut start = at + header as u64;
         let base = match type_number {
             OFS_DELTA => {
                 let mut bytes = [0u8; 10];
-                let n = file.read_at(&mut bytes, start).ok()?;
+                let n = read_full(file, &mut bytes, start)?;
                 let (distance, used) = read_ofs_delta_offset(&bytes[..n])?;
                 start += used as u64;
                 Some(at.checked_sub(distance)?)
@@ -447,7 +468,10 @@ impl PackWriter {
     /// synced and renamed to `pack-<checksum>.pack`, its index written and
     /// renamed beside it, last. Returns the checksum, what the index
     /// holds, and the pack, open.
-    pub fn finish(self) -> Result<(ObjectId, Vec<IndexEntry>, fs::File), StoreError> {
+    pub fn finish(mut self) -> Result<(ObjectId, Vec<IndexEntry>, fs::File), StoreError> {
+        io_ctx(self.flush(), || {
+            format!("writing a pack in {}", self.dir.display())
+        })?;
         let PackWriter {
             dir,
             hash,
@@ -505,6 +529,56 @@ impl PackWriter {
     }
 }
 
+/// How many bytes a [`PackWriter`] gathers before it writes them.
+const FLUSH_AT: usize = 64 << 10;
+
+/// Positioned reads: of a file, or of a pack being written.
+trait ReadAt {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize>;
+}
+
+impl ReadAt for fs::File {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        FileExt::read_at(self, buf, offset)
+    }
+}
+
+/// A [`PackWriter`]'s pack as it stands: its file up to `flushed`, then
+/// what it has not written yet.
+struct Spooled<'a> {
+    file: &'a fs::File,
+    flushed: u64,
+    unflushed: &'a [u8],
+}
+
+impl ReadAt for Spooled<'_> {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+        if offset < self.flushed {
+            let n = buf.len().min((self.flushed - offset) as usize);
+            return FileExt::read_at(self.file, &mut buf[..n], offset);
+        }
+        let from = usize::try_from(offset - self.flushed).unwrap_or(usize::MAX);
+        let rest = self.unflushed.get(from..).unwrap_or_default();
+        let n = buf.len().min(rest.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        Ok(n)
+    }
+}
+
+/// Fills `buf` from `offset` on, as far as there are bytes; how many it
+/// read, `None` on a read error.
+fn read_full(r: &impl ReadAt, buf: &mut [u8], offset: u64) -> Option<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read_at(&mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(_) => return None,
+        }
+    }
+    Some(got)
+}
+
 /// The kind of a pack type number of a whole object.
 fn kind_of(type_number: u8) -> Option<Kind> {
     Some(match type_number {
@@ -518,9 +592,9 @@ fn kind_of(type_number: u8) -> Option<Kind> {
 
 /// The type number, inflated size and header length of the entry at
 /// `offset` of `pack`.
-fn read_entry_header(pack: &fs::File, offset: u64) -> Option<(u8, usize, usize)> {
+fn read_entry_header(pack: &impl ReadAt, offset: u64) -> Option<(u8, usize, usize)> {
     let mut head = [0u8; 16];
-    let n = pack.read_at(&mut head, offset).ok()?;
+    let n = read_full(pack, &mut head, offset)?;
     let mut bytes = head[..n].iter();
     let mut byte = *bytes.next()?;
     let type_number = (byte >> 4) & 0x07;
@@ -537,18 +611,11 @@ fn read_entry_header(pack: &fs::File, offset: u64) -> Option<(u8, usize, usize)>
 }
 
 /// The `size` bytes of the zlib stream at `offset` of `pack`, inflated.
-fn inflate_at(pack: &fs::File, offset: u64, size: usize) -> Option<Vec<u8>> {
+fn inflate_at(pack: &impl ReadAt, offset: u64, size: usize) -> Option<Vec<u8>> {
     // At most zlib's bound for `size` bytes (`deflateBound`), with room to
     // spare; what is read past the entry is the next one, and left alone.
     let mut packed = vec![0u8; size + (size >> 12) + (size >> 14) + 64];
-    let mut got = 0;
-    while got < packed.len() {
-        match pack.read_at(&mut packed[got..], offset + got as u64) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(_) => return None,
-        }
-    }
+    let got = read_full(pack, &mut packed, offset)?;
     let mut data = vec![0u8; size];
     let (status, _, wrote) = gix::zlib::Inflate::default()
         .once(&packed[..got], &mut data)
