@@ -435,7 +435,11 @@ impl<'s> Tx<'s> {
         self.head = Some(id);
         self.commits.push(id);
         let index = self.index;
-        if self.commits.len().is_multiple_of(super::index::RELEASE_EVERY) {
+        if self
+            .commits
+            .len()
+            .is_multiple_of(super::index::RELEASE_EVERY)
+        {
             index.release_pages();
         }
         if repo.objects.num_objects_in_memory() >= SPOOL_AT {
