@@ -388,10 +388,8 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
     /// Takes one input item of `ingest`.
     fn take(&mut self, lore: &mut Lore, item: Item) {
         let i = self.order.push(Some(item.source.clone()));
-        if i.is_multiple_of(crate::store::index::RELEASE_EVERY) {
-            if let Some(index) = &self.index {
-                index.release_pages();
-            }
+        if let Some(index) = &self.index {
+            index.release_pages_after(i);
         }
         if self.error.is_some() {
             self.order.settle(i, not_attempted(item));
@@ -986,6 +984,7 @@ fn with_ids(
         .map(|(i, p)| match p {
             Pending::Undetermined { artifact, redo } => {
                 let d = decided.next().expect("one determination per artifact");
+                // Only the offline backend leaves artifacts undetermined.
                 let model = Backend::Offline.model_name();
                 (i, pending_of(lore, model, d, artifact, redo))
             }

@@ -260,17 +260,12 @@ impl<'s> Tx<'s> {
     }
 
     /// The blob or commit `id`, from the attempt's spool or the repository
-    /// (its memory first).
-    fn object(&self, id: ObjectId) -> Result<Vec<u8>, StoreError> {
+    /// (its memory first); an error says it was `what`.
+    fn object(&self, id: ObjectId, what: impl FnOnce() -> String) -> Result<Vec<u8>, StoreError> {
         if let Some(found) = self.spool.as_ref().and_then(|s| s.read(&id)) {
             return Ok(found.1);
         }
-        Ok(self
-            .repo
-            .find_object(id)
-            .ctx(|| format!("reading object {id}"))?
-            .detach()
-            .data)
+        Ok(self.repo.find_object(id).ctx(what)?.detach().data)
     }
 
     /// How many blobs and commits the attempt has made so far, spooled or
@@ -327,7 +322,9 @@ impl<'s> Tx<'s> {
             },
         };
         match entry {
-            Some((mode, oid)) if mode.is_blob() => Ok(Some(self.object(oid)?)),
+            Some((mode, oid)) if mode.is_blob() => {
+                Ok(Some(self.object(oid, || format!("reading {path}"))?))
+            }
             _ => Ok(None),
         }
     }
@@ -435,13 +432,7 @@ impl<'s> Tx<'s> {
         self.head = Some(id);
         self.commits.push(id);
         let index = self.index;
-        if self
-            .commits
-            .len()
-            .is_multiple_of(super::index::RELEASE_EVERY)
-        {
-            index.release_pages();
-        }
+        index.release_pages_after(self.commits.len());
         if repo.objects.num_objects_in_memory() >= SPOOL_AT {
             self.spool_out()?;
         }
@@ -477,7 +468,7 @@ impl<'s> Tx<'s> {
                     Change::Put { bytes, .. } => self.overlay.note_entry(id, Some(bytes)),
                     Change::Delete { .. } => self.overlay.note_entry(id, None),
                     Change::Link { blob, .. } => {
-                        let blob = self.object(*blob)?;
+                        let blob = self.object(*blob, || format!("reading blob {blob}"))?;
                         self.overlay.note_entry(id, Some(&blob));
                     }
                 }
@@ -495,7 +486,7 @@ impl<'s> Tx<'s> {
                     Change::Put { bytes, .. } => self.overlay.note_proposal(id, Some(bytes)),
                     Change::Delete { .. } => self.overlay.note_proposal(id, None),
                     Change::Link { blob, .. } => {
-                        let blob = self.object(*blob)?;
+                        let blob = self.object(*blob, || format!("reading blob {blob}"))?;
                         self.overlay.note_proposal(id, Some(&blob));
                     }
                 }
@@ -991,40 +982,43 @@ pub(crate) mod tests {
         }
     }
 
+    /// One transaction of `f` on the ledger, at a fixed time, with commits
+    /// signed by a stand-in.
+    fn transact(store: &Store, f: impl FnMut(&mut Tx<'_>) -> Result<(), StoreError>) {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut check = |_: Option<ObjectId>| Ok::<(), StoreError>(());
+        let write = WriteContext {
+            signer: &Unsigned,
+            now: "2026-01-01T00:00:00Z".parse().unwrap(),
+            rng: &mut rng,
+            policy: RetryPolicy::default(),
+            check: &mut check,
+        };
+        store.transact(Branch::Ledger, write, f).unwrap();
+    }
+
     /// Ten transactions of twenty commits each into a repository, every
     /// commit a file three directories down; returns the last tree.
     pub(crate) fn ten_transactions(store: &Store) -> ObjectId {
-        use rand::SeedableRng;
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let now: jiff::Timestamp = "2026-01-01T00:00:00Z".parse().unwrap();
         for t in 0..10u32 {
-            let mut check = |_: Option<ObjectId>| Ok::<(), StoreError>(());
-            let write = WriteContext {
-                signer: &Unsigned,
-                now,
-                rng: &mut rng,
-                policy: RetryPolicy::default(),
-                check: &mut check,
-            };
-            store
-                .transact(Branch::Ledger, write, |tx| {
-                    for c in 0..20u32 {
-                        let n = t * 20 + c;
-                        let path = format!("d/{}/{}/{}/f{n}.txt", n % 3, n % 5, n % 7);
-                        let spec = CommitSpec::new(
-                            &format!("file {n}"),
-                            None,
-                            Event::Init,
-                            vec![Change::Put {
-                                path,
-                                bytes: format!("{n}\n").repeat(40).into_bytes(),
-                            }],
-                        )?;
-                        tx.commit(spec)?;
-                    }
-                    Ok::<(), StoreError>(())
-                })
-                .unwrap();
+            transact(store, |tx| {
+                for c in 0..20u32 {
+                    let n = t * 20 + c;
+                    let path = format!("d/{}/{}/{}/f{n}.txt", n % 3, n % 5, n % 7);
+                    let spec = CommitSpec::new(
+                        &format!("file {n}"),
+                        None,
+                        Event::Init,
+                        vec![Change::Put {
+                            path,
+                            bytes: format!("{n}\n").repeat(40).into_bytes(),
+                        }],
+                    )?;
+                    tx.commit(spec)?;
+                }
+                Ok(())
+            });
         }
         let tip = store.tip(Branch::Ledger).unwrap().unwrap();
         store
@@ -1078,7 +1072,7 @@ pub(crate) mod tests {
         );
     }
 
-    fn host() -> super::super::Host {
+    pub(crate) fn host() -> super::super::Host {
         super::super::Host {
             git_program: "git".into(),
             git_env: vec![
@@ -1165,46 +1159,34 @@ pub(crate) mod tests {
     /// its first copy was moved is stored once.
     #[test]
     fn a_large_transaction_spools_its_objects_and_reads_them_back() {
-        use rand::SeedableRng;
         let dir = tempfile::tempdir().unwrap();
         let store = store_at(dir.path(), WARM_MAX);
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let mut check = |_: Option<ObjectId>| Ok::<(), StoreError>(());
-        let write = WriteContext {
-            signer: &Unsigned,
-            now: "2026-01-01T00:00:00Z".parse().unwrap(),
-            rng: &mut rng,
-            policy: RetryPolicy::default(),
-            check: &mut check,
-        };
         let body = |n: u32| format!("record {n}\n").repeat(30).into_bytes();
         let n = SPOOL_AT as u32;
-        store
-            .transact(Branch::Ledger, write, |tx| {
-                for c in 0..n {
-                    // The last file has the first one's bytes.
-                    let bytes = body(if c == n - 1 { 0 } else { c });
-                    let change = Change::Put {
-                        path: format!("d/{}/{}/f{c}.txt", c % 3, c % 7),
-                        bytes,
-                    };
-                    tx.commit(CommitSpec::new(
-                        &format!("file {c}"),
-                        None,
-                        Event::Init,
-                        vec![change],
-                    )?)?;
-                }
-                let spooled = tx.spool.as_ref().map_or(0, PackWriter::len);
-                assert!(spooled >= SPOOL_AT, "{spooled} spooled");
-                assert!(tx.repo.objects.num_objects_in_memory() < SPOOL_AT);
-                // A record moved out early, read back through its chain of
-                // deltas.
-                assert_eq!(tx.read("d/1/1/f1.txt")?, Some(body(1)));
-                assert_eq!(tx.read("d/1/3/f10.txt")?, Some(body(10)));
-                Ok::<(), StoreError>(())
-            })
-            .unwrap();
+        transact(&store, |tx| {
+            for c in 0..n {
+                // The last file has the first one's bytes.
+                let bytes = body(if c == n - 1 { 0 } else { c });
+                let change = Change::Put {
+                    path: format!("d/{}/{}/f{c}.txt", c % 3, c % 7),
+                    bytes,
+                };
+                tx.commit(CommitSpec::new(
+                    &format!("file {c}"),
+                    None,
+                    Event::Init,
+                    vec![change],
+                )?)?;
+            }
+            let spooled = tx.spool.as_ref().map_or(0, PackWriter::len);
+            assert!(spooled >= SPOOL_AT, "{spooled} spooled");
+            assert!(tx.repo.objects.num_objects_in_memory() < SPOOL_AT);
+            // A record moved out early, read back through its chain of
+            // deltas.
+            assert_eq!(tx.read("d/1/1/f1.txt")?, Some(body(1)));
+            assert_eq!(tx.read("d/1/3/f10.txt")?, Some(body(10)));
+            Ok(())
+        });
         let env = host().git_env;
         fsck(store.git_dir(), &env);
         let packs = git(store.git_dir(), &env, &["count-objects", "-v"], b"");

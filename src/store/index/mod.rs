@@ -334,18 +334,23 @@ enum Unopened {
 
 /// How many look-ups (items, commits of a transaction: two or three
 /// look-ups each, or documents whose totals a new layer counts) a caller
-/// makes between two [`Index::release_pages`]. What stays resident is the
-/// pages read since (a read fault maps up to 16 pages around the one it
-/// needs); the top of each table's search is read again once per this
-/// many.
-pub const RELEASE_EVERY: usize = 1024;
+/// makes between two releases of the pages they read
+/// ([`Index::release_pages_after`]). What stays resident is the pages read
+/// since (a read fault maps up to 16 pages around the one it needs); the
+/// top of each table's search is read again once per this many.
+const RELEASE_EVERY: usize = 1024;
 
 impl Index {
     /// Lets go of the pages of the index's files that look-ups have read
-    /// ([`Bytes::release`]): a caller making many look-ups calls it every
-    /// [`RELEASE_EVERY`] or so, so that what stays resident is bounded by
-    /// the look-ups since, not by how many were made.
-    pub fn release_pages(&self) {
+    /// ([`Bytes::release`]) once `done` (the caller's count of look-ups,
+    /// or of what makes them) has reached another [`RELEASE_EVERY`]: a
+    /// caller making many look-ups calls it with its count as it goes, so
+    /// that what stays resident is bounded by the look-ups since the last
+    /// release, not by how many were made.
+    pub fn release_pages_after(&self, done: usize) {
+        if done == 0 || !done.is_multiple_of(RELEASE_EVERY) {
+            return;
+        }
         for layer in &self.layers {
             layer.bytes.release();
         }

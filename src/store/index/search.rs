@@ -268,9 +268,7 @@ impl Index {
         for (n, (key, doc)) in mem.docs.iter().enumerate() {
             // A batch's chunk brings thousands of documents, each looked
             // up in every layer.
-            if n.is_multiple_of(super::RELEASE_EVERY) {
-                self.release_pages();
-            }
+            self.release_pages_after(n);
             if let Some(old) = self.layer_doc(*key) {
                 t.count(&old.lengths, false);
             }
