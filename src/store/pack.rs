@@ -282,11 +282,12 @@ pub struct PackWriter {
     entries: Vec<IndexEntry>,
     deflate: Deflate,
     entry: Vec<u8>,
-    /// The entry before the next, when a blob or a commit: its kind, bytes,
-    /// offset and delta depth. The next one of its kind may be a delta of
-    /// it: records of one kind share their keys, and commits their headers
-    /// and trailers.
-    previous: Option<(Kind, Vec<u8>, u64, usize)>,
+    /// The entry before the next, when a blob or a commit: its kind,
+    /// offset and delta depth, its bytes in `base`. The next one of its
+    /// kind may be a delta of it: records of one kind share their keys, and
+    /// commits their headers and trailers.
+    previous: Option<(Kind, u64, usize)>,
+    base: Vec<u8>,
     /// Where each tree is, for the trees that are deltas of it.
     trees: HashMap<ObjectId, u64>,
     /// Where each blob and commit is, to read it back ([`PackWriter::read`]).
@@ -324,6 +325,7 @@ impl PackWriter {
             deflate: Deflate::new(),
             entry: Vec::with_capacity(4096),
             previous: None,
+            base: Vec::new(),
             trees: HashMap::new(),
             others: HashMap::new(),
         })
@@ -349,8 +351,8 @@ impl PackWriter {
     /// short enough, anything else whole.
     pub fn add(&mut self, id: ObjectId, kind: Kind, data: &[u8]) -> std::io::Result<()> {
         let made = match self.previous.take() {
-            Some((k, base, at, depth)) if k == kind && depth < MAX_DELTA_DEPTH => {
-                delta_blocks(&base, data).map(|d| (d, at, depth + 1))
+            Some((k, at, depth)) if k == kind && depth < MAX_DELTA_DEPTH => {
+                delta_blocks(&self.base, data).map(|d| (d, at, depth + 1))
             }
             _ => None,
         };
@@ -369,7 +371,9 @@ impl PackWriter {
             self.trees.insert(id, offset);
         } else {
             self.others.insert(id, offset);
-            self.previous = Some((kind, data.to_vec(), offset, depth));
+            self.previous = Some((kind, offset, depth));
+            self.base.clear();
+            self.base.extend_from_slice(data);
         }
         Ok(())
     }
