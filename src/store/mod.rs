@@ -786,10 +786,7 @@ mod tests {
     #[test]
     fn a_receiving_store_reads_the_hosts_commit_graph() {
         let dir = tempfile::tempdir().unwrap();
-        let host = Host {
-            git_program: "git".into(),
-            git_env: Vec::new(),
-        };
+        let host = tx::tests::host();
         let env: Vec<(String, String)> = [
             ("PATH", std::env::var("PATH").unwrap_or_default()),
             ("GIT_CONFIG_NOSYSTEM", "1".into()),
@@ -853,10 +850,7 @@ mod tests {
     #[test]
     fn the_table_of_packs_is_small_unless_a_batch_asks() {
         let dir = tempfile::tempdir().unwrap();
-        let host = Host {
-            git_program: "git".into(),
-            git_env: Vec::new(),
-        };
+        let host = tx::tests::host();
         let repo = gix::init_bare(dir.path()).unwrap();
         let blob = repo.write_blob(b"kept").unwrap().detach();
         let mut store = Store::open_raw(dir.path(), host, false).unwrap();
