@@ -13,6 +13,9 @@
 # Options:
 #   --no-build   use target/release/git-lore as it is
 #   --tmpfs      repositories on /dev/shm
+#   --smaps      also sample where the (first) ingest's resident memory is,
+#                by kind of mapping, every 2 s (bench/lib/smaps.py):
+#                OUT/w.smaps, and its largest sample in results.tsv
 # Environment: N, N2 (default 0), OUT, GIT_LORE_BIN; FSCK=full (default) or
 # connectivity (`git fsck --connectivity-only`: every reachable object is
 # there, without rehashing each; about 10 of the 30 minutes at 1,000,000).
@@ -40,11 +43,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 BUILD=1
 TMPFS=0
+SMAPS=0
 for arg in "$@"; do
     case $arg in
         --no-build) BUILD=0 ;;
         --tmpfs) TMPFS=1 ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        --smaps) SMAPS=1 ;;
+        -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
         *) echo "unknown option $arg" >&2; exit 1 ;;
     esac
 done
@@ -98,7 +103,17 @@ SAMPLER=$!
 t0=$(now)
 (
     hermetic "$WL"
-    /usr/bin/time -v -o "$OUT/w.timev" "$BIN" ingest "$W/artifacts.jsonl" >"$WL.out" 2>"$WL.err"
+    /usr/bin/time -v -o "$OUT/w.timev" "$BIN" ingest "$W/artifacts.jsonl" >"$WL.out" 2>"$WL.err" &
+    timed=$!
+    if [ "$SMAPS" = 1 ]; then
+        for _ in $(seq 50); do
+            pid=$(pgrep -P "$timed" | head -1) && break
+            sleep 0.1
+        done
+        [ -n "${pid:-}" ] && python3 "$LIB/smaps.py" "$pid" "$OUT/w.smaps" >"$OUT/w.smaps.largest" &
+    fi
+    wait "$timed"
+    wait
 ) || { kill "$SAMPLER"; die "(w) ingest: $(tail -2 "$WL.err")"; }
 wall=$(since "$t0")
 packs() { "$GIT" --git-dir "$1" count-objects -v | awk '$1 == "packs:" { print $2 }'; }
@@ -144,6 +159,9 @@ esac
 "$GIT" --git-dir "$GD" fsck "$fsck_how" --no-dangling 2>"$OUT/w.fsck" || die "(w) fsck: $(head -3 "$OUT/w.fsck")"
 record w.wall "$wall" s "(w) git-lore ingest of $N artifacts (one JSON Lines file, offline backend, signed); user $(timev_field "$OUT/w.timev" 'User time') s, sys $(timev_field "$OUT/w.timev" 'System time') s"
 record w.rss "$(timev_field "$OUT/w.timev" 'Maximum resident')" KiB "(w) peak RSS"
+if [ "$SMAPS" = 1 ] && [ -s "$OUT/w.smaps.largest" ]; then
+    record w.smaps_largest "$(awk 'NR == 1 { print $3 }' "$OUT/w.smaps.largest")" KiB "(w) largest resident sample (every 2 s), by mapping: $(awk 'NR > 1 { $1 = $1; printf "%s%s", s, $0; s = "; " }' "$OUT/w.smaps.largest")"
+fi
 [ "$N2" -gt 0 ] && record w2.wall "$wall2" s "(w) the second ingest, of $N2 artifacts; user $(timev_field "$OUT/w2.timev" 'User time') s"
 record w.size_peak "$peak" KiB "(w) largest objects/ sampled during the run(s) and the background work ($(wc -l <"$OUT/w.samples") samples)"
 record w.size_peak_bg "$peak_bg" KiB "(w) largest objects/ sampled from the (last) command's return to the end of its background work"
