@@ -25,7 +25,11 @@
 //! name of every package a pool entry names → the entry), `RCLS` (entry →
 //! where its [`Summary`] lies) and `RCLH` (the summaries), and `PRIV`
 //! (every object of the ledger and `pool/local` that never leaves the
-//! machine → what it is; `private.rs`). The recall tables read pool
+//! machine → what it is; `private.rs`). `ARTS`, `LESN` and search's `SRCD`
+//! each have a key filter beside them in a layer of 4,096 keys or more
+//! (`ARTF`, `LESF`, `SRCF`; `filter.rs`), so that a look-up of a key a
+//! layer lacks, the common case in a batch, reads one block of it. The
+//! recall tables read pool
 //! entries' blobs and `PRIV` reads the trees of private commits: the places
 //! the index reads more than trailers. A new table is a new tag: the
 //! format's table directory makes it an addition, not a break.
@@ -36,8 +40,10 @@
 //! transaction); `persist.rs` writing a layer and merging layers under the
 //! writers' lock, streamed from the layers' files to the new one;
 //! `queries.rs` every answer, read across the layers; `private.rs` the
-//! `PRIV` table, what it learns and its look-up.
+//! `PRIV` table, what it learns and its look-up; `filter.rs` the key
+//! filters' bytes.
 
+mod filter;
 mod fold;
 pub mod format;
 mod persist;
@@ -90,6 +96,15 @@ const TABLES: [(Tag, usize); 11] = [
     (search::POOA, search::POOA_WIDTH),
     (PRIV, PRIV_WIDTH),
 ];
+/// How many tables a layer this build writes has: [`TABLES`] and the
+/// filters of those that have one ([`filter::filter_tag`]).
+fn layer_tables() -> usize {
+    TABLES.len()
+        + TABLES
+            .iter()
+            .filter(|(tag, _)| filter::filter_tag(*tag).is_some())
+            .count()
+}
 /// A summary length that marks a gone pool entry.
 const TOMBSTONE: u32 = u32::MAX;
 /// A new layer absorbs the one below it while that one is less than this
@@ -164,7 +179,19 @@ impl Layer {
     }
 
     fn find(&self, tag: Tag, id: Id) -> Option<Cow<'_, [u8]>> {
-        format::find(&self.bytes, self.table(tag)?, &id.to_bytes())
+        let key = id.to_bytes();
+        let t = self.table(tag)?;
+        self.may_hold(tag, &key)
+            .then(|| format::find(&self.bytes, t, &key))
+            .flatten()
+    }
+
+    /// Whether the table `tag` may hold `key`: `false` only when its
+    /// filter says it does not ([`filter`]); a table without one may.
+    fn may_hold(&self, tag: Tag, key: &[u8]) -> bool {
+        filter::filter_tag(tag)
+            .and_then(|f| self.table(f))
+            .is_none_or(|f| filter::may_hold(&self.bytes, f, key))
     }
 
     fn artifact(&self, id: Id) -> Option<ArtifactOutcome> {

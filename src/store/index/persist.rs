@@ -10,12 +10,14 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
+use super::filter::{filter_tag, Filter};
 use super::format::{self, Chain, LayerRef, LayerWriter, RefState, Scan, TableData, Tag, Window};
 use super::search;
 use super::{
-    encode_artifact, encode_lesson, name_key, push_summary, push_tombstone, read_regular, slot,
-    slot_record, Bytes, Index, Layer, Overlay, StoreError, ARTS, ART_WIDTH, COMPACT_FACTOR, LESN,
-    LES_WIDTH, PRIV, PRIV_WIDTH, RCLH, RCLK, RCLK_WIDTH, RCLS, RCLS_WIDTH, TABLES, TOMBSTONE,
+    encode_artifact, encode_lesson, layer_tables, name_key, push_summary, push_tombstone,
+    read_regular, slot, slot_record, Bytes, Index, Layer, Overlay, StoreError, ARTS, ART_WIDTH,
+    COMPACT_FACTOR, LESN, LES_WIDTH, PRIV, PRIV_WIDTH, RCLH, RCLK, RCLK_WIDTH, RCLS, RCLS_WIDTH,
+    TOMBSTONE,
 };
 use crate::search::rank::Totals;
 
@@ -155,7 +157,7 @@ impl Index {
                 let merged = tmp
                     .as_file()
                     .try_clone()
-                    .and_then(|file| format::LayerWriter::new(file, TABLES.len()))
+                    .and_then(|file| format::LayerWriter::new(file, layer_tables()))
                     .map_err(Stop::Io)
                     .and_then(|mut out| {
                         stream(&from, start == 0, &totals, &mut out)?;
@@ -298,12 +300,14 @@ pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
             key: 16,
             records: arts,
         },
+        filter_table(ARTS, mem.artifacts.keys().map(|id| id.to_bytes())),
         TableData {
             tag: LESN,
             width: LES_WIDTH,
             key: 16,
             records: lessons,
         },
+        filter_table(LESN, mem.lessons.keys().map(|id| id.to_bytes())),
         TableData {
             tag: PRIV,
             width: PRIV_WIDTH,
@@ -313,6 +317,24 @@ pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
     ];
     tables.extend(search::fresh(mem, bottom));
     tables
+}
+
+/// The filter table of the table `tag`, holding `keys` (every key the
+/// table holds, each once).
+pub(super) fn filter_table<K: AsRef<[u8]>>(
+    tag: Tag,
+    keys: impl ExactSizeIterator<Item = K>,
+) -> TableData {
+    let mut f = Filter::new(keys.len() as u64);
+    for k in keys {
+        f.add(k.as_ref());
+    }
+    TableData {
+        tag: filter_tag(tag).expect("a table with a filter"),
+        width: 1,
+        key: 0,
+        records: f.into_bytes(),
+    }
 }
 
 /// Why a streamed merge stopped.
@@ -351,13 +373,19 @@ pub(super) fn stream(
 ) -> Result<(), Stop> {
     recall(layers, bottom, out)?;
     for (tag, width) in [(ARTS, ART_WIDTH), (LESN, LES_WIDTH)] {
+        // Every key once: a first walk counts them, for the filter's size.
+        let mut filter = Filter::new(Walk::new(layers, tag, 16)?.count(|_| true)?);
         out.table(tag, width, 16)?;
         let mut walk = Walk::new(layers, tag, 16)?;
         while walk.next_key() {
             let h = walk.holders();
-            out.push(walk.record(*h.last().expect("a holder")))?;
+            let rec = walk.record(*h.last().expect("a holder"));
+            filter.add(&rec[..16]);
+            out.push(rec)?;
             walk.advance()?;
         }
+        out.table(filter_tag(tag).expect("a filter"), 1, 0)?;
+        out.push(&filter.into_bytes())?;
     }
     super::private::stream(layers, out)?;
     search::stream(layers, bottom, out)?;
@@ -446,6 +474,18 @@ impl<'l> Walk<'l> {
             key,
             holders: Vec::with_capacity(layers.len()),
         })
+    }
+
+    /// How many keys are left whose newest record `keep` keeps, walking
+    /// them all.
+    pub(super) fn count(mut self, keep: impl Fn(&[u8]) -> bool) -> Result<u64, Stop> {
+        let mut n = 0;
+        while self.next_key() {
+            let h = *self.holders.last().expect("a holder");
+            n += u64::from(keep(self.record(h)));
+            self.advance()?;
+        }
+        Ok(n)
     }
 
     /// Moves to the next key; `false` once every table is walked.
@@ -944,7 +984,7 @@ mod tests {
     fn streamed(dir: &Path, layers: &[&Layer], bottom: bool, totals: &Totals) -> Vec<u8> {
         let path = dir.join("streamed.tab");
         let file = fs::File::create(&path).unwrap();
-        let mut out = LayerWriter::new(file, TABLES.len()).unwrap();
+        let mut out = LayerWriter::new(file, layer_tables()).unwrap();
         assert!(stream(layers, bottom, totals, &mut out).is_ok());
         let (_, _, size) = out.finish().unwrap();
         let bytes = fs::read(&path).unwrap();
@@ -1017,7 +1057,7 @@ mod tests {
         let short = in_memory(format::encode_layer(tables));
         for bad in [&lacking, &short] {
             let file = fs::File::create(dir.path().join("bad.tab")).unwrap();
-            let mut out = LayerWriter::new(file, TABLES.len()).unwrap();
+            let mut out = LayerWriter::new(file, layer_tables()).unwrap();
             assert!(matches!(
                 stream(&[&layers[0], bad], false, &totals, &mut out),
                 Err(Stop::Unreadable)
@@ -1260,6 +1300,91 @@ mod tests {
         // The whole-file index of version 2 where the chain is.
         fs::write(&path, b"LOREIDX\x02\0\0\0\0\0\0\0\0").unwrap();
         assert!(Index::open(path).layers.is_empty());
+    }
+
+    /// `n` new artifacts, lessons and proposals, from number `from` on.
+    fn many(from: u32, n: u32) -> Overlay {
+        let mut o = Overlay::default();
+        for k in from..from + n {
+            let a = Id::from_parts(1_700_000_000_000, u128::from(k) * 7919 + 3);
+            let l = Id::from_parts(1_800_000_000_000, u128::from(k) * 7919 + 5);
+            o.artifacts
+                .insert(a, ArtifactOutcome::Proposed { lesson: l });
+            o.lessons.insert(
+                l,
+                LessonEntry {
+                    artifact: a,
+                    status: ProposalStatus::Pending,
+                    visibility: None,
+                    pool: None,
+                    promoted: false,
+                },
+            );
+            o.docs.insert(DocKey::proposal(l), Some(doc_of(k, false)));
+        }
+        o
+    }
+
+    #[test]
+    fn a_large_layer_has_filters_and_look_ups_consult_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lore/index");
+        let mut all = Overlay::default();
+        // The second write absorbs the first (a streamed merge); the third
+        // is a layer of its own on top (written from memory).
+        for (r, n) in [(0u32, 5000u32), (1, 5000), (2, 4500)] {
+            let o = many(r * 10_000, n);
+            absorb(&mut all, &o);
+            let mut index = at(dir.path(), r);
+            index.mem = o;
+            assert!(index.persist().unwrap());
+        }
+        let index = Index::open(path.clone());
+        assert_eq!(index.layers.len(), 2);
+        for (l, keys) in index.layers.iter().zip([10_000u64, 4500]) {
+            for tag in [ARTS, LESN, search::SRCD] {
+                let f = l.table(filter_tag(tag).unwrap()).expect("a filter");
+                let blocks = (keys as usize * super::super::filter::BITS_PER_KEY).div_ceil(512);
+                assert_eq!(
+                    f.count as usize,
+                    blocks * 64,
+                    "{}",
+                    String::from_utf8_lossy(&tag)
+                );
+            }
+        }
+        // Every record is found; of as many absent ids, few get past the
+        // filters to the tables.
+        for (l, e) in &all.lessons {
+            assert_eq!(index.lesson(*l), Some(*e));
+            assert!(index.artifact(e.artifact).is_some());
+        }
+        let absent =
+            (0u32..14_500).map(|k| Id::from_parts(1_800_000_000_000, u128::from(k) * 7919 + 6));
+        let passed: usize = absent
+            .flat_map(|id| {
+                index
+                    .layers
+                    .iter()
+                    .map(move |l| l.may_hold(LESN, &id.to_bytes()))
+            })
+            .filter(|&p| p)
+            .count();
+        assert!(passed < 150, "{passed} absent ids passed a filter");
+        // The look-up reads the filter first: a filter of zeros hides
+        // every lesson of its layer.
+        let top = &index.layers[1];
+        let f = *top.table(filter_tag(LESN).unwrap()).unwrap();
+        let file = dir.path().join("lore/index.d").join(&top.name);
+        let mut bytes = fs::read(&file).unwrap();
+        bytes[f.offset as usize..][..f.count as usize].fill(0);
+        drop(index);
+        fs::write(&file, bytes).unwrap();
+        let index = Index::open(path);
+        let newest = many(20_000, 1).lessons.into_keys().next().unwrap();
+        let oldest = many(0, 1).lessons.into_keys().next().unwrap();
+        assert_eq!(index.lesson(newest), None);
+        assert!(index.lesson(oldest).is_some());
     }
 
     #[test]

@@ -29,6 +29,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
+use super::filter::{filter_tag, Filter};
 use super::format::{self, LayerWriter, TableData, TableDir, Tag};
 use super::persist::{Stop, Walk};
 use super::{id_at, Index, Layer, Overlay};
@@ -230,7 +231,11 @@ impl Layer {
     /// Its word on a document: `None` when it says nothing, `Some(None)`
     /// when it says the document is gone.
     fn doc(&self, key: DocKey) -> Option<Option<Record>> {
-        let rec = format::find(&self.bytes, self.table(SRCD)?, &key.0)?;
+        let t = self.table(SRCD)?;
+        if !self.may_hold(SRCD, &key.0) {
+            return None;
+        }
+        let rec = format::find(&self.bytes, t, &key.0)?;
         Some(decode(&rec).filter(|r| r.slot.is_some()))
     }
 
@@ -693,6 +698,10 @@ pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
         }
         row += 1;
     }
+    let filter = super::persist::filter_table(
+        SRCD,
+        records.chunks_exact(SRCD_WIDTH).map(|r| &r[..DOC_KEY]),
+    );
     vec![
         TableData {
             tag: SRCD,
@@ -700,6 +709,7 @@ pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
             key: DOC_KEY,
             records,
         },
+        filter,
         TableData {
             tag: SRCP,
             width: SRCP_WIDTH,
@@ -741,6 +751,10 @@ pub(super) fn stream(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> 
         ]);
     }
     let mut dead: Vec<Vec<DocKey>> = vec![Vec::new(); layers.len()];
+    // What it writes, counted first for the filter's size: every live
+    // document, and the gone ones above the bottom.
+    let kept = Walk::new(layers, SRCD, DOC_KEY)?.count(|rec| !bottom || winner(rec).is_some())?;
+    let mut filter = Filter::new(kept);
     out.table(SRCD, SRCD_WIDTH, DOC_KEY)?;
     let (mut row, mut at) = (0u32, 0u64);
     let mut walk = Walk::new(layers, SRCD, DOC_KEY)?;
@@ -756,11 +770,13 @@ pub(super) fn stream(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> 
             None => {
                 dead[*w].push(key);
                 if !bottom {
+                    filter.add(&key.0);
                     out.push(&encode(key, None))?;
                     row += 1;
                 }
             }
             Some((doc, len)) => {
+                filter.add(&key.0);
                 out.push(&encode(key, Some((&doc, at, len))))?;
                 rows[*w][walk.row(*w) as usize] = row;
                 row += 1;
@@ -769,6 +785,8 @@ pub(super) fn stream(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> 
         }
         walk.advance()?;
     }
+    out.table(filter_tag(SRCD).expect("a filter"), 1, 0)?;
+    out.push(&filter.into_bytes())?;
     out.table(SRCP, SRCP_WIDTH, 10)?;
     super::persist::union(
         layers,
