@@ -176,7 +176,12 @@ impl Doc {
             lengths,
             postings,
             shown: Some(Shown {
-                claim: c.claim.chars().take(crate::summary::KEPT_CHARS).collect(),
+                claim: {
+                    let mut cut: String =
+                        c.claim.chars().take(crate::summary::KEPT_CHARS).collect();
+                    cut.shrink_to_fit();
+                    cut
+                },
                 stack: c.applies_to.stack.clone(),
             }),
             artifacts: Vec::new(),
@@ -230,7 +235,7 @@ fn index_fields(
         seen.push((term, stack, *exact));
     }
     seen.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut postings: Vec<Posting> = Vec::new();
+    let mut postings: Vec<Posting> = Vec::with_capacity(seen.len());
     for run in seen.chunk_by(|a, b| a.0 == b.0) {
         let mut tf = [0u32; FIELDS];
         let mut exact = false;
@@ -257,6 +262,9 @@ fn index_fields(
         kept.exact |= later.exact;
         true
     });
+    // A batch's chunk holds thousands of documents until its index layer
+    // is written: without the room the pushes left.
+    postings.shrink_to_fit();
     (lengths.map(|n| n.min(u32::from(u16::MAX)) as u16), postings)
 }
 
