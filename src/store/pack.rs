@@ -70,7 +70,7 @@ pub fn persist(
         trees
             .whole
             .iter()
-            .filter(|(id, _)| !trees.on_disk.contains(*id))
+            .filter(|(id, _)| !trees.is_on_disk(id))
     };
     let spooled = spool.as_ref().map_or(0, PackWriter::len);
     let count = spooled + objects.len() + whole_trees().count() + trees.deltas.len();
@@ -132,7 +132,7 @@ pub fn persist(
     write_names(&repo.git_dir().join(PACK_NAMES), &checksum, trees);
     let at = entries
         .into_iter()
-        .filter(|(id, _, _)| trees.whole.contains_key(id) && !trees.on_disk.contains(id))
+        .filter(|(id, _, _)| trees.whole.contains_key(id) && !trees.is_on_disk(id))
         .map(|(id, _, offset)| (id, offset))
         .collect();
     Ok(Some(Placed {
@@ -172,7 +172,7 @@ pub(crate) const PACK_NAMES: &str = "lore/pack-names";
 fn write_names(dir: &Path, checksum: &ObjectId, trees: &Written) {
     let mut lines = String::new();
     for (path, id) in &trees.newest {
-        if !path.is_empty() && trees.whole.contains_key(id) && !trees.on_disk.contains(id) {
+        if !path.is_empty() && trees.whole.contains_key(id) && !trees.is_on_disk(id) {
             lines.push_str(&format!("{id} {path}\n"));
         }
     }

@@ -49,9 +49,10 @@ pub type Located = HashMap<ObjectId, (Arc<fs::File>, u64)>;
 /// What a transaction attempt's trees come to when it ends.
 #[derive(Debug, Default)]
 pub struct Written {
-    /// Trees held whole: write those not `on_disk`.
+    /// Trees held whole: write those not on disk ([`Written::is_on_disk`]).
     pub whole: HashMap<ObjectId, Vec<u8>>,
-    /// Trees already in the object store.
+    /// Trees already in the object store that the attempt was given whole;
+    /// those of `located` are on disk too.
     pub on_disk: HashSet<ObjectId>,
     /// Trees to write as deltas, in an order where each base comes before
     /// the deltas made of it (whole trees come before all of them).
@@ -87,13 +88,28 @@ struct State {
     below: HashMap<ObjectId, usize>,
     /// How many directories have each tree as their newest.
     uses: HashMap<ObjectId, usize>,
-    /// Trees already in the object store (kept from the last transaction):
-    /// never written again, so never a delta and never a base.
+    /// Trees already in the object store, kept whole from the last
+    /// transaction; those of `located` are on disk too (not copied here:
+    /// at a million lessons that is 34,000 ids). Neither is ever written
+    /// again, so never a delta and never a base ([`State::is_on_disk`]).
     on_disk: HashSet<ObjectId>,
     /// Where some trees already in the object store are in a pack.
     located: Located,
     /// How many distinct trees the attempt will write, whole or as deltas.
     written: usize,
+}
+
+impl State {
+    fn is_on_disk(&self, id: &ObjectId) -> bool {
+        self.on_disk.contains(id) || self.located.contains_key(id)
+    }
+}
+
+impl Written {
+    /// Whether the tree `id` is in the object store already.
+    pub fn is_on_disk(&self, id: &ObjectId) -> bool {
+        self.on_disk.contains(id) || self.located.contains_key(id)
+    }
 }
 
 impl<'r> Trees<'r> {
@@ -107,7 +123,7 @@ impl<'r> Trees<'r> {
         located: Located,
     ) -> Trees<'r> {
         let mut state = State {
-            on_disk: kept.keys().chain(located.keys()).copied().collect(),
+            on_disk: kept.keys().copied().collect(),
             whole: kept,
             located,
             ..State::default()
@@ -136,7 +152,7 @@ impl<'r> Trees<'r> {
         if let Some(at) = s.delta_at.remove(&id) {
             // Written again: whole again, and no longer a delta.
             s.deltas[at] = None;
-        } else if !s.whole.contains_key(&id) && !s.on_disk.contains(&id) {
+        } else if !s.whole.contains_key(&id) && !s.is_on_disk(&id) {
             s.written += 1;
         }
         s.whole.entry(id).or_insert(bytes);
@@ -169,13 +185,13 @@ impl<'r> Trees<'r> {
                 continue;
             }
             s.uses.remove(&old);
-            if s.on_disk.contains(&old) {
+            if s.is_on_disk(&old) {
                 // Readable from disk, and not written again.
                 s.whole.remove(&old);
                 continue;
             }
             let below = s.below.get(&old).copied().unwrap_or(0);
-            if s.on_disk.contains(&new)
+            if s.is_on_disk(&new)
                 || below + 1 > pack::MAX_DELTA_DEPTH
                 || held + s.written <= pack::LOOSE_MAX
             {
