@@ -32,7 +32,6 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use rand::rngs::StdRng;
 use rand::RngCore;
 
 use super::backend::Backend;
@@ -503,12 +502,10 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
     /// chunk is read; once that one is full too, the held chunk is written
     /// on this thread while the next is determined on the others, so that
     /// the transform's work (a quarter of a batch's, measured) overlaps the
-    /// writing instead of waiting for it; the other thread makes each
-    /// determination's record as it goes ([`ready_all`]). The
-    /// determinations and the ids drawn for them are those of a run that
-    /// did one after the other: the ids come from the run's random source
-    /// in order, as then (only a lost race's retries, which drew from it
-    /// too, now draw from a copy). (Triage of the next chunk's items sees the held chunk's
+    /// writing instead of waiting for it. The determinations and the ids
+    /// drawn for them are those of a run that did one after the other: a
+    /// chunk's ids are drawn after the chunk before it is written, as
+    /// then. (Triage of the next chunk's items sees the held chunk's
     /// artifacts as waiting to be written, as it sees the pending chunk's:
     /// a copy takes its first copy's fate, as it would from history.)
     fn advance(&mut self, lore: &mut Lore) {
@@ -522,23 +519,17 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
             return;
         }
         let previous = std::mem::take(&mut self.held);
+        let undetermined = undetermined(&batch);
         let threads = super::threads().saturating_sub(1).max(1);
-        // The next chunk's lesson ids come from the run's random source
-        // where it stands, in order: the write, which draws from it only
-        // to space out retries, draws from a copy meanwhile, and the
-        // source then goes on from where the ids left it.
-        let (at, mut rng) = (lore.env.now, lore.rng.clone());
-        let ready = std::thread::scope(|scope| {
-            let rng = &mut rng;
-            let worker = scope.spawn(move || ready_all(batch, at, rng, threads));
+        let decided = std::thread::scope(|scope| {
+            let worker = scope.spawn(|| decide_all(&undetermined, threads));
             self.write_batch(lore, previous);
             worker.join().expect("a determining thread panicked")
         });
-        lore.rng = rng;
         if self.error.is_some() {
-            return not_written(&mut self.order, ready);
+            return not_written(&mut self.order, batch);
         }
-        self.held = ready;
+        self.held = with_ids(lore, batch, decided);
     }
 
     /// Writes every determination that waits (the held chunk, then the
@@ -869,27 +860,13 @@ fn pending_of(
     artifact: Box<Artifact>,
     redo: Option<Redo>,
 ) -> Pending {
-    let now = lore.env.now;
-    ready_of(now, lore.rng(), model, decided, artifact, redo)
-}
-
-/// [`pending_of`], with the clock's reading `at` and the random source
-/// `rng` given: a proposal's lesson id is drawn from `rng` (a decline
-/// draws nothing).
-fn ready_of(
-    at: jiff::Timestamp,
-    rng: &mut dyn RngCore,
-    model: &str,
-    decided: Determination,
-    artifact: Box<Artifact>,
-    redo: Option<Redo>,
-) -> Pending {
-    let now = iso(at);
+    let now = iso(lore.env.now);
     let aid = artifact.id;
     let replaces = redo.as_ref().map(|r| r.commit.clone());
     let ready = match decided {
         Determination::Propose { candidate } => {
-            let lesson = Id::new_lesson(at.as_millisecond() as u64, random128(rng));
+            let lesson =
+                Id::new_lesson(lore.env.now.as_millisecond() as u64, random128(lore.rng()));
             let subject = format!("propose {lesson}: {}", subject_text(&candidate.claim, 72));
             let proposal = Proposal::pending(lesson, *artifact, candidate, model, now);
             Ready {
@@ -973,44 +950,13 @@ fn held(mut bytes: Vec<u8>) -> Vec<u8> {
 const PARALLEL_DETERMINE_FROM: usize = 256;
 
 /// Makes the offline determinations of `batch` (its
-/// [`Pending::Undetermined`]), in place, on every core ([`ready_all`]).
+/// [`Pending::Undetermined`]), in place: what the offline transform makes
+/// of each artifact, on every core, each artifact on its own; then, in
+/// `batch`'s order, a lesson id for each proposal, so that the ids (from
+/// the run's clock and random source) are those one thread would draw.
 fn determine_offline(lore: &mut Lore, batch: &mut Vec<(usize, Pending)>) {
-    let at = lore.env.now;
-    *batch = ready_all(std::mem::take(batch), at, &mut lore.rng, super::threads());
-}
-
-/// `batch` with each [`Pending::Undetermined`] made ready: what the offline
-/// transform makes of the artifact, each on its own, then its record,
-/// made at `at`, with a lesson id drawn from `rng` for each proposal in
-/// `batch`'s order, so that the ids are those one thread would draw. On
-/// one thread each artifact is determined and made ready in turn, so
-/// that a chunk's determinations (about 3 KB each, their records 2 KB)
-/// are never all held at once; on more, the determinations are made on
-/// up to `threads` threads first.
-fn ready_all(
-    batch: Vec<(usize, Pending)>,
-    at: jiff::Timestamp,
-    rng: &mut StdRng,
-    threads: usize,
-) -> Vec<(usize, Pending)> {
-    // Only the offline backend leaves artifacts undetermined.
-    let model = Backend::Offline.model_name();
-    if threads > 1 && batch.len() >= 2 * PARALLEL_DETERMINE_FROM {
-        let decided = decide_all(&undetermined(&batch), threads);
-        return with_ids(batch, decided, |d, artifact, redo| {
-            ready_of(at, rng, model, d, artifact, redo)
-        });
-    }
-    batch
-        .into_iter()
-        .map(|(i, p)| match p {
-            Pending::Undetermined { artifact, redo } => {
-                let d = decide_offline(&artifact);
-                (i, ready_of(at, rng, model, d, artifact, redo))
-            }
-            p => (i, p),
-        })
-        .collect()
+    let decided = decide_all(&undetermined(batch), super::threads());
+    *batch = with_ids(lore, std::mem::take(batch), decided);
 }
 
 /// The artifacts of `batch` the offline backend has yet to determine, in
@@ -1026,12 +972,12 @@ fn undetermined(batch: &[(usize, Pending)]) -> Vec<&Artifact> {
 }
 
 /// `batch` with `decided` (one determination per undetermined artifact, in
-/// order) made ready by `ready` in place of its undetermined artifacts, in
-/// `batch`'s order.
+/// order) in place of its undetermined artifacts, and a lesson id drawn for
+/// each proposal, in `batch`'s order.
 fn with_ids(
+    lore: &mut Lore,
     batch: Vec<(usize, Pending)>,
     decided: Vec<Determination>,
-    mut ready: impl FnMut(Determination, Box<Artifact>, Option<Redo>) -> Pending,
 ) -> Vec<(usize, Pending)> {
     let mut decided = decided.into_iter();
     batch
@@ -1039,7 +985,9 @@ fn with_ids(
         .map(|(i, p)| match p {
             Pending::Undetermined { artifact, redo } => {
                 let d = decided.next().expect("one determination per artifact");
-                (i, ready(d, artifact, redo))
+                // Only the offline backend leaves artifacts undetermined.
+                let model = Backend::Offline.model_name();
+                (i, pending_of(lore, model, d, artifact, redo))
             }
             p => (i, p),
         })
@@ -1282,81 +1230,6 @@ mod tests {
         for threads in [2, 3, 8] {
             assert_eq!(decide_all(&refs, threads), one, "{threads} threads");
         }
-    }
-
-    #[test]
-    fn a_chunk_made_ready_on_any_number_of_threads_draws_the_same_ids_in_order() {
-        use rand::SeedableRng;
-        let base = crate::review::testdata::artifact("archivist-artifact.positive-synthetic.json");
-        let other =
-            crate::review::testdata::artifact("archivist-artifact.real-vitest-no-resolution.json");
-        let batch = || -> Vec<(usize, Pending)> {
-            (0..2 * PARALLEL_DETERMINE_FROM + 5)
-                .map(|n| {
-                    let mut a = if n % 3 == 0 {
-                        other.clone()
-                    } else {
-                        base.clone()
-                    };
-                    a.id = Id::from_parts(1_700_000_000_000, n as u128);
-                    let artifact = Box::new(a);
-                    (
-                        n,
-                        Pending::Undetermined {
-                            artifact,
-                            redo: None,
-                        },
-                    )
-                })
-                .collect()
-        };
-        let at = jiff::Timestamp::from_second(1_800_000_000).unwrap();
-        // What one thread doing one thing after the other makes: each
-        // proposal draws its id in turn, a decline draws nothing.
-        let mut rng = StdRng::seed_from_u64(7);
-        let want: Vec<(usize, Vec<u8>, Option<Id>)> = batch()
-            .into_iter()
-            .map(|(i, p)| {
-                let Pending::Undetermined { artifact, redo } = p else {
-                    unreachable!()
-                };
-                let d = decide_offline(&artifact);
-                let Pending::Ready(r) = pending_of_at(at, &mut rng, d, artifact, redo) else {
-                    unreachable!()
-                };
-                (i, r.record, r.lesson)
-            })
-            .collect();
-        let after = rng.next_u64();
-        assert!(want.iter().any(|(_, _, l)| l.is_some()));
-        assert!(want.iter().any(|(_, _, l)| l.is_none()));
-        for threads in [1, 2, 3] {
-            let mut rng = StdRng::seed_from_u64(7);
-            let got: Vec<(usize, Vec<u8>, Option<Id>)> = ready_all(batch(), at, &mut rng, threads)
-                .into_iter()
-                .map(|(i, p)| {
-                    let Pending::Ready(r) = p else { unreachable!() };
-                    (i, r.record, r.lesson)
-                })
-                .collect();
-            assert!(got == want, "{threads} threads");
-            assert_eq!(
-                rng.next_u64(),
-                after,
-                "{threads} threads: the source goes on"
-            );
-        }
-    }
-
-    /// [`ready_of`] as one offline determination is made ready.
-    fn pending_of_at(
-        at: jiff::Timestamp,
-        rng: &mut StdRng,
-        d: Determination,
-        artifact: Box<Artifact>,
-        redo: Option<Redo>,
-    ) -> Pending {
-        ready_of(at, rng, Backend::Offline.model_name(), d, artifact, redo)
     }
 
     #[test]
