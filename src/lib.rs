@@ -13,6 +13,7 @@ pub mod cause;
 pub mod content;
 pub mod event;
 pub mod facts;
+pub mod memory;
 pub mod model;
 pub mod names;
 pub mod ops;

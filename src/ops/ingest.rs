@@ -530,6 +530,9 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
             return not_written(&mut self.order, batch);
         }
         self.held = with_ids(lore, batch, decided);
+        // What the written chunk held is free now: given back, rather than
+        // kept mapped until the run ends.
+        crate::memory::release_free();
     }
 
     /// Writes every determination that waits (the held chunk, then the

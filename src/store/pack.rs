@@ -66,12 +66,7 @@ pub fn persist(
     trees: &Written,
     spool: Option<PackWriter>,
 ) -> Result<Option<Placed>, StoreError> {
-    let whole_trees = || {
-        trees
-            .whole
-            .iter()
-            .filter(|(id, _)| !trees.is_on_disk(id))
-    };
+    let whole_trees = || trees.whole.iter().filter(|(id, _)| !trees.is_on_disk(id));
     let spooled = spool.as_ref().map_or(0, PackWriter::len);
     let count = spooled + objects.len() + whole_trees().count() + trees.deltas.len();
     if count == 0 {
