@@ -710,6 +710,22 @@ mod tests {
         index
     }
 
+    /// What a proposal of lesson `l` from artifact `a` teaches the index.
+    fn proposed(o: &mut Overlay, a: Id, l: Id) {
+        o.artifacts
+            .insert(a, ArtifactOutcome::Proposed { lesson: l });
+        o.lessons.insert(
+            l,
+            LessonEntry {
+                artifact: a,
+                status: ProposalStatus::Pending,
+                visibility: None,
+                pool: None,
+                promoted: false,
+            },
+        );
+    }
+
     /// One round of changes: new artifacts and lessons, some changed, pool
     /// entries added, replaced and removed.
     fn round(r: u32) -> Overlay {
@@ -718,18 +734,7 @@ mod tests {
             let n = r * 10 + k;
             let a = Id::from_parts(1_700_000_000_000, u128::from(n) + 1_000_000);
             let l = Id::from_parts(1_700_000_000_000, u128::from(n));
-            o.artifacts
-                .insert(a, ArtifactOutcome::Proposed { lesson: l });
-            o.lessons.insert(
-                l,
-                LessonEntry {
-                    artifact: a,
-                    status: ProposalStatus::Pending,
-                    visibility: None,
-                    pool: None,
-                    promoted: false,
-                },
-            );
+            proposed(&mut o, a, l);
             let s = summary_of(n);
             o.docs.insert(DocKey::entry(s.id), Some(doc_of(n, true)));
             o.summaries.insert(s.id, Some(s));
@@ -1308,18 +1313,7 @@ mod tests {
         for k in from..from + n {
             let a = Id::from_parts(1_700_000_000_000, u128::from(k) * 7919 + 3);
             let l = Id::from_parts(1_800_000_000_000, u128::from(k) * 7919 + 5);
-            o.artifacts
-                .insert(a, ArtifactOutcome::Proposed { lesson: l });
-            o.lessons.insert(
-                l,
-                LessonEntry {
-                    artifact: a,
-                    status: ProposalStatus::Pending,
-                    visibility: None,
-                    pool: None,
-                    promoted: false,
-                },
-            );
+            proposed(&mut o, a, l);
             o.docs.insert(DocKey::proposal(l), Some(doc_of(k, false)));
         }
         o
