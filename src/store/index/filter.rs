@@ -18,10 +18,10 @@
 //! it is optional: a layer without one (written before filters, or with a
 //! filter of a length that is not whole blocks) is searched as before.
 //!
-//! This module only encodes and tests membership; which tables have
-//! filters and when they are written is `persist`'s and `search`'s.
+//! This module only encodes and tests membership; when a table's filter
+//! is written is `persist`'s and `search`'s.
 
-use super::format::{Bytes, TableDir, Tag};
+use super::format::{Bytes, LayerWriter, TableData, TableDir, Tag};
 
 /// Bytes in a block: a cache line, within one page.
 pub const BLOCK: usize = 64;
@@ -110,6 +110,28 @@ impl Filter {
     /// The filter table's bytes.
     pub fn into_bytes(self) -> Vec<u8> {
         self.bytes
+    }
+
+    /// The filter table of the table `tag`, holding `keys` (every key the
+    /// table holds, each once), to encode with the layer's other tables.
+    pub fn table<K: AsRef<[u8]>>(tag: Tag, keys: impl ExactSizeIterator<Item = K>) -> TableData {
+        let mut f = Filter::new(keys.len() as u64);
+        for k in keys {
+            f.add(k.as_ref());
+        }
+        TableData {
+            tag: filter_tag(tag).expect("a table with a filter"),
+            width: 1,
+            key: 0,
+            records: f.into_bytes(),
+        }
+    }
+
+    /// Writes this filter as the filter table of `tag`, the table `out`
+    /// has just written.
+    pub fn write(self, tag: Tag, out: &mut LayerWriter) -> std::io::Result<()> {
+        out.table(filter_tag(tag).expect("a table with a filter"), 1, 0)?;
+        out.push(&self.bytes)
     }
 }
 

@@ -179,10 +179,14 @@ impl Layer {
     }
 
     fn find(&self, tag: Tag, id: Id) -> Option<Cow<'_, [u8]>> {
-        let key = id.to_bytes();
+        self.find_key(tag, &id.to_bytes())
+    }
+
+    /// The record of `key` in the table `tag`, asking its filter first.
+    fn find_key(&self, tag: Tag, key: &[u8]) -> Option<Cow<'_, [u8]>> {
         let t = self.table(tag)?;
-        self.may_hold(tag, &key)
-            .then(|| format::find(&self.bytes, t, &key))
+        self.may_hold(tag, key)
+            .then(|| format::find(&self.bytes, t, key))
             .flatten()
     }
 

@@ -10,7 +10,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use super::filter::{filter_tag, Filter};
+use super::filter::Filter;
 use super::format::{self, Chain, LayerRef, LayerWriter, RefState, Scan, TableData, Tag, Window};
 use super::search;
 use super::{
@@ -300,14 +300,14 @@ pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
             key: 16,
             records: arts,
         },
-        filter_table(ARTS, mem.artifacts.keys().map(|id| id.to_bytes())),
+        Filter::table(ARTS, mem.artifacts.keys().map(|id| id.to_bytes())),
         TableData {
             tag: LESN,
             width: LES_WIDTH,
             key: 16,
             records: lessons,
         },
-        filter_table(LESN, mem.lessons.keys().map(|id| id.to_bytes())),
+        Filter::table(LESN, mem.lessons.keys().map(|id| id.to_bytes())),
         TableData {
             tag: PRIV,
             width: PRIV_WIDTH,
@@ -317,24 +317,6 @@ pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
     ];
     tables.extend(search::fresh(mem, bottom));
     tables
-}
-
-/// The filter table of the table `tag`, holding `keys` (every key the
-/// table holds, each once).
-pub(super) fn filter_table<K: AsRef<[u8]>>(
-    tag: Tag,
-    keys: impl ExactSizeIterator<Item = K>,
-) -> TableData {
-    let mut f = Filter::new(keys.len() as u64);
-    for k in keys {
-        f.add(k.as_ref());
-    }
-    TableData {
-        tag: filter_tag(tag).expect("a table with a filter"),
-        width: 1,
-        key: 0,
-        records: f.into_bytes(),
-    }
 }
 
 /// Why a streamed merge stopped.
@@ -384,8 +366,7 @@ pub(super) fn stream(
             out.push(rec)?;
             walk.advance()?;
         }
-        out.table(filter_tag(tag).expect("a filter"), 1, 0)?;
-        out.push(&filter.into_bytes())?;
+        filter.write(tag, out)?;
     }
     super::private::stream(layers, out)?;
     search::stream(layers, bottom, out)?;
@@ -634,6 +615,7 @@ mod tests {
     use crate::model::{Id, ProposalStatus, Source, Visibility};
     use crate::search::terms::Term;
     use crate::search::{Doc, Place, Posting, Shown, Status};
+    use crate::store::index::filter::filter_tag;
     use crate::store::index::{ArtifactOutcome, DocKey, Held, LessonEntry, TABLES};
     use crate::store::layout::Branch;
     use crate::summary::Summary;

@@ -29,7 +29,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
-use super::filter::{filter_tag, Filter};
+use super::filter::Filter;
 use super::format::{self, LayerWriter, TableData, TableDir, Tag};
 use super::persist::{Stop, Walk};
 use super::{id_at, Index, Layer, Overlay};
@@ -231,11 +231,7 @@ impl Layer {
     /// Its word on a document: `None` when it says nothing, `Some(None)`
     /// when it says the document is gone.
     fn doc(&self, key: DocKey) -> Option<Option<Record>> {
-        let t = self.table(SRCD)?;
-        if !self.may_hold(SRCD, &key.0) {
-            return None;
-        }
-        let rec = format::find(&self.bytes, t, &key.0)?;
+        let rec = self.find_key(SRCD, &key.0)?;
         Some(decode(&rec).filter(|r| r.slot.is_some()))
     }
 
@@ -698,7 +694,7 @@ pub(super) fn fresh(mem: &Overlay, bottom: bool) -> Vec<TableData> {
         }
         row += 1;
     }
-    let filter = super::persist::filter_table(
+    let filter = Filter::table(
         SRCD,
         records.chunks_exact(SRCD_WIDTH).map(|r| &r[..DOC_KEY]),
     );
@@ -785,8 +781,7 @@ pub(super) fn stream(layers: &[&Layer], bottom: bool, out: &mut LayerWriter) -> 
         }
         walk.advance()?;
     }
-    out.table(filter_tag(SRCD).expect("a filter"), 1, 0)?;
-    out.push(&filter.into_bytes())?;
+    filter.write(SRCD, out)?;
     out.table(SRCP, SRCP_WIDTH, 10)?;
     super::persist::union(
         layers,
