@@ -99,16 +99,22 @@ struct State {
     written: usize,
 }
 
+/// Whether a tree is in the object store: given whole (`kept`) or
+/// located in a pack.
+fn on_disk(kept: &HashSet<ObjectId>, located: &Located, id: &ObjectId) -> bool {
+    kept.contains(id) || located.contains_key(id)
+}
+
 impl State {
     fn is_on_disk(&self, id: &ObjectId) -> bool {
-        self.on_disk.contains(id) || self.located.contains_key(id)
+        on_disk(&self.on_disk, &self.located, id)
     }
 }
 
 impl Written {
     /// Whether the tree `id` is in the object store already.
     pub fn is_on_disk(&self, id: &ObjectId) -> bool {
-        self.on_disk.contains(id) || self.located.contains_key(id)
+        on_disk(&self.on_disk, &self.located, id)
     }
 }
 
