@@ -358,6 +358,10 @@ struct Run<'r, 't, 'a> {
     outages: HashMap<Id, String>,
     claims: Option<Claims>,
     chunk: usize,
+    /// Why the index could not be written after the last chunk: the next
+    /// chunk is not written, since each would walk more history than the
+    /// one before ([`Run::write_batch`]).
+    unwritable: Option<crate::store::StoreError>,
     error: Option<LoreError>,
 }
 
@@ -382,6 +386,7 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
             outages: HashMap::new(),
             claims,
             chunk,
+            unwritable: None,
             error: None,
         })
     }
@@ -555,10 +560,20 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
     }
 
     /// Writes one chunk of determinations, then reloads the index so that a
-    /// later copy of one of its artifacts is seen.
+    /// later copy of one of its artifacts is seen. When the index could not
+    /// be written after the chunk before (a full disk), the run stops
+    /// instead: the index would answer by walking every chunk written since
+    /// it last was, a walk longer with each chunk (at a million lessons, a
+    /// gigabyte and minutes a chunk), and nothing would say why. A run of
+    /// one chunk, as from a hook, is written all the same: the index is a
+    /// cache, and the next command pays one chunk's walk.
     fn write_batch(&mut self, lore: &mut Lore, batch: Vec<(usize, Pending)>) {
         for (_, p) in &batch {
             self.asked.remove(&p.artifact_id());
+        }
+        if let Some(e) = self.unwritable.take() {
+            let dir = lore.store.lore_dir().join("index.d");
+            return self.fail(batch, LoreError::IndexUnwritten { dir, source: e });
         }
         // A chunk this large is written as a pack, and a run of them needs
         // the larger table of packs (one record, as from a hook, does not).
@@ -572,7 +587,8 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         // The index now knows what was written: a later copy is seen.
         let index = Index::load(&lore.store).map_err(LoreError::from);
         match (written, index) {
-            (Ok(()), Ok(index)) => {
+            (Ok(()), Ok(mut index)) => {
+                self.unwritable = index.take_unwritten();
                 self.chunk = chunk_for(self.backend, &index);
                 self.index = Some(index);
                 if let Some(c) = self.claims.as_mut() {

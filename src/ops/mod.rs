@@ -181,6 +181,14 @@ pub enum LoreError {
         #[source]
         source: Cause,
     },
+    /// A batch stopped because the lesson index could not be written after
+    /// a chunk: what was written is kept, and the rest is untouched.
+    #[error("stopped: the lesson index could not be written ({source}), and every later chunk would walk the whole history again. What was written is kept: make room on the disk or mend {}, then run the same command again (what is already in is skipped)", dir.display())]
+    IndexUnwritten {
+        dir: PathBuf,
+        #[source]
+        source: StoreError,
+    },
     /// A file git-lore needs could not be read or written.
     #[error("{what} {path}: {source}")]
     File {
@@ -265,7 +273,9 @@ impl LoreError {
     /// the disk has room.
     pub fn class(&self) -> Class {
         match self {
-            LoreError::Outage(_) | LoreError::IdTaken { .. } => Class::Undetermined,
+            LoreError::Outage(_) | LoreError::IdTaken { .. } | LoreError::IndexUnwritten { .. } => {
+                Class::Undetermined
+            }
             LoreError::Store(
                 StoreError::Contended { .. } | StoreError::Moved { .. } | StoreError::Remote { .. },
             ) => Class::Undetermined,

@@ -945,6 +945,55 @@ fn offline_chunks_written_while_the_next_is_determined_keep_every_outcome() {
     env.assert_verifies();
 }
 
+/// When the lesson index cannot be written (here its directory is a file;
+/// in life, a full disk), every chunk would walk all history written since
+/// the index last was: a run stops after its first chunk, saying why and
+/// what to do. What it wrote stays, and the same run again goes on.
+#[test]
+fn a_batch_whose_index_cannot_be_written_stops_after_a_chunk() {
+    let env = TestEnv::new();
+    env.init();
+    let lore = env.repo().join("lore");
+    std::fs::remove_file(lore.join("index")).ok();
+    std::fs::remove_dir_all(lore.join("index.d")).ok();
+    std::fs::write(lore.join("index.d"), "not a directory").unwrap();
+    // Two offline chunks: 2,048 on a small ledger, then 52.
+    let arts: Vec<_> = (0..2100).map(|n| proposable(52, n)).collect();
+    let f = env.artifacts_file("two-chunks.jsonl", &arts);
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    assert_eq!(r.code, 2, "the rest is untouched: {}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 2100, "one line per artifact");
+    for (n, line) in lines.iter().enumerate() {
+        let id = ulid(52, n as u32);
+        let want = if n < 2048 { "proposed" } else { "untouched" };
+        assert!(line.starts_with(&format!("{want} {id} ")), "{n}: {line}");
+    }
+    assert!(
+        lines[2048].contains("not written: stopped: the lesson index could not be written"),
+        "{}",
+        lines[2048]
+    );
+    r.assert_stderr("every later chunk would walk the whole history again");
+    r.assert_stderr("index.d: File exists");
+    r.assert_stderr(&format!(
+        "make room on the disk or mend {}",
+        lore.join("index.d").display()
+    ));
+    assert_eq!(
+        env.ledger_commits().len(),
+        1 + 2048,
+        "the first chunk stays"
+    );
+
+    // Mended, the same run goes on where it stopped.
+    std::fs::remove_file(lore.join("index.d")).unwrap();
+    let r = env.lore(&["ingest", f.to_str().unwrap()]);
+    r.assert_stderr("ingest: 52 lessons proposed; 2048 artifacts skipped\n");
+    assert_eq!(env.ledger_commits().len(), 1 + 2100);
+    env.assert_verifies();
+}
+
 #[test]
 fn a_write_that_fails_mid_run_still_reports_every_artifact() {
     let env = TestEnv::new();

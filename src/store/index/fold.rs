@@ -259,9 +259,11 @@ impl Index {
         }
         // Best effort: the index is a cache. A repository whose cache cannot
         // be written (read-only, disk full) still answers, by walking
-        // history again next time. What was walked is written as a layer
-        // of its own: the cost grows with it, not with the index.
-        let _ = self.persist();
+        // history again next time; why is kept for a caller that would
+        // make that cost grow ([`Index::take_unwritten`]). What was walked
+        // is written as a layer of its own: the cost grows with it, not
+        // with the index.
+        self.unwritten = self.persist().err();
         Ok(())
     }
 

@@ -248,6 +248,9 @@ pub struct Index {
     pub rebuilt: bool,
     /// How many commits the last load walked.
     pub walked: usize,
+    /// Why what the last load walked could not be written: the index
+    /// still answers, but the next process walks the same history again.
+    unwritten: Option<StoreError>,
 }
 
 fn encode_artifact(id: Id, o: &ArtifactOutcome) -> [u8; ART_WIDTH] {
@@ -396,6 +399,7 @@ impl Index {
             mem: Overlay::default(),
             rebuilt: false,
             walked: 0,
+            unwritten: None,
         }
     }
 
@@ -476,6 +480,15 @@ impl Index {
         let mut index = Index::open(store.lore_dir().join("index"));
         index.catch_up(store)?;
         Ok(index)
+    }
+
+    /// Why what the last load walked could not be written to disk, if it
+    /// could not (a full disk, an index directory that is not one). The
+    /// index answers all the same; the cost is the next load's, which
+    /// walks the same history again. A long batch stops on it
+    /// ([`crate::ops::ingest`]): every later chunk would walk more.
+    pub fn take_unwritten(&mut self) -> Option<StoreError> {
+        self.unwritten.take()
     }
 
     /// Throws the index away and rebuilds it from history.
