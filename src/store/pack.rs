@@ -31,7 +31,7 @@ use std::sync::Arc;
 use gix::objs::Kind;
 use gix::ObjectId;
 
-use super::trees::Written;
+use super::trees::{Spilled, Written};
 use super::{io_ctx, GixContext, StoreError};
 
 /// Up to this many objects are written loose; more become one pack.
@@ -67,13 +67,21 @@ pub fn persist(
     spool: Option<PackWriter>,
 ) -> Result<Option<Placed>, StoreError> {
     let whole_trees = || trees.whole.iter().filter(|(id, _)| !trees.is_on_disk(id));
+    let spilled = || {
+        trees
+            .spilled
+            .ids()
+            .filter(|id| !trees.whole.contains_key(*id) && !trees.is_on_disk(id))
+    };
     let spooled = spool.as_ref().map_or(0, PackWriter::len);
-    let count = spooled + objects.len() + whole_trees().count() + trees.deltas.len();
+    let count =
+        spooled + objects.len() + whole_trees().count() + spilled().count() + trees.deltas.len();
     if count == 0 {
         return Ok(None);
     }
-    // Trees become deltas only past LOOSE_MAX objects (`Trees::replaced`).
-    if count <= LOOSE_MAX && trees.deltas.is_empty() && spool.is_none() {
+    // Trees become deltas, and move out of memory, only past LOOSE_MAX
+    // objects (`Trees::replaced`).
+    if count <= LOOSE_MAX && trees.deltas.is_empty() && spool.is_none() && spilled().count() == 0 {
         // Straight to the repository's own store, not through any memory.
         let store = repo.objects.clone().into_inner();
         let all = objects
@@ -104,10 +112,7 @@ pub fn persist(
         .iter()
         .position(|p| p.kind() != Kind::Commit)
         .unwrap_or(order.len());
-    let mut whole: Vec<_> = whole_trees().collect();
-    whole.sort_unstable_by_key(|(id, _)| **id);
-    let tree_entries = whole
-        .into_iter()
+    let mut whole: Vec<Planned<'_>> = whole_trees()
         .map(|(id, data)| Planned {
             id: *id,
             body: Body::Whole {
@@ -115,6 +120,14 @@ pub fn persist(
                 data,
             },
         })
+        .chain(spilled().map(|id| Planned {
+            id: *id,
+            body: Body::Spilled,
+        }))
+        .collect();
+    whole.sort_unstable_by_key(|p| p.id);
+    let tree_entries = whole
+        .into_iter()
         .chain(trees.deltas.iter().map(|d| Planned {
             id: d.id,
             body: Body::Delta {
@@ -123,11 +136,12 @@ pub fn persist(
             },
         }));
     order.splice(trees_at..trees_at, tree_entries);
-    let (checksum, entries, pack) = write_pack(&dir, repo.object_hash(), spool, order)?;
+    let (checksum, entries, pack) =
+        write_pack(&dir, repo.object_hash(), spool, order, &trees.spilled)?;
     write_names(&repo.git_dir().join(PACK_NAMES), &checksum, trees);
     let at = entries
         .into_iter()
-        .filter(|(id, _, _)| trees.whole.contains_key(id) && !trees.is_on_disk(id))
+        .filter(|(id, _, _)| trees.is_whole(id) && !trees.is_on_disk(id))
         .map(|(id, _, offset)| (id, offset))
         .collect();
     Ok(Some(Placed {
@@ -167,7 +181,7 @@ pub(crate) const PACK_NAMES: &str = "lore/pack-names";
 fn write_names(dir: &Path, checksum: &ObjectId, trees: &Written) {
     let mut lines = String::new();
     for (path, id) in &trees.newest {
-        if !path.is_empty() && trees.whole.contains_key(id) && !trees.is_on_disk(id) {
+        if !path.is_empty() && trees.is_whole(id) && !trees.is_on_disk(id) {
             lines.push_str(&format!("{id} {path}\n"));
         }
     }
@@ -237,6 +251,7 @@ fn write_pack(
     hash: gix::hash::Kind,
     spool: Option<PackWriter>,
     order: Vec<Planned<'_>>,
+    spilled: &Spilled,
 ) -> Result<(ObjectId, Vec<IndexEntry>, fs::File), StoreError> {
     let mut w = match spool {
         Some(w) => w,
@@ -251,6 +266,14 @@ fn write_pack(
         let written = match p.body {
             Body::Whole { kind, data } => w.add(p.id, kind, data),
             Body::Delta { base, delta } => w.add_tree_delta(p.id, base, delta),
+            Body::Spilled => match spilled.read(&p.id) {
+                Some(Ok(data)) => w.add(p.id, Kind::Tree, &data),
+                Some(Err(e)) => Err(e),
+                None => Err(std::io::Error::other(format!(
+                    "tree {} was moved out of memory but is not in the spill file",
+                    p.id
+                ))),
+            },
         };
         io_ctx(written, ctx)?;
     }
@@ -713,13 +736,16 @@ enum Body<'a> {
         base: ObjectId,
         delta: &'a [u8],
     },
+    /// A tree moved out of memory ([`Spilled`]), read back as it is
+    /// written.
+    Spilled,
 }
 
 impl Planned<'_> {
     fn kind(&self) -> Kind {
         match self.body {
             Body::Whole { kind, .. } => kind,
-            Body::Delta { .. } => Kind::Tree,
+            Body::Delta { .. } | Body::Spilled => Kind::Tree,
         }
     }
 }

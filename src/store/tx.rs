@@ -619,11 +619,17 @@ impl Store {
         let Written {
             mut whole,
             newest: mut paths,
+            uses,
             mut located,
             ..
         } = trees;
         let wanted = warm_share(&paths, &whole, self.warm_max);
         whole.retain(|id, _| wanted.contains(id));
+        // Sized for what is kept: the table held every tree of the
+        // transaction (more than 28,000 early in a large batch, when the
+        // cap holds many small leaves), and it would be carried at that
+        // size from transaction to transaction (3 MB at a million).
+        whole.shrink_to_fit();
         // Each directory's newest tree is where this attempt's pack holds
         // it, else where it was. The maps are updated in place: they have
         // an entry for every directory (34,000 at a million lessons), and
@@ -635,9 +641,8 @@ impl Store {
                 }
             }
         }
-        let newest: HashSet<ObjectId> = paths.values().copied().collect();
-        located.retain(|id, _| newest.contains(id));
-        drop(newest);
+        located.retain(|id, _| uses.contains_key(id));
+        drop(uses);
         // A directory whose tree is neither held nor located has no place
         // here: the next transaction reads it as any object.
         paths.retain(|_, id| whole.contains_key(id) || located.contains_key(id));
@@ -1112,9 +1117,13 @@ pub(crate) mod tests {
         let none = store_at(dirs[2].path(), 0);
         let want = ten_transactions(&all);
         // Every directory: the root, d, 3 below it, 15 and 105 leaves
-        // (those the 200 files reach).
-        let (every, held, _) = warm_counts(&all);
-        assert!(every > 100 && held == every, "{held} of {every} held");
+        // (those the 200 files reach). With room for all, every one is
+        // held but the leaves a large transaction moved out of memory
+        // (`Trees::replaced`): those are located in its pack.
+        let (every, held, located) = warm_counts(&all);
+        assert!(every > 100 && held >= 20, "{held} of {every} held");
+        assert!(held < every, "{held} of {every} held: leaves are located");
+        assert!(located >= every - held, "{located} located, {held} held");
         assert_eq!(ten_transactions(&some), want);
         let (known, held, located) = warm_counts(&some);
         assert_eq!(known, every, "every directory is held or located");
@@ -1152,6 +1161,84 @@ pub(crate) mod tests {
         for at in [0, offset + 1, len - 10, len + 100] {
             assert_eq!(super::super::pack::read_tree(pack, at, id), None, "at {at}");
         }
+    }
+
+    /// A large transaction moves the newest trees of the fan-out's leaves
+    /// out of memory as it writes them, reads a leaf back when a later
+    /// commit writes it again (its older version then a delta of the new
+    /// one), and writes a pack in which every commit's tree is whole or a
+    /// delta, each once.
+    #[test]
+    fn a_large_transaction_moves_its_leaves_out_of_memory_and_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store_at(dir.path(), WARM_MAX);
+        let n = 600u32;
+        // 250 leaves three levels down: each written two or three times.
+        let path = |c: u32| {
+            let leaf = c % 250;
+            format!("p/{}/{}/{}/f{c}.json", leaf % 5, leaf % 7, leaf)
+        };
+        let mut most = 0;
+        transact(&store, |tx| {
+            for c in 0..n {
+                let change = Change::Put {
+                    path: path(c),
+                    bytes: format!("{{\"n\": {c}}}\n").into_bytes(),
+                };
+                tx.commit(CommitSpec::new(
+                    &format!("file {c}"),
+                    None,
+                    Event::Init,
+                    vec![change],
+                )?)?;
+                most = most.max(tx.trees.spilled_len());
+            }
+            // Read back through the leaf that was moved out.
+            assert_eq!(tx.read(&path(3))?, Some(b"{\"n\": 3}\n".to_vec()));
+            Ok(())
+        });
+        assert!(most >= 200, "{most} leaves moved out at most");
+        let env = host().git_env;
+        fsck(store.git_dir(), &env);
+        for c in [0, 1, 249, 250, 499, 599] {
+            assert_eq!(
+                store.read(Branch::Ledger, &path(c)).unwrap(),
+                Some(format!("{{\"n\": {c}}}\n").into_bytes()),
+                "{}",
+                path(c)
+            );
+        }
+        // The older versions of leaves written again are deltas, not whole.
+        let idx = std::fs::read_dir(store.git_dir().join("objects/pack"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .unwrap();
+        let verified = git(
+            store.git_dir(),
+            &env,
+            &["verify-pack", "-v", idx.to_str().unwrap()],
+            b"",
+        );
+        let trees: Vec<&str> = verified
+            .lines()
+            .filter(|l| l.split_whitespace().nth(1) == Some("tree"))
+            .collect();
+        let deltas = trees
+            .iter()
+            .filter(|l| l.split_whitespace().count() > 5)
+            .count();
+        let ids: HashSet<&str> = trees
+            .iter()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(ids.len(), trees.len(), "each tree once");
+        // As many whole as when nothing moves out (924 of 3,000: each
+        // directory's newest version, the versions written while the
+        // attempt was small, and where a chain of deltas reached its
+        // bound); leaves not read back to become deltas made 1,265.
+        let whole = trees.len() - deltas;
+        assert!(whole <= 924, "{whole} of {} trees are whole", trees.len());
     }
 
     /// A transaction of more blobs and commits than [`SPOOL_AT`] moves
