@@ -21,7 +21,7 @@
 //! its trees, [`PACK_NAMES`], for the background merges) and nothing else:
 //! it moves no ref and decides nothing about when objects are reachable.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{FileExt, PermissionsExt};
@@ -258,6 +258,11 @@ fn write_pack(
         None => PackWriter::new(dir, hash)?,
     };
     let ctx = || format!("writing a pack in {}", dir.display());
+    let planned_spilled: HashSet<ObjectId> = order
+        .iter()
+        .filter(|p| matches!(p.body, Body::Spilled))
+        .map(|p| p.id)
+        .collect();
     for p in &order {
         // A blob made again after its first copy was spooled.
         if w.contains(&p.id) {
@@ -266,14 +271,15 @@ fn write_pack(
         let written = match p.body {
             Body::Whole { kind, data } => w.add(p.id, kind, data),
             Body::Delta { base, delta } => w.add_tree_delta(p.id, base, delta),
-            Body::Spilled => match spilled.read(&p.id) {
-                Some(Ok(data)) => w.add(p.id, Kind::Tree, &data),
-                Some(Err(e)) => Err(e),
-                None => Err(std::io::Error::other(format!(
-                    "tree {} was moved out of memory but is not in the spill file",
-                    p.id
-                ))),
-            },
+            // Every tree moved out of memory, at the first of them, in the
+            // order they wait in their file (read a block at a time).
+            Body::Spilled => spilled.each(
+                |id| planned_spilled.contains(id),
+                |id, data| match w.contains(&id) {
+                    true => Ok(()),
+                    false => w.add(id, Kind::Tree, data),
+                },
+            ),
         };
         io_ctx(written, ctx)?;
     }

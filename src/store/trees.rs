@@ -60,16 +60,25 @@ pub type Located = HashMap<ObjectId, (Arc<fs::File>, u64)>;
 
 /// Trees of an attempt moved out of memory into a temporary file of the
 /// object store's `pack/` directory (deleted when this is dropped), each
-/// stored as it is, by id. Best effort: a tree that cannot be written
-/// there stays in memory.
+/// stored as it is, by id. Written a quarter megabyte at a time and read
+/// back in file order when the pack is written ([`Spilled::each`]): a
+/// system call per tree made a million-record batch's system time 6 s
+/// longer. Best effort: a tree that cannot be written there stays in
+/// memory.
 #[derive(Debug, Default)]
 pub struct Spilled {
     file: Option<fs::File>,
+    /// Trees not yet written to `file`, from `flushed` on.
+    pending: Vec<u8>,
+    flushed: u64,
     /// Where the next tree goes.
     end: u64,
     /// Where each tree is, and its length.
     at: HashMap<ObjectId, (u64, u32)>,
 }
+
+/// How many bytes of trees [`Spilled`] gathers before it writes them.
+const SPILL_WRITE: usize = 256 << 10;
 
 impl Spilled {
     /// Moves `bytes` (the tree `id`) to the file, made in `dir` if there is
@@ -86,9 +95,15 @@ impl Spilled {
         let Some(file) = &self.file else {
             return false;
         };
-        if file.write_all_at(bytes, self.end).is_err() {
-            return false;
+        if self.pending.len() + bytes.len() > SPILL_WRITE && !self.pending.is_empty() {
+            if file.write_all_at(&self.pending, self.flushed).is_err() {
+                // What was gathered is still readable from `pending`.
+                return false;
+            }
+            self.flushed += self.pending.len() as u64;
+            self.pending.clear();
         }
+        self.pending.extend_from_slice(bytes);
         self.at.insert(id, (self.end, len));
         self.end += u64::from(len);
         true
@@ -107,9 +122,51 @@ impl Spilled {
     /// The tree `id`, read back; `None` when it is not here.
     pub fn read(&self, id: &ObjectId) -> Option<std::io::Result<Vec<u8>>> {
         let &(offset, len) = self.at.get(id)?;
+        if offset >= self.flushed {
+            let from = (offset - self.flushed) as usize;
+            return Some(Ok(self.pending[from..from + len as usize].to_vec()));
+        }
         let file = self.file.as_ref()?;
         let mut bytes = vec![0u8; len as usize];
         Some(file.read_exact_at(&mut bytes, offset).map(|()| bytes))
+    }
+
+    /// Calls `f` with each tree `keep` keeps, in the order they were
+    /// written, reading the file a few hundred kilobytes at a time.
+    pub fn each(
+        &self,
+        keep: impl Fn(&ObjectId) -> bool,
+        mut f: impl FnMut(ObjectId, &[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut order: Vec<(u64, u32, ObjectId)> = self
+            .at
+            .iter()
+            .filter(|(id, _)| keep(id))
+            .map(|(id, &(offset, len))| (offset, len, *id))
+            .collect();
+        order.sort_unstable_by_key(|&(offset, ..)| offset);
+        // A window of the file: `buf` holds its bytes from `start`.
+        let (mut buf, mut start) = (Vec::new(), 0u64);
+        for (offset, len, id) in order {
+            let end = offset + u64::from(len);
+            if offset >= self.flushed {
+                let from = (offset - self.flushed) as usize;
+                f(id, &self.pending[from..from + len as usize])?;
+                continue;
+            }
+            if offset < start || end > start + buf.len() as u64 {
+                let file = self.file.as_ref().ok_or_else(|| {
+                    std::io::Error::other("a tree moved out of memory has no file")
+                })?;
+                let size = (self.flushed - offset).min(SPILL_WRITE.max(len as usize) as u64);
+                buf.resize(size as usize, 0);
+                file.read_exact_at(&mut buf, offset)?;
+                start = offset;
+            }
+            let from = (offset - start) as usize;
+            f(id, &buf[from..from + len as usize])?;
+        }
+        Ok(())
     }
 
     /// Forgets the tree `id` (held in memory again, or a delta now); its
@@ -464,6 +521,48 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let repo = gix::init_bare(dir.path()).unwrap();
         (dir, repo)
+    }
+
+    /// Trees moved out of memory read back as they were, whether still
+    /// gathered or written to the file, one by one and all in order, but
+    /// those forgotten.
+    #[test]
+    fn spilled_trees_read_back_from_the_file_and_from_what_is_gathered() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spilled = Spilled::default();
+        let tree = |i: u32| {
+            format!("tree {i} ")
+                .repeat(100 + (i as usize % 50))
+                .into_bytes()
+        };
+        let id = |i: u32| ObjectId::from_bytes_or_panic(&[&i.to_be_bytes()[..], &[7; 16]].concat());
+        let n = 2_000;
+        for i in 0..n {
+            assert!(spilled.put(dir.path(), id(i), &tree(i)));
+        }
+        assert!(spilled.flushed > 3 * SPILL_WRITE as u64, "written in parts");
+        assert!(!spilled.pending.is_empty(), "the last part is gathered");
+        for i in (0..n).step_by(37).chain([n - 1]) {
+            assert_eq!(spilled.read(&id(i)).unwrap().unwrap(), tree(i), "tree {i}");
+        }
+        for i in (0..n).step_by(3) {
+            spilled.forget(&id(i));
+        }
+        assert!(spilled.read(&id(0)).is_none());
+        let mut seen = Vec::new();
+        spilled
+            .each(
+                |x| *x != id(1),
+                |x, bytes| {
+                    let i = u32::from_be_bytes(x.as_bytes()[..4].try_into().unwrap());
+                    assert_eq!(bytes, tree(i), "tree {i}");
+                    seen.push(i);
+                    Ok(())
+                },
+            )
+            .unwrap();
+        let want: Vec<u32> = (0..n).filter(|i| i % 3 != 0 && *i != 1).collect();
+        assert_eq!(seen, want);
     }
 
     /// A tree of `n` blob entries, as a fan-out leaf grows.
