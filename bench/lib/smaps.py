@@ -37,14 +37,21 @@ def kind(path):
 
 
 def sample(pid):
+    # The kernel writes smaps a page at a time and finds its place again by
+    # address; when the process changes its mappings between two reads (the
+    # heap grows or shrinks), a mapping can be listed twice. Each address
+    # is counted once: summed twice, the heap looked double for a sample.
     sums = collections.Counter()
     cur = None
+    seen = set()
     with open(f'/proc/{pid}/smaps') as f:
         for line in f:
             if re.match(r'^[0-9a-f]+-[0-9a-f]+ ', line):
                 parts = line.split(None, 5)
-                cur = kind(parts[5].strip() if len(parts) > 5 else '')
-            elif line.startswith('Rss:'):
+                start = parts[0].split('-')[0]
+                cur = None if start in seen else kind(parts[5].strip() if len(parts) > 5 else '')
+                seen.add(start)
+            elif line.startswith('Rss:') and cur is not None:
                 sums[cur] += int(line.split()[1])
     return sums
 
