@@ -1163,6 +1163,15 @@ pub(crate) mod tests {
         }
     }
 
+    /// The index of the one pack in `store`.
+    fn pack_index(store: &Store) -> std::path::PathBuf {
+        std::fs::read_dir(store.git_dir().join("objects/pack"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .unwrap()
+    }
+
     /// A large transaction moves the newest trees of the fan-out's leaves
     /// out of memory as it writes them, reads a leaf back when a later
     /// commit writes it again (its older version then a delta of the new
@@ -1209,11 +1218,7 @@ pub(crate) mod tests {
             );
         }
         // The older versions of leaves written again are deltas, not whole.
-        let idx = std::fs::read_dir(store.git_dir().join("objects/pack"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|e| e == "idx"))
-            .unwrap();
+        let idx = pack_index(&store);
         let verified = git(
             store.git_dir(),
             &env,
@@ -1299,11 +1304,7 @@ pub(crate) mod tests {
             (n as usize, n as usize - 1)
         );
         // Each of them once in the pack.
-        let idx = std::fs::read_dir(store.git_dir().join("objects/pack"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.extension().is_some_and(|e| e == "idx"))
-            .unwrap();
+        let idx = pack_index(&store);
         let entries = git(
             store.git_dir(),
             &env,
