@@ -17,6 +17,7 @@ pub mod anchor;
 pub mod history;
 pub mod index;
 pub mod layout;
+mod midx;
 pub mod mine;
 pub mod pack;
 pub mod remote;

@@ -469,27 +469,7 @@ impl PackWriter {
             flushed: self.flushed,
             unflushed: &self.unflushed,
         };
-        let file = &file;
-        let (type_number, size, header) = read_entry_header(file, at)?;
-        let mut start = at + header as u64;
-        let base = match type_number {
-            OFS_DELTA => {
-                let mut bytes = [0u8; 10];
-                let n = read_full(file, &mut bytes, start)?;
-                let (distance, used) = read_ofs_delta_offset(&bytes[..n])?;
-                start += used as u64;
-                Some(at.checked_sub(distance)?)
-            }
-            _ => None,
-        };
-        let data = inflate_at(file, start, size)?;
-        match base {
-            Some(base) => {
-                let (kind, base) = self.read_at(base, depth.checked_sub(1)?)?;
-                Some((kind, apply(&base, &data)?))
-            }
-            None => Some((kind_of(type_number)?, data)),
-        }
+        object_at(&file, at, depth)
     }
 
     /// Ends the pack: its count of entries and checksum written, the file
@@ -559,6 +539,52 @@ impl PackWriter {
 
 /// How many bytes a [`PackWriter`] gathers before it writes them.
 const FLUSH_AT: usize = 64 << 10;
+
+/// The object of the entry at `at` of `pack`, its chain of deltas against
+/// earlier entries (at most `depth` more links) resolved; `None` for
+/// anything else (a delta against an object named by id, as only thin
+/// packs have, or bytes that do not read as an entry).
+fn object_at(pack: &impl ReadAt, at: u64, depth: usize) -> Option<(Kind, Vec<u8>)> {
+    let (type_number, size, header) = read_entry_header(pack, at)?;
+    let mut start = at + header as u64;
+    let base = match type_number {
+        OFS_DELTA => {
+            let mut bytes = [0u8; 10];
+            let n = read_full(pack, &mut bytes, start)?;
+            let (distance, used) = read_ofs_delta_offset(&bytes[..n])?;
+            start += used as u64;
+            Some(at.checked_sub(distance)?)
+        }
+        _ => None,
+    };
+    let data = inflate_at(pack, start, size)?;
+    match base {
+        Some(base) => {
+            let (kind, base) = object_at(pack, base, depth.checked_sub(1)?)?;
+            Some((kind, apply(&base, &data)?))
+        }
+        None => Some((kind_of(type_number)?, data)),
+    }
+}
+
+/// How long a chain of deltas [`read_tree_any`] follows (each link a frame
+/// of the stack): git's own `pack-objects` makes chains of at most 50 by
+/// default, 250 with `--aggressive`.
+const READ_DEPTH: usize = 512;
+
+/// The tree `id` at `offset` of `pack`, a delta (of an earlier entry) or
+/// whole, read with positioned reads and its hash checked: how a tree of
+/// any pack is read without mapping the pack (see [`super::midx`]).
+/// `None` when the entry is not that tree, so that the caller reads it the
+/// usual way.
+pub(crate) fn read_tree_any(pack: &fs::File, offset: u64, id: &ObjectId) -> Option<Vec<u8>> {
+    let (kind, data) = object_at(pack, offset, READ_DEPTH)?;
+    if kind != Kind::Tree {
+        return None;
+    }
+    let actual = gix::objs::compute_hash(id.kind(), Kind::Tree, &data).ok()?;
+    (actual == *id).then_some(data)
+}
 
 /// Positioned reads: of a file, or of a pack being written.
 trait ReadAt {

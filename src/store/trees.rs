@@ -204,6 +204,10 @@ pub struct Written {
 pub struct Trees<'r> {
     repo: &'r gix::Repository,
     state: RefCell<State>,
+    /// The object store's multi-pack index, read with positioned reads
+    /// (opened at the first tree found nowhere else): where the trees this
+    /// process did not write are, without mapping the index or the packs.
+    midx: std::cell::OnceCell<Option<super::midx::Midx>>,
 }
 
 #[derive(Default)]
@@ -290,6 +294,7 @@ impl<'r> Trees<'r> {
         Trees {
             repo,
             state: RefCell::new(state),
+            midx: std::cell::OnceCell::new(),
         }
     }
 
@@ -499,6 +504,19 @@ impl Find for Trees<'_> {
         let found = found.or_else(|| {
             let (pack, offset) = state.located.get(id)?;
             *buffer = pack::read_tree(pack, *offset, &id.to_owned())?;
+            Some(())
+        });
+        // A tree of the packs the multi-pack index covers (a batch onto a
+        // large ledger reads thousands), by positioned reads; anything
+        // else, or anything that does not read back as the tree, from gix.
+        let found = found.or_else(|| {
+            let midx = self.midx.get_or_init(|| {
+                let dir = self.repo.objects.store_ref().path().join("pack");
+                super::midx::Midx::open(&dir, self.repo.object_hash().len_in_bytes())
+            });
+            let id = id.to_owned();
+            let (pack, offset) = midx.as_ref()?.locate(&id)?;
+            *buffer = pack::read_tree_any(&pack, offset, &id)?;
             Some(())
         });
         if found.is_some() {
