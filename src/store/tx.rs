@@ -355,11 +355,17 @@ impl<'s> Tx<'s> {
             if !is_safe_path(path) {
                 return Err(StoreError::BadPath(path.to_owned()));
             }
+            // Into the attempt's memory as it is: gix's `write_blob` first
+            // asks whether the object store has it, a binary search of the
+            // multi-pack index per record that misses (a new record) and
+            // maps its pages (the whole 201 MB index of a million lessons
+            // within a chunk). An object written again that the store has
+            // is stored once more in the attempt's pack, which git allows.
             let blob = match change {
-                Change::Put { bytes, .. } => repo
-                    .write_blob(bytes)
-                    .ctx(|| format!("writing {path}"))?
-                    .detach(),
+                Change::Put { bytes, .. } => {
+                    gix::objs::Write::write_buf(&repo.objects, gix::objs::Kind::Blob, bytes)
+                        .ctx(|| format!("writing {path}"))?
+                }
                 Change::Link { blob, .. } => *blob,
                 Change::Delete { .. } => {
                     self.editor
@@ -425,10 +431,9 @@ impl<'s> Tx<'s> {
             .sign_commit(&payload)
             .map_err(StoreError::Sign)?;
         commit.extra_headers.push(("gpgsig".into(), armored.into()));
-        let id = repo
-            .write_object(&commit)
-            .ctx(|| "writing a commit".into())?
-            .detach();
+        // As the blobs are, without asking the object store first.
+        let id =
+            gix::objs::Write::write(&repo.objects, &commit).ctx(|| "writing a commit".into())?;
         self.head = Some(id);
         self.commits.push(id);
         let index = self.index;
