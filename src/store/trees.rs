@@ -208,6 +208,9 @@ pub struct Trees<'r> {
     /// (opened at the first tree found nowhere else): where the trees this
     /// process did not write are, without mapping the index or the packs.
     midx: std::cell::OnceCell<Option<super::midx::Midx>>,
+    /// How many trees were read through `midx` (what a test looks at).
+    #[cfg(test)]
+    midx_reads: std::cell::Cell<usize>,
 }
 
 #[derive(Default)]
@@ -295,6 +298,8 @@ impl<'r> Trees<'r> {
             repo,
             state: RefCell::new(state),
             midx: std::cell::OnceCell::new(),
+            #[cfg(test)]
+            midx_reads: std::cell::Cell::new(0),
         }
     }
 
@@ -455,6 +460,12 @@ impl<'r> Trees<'r> {
         gix::objs::TreeRef::from_bytes(data.data, self.repo.object_hash()).ctx(context)
     }
 
+    /// How many trees were read through the multi-pack index.
+    #[cfg(test)]
+    pub fn midx_reads(&self) -> usize {
+        self.midx_reads.get()
+    }
+
     /// How many trees are moved out of memory now.
     #[cfg(test)]
     pub fn spilled_len(&self) -> usize {
@@ -517,6 +528,8 @@ impl Find for Trees<'_> {
             let id = id.to_owned();
             let (pack, offset) = midx.as_ref()?.locate(&id)?;
             *buffer = pack::read_tree_any(&pack, offset, &id)?;
+            #[cfg(test)]
+            self.midx_reads.set(self.midx_reads.get() + 1);
             Some(())
         });
         if found.is_some() {

@@ -1168,6 +1168,66 @@ pub(crate) mod tests {
         }
     }
 
+    /// A new process's transaction on a repacked repository finds the
+    /// trees it did not write through the multi-pack index (a repack's
+    /// deltas resolved), and writes the same trees as one that reads them
+    /// through gix, where there is no such index.
+    #[test]
+    fn a_cold_transaction_reads_trees_through_the_multi_pack_index() {
+        let env = host().git_env;
+        let dirs: Vec<_> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+        let mut trees = Vec::new();
+        for (i, d) in dirs.iter().enumerate() {
+            ten_transactions(&store_at(d.path(), WARM_MAX));
+            let git_dir = d.path();
+            git(git_dir, &env, &["repack", "-adq", "--depth=20"], b"");
+            if i == 0 {
+                git(git_dir, &env, &["multi-pack-index", "write"], b"");
+            }
+            // Opened again: nothing kept warm, nothing located.
+            let cold = Store::open_raw(git_dir, host(), true).unwrap();
+            let mut through_midx = 0;
+            transact(&cold, |tx| {
+                for n in 0..150u32 {
+                    let change = Change::Put {
+                        path: format!("d/{}/{}/{}/g{n}.txt", n % 3, n % 5, n % 7),
+                        bytes: format!("again {n}\n").into_bytes(),
+                    };
+                    tx.commit(CommitSpec::new(
+                        &format!("g {n}"),
+                        None,
+                        Event::Init,
+                        vec![change],
+                    )?)?;
+                }
+                through_midx = tx.trees.midx_reads();
+                Ok(())
+            });
+            if i == 0 {
+                assert!(
+                    through_midx >= 100,
+                    "{through_midx} trees read through the index"
+                );
+            } else {
+                assert_eq!(
+                    through_midx, 0,
+                    "no multi-pack index, nothing read through one"
+                );
+            }
+            fsck(git_dir, &env);
+            let tip = cold.tip(Branch::Ledger).unwrap().unwrap();
+            trees.push(
+                cold.repo()
+                    .find_commit(tip)
+                    .unwrap()
+                    .tree_id()
+                    .unwrap()
+                    .detach(),
+            );
+        }
+        assert_eq!(trees[0], trees[1], "the same trees either way");
+    }
+
     /// The index of the one pack in `store`.
     fn pack_index(store: &Store) -> std::path::PathBuf {
         std::fs::read_dir(store.git_dir().join("objects/pack"))
