@@ -1189,16 +1189,8 @@ pub(crate) mod tests {
             let mut through_midx = 0;
             transact(&cold, |tx| {
                 for n in 0..150u32 {
-                    let change = Change::Put {
-                        path: format!("d/{}/{}/{}/g{n}.txt", n % 3, n % 5, n % 7),
-                        bytes: format!("again {n}\n").into_bytes(),
-                    };
-                    tx.commit(CommitSpec::new(
-                        &format!("g {n}"),
-                        None,
-                        Event::Init,
-                        vec![change],
-                    )?)?;
+                    let path = format!("d/{}/{}/{}/g{n}.txt", n % 3, n % 5, n % 7);
+                    put(tx, &format!("g {n}"), path, format!("again {n}\n"))?;
                 }
                 through_midx = tx.trees.midx_reads();
                 Ok(())
@@ -1228,6 +1220,16 @@ pub(crate) mod tests {
         assert_eq!(trees[0], trees[1], "the same trees either way");
     }
 
+    /// Commits `text` at `path`, the commit's subject `subject`.
+    fn put(tx: &mut Tx<'_>, subject: &str, path: String, text: String) -> Result<(), StoreError> {
+        let change = Change::Put {
+            path,
+            bytes: text.into_bytes(),
+        };
+        tx.commit(CommitSpec::new(subject, None, Event::Init, vec![change])?)?;
+        Ok(())
+    }
+
     /// The index of the one pack in `store`.
     fn pack_index(store: &Store) -> std::path::PathBuf {
         std::fs::read_dir(store.git_dir().join("objects/pack"))
@@ -1255,16 +1257,12 @@ pub(crate) mod tests {
         let mut most = 0;
         transact(&store, |tx| {
             for c in 0..n {
-                let change = Change::Put {
-                    path: path(c),
-                    bytes: format!("{{\"n\": {c}}}\n").into_bytes(),
-                };
-                tx.commit(CommitSpec::new(
+                put(
+                    tx,
                     &format!("file {c}"),
-                    None,
-                    Event::Init,
-                    vec![change],
-                )?)?;
+                    path(c),
+                    format!("{{\"n\": {c}}}\n"),
+                )?;
                 most = most.max(tx.trees.spilled_len());
             }
             // Read back through the leaf that was moved out.
