@@ -266,7 +266,7 @@ mod tests {
             if kind == "tree" {
                 trees += 1;
                 deltas += usize::from(base.bytes().any(|b| b != b'0'));
-                let read = super::super::pack::read_tree_any(&pack, offset, &oid)
+                let read = super::super::pack::read_tree(&pack, offset, &oid)
                     .unwrap_or_else(|| panic!("tree {id} not read"));
                 let raw = std::process::Command::new("git")
                     .args(["--git-dir", repo.to_str().unwrap(), "cat-file", "tree", id])

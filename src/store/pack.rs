@@ -150,18 +150,18 @@ pub fn persist(
     }))
 }
 
-/// The tree `id`, read from the entry at `offset` of `pack` where
-/// [`persist`] stored it whole: one positioned read and an inflate, where a
+/// The tree `id`, read from the entry at `offset` of `pack`, whole or a
+/// chain of deltas against earlier entries (a repack's), with positioned
+/// reads and an inflate per link, its hash checked: where [`persist`]
+/// stored it, or where a multi-pack index says it is ([`super::midx`]). A
 /// look-up through gix goes through every pack's index and leaves the
-/// pages it read mapped into the process. `None` when the entry is not a
-/// whole tree or is not `id` (its hash is checked), so that the caller
-/// reads it the usual way.
+/// pages it read mapped into the process. `None` when the entry is not
+/// that tree, so that the caller reads it the usual way.
 pub(crate) fn read_tree(pack: &fs::File, offset: u64, id: &ObjectId) -> Option<Vec<u8>> {
-    let (ty, size, header) = read_entry_header(pack, offset)?;
-    if ty != type_number(Kind::Tree) {
+    let (kind, data) = object_at(pack, offset, READ_DEPTH)?;
+    if kind != Kind::Tree {
         return None;
     }
-    let data = inflate_at(pack, offset + header as u64, size)?;
     let actual = gix::objs::compute_hash(id.kind(), Kind::Tree, &data).ok()?;
     (actual == *id).then_some(data)
 }
@@ -567,24 +567,10 @@ fn object_at(pack: &impl ReadAt, at: u64, depth: usize) -> Option<(Kind, Vec<u8>
     }
 }
 
-/// How long a chain of deltas [`read_tree_any`] follows (each link a frame
-/// of the stack): git's own `pack-objects` makes chains of at most 50 by
+/// How long a chain of deltas [`read_tree`] follows (each link a frame of
+/// the stack): git's own `pack-objects` makes chains of at most 50 by
 /// default, 250 with `--aggressive`.
 const READ_DEPTH: usize = 512;
-
-/// The tree `id` at `offset` of `pack`, a delta (of an earlier entry) or
-/// whole, read with positioned reads and its hash checked: how a tree of
-/// any pack is read without mapping the pack (see [`super::midx`]).
-/// `None` when the entry is not that tree, so that the caller reads it the
-/// usual way.
-pub(crate) fn read_tree_any(pack: &fs::File, offset: u64, id: &ObjectId) -> Option<Vec<u8>> {
-    let (kind, data) = object_at(pack, offset, READ_DEPTH)?;
-    if kind != Kind::Tree {
-        return None;
-    }
-    let actual = gix::objs::compute_hash(id.kind(), Kind::Tree, &data).ok()?;
-    (actual == *id).then_some(data)
-}
 
 /// Positioned reads: of a file, or of a pack being written.
 trait ReadAt {

@@ -527,7 +527,7 @@ impl Find for Trees<'_> {
             });
             let id = id.to_owned();
             let (pack, offset) = midx.as_ref()?.locate(&id)?;
-            *buffer = pack::read_tree_any(&pack, offset, &id)?;
+            *buffer = pack::read_tree(&pack, offset, &id)?;
             #[cfg(test)]
             self.midx_reads.set(self.midx_reads.get() + 1);
             Some(())
