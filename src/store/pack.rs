@@ -21,7 +21,7 @@
 //! its trees, [`PACK_NAMES`], for the background merges) and nothing else:
 //! it moves no ref and decides nothing about when objects are reachable.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{FileExt, PermissionsExt};
@@ -67,21 +67,17 @@ pub fn persist(
     spool: Option<PackWriter>,
 ) -> Result<Option<Placed>, StoreError> {
     let whole_trees = || trees.whole.iter().filter(|(id, _)| !trees.is_on_disk(id));
-    let spilled = || {
-        trees
-            .spilled
-            .ids()
-            .filter(|id| !trees.whole.contains_key(*id) && !trees.is_on_disk(id))
-    };
+    // Trees moved out of memory are never on disk, and leave the file when
+    // they are held again (`Trees::write`).
+    let spilled = trees.spilled.len();
     let spooled = spool.as_ref().map_or(0, PackWriter::len);
-    let count =
-        spooled + objects.len() + whole_trees().count() + spilled().count() + trees.deltas.len();
+    let count = spooled + objects.len() + whole_trees().count() + spilled + trees.deltas.len();
     if count == 0 {
         return Ok(None);
     }
     // Trees become deltas, and move out of memory, only past LOOSE_MAX
     // objects (`Trees::replaced`).
-    if count <= LOOSE_MAX && trees.deltas.is_empty() && spool.is_none() && spilled().count() == 0 {
+    if count <= LOOSE_MAX && trees.deltas.is_empty() && spool.is_none() && spilled == 0 {
         // Straight to the repository's own store, not through any memory.
         let store = repo.objects.clone().into_inner();
         let all = objects
@@ -112,22 +108,24 @@ pub fn persist(
         .iter()
         .position(|p| p.kind() != Kind::Commit)
         .unwrap_or(order.len());
-    let mut whole: Vec<Planned<'_>> = whole_trees()
-        .map(|(id, data)| Planned {
+    let mut whole: Vec<_> = whole_trees().collect();
+    whole.sort_unstable_by_key(|(id, _)| **id);
+    // The trees moved out of memory first, as one entry of the plan: they
+    // are read back in the order they wait in their file. Like the others,
+    // they come before every delta, whose base one of them may be.
+    let spilled_entry = (!trees.spilled.is_empty()).then(|| Planned {
+        id: ObjectId::null(repo.object_hash()),
+        body: Body::Spilled,
+    });
+    let tree_entries = spilled_entry
+        .into_iter()
+        .chain(whole.into_iter().map(|(id, data)| Planned {
             id: *id,
             body: Body::Whole {
                 kind: Kind::Tree,
                 data,
             },
-        })
-        .chain(spilled().map(|id| Planned {
-            id: *id,
-            body: Body::Spilled,
         }))
-        .collect();
-    whole.sort_unstable_by_key(|p| p.id);
-    let tree_entries = whole
-        .into_iter()
         .chain(trees.deltas.iter().map(|d| Planned {
             id: d.id,
             body: Body::Delta {
@@ -258,11 +256,6 @@ fn write_pack(
         None => PackWriter::new(dir, hash)?,
     };
     let ctx = || format!("writing a pack in {}", dir.display());
-    let planned_spilled: HashSet<ObjectId> = order
-        .iter()
-        .filter(|p| matches!(p.body, Body::Spilled))
-        .map(|p| p.id)
-        .collect();
     for p in &order {
         // A blob made again after its first copy was spooled.
         if w.contains(&p.id) {
@@ -271,15 +264,7 @@ fn write_pack(
         let written = match p.body {
             Body::Whole { kind, data } => w.add(p.id, kind, data),
             Body::Delta { base, delta } => w.add_tree_delta(p.id, base, delta),
-            // Every tree moved out of memory, at the first of them, in the
-            // order they wait in their file (read a block at a time).
-            Body::Spilled => spilled.each(
-                |id| planned_spilled.contains(id),
-                |id, data| match w.contains(&id) {
-                    true => Ok(()),
-                    false => w.add(id, Kind::Tree, data),
-                },
-            ),
+            Body::Spilled => spilled.each(|id, data| w.add(id, Kind::Tree, data)),
         };
         io_ctx(written, ctx)?;
     }
@@ -754,8 +739,8 @@ enum Body<'a> {
         base: ObjectId,
         delta: &'a [u8],
     },
-    /// A tree moved out of memory ([`Spilled`]), read back as it is
-    /// written.
+    /// Every tree moved out of memory ([`Spilled`]), read back as they are
+    /// written (the entry's id is none of theirs).
     Spilled,
 }
 

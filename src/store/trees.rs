@@ -114,34 +114,42 @@ impl Spilled {
         self.at.contains_key(id)
     }
 
-    /// The trees here, by id.
-    pub fn ids(&self) -> impl Iterator<Item = &ObjectId> {
-        self.at.keys()
+    /// How many trees are here.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// The bytes at `offset` still gathered, not yet written to the file.
+    fn gathered(&self, offset: u64, len: u32) -> Option<&[u8]> {
+        let from = usize::try_from(offset.checked_sub(self.flushed)?).ok()?;
+        self.pending.get(from..from + len as usize)
     }
 
     /// The tree `id`, read back; `None` when it is not here.
     pub fn read(&self, id: &ObjectId) -> Option<std::io::Result<Vec<u8>>> {
         let &(offset, len) = self.at.get(id)?;
-        if offset >= self.flushed {
-            let from = (offset - self.flushed) as usize;
-            return Some(Ok(self.pending[from..from + len as usize].to_vec()));
+        if let Some(bytes) = self.gathered(offset, len) {
+            return Some(Ok(bytes.to_vec()));
         }
         let file = self.file.as_ref()?;
         let mut bytes = vec![0u8; len as usize];
         Some(file.read_exact_at(&mut bytes, offset).map(|()| bytes))
     }
 
-    /// Calls `f` with each tree `keep` keeps, in the order they were
-    /// written, reading the file a few hundred kilobytes at a time.
+    /// Calls `f` with each tree here, in the order they were written,
+    /// reading the file a few hundred kilobytes at a time.
     pub fn each(
         &self,
-        keep: impl Fn(&ObjectId) -> bool,
         mut f: impl FnMut(ObjectId, &[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
         let mut order: Vec<(u64, u32, ObjectId)> = self
             .at
             .iter()
-            .filter(|(id, _)| keep(id))
             .map(|(id, &(offset, len))| (offset, len, *id))
             .collect();
         order.sort_unstable_by_key(|&(offset, ..)| offset);
@@ -149,9 +157,8 @@ impl Spilled {
         let (mut buf, mut start) = (Vec::new(), 0u64);
         for (offset, len, id) in order {
             let end = offset + u64::from(len);
-            if offset >= self.flushed {
-                let from = (offset - self.flushed) as usize;
-                f(id, &self.pending[from..from + len as usize])?;
+            if let Some(bytes) = self.gathered(offset, len) {
+                f(id, bytes)?;
                 continue;
             }
             if offset < start || end > start + buf.len() as u64 {
@@ -469,7 +476,7 @@ impl<'r> Trees<'r> {
     /// How many trees are moved out of memory now.
     #[cfg(test)]
     pub fn spilled_len(&self) -> usize {
-        self.state.borrow().spilled.at.len()
+        self.state.borrow().spilled.len()
     }
 
     /// Ends the attempt: what to write, and what to keep for the next.
@@ -581,16 +588,14 @@ mod tests {
         }
         assert!(spilled.read(&id(0)).is_none());
         let mut seen = Vec::new();
+        spilled.forget(&id(1));
         spilled
-            .each(
-                |x| *x != id(1),
-                |x, bytes| {
-                    let i = u32::from_be_bytes(x.as_bytes()[..4].try_into().unwrap());
-                    assert_eq!(bytes, tree(i), "tree {i}");
-                    seen.push(i);
-                    Ok(())
-                },
-            )
+            .each(|x, bytes| {
+                let i = u32::from_be_bytes(x.as_bytes()[..4].try_into().unwrap());
+                assert_eq!(bytes, tree(i), "tree {i}");
+                seen.push(i);
+                Ok(())
+            })
             .unwrap();
         let want: Vec<u32> = (0..n).filter(|i| i % 3 != 0 && *i != 1).collect();
         assert_eq!(seen, want);
