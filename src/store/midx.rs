@@ -38,8 +38,8 @@ pub(crate) struct Midx {
     loff: Option<(u64, u64)>,
     /// Each pack's index file name (`pack-….idx`), by pack number.
     names: Vec<String>,
-    /// Each pack, once opened (`None` inside: it could not be).
-    packs: std::cell::RefCell<Vec<Option<Option<Arc<fs::File>>>>>,
+    /// Each pack, opened at its first look-up (`None`: it could not be).
+    packs: Vec<std::cell::OnceCell<Option<Arc<fs::File>>>>,
 }
 
 /// At most this many packs, and this many bytes of their names: a real
@@ -135,7 +135,7 @@ impl Midx {
         if names.len() != npacks as usize || !names.iter().all(plain) {
             return None;
         }
-        let packs = std::cell::RefCell::new(vec![None; names.len()]);
+        let packs = names.iter().map(|_| std::cell::OnceCell::new()).collect();
         Some(Midx {
             file,
             dir: dir.to_owned(),
@@ -191,16 +191,15 @@ impl Midx {
 
     /// Pack number `i`, opened once.
     fn pack(&self, i: usize) -> Option<Arc<fs::File>> {
-        let mut packs = self.packs.borrow_mut();
-        let slot = packs.get_mut(i)?;
-        if slot.is_none() {
-            let name = self.names[i].strip_suffix(".idx")?;
-            let opened = fs::File::open(self.dir.join(format!("{name}.pack")))
-                .ok()
-                .map(Arc::new);
-            *slot = Some(opened);
-        }
-        slot.clone().flatten()
+        self.packs
+            .get(i)?
+            .get_or_init(|| {
+                let name = self.names[i].strip_suffix(".idx")?;
+                fs::File::open(self.dir.join(format!("{name}.pack")))
+                    .ok()
+                    .map(Arc::new)
+            })
+            .clone()
     }
 }
 
