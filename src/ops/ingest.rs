@@ -361,7 +361,7 @@ struct Run<'r, 't, 'a> {
     /// Why the index could not be written after the last chunk: the next
     /// chunk is not written, since each would walk more history than the
     /// one before ([`Run::write_batch`]).
-    unwritable: Option<crate::store::StoreError>,
+    unwritable: Option<(std::path::PathBuf, crate::store::StoreError)>,
     error: Option<LoreError>,
 }
 
@@ -571,9 +571,8 @@ impl<'r, 't, 'a> Run<'r, 't, 'a> {
         for (_, p) in &batch {
             self.asked.remove(&p.artifact_id());
         }
-        if let Some(e) = self.unwritable.take() {
-            let dir = lore.store.lore_dir().join("index.d");
-            return self.fail(batch, LoreError::IndexUnwritten { dir, source: e });
+        if let Some((dir, source)) = self.unwritable.take() {
+            return self.fail(batch, LoreError::IndexUnwritten { dir, source });
         }
         // A chunk this large is written as a pack, and a run of them needs
         // the larger table of packs (one record, as from a hook, does not).

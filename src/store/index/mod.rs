@@ -487,8 +487,11 @@ impl Index {
     /// index answers all the same; the cost is the next load's, which
     /// walks the same history again. A long batch stops on it
     /// ([`crate::ops::ingest`]): every later chunk would walk more.
-    pub fn take_unwritten(&mut self) -> Option<StoreError> {
-        self.unwritten.take()
+    /// Returned with the directory of the index's layers, which the
+    /// message names.
+    pub fn take_unwritten(&mut self) -> Option<(PathBuf, StoreError)> {
+        let e = self.unwritten.take()?;
+        Some((self.layer_dir(), e))
     }
 
     /// Throws the index away and rebuilds it from history.
